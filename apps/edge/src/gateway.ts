@@ -1,0 +1,83 @@
+import { ApolloGateway, type GraphQLDataSource, RemoteGraphQLDataSource } from "@apollo/gateway";
+import { ApolloServer } from "@apollo/server";
+import { anonymous, type Caller, callerHeaders, type SubgraphHost } from "@pos-cloud/common";
+import type { GraphQLSchema } from "graphql";
+
+export type GatewayContext = {
+  caller: Caller;
+};
+
+/**
+ * Where each subgraph runs: in this process (embedded wiring) or behind a URL (cluster wiring). This is the one
+ * place that tells the two apart; both hops carry the caller and the internal credential as the same headers.
+ */
+export type SubgraphEndpoint = { host: SubgraphHost } | { url: string };
+
+class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
+  constructor(
+    private readonly host: SubgraphHost,
+    private readonly internalToken: string,
+  ) {}
+
+  async process({ request, context }: Parameters<GraphQLDataSource<GatewayContext>["process"]>[0]) {
+    const caller = (context as Partial<GatewayContext>).caller ?? anonymous;
+    const result = await this.host.execute(
+      { query: request.query ?? "", variables: request.variables, operationName: request.operationName },
+      callerHeaders(caller, this.internalToken),
+    );
+    return result as Awaited<ReturnType<GraphQLDataSource["process"]>>;
+  }
+}
+
+class RemoteSubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+  constructor(
+    url: string,
+    private readonly internalToken: string,
+  ) {
+    super({ url });
+  }
+
+  override willSendRequest({
+    request,
+    context,
+  }: Parameters<RemoteGraphQLDataSource<GatewayContext>["willSendRequest"] & {}>[0]) {
+    const caller = (context as Partial<GatewayContext>).caller ?? anonymous;
+    for (const [name, value] of Object.entries(callerHeaders(caller, this.internalToken))) {
+      request.http?.headers.set(name, value);
+    }
+  }
+}
+
+export async function startGraphQL(options: {
+  supergraphSdl: string;
+  subgraphs: Record<string, SubgraphEndpoint>;
+  internalToken: string;
+}): Promise<{ server: ApolloServer<GatewayContext>; apiSchema: () => GraphQLSchema }> {
+  const gateway = new ApolloGateway({
+    supergraphSdl: options.supergraphSdl,
+    buildService: ({ name }) => {
+      const endpoint = options.subgraphs[name];
+      if (!endpoint) throw new Error(`no endpoint configured for subgraph ${name}`);
+      return "host" in endpoint
+        ? new InProcessDataSource(endpoint.host, options.internalToken)
+        : new RemoteSubgraphDataSource(endpoint.url, options.internalToken);
+    },
+  });
+  const server = new ApolloServer<GatewayContext>({
+    gateway,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+  });
+  let apiSchema: GraphQLSchema | undefined;
+  gateway.onSchemaLoadOrUpdate((update) => {
+    apiSchema = update.apiSchema;
+  });
+  await server.start();
+  return {
+    server,
+    apiSchema: () => {
+      if (!apiSchema) throw new Error("the gateway has not loaded its schema");
+      return apiSchema;
+    },
+  };
+}

@@ -1,0 +1,179 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { type ApolloServer, HeaderMap } from "@apollo/server";
+import { AppError, type Caller } from "@pos-cloud/common";
+import {
+  type ExecuteOperation,
+  type GatewayFront,
+  type RateLimiter,
+  type RequestBody,
+  type RestResponse,
+  type RestRoute,
+  type Router,
+  readBody,
+  sendError,
+  sendJson,
+  storeHintOf,
+} from "@pos-cloud/rest-compat";
+import type { Authenticator } from "./authenticate";
+import type { GatewayContext } from "./gateway";
+
+export interface EdgeOptions {
+  graphql: ApolloServer<GatewayContext>;
+  router: Router;
+  /** Rate limits, partner signatures and CORS for the payment gateway API (`/v1`). */
+  gateway: GatewayFront;
+  /** Bearer JWTs (human and device) for everything but `/v1`, which has its own credentials. */
+  authenticator: Authenticator;
+  /** Counts portal and POS requests against the `api` bucket (`/v1` counts its own buckets in `gateway`). */
+  limiter: RateLimiter;
+  /** The embedded platform's recorded SMS and e-mail (`GET /api/v1/dev/messages`); absent in other wirings. */
+  devMessages?: () => unknown[];
+}
+
+/** The caller of a request: its bearer token's identity (or anonymous), with the client's address and agent. */
+async function callerOf(req: IncomingMessage, authenticator: Authenticator): Promise<Caller> {
+  const { caller } = await authenticator.authenticate(req.headers.authorization);
+  return { ...caller, ip: req.socket.remoteAddress, userAgent: req.headers["user-agent"] };
+}
+
+/** One port: `/health`, `/graphql` (HTTP; WebSocket is attached by `attachWebSocket`), and every REST route. */
+/** Whom a portal or POS request counts against: its user or device, otherwise its address. */
+const apiBucketOf = (caller: Caller) =>
+  (caller.type === "user" || caller.type === "device") && caller.id ? `${caller.type}:${caller.id}` : `ip:${caller.ip}`;
+
+export function createEdgeServer({
+  graphql,
+  router,
+  gateway,
+  authenticator,
+  limiter,
+  devMessages,
+}: EdgeOptions): Server {
+  async function admitApiRequest(caller: Caller, res: ServerResponse) {
+    const decision = await limiter.take([{ limit: "api", key: apiBucketOf(caller) }]);
+    for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+    if (decision.exceeded)
+      throw new AppError("rate_limit_exceeded", "too many requests; retry after Retry-After seconds");
+  }
+
+  const execute: ExecuteOperation = async (query, variables, caller) => {
+    const response = await graphql.executeOperation({ query, variables }, { contextValue: { caller } });
+    if (response.body.kind !== "single") throw new AppError("internal_error", "incremental delivery is not supported");
+    return response.body.singleResult;
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://edge");
+    const method = req.method ?? "GET";
+    if (url.pathname === "/health" && method === "GET") return sendJson(res, 200, { status: "ok" });
+    if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return serveGateway(req, res, url, method);
+    if (devMessages && url.pathname === "/api/v1/dev/messages" && method === "GET")
+      return sendJson(res, 200, { data: devMessages() });
+    const caller = await callerOf(req, authenticator);
+    await admitApiRequest(caller, res);
+    if (url.pathname === "/graphql") return serveGraphQL(req, res, url, caller);
+    const matched = router.match(method, url.pathname);
+    if (!matched) throw new AppError("not_found", `no route for ${method} ${url.pathname}`);
+    const body = await readBody(req);
+    reply(res, await run(matched, req, url, method, body, caller));
+  }
+
+  function run(
+    matched: { route: RestRoute; params: Record<string, string> },
+    req: IncomingMessage,
+    url: URL,
+    method: string,
+    body: RequestBody,
+    caller: Caller,
+  ) {
+    return matched.route.handle(
+      {
+        method,
+        target: req.url ?? "/",
+        params: matched.params,
+        query: url.searchParams,
+        body,
+        headers: req.headers,
+        ip: req.socket.remoteAddress ?? "unknown",
+        caller,
+      },
+      execute,
+    );
+  }
+
+  /**
+   * Every `/v1` response, errors included, carries the rate-limit headers, so the request is admitted (counted,
+   * and verified when signed) even when its path or body turns out to be wrong.
+   */
+  async function serveGateway(req: IncomingMessage, res: ServerResponse, url: URL, method: string) {
+    const headers: Record<string, string> = {};
+    try {
+      if (method === "OPTIONS") return reply(res, gateway.preflight(router.routesAt(url.pathname), req.headers));
+      let failure: unknown;
+      let matched: ReturnType<Router["match"]>;
+      let body: RequestBody | undefined;
+      try {
+        matched = router.match(method, url.pathname);
+        if (!matched) throw new AppError("not_found", `no route for ${method} ${url.pathname}`);
+        body = await readBody(req);
+      } catch (error) {
+        failure = error;
+      }
+      const caller = await gateway.admit(
+        {
+          route: failure ? undefined : matched?.route,
+          method,
+          target: req.url ?? "/",
+          headers: req.headers,
+          ip: req.socket.remoteAddress ?? "unknown",
+          body,
+          storeHint: storeHintOf(body, url.searchParams),
+        },
+        headers,
+      );
+      if (failure || !matched || !body) throw failure;
+      reply(res, await run(matched, req, url, method, body, caller), headers);
+    } catch (error) {
+      sendError(res, error, headers);
+    }
+  }
+
+  function reply(res: ServerResponse, response: RestResponse, headers: Record<string, string> = {}) {
+    if (response.status === 204) {
+      res.writeHead(204, { ...headers, ...response.headers });
+      res.end();
+      return;
+    }
+    sendJson(res, response.status, response.body, { ...headers, ...response.headers });
+  }
+
+  async function serveGraphQL(req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller) {
+    const headers = new HeaderMap();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const body = req.method === "POST" ? (await readBody(req)).fields : undefined;
+    const response = await graphql.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method ?? "GET", headers, search: url.search, body },
+      context: async () => ({ caller }),
+    });
+    res.statusCode = response.status ?? 200;
+    for (const [name, value] of response.headers) res.setHeader(name, value);
+    if (response.body.kind === "complete") {
+      res.end(response.body.string);
+      return;
+    }
+    for await (const chunk of response.body.asyncIterator) res.write(chunk);
+    res.end();
+  }
+
+  return createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendError(res, error);
+    });
+  });
+}

@@ -1,0 +1,219 @@
+import { randomBytes, randomInt } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Caller, type Role, roles } from "@pos-cloud/common";
+import type { PaymentsDeps } from "@pos-cloud/payments";
+import type { PortalDeps } from "@pos-cloud/portal";
+import type { EmbeddedSandbox } from "@pos-cloud/sandbox-provider";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
+
+/** One demo user per tier; TOTP is the MFA channel so scripts can compute codes from `totp_secret`. */
+export interface DemoUser {
+  tier: string;
+  role: Role;
+  user_id: string;
+  login_id: string;
+  password?: string;
+  pin?: string;
+  totp_secret?: string;
+}
+
+/** What `DATA_DIR/demo.json` holds: stable keys that people and scripts rely on. */
+export interface DemoFile {
+  base_url: string;
+  api_url: string;
+  graphql_url: string;
+  graphql_ws_url: string;
+  psp: { id: number; code: string };
+  merchant: { id: number; code: string };
+  store: { id: number; code: string };
+  /** An active terminal of the demo store; its private key signs client assertions for device tokens. */
+  device: { id: string; client_id: string; serial_number: string; private_jwk: JWK };
+  /** The sandbox QR provider that notifies `POST /v1/webhooks/sandbox`, signed with `webhook_secret`. */
+  provider: DemoProvider & { webhook_secret: string };
+  /** The same sandbox configured for polling: no notifications. */
+  polling_provider: DemoProvider;
+  /** A client partner of the gateway, with the demo merchant and store synced for it. */
+  partner: { client_id: string; secret: string; client_partner_id: number; webhook_secret: string };
+  area: { id: string; name: string };
+  users: DemoUser[];
+}
+
+interface DemoProvider {
+  code: string;
+  /** The sandbox's API address. */
+  base_url: string;
+  /** The demo merchant's account at the sandbox: what a store's provider configuration holds. */
+  credentials: { merchant_id: string; api_key: string; api_secret: string };
+}
+
+export type DemoProviders = Pick<DemoFile, "provider" | "polling_provider">;
+
+type DemoTenant = Omit<DemoFile, "base_url" | "api_url" | "graphql_url" | "graphql_ws_url" | keyof DemoProviders>;
+
+export function demoProviders(sandbox: EmbeddedSandbox): DemoProviders {
+  const credentials = ({ merchant_id, api_key, api_secret }: EmbeddedSandbox["accounts"]["webhook"]) => ({
+    merchant_id,
+    api_key,
+    api_secret,
+  });
+  return {
+    provider: {
+      code: "sandbox",
+      webhook_secret: sandbox.webhookSecret,
+      base_url: sandbox.baseUrl,
+      credentials: credentials(sandbox.accounts.webhook),
+    },
+    polling_provider: {
+      code: "sandbox-poll",
+      base_url: sandbox.baseUrl,
+      credentials: credentials(sandbox.accounts.polling),
+    },
+  };
+}
+
+export function demoUrls(baseUrl: string) {
+  return {
+    base_url: baseUrl,
+    api_url: `${baseUrl}/api/v1`,
+    graphql_url: `${baseUrl}/graphql`,
+    graphql_ws_url: `${baseUrl.replace(/^http/, "ws")}/graphql`,
+  };
+}
+
+/** The platform itself creates the demo tenant, with a system operator's reach. */
+const platformOperator: Caller = { type: "user", id: "platform", role: "SYSTEM_OP", scopes: [] };
+
+async function createDemoTenant(
+  portal: PortalDeps,
+  payments: PaymentsDeps,
+  providers: DemoProviders,
+): Promise<DemoTenant> {
+  const psp = await portal.tenants.createPsp(platformOperator, { code: "DEMO-PSP", name: "Demo PSP" });
+  const merchant = await portal.tenants.createMerchant(platformOperator, {
+    psp_id: psp.id,
+    code: "DEMO-MERCHANT",
+    name: "Demo Merchant",
+  });
+  const store = await portal.tenants.createStore(platformOperator, {
+    merchant_id: merchant.id,
+    code: "001",
+    name: "Demo Store Shibuya",
+  });
+  const partner = await payments.partners.createPartner("Demo POS partner");
+  const key = await payments.partners.issueApiKey(partner.id);
+  await payments.merchantSync.syncMerchants(
+    { type: "partner", id: String(partner.id), scopes: [] },
+    {
+      client_partner_id: partner.id,
+      merchants: [
+        {
+          merchant_id: merchant.id,
+          merchant_code: merchant.code,
+          stores: [
+            {
+              store_id: store.id,
+              store_code: store.code,
+              // The demo store can take QR payments through both sandbox configurations right away.
+              provider_configs: [providers.provider, providers.polling_provider].map(({ code, credentials }) => ({
+                provider_code: code,
+                credentials,
+                is_active: true,
+              })),
+            },
+          ],
+        },
+      ],
+    },
+  );
+  const area = await portal.areas.createUnchecked(merchant.id, "Demo Area Tokyo");
+  await portal.areas.assignStoreUnchecked(store.id, area.id);
+  const place: Record<Role, object> = {
+    SYSTEM_OP: {},
+    PSP_ADMIN: { psp_id: psp.id },
+    MERCHANT_ADMIN: { merchant_id: merchant.id },
+    AREA_MANAGER: { area_id: area.id },
+    STORE_MANAGER: { store_id: store.id },
+    STAFF_LEADER: { store_id: store.id },
+    STAFF: { store_id: store.id },
+  };
+  const users: DemoUser[] = [];
+  for (const role of Object.keys(roles) as Role[]) {
+    const usesPin = roles[role] > roles.STORE_MANAGER;
+    const secret = usesPin
+      ? { pin: String(randomInt(1_000_000)).padStart(6, "0") }
+      : { password: randomBytes(12).toString("base64url") };
+    const user = await portal.users.createUser({
+      role,
+      name: `Demo ${role.toLowerCase().replace("_", " ")}`,
+      ...place[role],
+      ...secret,
+      ...(usesPin ? {} : { mfa_enabled: true, mfa_channel: "totp" }),
+    });
+    users.push({
+      tier: `L${roles[role]}`,
+      role,
+      user_id: user.id,
+      login_id: user.login_id,
+      ...secret,
+      ...(user.totp_secret ? { totp_secret: user.totp_secret } : {}),
+    });
+  }
+  return {
+    psp: { id: psp.id, code: psp.code },
+    merchant: { id: merchant.id, code: merchant.code },
+    store: { id: store.id, code: store.code },
+    device: await createDemoDevice(portal, store.id),
+    partner: {
+      client_id: key.client_id,
+      secret: key.secret,
+      client_partner_id: partner.id,
+      webhook_secret: key.webhook_secret,
+    },
+    area: { id: area.id, name: area.name },
+    users,
+  };
+}
+
+/** Provisions a terminal exactly as a real one is: its own key pair, an activation code, activation by staff. */
+async function createDemoDevice(portal: PortalDeps, storeId: number): Promise<DemoFile["device"]> {
+  const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
+  const serial_number = "DEMO-TERMINAL-001";
+  const { activation_code } = await portal.provisioning.generateActivationCode(platformOperator, {
+    serial_number,
+    public_key_jwk: await exportJWK(publicKey),
+    model: "Demo POS",
+    manufacturer: "Demo",
+  });
+  const device = await portal.provisioning.activate(platformOperator, { activation_code, store_id: storeId });
+  return { id: device.id, client_id: device.client_id!, serial_number, private_jwk: await exportJWK(privateKey) };
+}
+
+/**
+ * On first start with empty storage the demo tenant is created and written to `demo.json`; on later starts only
+ * the URLs and the sandbox provider's address are refreshed, since the file holds credentials that exist nowhere
+ * else in clear.
+ */
+export async function ensureDemoTenant(
+  dataDir: string,
+  baseUrl: string,
+  portal: PortalDeps,
+  payments: PaymentsDeps,
+  providers: DemoProviders,
+): Promise<string | undefined> {
+  const path = join(dataDir, "demo.json");
+  if (existsSync(path)) {
+    const current = JSON.parse(readFileSync(path, "utf8")) as DemoFile;
+    const refreshed = { ...current, ...demoUrls(baseUrl), ...providers };
+    writeFileSync(path, `${JSON.stringify(refreshed, null, 2)}\n`, { mode: 0o600 });
+    return path;
+  }
+  if ((await portal.tenants.listPsps(platformOperator)).length > 0) return undefined;
+  const demo: DemoFile = {
+    ...demoUrls(baseUrl),
+    ...(await createDemoTenant(portal, payments, providers)),
+    ...providers,
+  };
+  writeFileSync(path, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return path;
+}

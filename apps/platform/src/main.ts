@@ -1,0 +1,50 @@
+import { relative } from "node:path";
+import { MigrationError } from "@pos-cloud/common";
+import { loadEnvironment } from "./environment";
+import { startPlatform } from "./platform";
+
+const config = loadEnvironment();
+let platform: Awaited<ReturnType<typeof startPlatform>>;
+try {
+  platform = await startPlatform(config);
+} catch (error) {
+  if (error instanceof MigrationError) {
+    console.error(
+      `${error.message}\nThe database was left as it was before this start. Fix the migration and start again.`,
+    );
+  } else {
+    console.error("the platform could not start:", error);
+  }
+  process.exit(1);
+}
+
+const base = platform.baseUrl;
+console.log(
+  [
+    "POS cloud platform (embedded) is up",
+    `  health        ${base}/health`,
+    `  gateway API   ${base}/v1`,
+    `  portal, POS   ${base}/api/v1`,
+    `  GraphQL       ${base}/graphql  (WebSocket: ${base.replace(/^http/, "ws")}/graphql)`,
+    `  QR sandbox    ${platform.sandboxUrl}  (customer pays: npm run provider -- pay <provider_transaction_id>)`,
+    `  data          ${relative(process.cwd(), config.dataDir) || "."}`,
+    platform.demoFile ? `  demo tenant   ${relative(process.cwd(), platform.demoFile)}` : "  demo tenant   off",
+    "Ctrl-C stops.",
+  ].join("\n"),
+);
+
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) process.exit(1);
+  stopping = true;
+  console.log(`${signal}: stopping`);
+  const forced = setTimeout(() => {
+    console.error("did not stop within 5 seconds; exiting");
+    process.exit(1);
+  }, 5000);
+  forced.unref();
+  await platform.close();
+  process.exit(0);
+}
+process.on("SIGINT", () => void stop("SIGINT"));
+process.on("SIGTERM", () => void stop("SIGTERM"));

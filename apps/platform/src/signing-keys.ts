@@ -1,0 +1,38 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { logger } from "@pos-cloud/common";
+import { openPortal, type PortalDeps } from "@pos-cloud/portal";
+import type { PlatformConfig } from "./environment";
+import { loadOrCreateMasterKey } from "./master-key";
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * Signing keys also rotate lazily when they sign, but a quiet platform may not sign for a while: this check at
+ * start-up and every hour rotates keys past 90 days, so the JWKS never serves an overdue key.
+ */
+export async function scheduleKeyRotation(portal: PortalDeps): Promise<() => void> {
+  const check = () =>
+    portal.signingKeys.rotateDue().catch((error) => logger.error("signing key rotation check failed", { error }));
+  await check();
+  const timer = setInterval(check, HOUR_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * `npm run keys:rotate`: new human and device signing keys now, whatever their age; the old ones keep verifying
+ * for their 7-day overlap. Needs the master key the platform uses: it never makes a new one.
+ */
+export async function rotateSigningKeys(config: PlatformConfig): Promise<{ human: string; device: string }> {
+  if (!config.masterKey && !existsSync(join(config.dataDir, "master.key"))) {
+    throw new Error(`no master key: set MASTER_KEY or run from the platform's DATA_DIR (${config.dataDir})`);
+  }
+  const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
+  const portal = await openPortal({ url: config.databaseUrls.portal, dataDir: config.dataDir, masterKey });
+  try {
+    return { human: await portal.signingKeys.rotate("human"), device: await portal.signingKeys.rotate("device") };
+  } finally {
+    await portal.close();
+  }
+}

@@ -1,0 +1,41 @@
+import { readSandboxBaseUrl } from "./embedded";
+import type { CliConfig } from "./environment";
+
+const usage = "usage: npm run provider -- pay <provider_transaction_id>";
+
+export interface CliOutput {
+  out(line: string): void;
+  error(line: string): void;
+}
+
+/** Plays the customer of the sandbox that `npm start` runs, found through DATA_DIR; returns the exit code. */
+export async function runProviderCli(args: string[], config: CliConfig, output: CliOutput): Promise<number> {
+  const [command, transactionId] = args;
+  if (command !== "pay" || !transactionId || args.length !== 2) {
+    output.error(usage);
+    return 2;
+  }
+  const baseUrl = readSandboxBaseUrl(config.dataDir);
+  if (!baseUrl) {
+    output.error(`no sandbox provider under ${config.dataDir}: start the platform first (npm start, same DATA_DIR)`);
+    return 1;
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/sandbox/transactions/${encodeURIComponent(transactionId)}/pay`, {
+      method: "POST",
+    });
+  } catch {
+    output.error(
+      `the sandbox provider at ${baseUrl} does not answer: is npm start running with DATA_DIR=${config.dataDir}?`,
+    );
+    return 1;
+  }
+  const body = (await response.json()) as { status?: string; error?: { code: string; message: string } };
+  if (!response.ok) {
+    output.error(`not paid: ${body.error?.code ?? response.status}: ${body.error?.message ?? ""}`);
+    return 1;
+  }
+  output.out(`${transactionId}: ${body.status}`);
+  return 0;
+}

@@ -1,0 +1,224 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { ulid } from "ulid";
+import { sandboxErrors } from "./errors";
+
+/** The sandbox's own vocabulary; the gateway's adapter maps it onto the platform's normalized statuses. */
+export type SandboxStatus = "pending" | "processing" | "paid" | "declined" | "cancelled" | "expired" | "refunded";
+export type DeclineCode = "card_declined" | "insufficient_funds";
+export type QrMode = "mpm" | "cpm";
+export type SandboxEventType = "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.refunded";
+
+export interface SandboxRefund {
+  refund_id: string;
+  amount: number;
+  /** Kept with the refund, so a retry after a restart still finds it. */
+  idempotency_key: string | null;
+  created_at: string;
+}
+
+export interface SandboxTransaction {
+  transaction_id: string;
+  merchant_id: string;
+  reference: string;
+  mode: QrMode;
+  amount: number;
+  currency: string;
+  status: SandboxStatus;
+  decline_code: DeclineCode | null;
+  refunded_amount: number;
+  refunds: SandboxRefund[];
+  notify_url: string | null;
+  created_at: string;
+  expires_at: string;
+  /** When a paid transaction's outcome is decided: the processing delay after the customer paid. */
+  settles_at: string | null;
+  updated_at: string;
+}
+
+export interface CreateInput {
+  amount: number;
+  currency: string;
+  reference: string;
+  mode: QrMode;
+  notify_url: string | null;
+  /** Overrides the sandbox's default QR lifetime, e.g. to end with the gateway's intent. */
+  expires_in_seconds?: number;
+}
+
+export interface TransactionOptions {
+  now: () => number;
+  processingDelayMs: number;
+  expiresInSeconds: number;
+  /** A JSON file that keeps transactions across restarts; memory only when absent. */
+  file?: string;
+  /** Called after every change that a merchant would be notified of. */
+  onEvent(transaction: SandboxTransaction, type: SandboxEventType): void;
+}
+
+/** Test amounts, as card networks' sandboxes do: the last two digits choose the outcome. */
+export function outcomeOf(amount: number): DeclineCode | null {
+  if (amount % 100 === 13) return "card_declined";
+  if (amount % 100 === 14) return "insufficient_funds";
+  return null;
+}
+
+const isOpen = (transaction: SandboxTransaction) =>
+  transaction.status === "pending" || transaction.status === "processing";
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The sandbox's transactions and their rules. Time-driven moves (settlement after the processing delay, expiry) are
+ * applied lazily against the injected clock on every access, and a timer wakes the book when the next one is due so
+ * notifications go out without anyone asking.
+ */
+export function transactionBook(options: TransactionOptions) {
+  const transactions = new Map<string, SandboxTransaction>(load(options.file));
+  /** Transactions that time can still move (pending, processing): the only ones a wake-up needs to look at. */
+  const open = new Set([...transactions.values()].filter(isOpen));
+  let timer: NodeJS.Timeout | undefined;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  function save() {
+    if (!options.file) return;
+    const temporary = `${options.file}.tmp`;
+    writeFileSync(temporary, JSON.stringify([...transactions.values()]), { mode: 0o600 });
+    renameSync(temporary, options.file);
+  }
+
+  function change(transaction: SandboxTransaction, patch: Partial<SandboxTransaction>, event?: SandboxEventType) {
+    Object.assign(transaction, patch, { updated_at: iso(options.now()) });
+    if (!isOpen(transaction)) open.delete(transaction);
+    save();
+    if (event) options.onEvent(transaction, event);
+  }
+
+  function advance() {
+    const now = options.now();
+    for (const transaction of [...open]) {
+      if (transaction.status === "processing" && Date.parse(transaction.settles_at!) <= now) settle(transaction);
+      else if (transaction.status === "pending" && Date.parse(transaction.expires_at) <= now)
+        change(transaction, { status: "expired" }, "payment.expired");
+    }
+    wakeAtNextDue();
+  }
+
+  function settle(transaction: SandboxTransaction) {
+    const decline = outcomeOf(transaction.amount);
+    if (decline) change(transaction, { status: "declined", decline_code: decline }, "payment.failed");
+    else change(transaction, { status: "paid" }, "payment.succeeded");
+  }
+
+  function wakeAtNextDue() {
+    clearTimeout(timer);
+    let next = Number.POSITIVE_INFINITY;
+    for (const t of open) next = Math.min(next, Date.parse(t.status === "processing" ? t.settles_at! : t.expires_at));
+    if (next === Number.POSITIVE_INFINITY) return;
+    const wait = Math.min(Math.max(0, next - options.now()), MAX_TIMER_MS);
+    timer = setTimeout(advance, wait);
+    timer.unref();
+  }
+
+  function find(merchantId: string | undefined, id: string): SandboxTransaction {
+    advance();
+    const transaction = transactions.get(id);
+    if (!transaction || (merchantId !== undefined && transaction.merchant_id !== merchantId))
+      throw sandboxErrors.notFound();
+    return transaction;
+  }
+
+  advance();
+  return {
+    create(merchantId: string, input: CreateInput): SandboxTransaction {
+      const now = options.now();
+      const lifetime = input.expires_in_seconds ?? options.expiresInSeconds;
+      const transaction: SandboxTransaction = {
+        transaction_id: `txn_${ulid()}`,
+        merchant_id: merchantId,
+        reference: input.reference,
+        mode: input.mode,
+        amount: input.amount,
+        currency: input.currency,
+        notify_url: input.notify_url,
+        status: "pending",
+        decline_code: null,
+        refunded_amount: 0,
+        refunds: [],
+        created_at: iso(now),
+        expires_at: iso(now + lifetime * 1000),
+        settles_at: null,
+        updated_at: iso(now),
+      };
+      transactions.set(transaction.transaction_id, transaction);
+      open.add(transaction);
+      save();
+      wakeAtNextDue();
+      return transaction;
+    },
+
+    get: (merchantId: string | undefined, id: string) => find(merchantId, id),
+
+    /** The customer approves the payment in their app: the outcome follows after the processing delay. */
+    pay(id: string): SandboxTransaction {
+      const transaction = find(undefined, id);
+      if (transaction.status !== "pending")
+        throw sandboxErrors.invalidState(`the transaction is ${transaction.status}`);
+      change(transaction, { status: "processing", settles_at: iso(options.now() + options.processingDelayMs) });
+      advance();
+      return transaction;
+    },
+
+    cancel(merchantId: string, id: string): SandboxTransaction {
+      const transaction = find(merchantId, id);
+      if (transaction.status === "cancelled") return transaction;
+      if (transaction.status !== "pending")
+        throw sandboxErrors.invalidState(`the transaction is ${transaction.status}`);
+      change(transaction, { status: "cancelled" });
+      wakeAtNextDue();
+      return transaction;
+    },
+
+    /** Partial refunds add up to at most the amount; a repeated idempotency key returns the first refund. */
+    refund(merchantId: string, id: string, amount: number, idempotencyKey?: string) {
+      const transaction = find(merchantId, id);
+      const earlier = idempotencyKey
+        ? transaction.refunds.find((refund) => refund.idempotency_key === idempotencyKey)
+        : undefined;
+      if (earlier && earlier.amount !== amount)
+        throw sandboxErrors.invalidState("the idempotency key was used for a refund of another amount");
+      if (earlier) return { transaction, refund: earlier };
+      if (transaction.status !== "paid") throw sandboxErrors.invalidState(`the transaction is ${transaction.status}`);
+      const refundable = transaction.amount - transaction.refunded_amount;
+      if (amount > refundable) throw sandboxErrors.refundExceedsAmount(refundable);
+      const refund: SandboxRefund = {
+        refund_id: `rfd_${ulid()}`,
+        amount,
+        idempotency_key: idempotencyKey ?? null,
+        created_at: iso(options.now()),
+      };
+      const refunded = transaction.refunded_amount + amount;
+      change(
+        transaction,
+        {
+          refunded_amount: refunded,
+          refunds: [...transaction.refunds, refund],
+          status: refunded === transaction.amount ? "refunded" : "paid",
+        },
+        "payment.refunded",
+      );
+      return { transaction, refund };
+    },
+
+    close() {
+      clearTimeout(timer);
+    },
+  };
+}
+
+export type TransactionBook = ReturnType<typeof transactionBook>;
+
+function load(file: string | undefined): [string, SandboxTransaction][] {
+  if (!file || !existsSync(file)) return [];
+  const stored = JSON.parse(readFileSync(file, "utf8")) as SandboxTransaction[];
+  return stored.map((transaction) => [transaction.transaction_id, transaction]);
+}

@@ -1,0 +1,171 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { ulid } from "ulid";
+import type { DemoFile } from "../apps/platform/src/demo";
+import { startPlatform } from "../apps/platform/src/platform";
+import { temporaryDirectory } from "../tests/support/environment";
+
+const unlimited = Number.MAX_SAFE_INTEGER;
+const subgraphs = ["portal", "pos", "payments"] as const;
+
+export interface Figures {
+  requests_per_second: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  non_2xx: number;
+}
+
+function runClient(config: Record<string, unknown>): Promise<Figures> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(import.meta.dirname, "..", "node_modules", ".bin", "tsx"), [
+      join(import.meta.dirname, "create-intent-client.ts"),
+      JSON.stringify(config),
+    ]);
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk;
+    });
+    child.once("exit", (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited ${code}`));
+      const result = JSON.parse(output);
+      resolve({
+        requests_per_second: Math.round(result.requests.average),
+        latency_p50_ms: result.latency.p50,
+        latency_p99_ms: result.latency.p99,
+        non_2xx: result.non2xx,
+      });
+    });
+  });
+}
+
+/** Fresh databases for one run, on the PostgreSQL the cluster suite uses. */
+async function freshDatabases(base: string) {
+  const admin = new pg.Client({ connectionString: `${base}/postgres` });
+  await admin.connect();
+  const suffix = randomUUID().replace(/-/g, "").slice(0, 10);
+  const names = Object.fromEntries(subgraphs.map((s) => [s, `pos_cloud_bench_${suffix}_${s}`])) as Record<
+    (typeof subgraphs)[number],
+    string
+  >;
+  for (const name of Object.values(names)) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return {
+    urls: Object.fromEntries(subgraphs.map((s) => [s, `${base}/${names[s]}`])) as Record<
+      (typeof subgraphs)[number],
+      string
+    >,
+    async drop() {
+      const client = new pg.Client({ connectionString: `${base}/postgres` });
+      await client.connect();
+      for (const name of Object.values(names)) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/**
+ * The rows one create writes (intent, payment token, outbox event, idempotency record), inserted with plain `pg` at
+ * the same concurrency: what the database alone can do, the ceiling the whole stack is compared with.
+ */
+async function plainInserts(url: string, connections: number, seconds: number): Promise<Figures> {
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  const latencies: number[] = [];
+  const until = Date.now() + seconds * 1000;
+  const worker = async () => {
+    while (Date.now() < until) {
+      const started = performance.now();
+      const client = await pool.connect();
+      const id = `pi_${ulid()}`;
+      const now = new Date();
+      try {
+        await client.query("BEGIN");
+        await client.query(
+          `INSERT INTO payment_intents (id, merchant_id, store_id, client_partner_id, merchant_ref_id, amount, currency,
+             payment_method_types, processing_mode, status, updated_at, expires_at)
+           VALUES ($1, 1, 1, 1, $2, 1500, 'JPY', '{qr_mpm}', 'pgw_processed', 'requires_payment_method', $3, $4)`,
+          [id, randomUUID(), now, new Date(now.getTime() + 30 * 60_000)],
+        );
+        await client.query(
+          "INSERT INTO payment_tokens (token_hash, payment_intent_id, expires_at) VALUES ($1, $2, $3)",
+          [randomUUID(), id, new Date(now.getTime() + 300_000)],
+        );
+        await client.query(
+          `INSERT INTO outbox_events (id, event_type, aggregate_id, payload) VALUES ($1, 'payment_intent.created', $2, $3)`,
+          [ulid(), id, JSON.stringify({ payment_intent: { id } })],
+        );
+        await client.query(
+          `INSERT INTO idempotency_keys (client_partner_id, idempotency_key, request_hash, status, response_sealed,
+             created_at, expires_at) VALUES (1, $1, 'hash', 'completed', 'sealed', $2, $3)`,
+          [randomUUID(), now, new Date(now.getTime() + 86_400_000)],
+        );
+        await client.query("COMMIT");
+      } finally {
+        client.release();
+      }
+      latencies.push(performance.now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  await pool.end();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!);
+  return {
+    requests_per_second: Math.round(latencies.length / seconds),
+    latency_p50_ms: at(0.5),
+    latency_p99_ms: at(0.99),
+    non_2xx: 0,
+  };
+}
+
+/**
+ * HMAC-signed creates with idempotency keys through the whole stack (edge, gateway, payments subgraph, storage):
+ * at full speed, then at half that rate for the latency target. On PostgreSQL the same run measures the plain-`pg`
+ * baseline; on PGlite (embedded) the stack alone.
+ */
+export async function benchCreateIntent(options: {
+  storage: "postgres" | "pglite";
+  postgresBase: string;
+  connections: number;
+  seconds: number;
+}) {
+  const dir = temporaryDirectory("pos-cloud-bench-");
+  const databases = options.storage === "postgres" ? await freshDatabases(options.postgresBase) : undefined;
+  const platform = await startPlatform({
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: dir.path,
+    demo: true,
+    databaseUrls: databases?.urls ?? {},
+    rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
+  });
+  try {
+    const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
+    const client = {
+      baseUrl: platform.baseUrl,
+      partner: demo.partner,
+      storeCode: demo.store.code,
+      connections: options.connections,
+      seconds: options.seconds,
+    };
+    const peak = await runClient(client);
+    const halfPeak = await runClient({ ...client, rate: Math.max(1, Math.floor(peak.requests_per_second / 2)) });
+    const baseline = databases
+      ? await plainInserts(databases.urls.payments, options.connections, options.seconds)
+      : undefined;
+    return {
+      storage: options.storage,
+      connections: options.connections,
+      peak,
+      half_peak: halfPeak,
+      baseline,
+      ratio: baseline ? Number((peak.requests_per_second / baseline.requests_per_second).toFixed(3)) : undefined,
+    };
+  } finally {
+    await platform.close();
+    await databases?.drop();
+    dir.remove();
+  }
+}

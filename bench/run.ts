@@ -1,0 +1,142 @@
+// npm run bench [-- scenario ...]
+// Starts the embedded platform in this process, drives each scenario with autocannon in a child process, and writes
+// bench/results/<scenario>.json. Two cores serve client and server alike: compare ratios within one run.
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { callerHeaders, serveSubgraph } from "@pos-cloud/common";
+import type { DemoFile } from "../apps/platform/src/demo";
+import { startPlatform } from "../apps/platform/src/platform";
+import { temporaryDirectory } from "../tests/support/environment";
+import { demoUser, logIn } from "../tests/support/platform";
+import { benchCreateIntent } from "./create-intent";
+import { type Request, scenarios } from "./scenarios";
+import { measureStartup } from "./startup";
+
+interface Measurement {
+  scenario: string;
+  description: string;
+  connections: number;
+  duration_seconds: number;
+  requests_per_second: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  non_2xx: number;
+  errors: number;
+  measured_at: string;
+}
+
+function autocannon(request: Request, connections: number, seconds: number): Promise<any> {
+  const args = ["-j", "-c", String(connections), "-d", String(seconds), "-m", request.method];
+  for (const [name, value] of Object.entries(request.headers ?? {})) args.push("-H", `${name}=${value}`);
+  if (request.body) args.push("-b", request.body);
+  args.push(request.url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), args);
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk;
+    });
+    child.once("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`autocannon exited ${code}`)),
+    );
+  });
+}
+
+const wanted = process.argv.slice(2);
+const chosen = wanted.length > 0 ? scenarios.filter((s) => wanted.includes(s.name)) : scenarios;
+const withStartup = wanted.length === 0 || wanted.includes("startup");
+const withCreateIntent = wanted.length === 0 || wanted.includes("create-intent");
+if (chosen.length === 0 && !withStartup && !withCreateIntent) {
+  console.error(`unknown scenario; known: startup, create-intent, ${scenarios.map((s) => s.name).join(", ")}`);
+  process.exit(2);
+}
+const resultsDir = join(import.meta.dirname, "results");
+mkdirSync(resultsDir, { recursive: true });
+
+if (withStartup) {
+  const startup = { scenario: "startup", ...(await measureStartup(4999)), measured_at: new Date().toISOString() };
+  writeFileSync(join(resultsDir, "startup.json"), `${JSON.stringify(startup, null, 2)}\n`);
+  console.log(`startup                      cold ${startup.cold_start_ms} ms  warm ${startup.warm_start_ms} ms`);
+}
+if (withCreateIntent) {
+  for (const storage of ["postgres", "pglite"] as const) {
+    const result = await benchCreateIntent({
+      storage,
+      postgresBase: "postgresql://root@127.0.0.1:5432",
+      connections: 10,
+      seconds: 10,
+    });
+    const measured = { scenario: `create-intent-${storage}`, ...result, measured_at: new Date().toISOString() };
+    writeFileSync(join(resultsDir, `create-intent-${storage}.json`), `${JSON.stringify(measured, null, 2)}\n`);
+    const { peak, half_peak, baseline, ratio } = result;
+    console.log(
+      `create-intent (${storage})`.padEnd(29),
+      `${peak.requests_per_second} req/s p99 ${peak.latency_p99_ms} ms; at half: p99 ${half_peak.latency_p99_ms} ms`,
+      baseline ? `; plain pg ${baseline.requests_per_second} req/s, ratio ${ratio}` : "",
+    );
+  }
+}
+if (chosen.length === 0) process.exit(0);
+
+const dir = temporaryDirectory("pos-cloud-bench-");
+// Throughput is the subject here, not the limiter: every bucket is opened wide.
+const unlimited = Number.MAX_SAFE_INTEGER;
+const platform = await startPlatform({
+  port: 0,
+  host: "127.0.0.1",
+  dataDir: dir.path,
+  demo: true,
+  databaseUrls: {},
+  rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
+});
+const portalDirect = await serveSubgraph(platform.subgraphs.portal, { port: 0, host: "127.0.0.1" });
+const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
+// Reads run as the demo store's staff: through the edge with its token, directly with the headers the gateway
+// would send for it.
+const staff = demoUser(demo, "STAFF");
+const { access_token } = await logIn(platform.baseUrl, staff);
+const context = {
+  baseUrl: platform.baseUrl,
+  portalUrl: portalDirect.url,
+  demo,
+  token: access_token,
+  hopHeaders: callerHeaders(
+    {
+      type: "user",
+      id: staff.user_id,
+      role: "STAFF",
+      pspId: demo.psp.id,
+      merchantId: demo.merchant.id,
+      storeId: demo.store.id,
+      scopes: [],
+    },
+    platform.internalToken,
+  ),
+};
+
+try {
+  for (const scenario of chosen) {
+    const result = await autocannon(await scenario.request(context), scenario.connections, scenario.seconds);
+    const measurement: Measurement = {
+      scenario: scenario.name,
+      description: scenario.description,
+      connections: scenario.connections,
+      duration_seconds: scenario.seconds,
+      requests_per_second: Math.round(result.requests.average),
+      latency_p50_ms: result.latency.p50,
+      latency_p99_ms: result.latency.p99,
+      non_2xx: result.non2xx,
+      errors: result.errors,
+      measured_at: new Date().toISOString(),
+    };
+    writeFileSync(join(resultsDir, `${scenario.name}.json`), `${JSON.stringify(measurement, null, 2)}\n`);
+    console.log(
+      `${scenario.name.padEnd(28)} ${String(measurement.requests_per_second).padStart(7)} req/s  p50 ${measurement.latency_p50_ms} ms  p99 ${measurement.latency_p99_ms} ms  non-2xx ${measurement.non_2xx}`,
+    );
+  }
+} finally {
+  await portalDirect.close();
+  await platform.close();
+  dir.remove();
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { createHmacVerifier, signatureV1, signatureV2 } from "./hmac";
+
+const secret = "a".repeat(64);
+const rotated = "b".repeat(64);
+const at = 1_800_000_000;
+const body = Buffer.from('{"amount":100}');
+
+function verifier(secrets = [secret]) {
+  let fetches = 0;
+  const verify = createHmacVerifier({
+    fetchSecrets: async (clientId) => {
+      fetches++;
+      return clientId === "cl_1" ? { client_partner_id: 7, secrets } : null;
+    },
+    now: () => at * 1000,
+  });
+  return { verify: verify.verify, fetches: () => fetches };
+}
+
+const request = (signature: string, timestamp = at, target = "/v1/payment_intents?limit=5") => ({
+  method: "POST",
+  target,
+  rawBody: body,
+  authorization: `HMAC-SHA256 cl_1:${timestamp}:${signature}`,
+});
+
+describe("HMAC verification", () => {
+  it("accepts the spec's two schemes and names the partner", async () => {
+    const { verify } = verifier();
+    const target = "/v1/payment_intents?limit=5";
+    await expect(verify(request(signatureV1(secret, "POST", target, String(at), body)))).resolves.toBe(7);
+    await expect(verify(request(signatureV2(secret, "POST", target, String(at), body)))).resolves.toBe(7);
+  });
+
+  it("accepts either secret during a rotation", async () => {
+    const { verify } = verifier([secret, rotated]);
+    const target = "/v1/payment_intents?limit=5";
+    await expect(verify(request(signatureV1(rotated, "POST", target, String(at), body)))).resolves.toBe(7);
+  });
+
+  it("refuses the edge of the window plus one second, and accepts the edge", async () => {
+    const { verify } = verifier();
+    const sign = (ts: number) => signatureV1(secret, "POST", "/v1/payment_intents?limit=5", String(ts), body);
+    await expect(verify(request(sign(at - 300), at - 300))).resolves.toBe(7);
+    await expect(verify(request(sign(at + 300), at + 300))).resolves.toBe(7);
+    await expect(verify(request(sign(at - 301), at - 301))).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(verify(request(sign(at + 301), at + 301))).rejects.toMatchObject({ code: "unauthorized" });
+  });
+
+  it("refuses another path, method or body, and unknown clients, all alike", async () => {
+    const { verify } = verifier();
+    const signature = signatureV1(secret, "POST", "/v1/payment_intents?limit=5", String(at), body);
+    const failures = await Promise.allSettled([
+      verify(request(signature, at, "/v1/payment_intents?limit=6")),
+      verify({ ...request(signature), method: "GET" }),
+      verify({ ...request(signature), rawBody: Buffer.from("{}") }),
+      verify({ ...request(signature), authorization: `HMAC-SHA256 cl_2:${at}:${signature}` }),
+      verify({ ...request(signature), authorization: undefined }),
+    ]);
+    for (const failure of failures) {
+      expect(failure).toMatchObject({ status: "rejected", reason: { code: "unauthorized", details: {} } });
+    }
+    expect(new Set(failures.map((failure) => (failure as PromiseRejectedResult).reason.message)).size).toBe(1);
+  });
+
+  it("asks for a client's secrets once per cache period", async () => {
+    const { verify, fetches } = verifier();
+    const signature = signatureV1(secret, "POST", "/v1/payment_intents?limit=5", String(at), body);
+    await verify(request(signature));
+    await verify(request(signature));
+    expect(fetches()).toBe(1);
+  });
+});

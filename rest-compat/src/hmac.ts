@@ -1,0 +1,86 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { AppError } from "@pos-cloud/common";
+
+/** The active secrets of a client_id and the partner they belong to; null when the client_id is unknown. */
+export type PartnerSecrets = { client_partner_id: number; secrets: string[] } | null;
+
+export interface SignedRequest {
+  method: string;
+  /** The request path with its query string, exactly as sent. */
+  target: string;
+  rawBody: Buffer;
+  authorization: string | undefined;
+}
+
+export const HMAC_WINDOW_SECONDS = 300;
+const SECRETS_CACHE_MS = 30_000;
+
+const header = /^HMAC-SHA256 ([^:\s]+):(\d{1,12}):(\S+)$/;
+
+/** Every failure looks the same, so a caller learns nothing about which part was wrong. */
+const unauthorized = () => new AppError("unauthorized", "the request signature is missing or invalid");
+
+/** The spec's preferred scheme: hex HMAC over METHOD\nPATH\nTIMESTAMP\nhex(SHA-256(body)), keyed by hex(SHA-256(secret)). */
+export function signatureV1(secret: string, method: string, target: string, timestamp: string, body: Buffer): string {
+  const key = createHash("sha256").update(secret).digest("hex");
+  const bodyHash = createHash("sha256").update(body).digest("hex");
+  return createHmac("sha256", key).update(`${method}\n${target}\n${timestamp}\n${bodyHash}`).digest("hex");
+}
+
+/** The architecture description's scheme: Base64 HMAC over METHOD:PATH:TIMESTAMP:body, keyed by the secret. */
+export function signatureV2(secret: string, method: string, target: string, timestamp: string, body: Buffer): string {
+  return createHmac("sha256", secret)
+    .update(Buffer.concat([Buffer.from(`${method}:${target}:${timestamp}:`), body]))
+    .digest("base64");
+}
+
+function same(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Verifies `Authorization: HMAC-SHA256 <client_id>:<timestamp>:<signature>` under either scheme and any active
+ * secret of the client_id (two during a rotation). Secrets are cached briefly so a burst of signed calls asks the
+ * payments subgraph once.
+ */
+export function createHmacVerifier(options: {
+  fetchSecrets: (clientId: string) => Promise<PartnerSecrets>;
+  now?: () => number;
+}) {
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { value: Promise<PartnerSecrets>; until: number }>();
+
+  function secretsOf(clientId: string): Promise<PartnerSecrets> {
+    const cached = cache.get(clientId);
+    if (cached && cached.until > now()) return cached.value;
+    const value = options.fetchSecrets(clientId);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(clientId, { value, until: now() + SECRETS_CACHE_MS });
+    value.catch(() => cache.delete(clientId));
+    return value;
+  }
+
+  return {
+    /** The client partner that signed the request; `unauthorized` otherwise. */
+    async verify(request: SignedRequest): Promise<number> {
+      const parts = header.exec(request.authorization ?? "");
+      if (!parts) throw unauthorized();
+      const [, clientId, timestamp, signature] = parts as unknown as [string, string, string, string];
+      if (Math.abs(now() / 1000 - Number(timestamp)) > HMAC_WINDOW_SECONDS) throw unauthorized();
+      const found = await secretsOf(clientId);
+      if (!found) throw unauthorized();
+      const { method, target, rawBody } = request;
+      const matches = found.secrets.some(
+        (secret) =>
+          same(signature, signatureV1(secret, method, target, timestamp, rawBody)) ||
+          same(signature, signatureV2(secret, method, target, timestamp, rawBody)),
+      );
+      if (!matches) throw unauthorized();
+      return found.client_partner_id;
+    },
+  };
+}
+
+export type HmacVerifier = ReturnType<typeof createHmacVerifier>;

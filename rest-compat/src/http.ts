@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { AppError, logger } from "@pos-cloud/common";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface RequestBody {
+  /** The bytes as sent: signatures (HMAC, provider webhooks) are computed over them. */
+  raw: Buffer;
+  /** The parsed JSON or form fields; `{}` when the body is empty. */
+  fields: unknown;
+}
+
+/** Reads and parses a request body: JSON or form-encoded, at most 1 MiB, anything else a clear 4xx. */
+export async function readBody(req: IncomingMessage): Promise<RequestBody> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  const raw = Buffer.concat(chunks);
+  if (raw.length === 0) return { raw, fields: {} };
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type === "application/json" || type.endsWith("+json")) {
+    try {
+      return { raw, fields: JSON.parse(raw.toString("utf8")) };
+    } catch {
+      throw new AppError("invalid_request", "the request body is not valid JSON", { constraint: "json" });
+    }
+  }
+  if (type === "application/x-www-form-urlencoded") {
+    return { raw, fields: Object.fromEntries(new URLSearchParams(raw.toString("utf8"))) };
+  }
+  throw new AppError("unsupported_media_type", "send the body as application/json", {
+    constraint: "content_type",
+    received: type || null,
+  });
+}
+
+const tooLarge = () =>
+  new AppError("payload_too_large", `the request body exceeds ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(payload),
+    ...headers,
+  });
+  res.end(payload);
+}
+
+/** The one error shape of every REST face: `{code, message, details}`. */
+export function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}) {
+  if (error instanceof AppError) {
+    sendJson(res, error.status, { code: error.code, message: error.message, details: error.details }, headers);
+    return;
+  }
+  logger.error("unhandled error", { error });
+  sendJson(res, 500, { code: "internal_error", message: "internal error", details: {} }, headers);
+}

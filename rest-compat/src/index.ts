@@ -1,0 +1,35 @@
+import { appUpdateRoutes } from "./routes/app-updates";
+import { authRoutes } from "./routes/auth";
+import { deviceTokenRoutes } from "./routes/device-token";
+import { deviceRoutes } from "./routes/devices";
+import { jwksRoutes } from "./routes/jwks";
+import { paymentFlowRoutes } from "./routes/payment-flow";
+import { paymentIntentRoutes } from "./routes/payment-intents";
+import { syncRoutes } from "./routes/sync";
+import { tenantRoutes } from "./routes/tenants";
+import { transactionRoutes } from "./routes/transactions";
+import { userRoutes } from "./routes/users";
+import { webhookRoutes } from "./routes/webhooks";
+
+export * from "./gateway-front";
+export * from "./graphql";
+export * from "./hmac";
+export * from "./http";
+export * from "./rate-limit";
+export * from "./router";
+
+/** Every REST endpoint of the spec, each mapped onto one GraphQL operation of the supergraph. */
+export const restRoutes = [
+  ...tenantRoutes,
+  ...deviceRoutes,
+  ...deviceTokenRoutes,
+  ...appUpdateRoutes,
+  ...authRoutes,
+  ...jwksRoutes,
+  ...userRoutes,
+  ...paymentIntentRoutes,
+  ...syncRoutes,
+  ...paymentFlowRoutes,
+  ...transactionRoutes,
+  ...webhookRoutes,
+];

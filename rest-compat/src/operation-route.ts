@@ -1,0 +1,48 @@
+import { AppError } from "@pos-cloud/common";
+import { dataOf } from "./graphql";
+import type { RestRequest, RestResponse, RestRoute } from "./router";
+
+/** A service's own limit (provisioning) answers like the edge's: 429 with the rate-limit headers. */
+function limited(error: unknown): RestResponse | undefined {
+  if (!(error instanceof AppError) || error.code !== "rate_limit_exceeded") return undefined;
+  const { limit, reset } = error.details;
+  if (typeof limit !== "number" || typeof reset !== "number") return undefined;
+  return {
+    status: error.status,
+    body: { code: error.code, message: error.message, details: error.details },
+    headers: {
+      "x-ratelimit-limit": String(limit),
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": String(reset),
+      "retry-after": String(Math.max(1, reset - Math.floor(Date.now() / 1000))),
+    },
+  };
+}
+
+/**
+ * The common route: variables from the request, one GraphQL operation, the named root field as the body with the
+ * status of a success. Portal and POS routes are served with and without the `/api/v1` prefix.
+ */
+export function operationRoute(
+  method: RestRoute["method"],
+  path: string,
+  field: string,
+  query: string,
+  variables: (request: RestRequest) => Record<string, unknown>,
+  status = 200,
+): RestRoute {
+  return {
+    method,
+    path,
+    alsoUnprefixed: true,
+    async handle(request, execute) {
+      try {
+        return { status, body: dataOf(await execute(query, variables(request), request.caller))[field] };
+      } catch (error) {
+        const response = limited(error);
+        if (response) return response;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { AppError } from "@pos-cloud/common";
+import { dataOf } from "../graphql";
+import type { RestRoute } from "../router";
+
+const noStore = { "cache-control": "no-store", pragma: "no-cache" };
+const text = (value: unknown) => (typeof value === "string" ? value : null);
+
+/**
+ * The device token endpoint speaks OAuth 2.0: form or JSON in, and errors as `{error, error_description}`
+ * (RFC 6749 §5.2) rather than the platform's `{code, message, details}`. Nothing is cached.
+ */
+export const deviceTokenRoutes: RestRoute[] = [
+  {
+    method: "POST",
+    path: "/api/v1/auth/device/token",
+    alsoUnprefixed: true,
+    async handle({ body, caller }, execute) {
+      const fields = (body.fields ?? {}) as Record<string, unknown>;
+      try {
+        const data = dataOf(
+          await execute(
+            `mutation IssueDeviceToken($grant_type: String, $client_assertion_type: String,
+               $client_assertion: String, $client_id: String) {
+              issueDeviceToken(grant_type: $grant_type, client_assertion_type: $client_assertion_type,
+                client_assertion: $client_assertion, client_id: $client_id) { access_token token_type expires_in } }`,
+            {
+              grant_type: text(fields.grant_type),
+              client_assertion_type: text(fields.client_assertion_type),
+              client_assertion: text(fields.client_assertion),
+              client_id: text(fields.client_id),
+            },
+            caller,
+          ),
+        );
+        return { status: 200, body: data.issueDeviceToken, headers: noStore };
+      } catch (error) {
+        if (!(error instanceof AppError) || typeof error.details.error !== "string") throw error;
+        return {
+          status: error.status,
+          body: { error: error.details.error, error_description: error.message },
+          headers: error.details.error === "invalid_client" ? { ...noStore, "www-authenticate": "Bearer" } : noStore,
+        };
+      }
+    },
+  },
+];

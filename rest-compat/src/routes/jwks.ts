@@ -1,0 +1,13 @@
+import { dataOf } from "../graphql";
+import type { RestRoute } from "../router";
+
+/** The public keys that verify human (RS256) and device (ES256) tokens, overlap keys included. */
+export const jwksRoutes: RestRoute[] = (["human", "device"] as const).map((purpose) => ({
+  method: "GET",
+  path: `/api/v1/jwks/${purpose}`,
+  alsoUnprefixed: true,
+  async handle({ caller }, execute) {
+    const data = dataOf(await execute(`query Jwks { jwks(purpose: ${purpose}) }`, {}, caller));
+    return { status: 200, body: data.jwks, headers: { "cache-control": "public, max-age=300" } };
+  },
+}));

@@ -1,0 +1,127 @@
+import { idempotencyOf, integerParam, paymentTokenOf } from "../gateway-request";
+import { dataOf } from "../graphql";
+import type { RestResponse, RestRoute } from "../router";
+
+const intentFields = `id merchant_id store_id client_partner_id merchant_ref_id merchant_store_id merchant_terminal_id
+  order_id amount currency payment_method_types payment_method_type processing_mode status provider_name
+  provider_transaction_id failure_code failure_message description metadata captured_at created_at updated_at
+  expires_at`;
+
+const createMutation = `mutation CreatePaymentIntent($input: JSON!, $idempotency: IdempotencyInput) {
+  createPaymentIntent(input: $input, idempotency: $idempotency) {
+    payment_intent { id status amount currency payment_method_types merchant_ref_id merchant_store_id created_at
+      expires_at }
+    payment_token { token payment_intent_id expires_in }
+    replayed
+  }
+}`;
+
+const captureMutation = `mutation CapturePaymentIntent($id: String!, $amount: JSON, $idempotency: IdempotencyInput) {
+  capturePaymentIntent(id: $id, amount: $amount, idempotency: $idempotency) {
+    payment_intent { id status amount currency }
+    replayed
+  }
+}`;
+
+type Result = { payment_intent: Record<string, unknown>; payment_token?: unknown; replayed: boolean };
+
+/** A replayed answer says so, the way Stripe does; the body is the first one's. */
+const replayHeaders = (result: Result) => (result.replayed ? { "Idempotent-Replayed": "true" } : undefined);
+
+const bodyField = (fields: unknown, name: string) =>
+  fields && typeof fields === "object" && !Array.isArray(fields)
+    ? (fields as Record<string, unknown>)[name]
+    : undefined;
+
+export const paymentIntentRoutes: RestRoute[] = [
+  {
+    method: "POST",
+    path: "/v1/payment_intents",
+    auth: "hmac",
+    async handle(request, execute): Promise<RestResponse> {
+      const variables = { input: request.body.fields, idempotency: idempotencyOf(request) };
+      const result = dataOf(await execute(createMutation, variables, request.caller)).createPaymentIntent as Result;
+      return {
+        status: 201,
+        body: { ...result.payment_intent, payment_token: result.payment_token },
+        headers: replayHeaders(result),
+      };
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/payment_intents",
+    auth: "hmac",
+    async handle({ query, caller }, execute) {
+      const variables = {
+        merchant_store_id: query.get("merchant_store_id"),
+        status: query.get("status"),
+        limit: integerParam(query, "limit"),
+        offset: integerParam(query, "offset"),
+      };
+      const data = dataOf(
+        await execute(
+          `query PaymentIntents($merchant_store_id: String, $status: String, $limit: Int, $offset: Int) {
+            paymentIntents(merchant_store_id: $merchant_store_id, status: $status, limit: $limit, offset: $offset) {
+              ${intentFields}
+            }
+          }`,
+          variables,
+          caller,
+        ),
+      );
+      return { status: 200, body: data.paymentIntents };
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/payment_intents/:id",
+    auth: "payment_token",
+    async handle(request, execute) {
+      const data = dataOf(
+        await execute(
+          `query PaymentIntent($id: String!, $payment_token: String!) {
+            paymentIntentByToken(id: $id, payment_token: $payment_token) {
+              id status amount currency payment_method_types merchant_ref_id failure_code failure_message created_at
+              expires_at
+            }
+          }`,
+          { id: request.params.id, payment_token: paymentTokenOf(request) },
+          request.caller,
+        ),
+      );
+      return { status: 200, body: data.paymentIntentByToken };
+    },
+  },
+  {
+    method: "POST",
+    path: "/v1/payment_intents/:id/cancel",
+    auth: "payment_token",
+    async handle(request, execute) {
+      const data = dataOf(
+        await execute(
+          `mutation CancelPaymentIntent($id: String!, $payment_token: String!) {
+            cancelPaymentIntent(id: $id, payment_token: $payment_token) { id status }
+          }`,
+          { id: request.params.id, payment_token: paymentTokenOf(request) },
+          request.caller,
+        ),
+      );
+      return { status: 200, body: data.cancelPaymentIntent };
+    },
+  },
+  {
+    method: "POST",
+    path: "/v1/payment_intents/:id/capture",
+    auth: "hmac",
+    async handle(request, execute) {
+      const variables = {
+        id: request.params.id,
+        amount: bodyField(request.body.fields, "amount"),
+        idempotency: idempotencyOf(request),
+      };
+      const result = dataOf(await execute(captureMutation, variables, request.caller)).capturePaymentIntent as Result;
+      return { status: 200, body: result.payment_intent, headers: replayHeaders(result) };
+    },
+  },
+];

@@ -1,0 +1,31 @@
+import { dataOf } from "../graphql";
+import type { RestRoute } from "../router";
+
+/**
+ * Inbound provider notifications. No partner authentication: the provider's signature is the credential, checked
+ * by the payments service over the raw bytes, which travel base64-encoded so not a byte changes on the way. Every
+ * `*-signature` header is passed on; the service knows which one its provider uses.
+ */
+export const webhookRoutes: RestRoute[] = [
+  {
+    method: "POST",
+    path: "/v1/webhooks/:provider",
+    async handle(request, execute) {
+      const signatures = Object.fromEntries(
+        Object.entries(request.headers).filter(
+          ([name, value]) => name.endsWith("-signature") && typeof value === "string",
+        ),
+      );
+      const data = dataOf(
+        await execute(
+          `mutation ReceiveProviderWebhook($provider: String!, $raw_body: String!, $signatures: JSON!) {
+            receiveProviderWebhook(provider: $provider, raw_body: $raw_body, signatures: $signatures) { received }
+          }`,
+          { provider: request.params.provider, raw_body: request.body.raw.toString("base64"), signatures },
+          request.caller,
+        ),
+      );
+      return { status: 200, body: data.receiveProviderWebhook };
+    },
+  },
+];

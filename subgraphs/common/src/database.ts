@@ -1,0 +1,77 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+
+/** Raw SQL access, for what Prisma does not do: migrations, `FOR UPDATE SKIP LOCKED` claims, benchmarks. */
+export interface SqlRunner {
+  /** Runs a script of one or more statements without parameters. */
+  exec(sql: string): Promise<void>;
+  query<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
+}
+
+export interface Database extends SqlRunner {
+  kind: "pglite" | "postgres";
+  /** What a generated PrismaClient takes as `adapter`. */
+  adapter: SqlMigrationAwareDriverAdapterFactory;
+  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * A `postgresql://` URL opens PostgreSQL; no URL opens embedded PGlite, kept in `dataDir` (in memory without one).
+ * Both speak Postgres, so each subgraph has one dialect and one set of migrations.
+ */
+export async function openDatabase(options: { url?: string; dataDir?: string }): Promise<Database> {
+  return options.url ? openPostgres(options.url) : openPglite(options.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir ?? "memory://");
+  const runner = (q: Pick<PGlite, "exec" | "query">): SqlRunner => ({
+    exec: async (sql) => {
+      await q.exec(sql);
+    },
+    query: async <Row>(sql: string, params: unknown[] = []) => (await q.query<Row>(sql, params)).rows,
+  });
+  return {
+    kind: "pglite",
+    adapter: new PrismaPGlite(db),
+    ...runner(db),
+    transaction: (work) => db.transaction((tx) => work(runner(tx))),
+    close: () => db.close(),
+  };
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const runner = (q: pg.Pool | pg.PoolClient): SqlRunner => ({
+    exec: async (sql) => {
+      await q.query(sql);
+    },
+    query: async <Row>(sql: string, params: unknown[] = []) => (await q.query(sql, params)).rows as Row[],
+  });
+  return {
+    kind: "postgres",
+    adapter: new PrismaPg(pool),
+    ...runner(pool),
+    transaction: async (work) => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await work(runner(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

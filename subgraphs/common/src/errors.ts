@@ -1,0 +1,56 @@
+/** Every error a client can see, with the HTTP status the REST face answers with. */
+export const errorStatus = {
+  invalid_request: 400,
+  unauthorized: 401,
+  invalid_token: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  idempotency_conflict: 409,
+  invalid_state: 409,
+  intent_expired: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  locked: 423,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  bad_gateway: 502,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+export type ErrorDetails = Record<string, unknown>;
+
+/** An expected failure: it reaches the client as `{code, message, details}` with `errorStatus[code]`. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(errorStatus, value);
+}
+
+export const invalidField = (field: string, constraint: string, message: string) =>
+  new AppError("invalid_request", message, { field, constraint });
+
+export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
+
+/** Tenant ids (psp, merchant, store) are positive integers; anything else cannot name one. */
+export function parseEntityId(value: string | number, field = "id"): number {
+  const id = typeof value === "number" ? value : Number(value);
+  if (!Number.isSafeInteger(id) || id <= 0)
+    throw invalidField(field, "positive_integer", `${field} must be a positive integer`);
+  return id;
+}

@@ -1,0 +1,33 @@
+import { ApolloServer } from "@apollo/server";
+import { ApolloServerPluginInlineTraceDisabled } from "@apollo/server/plugin/disabled";
+import { startStandaloneServer } from "@apollo/server/standalone";
+import { GraphQLError } from "graphql";
+import { AppError } from "./errors";
+import { formatError, type SubgraphHost } from "./subgraph";
+
+/**
+ * Serves one subgraph over HTTP for the cluster wiring. The caller is read from the hop's headers by the same
+ * `contextFor` the in-process hop uses; a request without the internal credential is refused with 401.
+ */
+export async function serveSubgraph(host: SubgraphHost, listen: { port: number; host?: string }) {
+  const server = new ApolloServer<object>({
+    schema: host.schema,
+    // Traces go to Apollo's hosted studio, which this platform does not use.
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
+    formatError: (formatted, error) => (error instanceof GraphQLError ? formatError(error) : formatted),
+  });
+  const { url } = await startStandaloneServer(server, {
+    listen,
+    context: async ({ req }) => {
+      try {
+        return host.contextFor(req.headers) as object;
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        throw new GraphQLError(error.message, {
+          extensions: { code: error.code, details: error.details, http: { status: error.status } },
+        });
+      }
+    },
+  });
+  return { url, close: () => server.stop() };
+}

@@ -1,0 +1,128 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildSubgraphSchema } from "@apollo/subgraph";
+import type { GraphQLResolverMap } from "@apollo/subgraph/dist/schema-helper";
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  execute,
+  type FormattedExecutionResult,
+  GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  parse,
+} from "graphql";
+import { type Caller, callerFromHeaders, type HeaderBag } from "./caller";
+import { AppError } from "./errors";
+import { logger } from "./logger";
+
+export type Resolvers<Context> = GraphQLResolverMap<Context>;
+
+/** What each subgraph package exports: its SDL, its resolvers, and how a request's context is made. */
+export interface SubgraphDefinition<Deps, Context> {
+  name: string;
+  typeDefs: DocumentNode;
+  resolvers: Resolvers<Context>;
+  createContext(deps: Deps, caller: Caller): Context;
+}
+
+export interface GraphQLRequest {
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+/** The subgraph's SDL: `src/schema.graphql` (federation link, shared scalars) and each `src/modules/<m>/schema.graphql`. */
+export function loadTypeDefs(srcDir: string): DocumentNode {
+  const modulesDir = join(srcDir, "modules");
+  const moduleFiles = existsSync(modulesDir)
+    ? readdirSync(modulesDir)
+        .sort()
+        .map((module) => join(modulesDir, module, "schema.graphql"))
+        .filter(existsSync)
+    : [];
+  return parse([join(srcDir, "schema.graphql"), ...moduleFiles].map((file) => readFileSync(file, "utf8")).join("\n"));
+}
+
+export function buildSchema<Deps, Context>(definition: SubgraphDefinition<Deps, Context>): GraphQLSchema {
+  return buildSubgraphSchema([{ typeDefs: definition.typeDefs, resolvers: definition.resolvers }]);
+}
+
+/**
+ * Expected failures keep their code and details; anything else is logged and reaches the client as
+ * `internal_error` without its message, which may carry internals.
+ */
+export function formatError(error: GraphQLError): GraphQLFormattedError {
+  const original = error.originalError;
+  if (original instanceof AppError) {
+    return {
+      message: original.message,
+      path: error.path,
+      extensions: { code: original.code, details: original.details },
+    };
+  }
+  if (!original || original instanceof GraphQLError) return error.toJSON();
+  logger.error("unexpected error in resolver", { path: error.path?.join("."), error: original });
+  return { message: "internal error", path: error.path, extensions: { code: "internal_error", details: {} } };
+}
+
+/**
+ * Executes operations against one subgraph in this process. The caller is read from the hop's headers exactly as
+ * the standalone HTTP server reads them, so both wirings trust the same credential.
+ */
+export function hostSubgraph<Deps, Context>(
+  definition: SubgraphDefinition<Deps, Context>,
+  deps: Deps,
+  internalToken: string,
+) {
+  const schema = buildSchema(definition);
+  const documents = new Map<string, DocumentNode>();
+  const documentOf = (query: string) => {
+    let document = documents.get(query);
+    if (!document) {
+      document = parse(query);
+      if (documents.size > 1000) documents.clear();
+      documents.set(query, document);
+    }
+    return document;
+  };
+
+  return {
+    schema,
+    contextFor(headers: HeaderBag): Context {
+      return definition.createContext(deps, callerFromHeaders(headers, internalToken));
+    },
+    async execute(request: GraphQLRequest, headers: HeaderBag): Promise<FormattedExecutionResult> {
+      let result: ExecutionResult;
+      try {
+        result = await execute({
+          schema,
+          document: documentOf(request.query),
+          variableValues: request.variables ?? undefined,
+          operationName: request.operationName ?? undefined,
+          contextValue: this.contextFor(headers),
+        });
+      } catch (error) {
+        result = {
+          errors: [
+            error instanceof GraphQLError ? error : new GraphQLError("failed", { originalError: error as Error }),
+          ],
+        };
+      }
+      return { data: result.data, errors: result.errors?.map(formatError) };
+    },
+  };
+}
+
+export type SubgraphHost = ReturnType<typeof hostSubgraph>;
+
+/** Combines module resolver maps; modules may each add fields to the same type (Query, Mutation, an entity). */
+export function mergeResolvers<Context>(...maps: Resolvers<Context>[]): Resolvers<Context> {
+  const merged: Record<string, Record<string, unknown>> = {};
+  for (const map of maps) {
+    for (const [type, fields] of Object.entries(map)) {
+      merged[type] = Object.assign(merged[type] ?? Object.create(Object.getPrototypeOf(fields)), fields);
+    }
+  }
+  return merged as Resolvers<Context>;
+}

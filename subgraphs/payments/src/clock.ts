@@ -1,0 +1,4 @@
+/** The payments service's idea of now; tests inject their own to move time without waiting. */
+export type Clock = () => Date;
+
+export const systemClock: Clock = () => new Date();

@@ -1,0 +1,52 @@
+import type { Caller, Database } from "@pos-cloud/common";
+import type { PrismaClient } from "./generated/prisma/client";
+import type { ConfirmService } from "./modules/confirm/confirm.service";
+import type { TransactionService } from "./modules/ledger/transaction.service";
+import type { MerchantSyncService } from "./modules/partners/merchant-sync.service";
+import type { PartnerService } from "./modules/partners/partner.service";
+import type { PaymentIntentService } from "./modules/payment-intents/payment-intent.service";
+import type { PaymentPoller } from "./modules/provider-events/payment-poller";
+import type { WebhookService } from "./modules/provider-events/webhook.service";
+import type { ProviderDirectory } from "./modules/providers/provider-directory";
+import type { RefundService } from "./modules/refunds/refund.service";
+
+export interface PaymentsDeps {
+  db: Database;
+  prisma: PrismaClient;
+  partners: PartnerService;
+  merchantSync: MerchantSyncService;
+  paymentIntents: PaymentIntentService;
+  /** Attach the providers once their addresses are known (`providers.attach`). */
+  providers: ProviderDirectory;
+  confirmations: ConfirmService;
+  webhooks: WebhookService;
+  /** Started by the platform for providers that must be polled; tests run `pollOnce` themselves. */
+  poller: PaymentPoller;
+  refunds: RefundService;
+  transactions: TransactionService;
+  close(): Promise<void>;
+}
+
+export interface PaymentsContext {
+  caller: Caller;
+  partners: PartnerService;
+  merchantSync: MerchantSyncService;
+  paymentIntents: PaymentIntentService;
+  confirmations: ConfirmService;
+  webhooks: WebhookService;
+  refunds: RefundService;
+  transactions: TransactionService;
+}
+
+export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsContext {
+  return {
+    caller,
+    partners: deps.partners,
+    merchantSync: deps.merchantSync,
+    paymentIntents: deps.paymentIntents,
+    confirmations: deps.confirmations,
+    webhooks: deps.webhooks,
+    refunds: deps.refunds,
+    transactions: deps.transactions,
+  };
+}

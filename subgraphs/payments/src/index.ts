@@ -1,0 +1,108 @@
+import {
+  loadTypeDefs,
+  mergeResolvers,
+  openSubgraphDatabase,
+  type StorageOptions,
+  type SubgraphDefinition,
+  scalarResolvers,
+  secretBox,
+} from "@pos-cloud/common";
+import { type Clock, systemClock } from "./clock";
+import { createContext, type PaymentsContext, type PaymentsDeps } from "./context";
+import { PrismaClient } from "./generated/prisma/client";
+import { confirmRepository } from "./modules/confirm/confirm.repository";
+import { confirmService } from "./modules/confirm/confirm.service";
+import { confirmResolvers } from "./modules/confirm/resolvers";
+import { idempotencyRepository } from "./modules/idempotency/idempotency.repository";
+import { idempotencyService } from "./modules/idempotency/idempotency.service";
+import { ledgerResolvers } from "./modules/ledger/resolvers";
+import { transactionRepository } from "./modules/ledger/transaction.repository";
+import { transactionService } from "./modules/ledger/transaction.service";
+import { merchantSyncRepository } from "./modules/partners/merchant-sync.repository";
+import { merchantSyncService } from "./modules/partners/merchant-sync.service";
+import { partnerRepository } from "./modules/partners/partner.repository";
+import { partnerService } from "./modules/partners/partner.service";
+import { partnerResolvers } from "./modules/partners/resolvers";
+import { storeResolver } from "./modules/partners/store-resolver";
+import { paymentIntentRepository } from "./modules/payment-intents/payment-intent.repository";
+import { paymentIntentService } from "./modules/payment-intents/payment-intent.service";
+import { paymentIntentResolvers } from "./modules/payment-intents/resolvers";
+import { paymentPoller } from "./modules/provider-events/payment-poller";
+import { providerEventRepository } from "./modules/provider-events/provider-event.repository";
+import { providerEventResolvers } from "./modules/provider-events/resolvers";
+import { webhookService } from "./modules/provider-events/webhook.service";
+import { providerCredentialStore } from "./modules/providers/provider-credentials";
+import { providerDirectory } from "./modules/providers/provider-directory";
+import { refundRepository } from "./modules/refunds/refund.repository";
+import { refundService } from "./modules/refunds/refund.service";
+import { refundResolvers } from "./modules/refunds/resolvers";
+
+export type { Clock } from "./clock";
+export type { PaymentsContext, PaymentsDeps } from "./context";
+export type { IssuedApiKey, PartnerService } from "./modules/partners/partner.service";
+export { sandboxProviders } from "./modules/providers/sandbox.provider";
+
+export interface PaymentsConfig extends StorageOptions {
+  /** Encrypts partner secrets, provider credentials and stored idempotent responses. */
+  masterKey: Buffer;
+  clock?: Clock;
+  /** Pauses between attempts at a failing provider notification before it is dead-lettered (tests shorten them). */
+  webhookRetryDelaysMs?: number[];
+}
+
+export const payments: SubgraphDefinition<PaymentsDeps, PaymentsContext> = {
+  name: "payments",
+  typeDefs: loadTypeDefs(import.meta.dirname),
+  resolvers: mergeResolvers(
+    scalarResolvers,
+    partnerResolvers,
+    paymentIntentResolvers,
+    confirmResolvers,
+    providerEventResolvers,
+    refundResolvers,
+    ledgerResolvers,
+  ),
+  createContext,
+};
+
+export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps> {
+  const db = await openSubgraphDatabase("payments", config);
+  const prisma = new PrismaClient({ adapter: db.adapter });
+  const box = secretBox(config.masterKey);
+  const clock = config.clock ?? systemClock;
+  const partners = partnerRepository(prisma);
+  const idempotency = idempotencyService(idempotencyRepository(prisma), box, clock);
+  const providers = providerDirectory();
+  const credentials = providerCredentialStore(prisma, box);
+  const events = providerEventRepository(prisma);
+  const refunds = refundService({ refunds: refundRepository(prisma), idempotency, providers, credentials, clock });
+  const paymentIntents = paymentIntentService({
+    intents: paymentIntentRepository(prisma),
+    stores: storeResolver(partners),
+    idempotency,
+    clock,
+  });
+  return {
+    db,
+    prisma,
+    partners: partnerService(partners, box, clock),
+    merchantSync: merchantSyncService(merchantSyncRepository(prisma), box),
+    paymentIntents,
+    providers,
+    confirmations: confirmService({
+      intents: paymentIntents,
+      confirmations: confirmRepository(prisma),
+      providers,
+      credentials,
+      clock,
+    }),
+    webhooks: webhookService({ events, providers, clock, retryDelaysMs: config.webhookRetryDelaysMs }),
+    poller: paymentPoller({ events, providers, credentials, clock, sweeps: [() => refunds.resumePending()] }),
+    refunds,
+    transactions: transactionService({ ledger: transactionRepository(prisma), intents: paymentIntents }),
+    close: async () => {
+      await prisma.$disconnect();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cloud/sandbox-provider";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testAccount } from "../../../../../tests/support/sandbox-provider";
+import type { PaymentsDeps } from "../../index";
+import { intentBody, openTestPayments, seedPartner } from "../../testing";
+import { sandboxProvider } from "../providers/sandbox.provider";
+import { refundRepository } from "../refunds/refund.repository";
+
+let deps: PaymentsDeps;
+let sandbox: RunningSandbox;
+let account: MerchantAccount;
+
+beforeAll(async () => {
+  account = testAccount("polling");
+  sandbox = await startSandbox({ webhookSecret: "s", accounts: [account], retryDelaysMs: [] });
+  deps = await openTestPayments();
+  deps.providers.attach({
+    providers: [
+      sandboxProvider({ code: "sandbox-poll", delivery: "polling", baseUrl: sandbox.baseUrl }),
+      // Nothing listens on port 1: the provider is down.
+      sandboxProvider({ code: "down", delivery: "webhook", baseUrl: "http://127.0.0.1:1", timeoutMs: 2000 }),
+    ],
+    webhookSecrets: {},
+  });
+});
+afterAll(async () => {
+  await deps?.close();
+  await sandbox?.close();
+});
+
+async function seeded(active = true) {
+  const { merchant_id, api_key, api_secret } = account;
+  const credentials = { merchant_id, api_key, api_secret };
+  const seed = await seedPartner(deps, [
+    { provider_code: "sandbox-poll", credentials, is_active: active },
+    { provider_code: "down", credentials, is_active: true },
+  ]);
+  const created = await deps.paymentIntents.create(seed.caller, intentBody());
+  return { ...seed, id: created.payment_intent.id, token: created.payment_token!.token };
+}
+
+const eventsOf = async (aggregate_id: string) =>
+  (await deps.prisma.outboxEvent.findMany({ where: { aggregate_id }, orderBy: { id: "asc" } })).map(
+    (event) => event.event_type,
+  );
+const ledgerOf = async (payment_intent_id: string) =>
+  (await deps.prisma.ledgerTransaction.findMany({ where: { payment_intent_id }, orderBy: { id: "asc" } })).map(
+    (row) => row.type,
+  );
+
+describe("confirm", () => {
+  it("gets a QR, consumes the token and writes the intent, its event and ledger row together", async () => {
+    const { id, token } = await seeded();
+    const confirmed = await deps.confirmations.confirm(id, { payment_token: token, provider: "SANDBOX-POLL" });
+    expect(confirmed).toMatchObject({ payment_id: id, provider: "sandbox-poll", qr_content: expect.any(String) });
+    const intent = await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
+    expect(intent).toMatchObject({
+      status: "requires_action",
+      provider_name: "sandbox-poll",
+      payment_method_type: "qr_mpm",
+      provider_transaction_id: expect.any(String),
+    });
+    expect(await eventsOf(id)).toEqual(["payment_intent.created", "payment_intent.requires_action"]);
+    expect(await ledgerOf(id)).toEqual(["qr_created"]);
+    await expect(
+      deps.confirmations.confirm(id, { payment_token: token, provider: "sandbox-poll" }),
+    ).rejects.toMatchObject({ code: "invalid_token" });
+    await expect(deps.paymentIntents.retrieve(id, token)).rejects.toMatchObject({ code: "invalid_token" });
+  });
+
+  it("leaves the intent and its token as they were when the provider is down", async () => {
+    const { id, token } = await seeded();
+    await expect(deps.confirmations.confirm(id, { payment_token: token, provider: "down" })).rejects.toMatchObject({
+      code: "bad_gateway",
+    });
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe(
+      "requires_payment_method",
+    );
+    expect(await eventsOf(id)).toEqual(["payment_intent.created"]);
+    expect(await ledgerOf(id)).toEqual([]);
+    await deps.confirmations.confirm(id, { payment_token: token, provider: "sandbox-poll" });
+  });
+
+  it("refuses an inactive or unknown provider on field provider, and a method the intent does not allow", async () => {
+    const { id, token } = await seeded(false);
+    for (const provider of ["sandbox-poll", "unknown", undefined]) {
+      await expect(deps.confirmations.confirm(id, { payment_token: token, provider })).rejects.toMatchObject({
+        code: "invalid_request",
+        details: { field: "provider" },
+      });
+    }
+    await expect(
+      deps.confirmations.confirm(id, { payment_token: token, provider: "down", payment_method_type: "qr_cpm" }),
+    ).rejects.toMatchObject({ details: { field: "payment_method_type" } });
+    expect(await eventsOf(id)).toEqual(["payment_intent.created"]);
+  });
+
+  it("does not apply to an external (card) intent, which starts in requires_action", async () => {
+    const { caller } = await seeded();
+    const card = await deps.paymentIntents.create(caller, intentBody({ payment_method_types: ["credit_card"] }));
+    await expect(
+      deps.confirmations.confirm(card.payment_intent.id, {
+        payment_token: card.payment_token!.token,
+        provider: "sandbox-poll",
+      }),
+    ).rejects.toMatchObject({ code: "invalid_state" });
+  });
+
+  it("is settled by one polling cycle once the customer paid", async () => {
+    const { id, token } = await seeded();
+    await deps.confirmations.confirm(id, { payment_token: token, provider: "sandbox-poll" });
+    await deps.poller.pollOnce();
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("requires_action");
+    const { provider_transaction_id } = await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
+    await fetch(`${sandbox.baseUrl}/sandbox/transactions/${provider_transaction_id}/pay`, { method: "POST" });
+    await deps.poller.pollOnce();
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("succeeded");
+    expect(await eventsOf(id)).toEqual([
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.succeeded",
+    ]);
+    expect(await ledgerOf(id)).toEqual(["qr_created", "paid"]);
+  });
+
+  it("leads to refunds whose dead request the sweep settles at the provider, without refunding twice", async () => {
+    const { id, token, caller } = await seeded();
+    await deps.confirmations.confirm(id, { payment_token: token, provider: "sandbox-poll" });
+    const { provider_transaction_id } = await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
+    await fetch(`${sandbox.baseUrl}/sandbox/transactions/${provider_transaction_id}/pay`, { method: "POST" });
+    await deps.poller.pollOnce();
+    // The request that began this refund died before the provider's answer was written, two minutes ago.
+    const { refund } = await refundRepository(deps.prisma).begin(
+      { payment_intent_id: id, client_partner_id: Number(caller.id), amount: 300, reason: null, viaProvider: true },
+      new Date(Date.now() - 120_000),
+      async () => {},
+    );
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("cancelling");
+    await expect(deps.refunds.refund(caller, id, { amount: 100 })).rejects.toMatchObject({ code: "invalid_state" });
+
+    expect(await deps.refunds.resumePending()).toBe(1);
+    expect(await deps.refunds.resumePending()).toBe(0);
+    expect(await deps.prisma.refund.findUniqueOrThrow({ where: { id: refund.id } })).toMatchObject({
+      status: "succeeded",
+      provider_refund_id: expect.any(String),
+    });
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("succeeded");
+    // The refund began "two minutes ago", so its cancelling event sorts first; what counts is that both are there.
+    expect((await eventsOf(id)).sort()).toEqual([
+      "payment_intent.cancelling",
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.succeeded",
+      "payment_intent.succeeded",
+    ]);
+    expect(await ledgerOf(id)).toEqual(["qr_created", "paid", "refunded"]);
+    const { merchant_id, api_key, api_secret } = account;
+    const atProvider = await sandboxProvider({
+      code: "sandbox-poll",
+      delivery: "polling",
+      baseUrl: sandbox.baseUrl,
+    }).getPaymentStatus(provider_transaction_id!, { merchant_id, api_key, api_secret });
+    expect(atProvider.refunded_amount).toBe(300);
+  });
+});

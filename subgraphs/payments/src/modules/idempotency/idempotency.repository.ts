@@ -1,0 +1,43 @@
+import type { Prisma, PrismaClient } from "../../generated/prisma/client";
+
+export type IdempotencyRepository = ReturnType<typeof idempotencyRepository>;
+
+export interface IdempotencyClaim {
+  client_partner_id: number;
+  idempotency_key: string;
+  request_hash: string;
+  now: Date;
+  expires_at: Date;
+}
+
+export function idempotencyRepository(prisma: PrismaClient) {
+  return {
+    /**
+     * Claims a key with one INSERT: concurrent claims lose on the unique (client_partner_id, idempotency_key), so
+     * exactly one wins. An expired row is taken over in the same statement, as if it were not there. Returns the
+     * claimed row's id, or null when someone else holds the key.
+     */
+    async claim(claim: IdempotencyClaim): Promise<number | null> {
+      const rows = await prisma.$queryRaw<{ id: number }[]>`
+        INSERT INTO idempotency_keys (client_partner_id, idempotency_key, request_hash, status, created_at, expires_at)
+        VALUES (${claim.client_partner_id}, ${claim.idempotency_key}, ${claim.request_hash}, 'in_progress',
+                ${claim.now}, ${claim.expires_at})
+        ON CONFLICT (client_partner_id, idempotency_key) DO UPDATE
+          SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_sealed = NULL,
+              created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+          WHERE idempotency_keys.expires_at <= ${claim.now}
+        RETURNING id`;
+      return rows[0]?.id ?? null;
+    },
+    find: (client_partner_id: number, idempotency_key: string) =>
+      prisma.idempotencyKey.findUnique({
+        where: { client_partner_id_idempotency_key: { client_partner_id, idempotency_key } },
+      }),
+    /** Stores the response in the transaction of the work it answers for. */
+    complete: (tx: Prisma.TransactionClient, id: number, response_sealed: string) =>
+      tx.idempotencyKey.update({ where: { id }, data: { status: "completed", response_sealed } }),
+    /** Frees a key whose work failed, so the client may retry with the same key. */
+    release: (id: number) => prisma.idempotencyKey.deleteMany({ where: { id, status: "in_progress" } }),
+    deleteExpired: (now: Date) => prisma.idempotencyKey.deleteMany({ where: { expires_at: { lte: now } } }),
+  };
+}

@@ -1,0 +1,91 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { secretBox } from "@pos-cloud/common";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { PaymentsDeps } from "../../index";
+import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
+import { idempotencyRepository } from "./idempotency.repository";
+import { idempotencyService } from "./idempotency.service";
+
+const clock = movableClock();
+let deps: PaymentsDeps;
+beforeAll(async () => {
+  deps = await openTestPayments(clock);
+});
+afterAll(() => deps?.close());
+
+const request = (key = randomUUID(), request_hash = "hash-a") => ({ key, request_hash });
+
+it("creates exactly one intent for 50 concurrent requests with one key", async () => {
+  const { caller, partner } = await seedPartner(deps);
+  const body = intentBody();
+  const key = request();
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 50 }, () => deps.paymentIntents.create(caller, body, key)),
+  );
+  const ids = new Set(
+    outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value.payment_intent.id] : [])),
+  );
+  expect(ids.size).toBe(1);
+  for (const outcome of outcomes) {
+    if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ code: "idempotency_conflict" });
+  }
+  expect(await deps.prisma.paymentIntent.count({ where: { client_partner_id: partner.id } })).toBe(1);
+});
+
+it("replays the first response, token included, and refuses another request with the key", async () => {
+  const { caller } = await seedPartner(deps);
+  const body = intentBody();
+  const key = request();
+  const first = await deps.paymentIntents.create(caller, body, key);
+  const again = await deps.paymentIntents.create(caller, body, key);
+  expect(first.replayed).toBe(false);
+  expect(again.replayed).toBe(true);
+  expect(JSON.parse(JSON.stringify(again))).toEqual({ ...JSON.parse(JSON.stringify(first)), replayed: true });
+  await expect(deps.paymentIntents.create(caller, body, { ...key, request_hash: "hash-b" })).rejects.toMatchObject({
+    code: "idempotency_conflict",
+  });
+});
+
+it("answers a request whose key is still in flight with a conflict", async () => {
+  const { caller, partner } = await seedPartner(deps);
+  const key = request();
+  const service = idempotencyService(idempotencyRepository(deps.prisma), secretBox(randomBytes(32)), clock);
+  let started!: () => void;
+  let release!: () => void;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const first = service.run(partner.id, key, async () => {
+    started();
+    await held;
+    return { done: true };
+  });
+  await running;
+  await expect(deps.paymentIntents.create(caller, intentBody(), key)).rejects.toMatchObject({
+    code: "idempotency_conflict",
+  });
+  release();
+  expect(await first).toEqual({ done: true, replayed: false });
+});
+
+it("ignores a key after 24 hours and frees a key whose request failed", async () => {
+  const { caller } = await seedPartner(deps);
+  const key = request();
+  const first = await deps.paymentIntents.create(caller, intentBody(), key);
+  clock.advance(24 * 60 * 60 * 1000 + 1000);
+  try {
+    const later = await deps.paymentIntents.create(caller, intentBody(), { ...key, request_hash: "other" });
+    expect(later.payment_intent.id).not.toBe(first.payment_intent.id);
+  } finally {
+    clock.advance(-(24 * 60 * 60 * 1000 + 1000));
+  }
+  const failing = request();
+  await expect(deps.paymentIntents.create(caller, intentBody({ amount: 0 }), failing)).rejects.toMatchObject({
+    code: "invalid_request",
+  });
+  const retried = await deps.paymentIntents.create(caller, intentBody(), { ...failing, request_hash: "fixed" });
+  expect(retried.replayed).toBe(false);
+});

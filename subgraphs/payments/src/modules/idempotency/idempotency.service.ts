@@ -1,0 +1,67 @@
+import { AppError, invalidField, type SecretBox } from "@pos-cloud/common";
+import type { Clock } from "../../clock";
+import type { Prisma } from "../../generated/prisma/client";
+import type { IdempotencyRepository } from "./idempotency.repository";
+
+export type IdempotencyService = ReturnType<typeof idempotencyService>;
+
+const RETENTION_MS = 24 * 60 * 60 * 1000;
+const MAX_KEY_LENGTH = 255;
+
+/** What a caller sends with a POST: its Idempotency-Key and a fingerprint of the request (method, path, body). */
+export interface IdempotencyRequest {
+  key: string;
+  request_hash: string;
+}
+
+/** Called by the work inside its transaction with the response to keep for replays. */
+export type CompleteIdempotency<T> = (tx: Prisma.TransactionClient, response: T) => Promise<void>;
+
+const noKey = async () => {};
+
+export function idempotencyService(keys: IdempotencyRepository, box: SecretBox, clock: Clock) {
+  return {
+    /**
+     * Runs `work` at most once per (partner, key) for 24 hours. The same request again replays the first response;
+     * a different request, or the same one while the first still runs, is `idempotency_conflict`. Work that fails
+     * frees the key, so nothing is remembered for a request that changed nothing.
+     */
+    async run<T extends object>(
+      client_partner_id: number,
+      request: IdempotencyRequest | null | undefined,
+      work: (complete: CompleteIdempotency<T>) => Promise<T>,
+    ): Promise<T & { replayed: boolean }> {
+      if (!request) return { ...(await work(noKey)), replayed: false };
+      if (request.key.length === 0 || request.key.length > MAX_KEY_LENGTH) {
+        throw invalidField("Idempotency-Key", "length", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
+      }
+      const now = clock();
+      const claimed = await keys.claim({
+        client_partner_id,
+        idempotency_key: request.key,
+        request_hash: request.request_hash,
+        now,
+        expires_at: new Date(now.getTime() + RETENTION_MS),
+      });
+      if (claimed === null) {
+        const existing = await keys.find(client_partner_id, request.key);
+        if (existing && existing.request_hash !== request.request_hash) {
+          throw new AppError("idempotency_conflict", "this Idempotency-Key was used for a different request");
+        }
+        if (existing?.status !== "completed" || !existing.response_sealed) {
+          throw new AppError("idempotency_conflict", "a request with this Idempotency-Key is still being processed");
+        }
+        return { ...(JSON.parse(box.open(existing.response_sealed)) as T), replayed: true };
+      }
+      try {
+        const response = await work(async (tx, result) => {
+          await keys.complete(tx, claimed, box.seal(JSON.stringify(result)));
+        });
+        return { ...response, replayed: false };
+      } catch (error) {
+        await keys.release(claimed);
+        throw error;
+      }
+    },
+  };
+}

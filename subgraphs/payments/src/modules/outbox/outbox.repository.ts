@@ -1,0 +1,56 @@
+import { ulid } from "ulid";
+import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
+
+export type PaymentIntentEventType =
+  | "payment_intent.created"
+  | "payment_intent.requires_action"
+  | "payment_intent.processing"
+  | "payment_intent.succeeded"
+  | "payment_intent.failed"
+  | "payment_intent.cancelled"
+  | "payment_intent.cancelling";
+
+/**
+ * Writes a domain event as a pending outbox row. It takes the transaction of the change it records, so the change
+ * and its event commit together or not at all; a publisher claims pending rows later.
+ */
+export function appendIntentEvent(
+  tx: Prisma.TransactionClient,
+  event_type: PaymentIntentEventType,
+  intent: PaymentIntent,
+  occurred_at: Date,
+) {
+  return tx.outboxEvent.create({
+    data: {
+      id: ulid(occurred_at.getTime()),
+      event_type,
+      aggregate_type: "payment_intent",
+      aggregate_id: intent.id,
+      payload: {
+        payment_intent: JSON.parse(JSON.stringify(intent)),
+        metadata: { client_partner_id: intent.client_partner_id, occurred_at: occurred_at.toISOString() },
+      },
+      created_at: occurred_at,
+    },
+  });
+}
+
+/** Internal events that are not an intent's status (`provider_webhook.received`); never sent to partners. */
+export function appendInternalEvent(
+  tx: Prisma.TransactionClient,
+  event_type: "provider_webhook.received",
+  aggregate: { type: string; id: string },
+  payload: Record<string, unknown>,
+  occurred_at: Date,
+) {
+  return tx.outboxEvent.create({
+    data: {
+      id: ulid(occurred_at.getTime()),
+      event_type,
+      aggregate_type: aggregate.type,
+      aggregate_id: aggregate.id,
+      payload: JSON.parse(JSON.stringify({ ...payload, metadata: { occurred_at: occurred_at.toISOString() } })),
+      created_at: occurred_at,
+    },
+  });
+}

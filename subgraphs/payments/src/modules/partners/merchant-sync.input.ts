@@ -1,0 +1,102 @@
+import { invalidField } from "@pos-cloud/common";
+
+/** One merchant of a sync request, whichever of the spec's two body variants it came in. */
+export interface SyncedMerchant {
+  id: number;
+  merchant_code?: string;
+  name?: string;
+  stores: SyncedStore[];
+}
+
+export interface SyncedStore {
+  id: number;
+  store_code?: string;
+  name?: string;
+  provider_configs: { provider_code: string; credentials: Record<string, unknown>; is_active: boolean }[];
+}
+
+const MAX_MERCHANTS = 100;
+const MAX_STORES = 1000;
+
+type Fields = Record<string, unknown>;
+const isObject = (value: unknown): value is Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function list(value: unknown, field: string, max: number): unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw invalidField(field, "array", `${field} must be an array`);
+  if (value.length > max) throw invalidField(field, "max_items", `${field} holds at most ${max} items`);
+  return value;
+}
+
+function object(value: unknown, field: string): Fields {
+  if (!isObject(value)) throw invalidField(field, "object", `${field} must be an object`);
+  return value;
+}
+
+function id(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0 || value > 2_147_483_647) {
+    throw invalidField(field, "positive_integer", `${field} must be a positive integer`);
+  }
+  return value;
+}
+
+function text(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || value.length === 0 || value.length > 255) {
+    throw invalidField(field, "string", `${field} must be a string of 1 to 255 characters`);
+  }
+  return value;
+}
+
+/**
+ * Variant A names ids `id` and providers `payment_processor_configs[].provider`; variant B names them `merchant_id`,
+ * `store_id` and `provider_configs[].provider_code`. Each item may use either naming.
+ */
+export function parseSyncInput(input: unknown): { client_partner_id?: number; merchants: SyncedMerchant[] } {
+  const body = object(input, "body");
+  const client_partner_id =
+    body.client_partner_id === undefined ? undefined : id(body.client_partner_id, "client_partner_id");
+  if (body.merchants === undefined) throw invalidField("merchants", "required", "merchants is required");
+  let storeCount = 0;
+  const merchants = list(body.merchants, "merchants", MAX_MERCHANTS).map((raw, m) => {
+    const at = `merchants[${m}]`;
+    const merchant = object(raw, at);
+    const stores = list(merchant.stores, `${at}.stores`, MAX_STORES).map((rawStore, s) => {
+      const storeAt = `${at}.stores[${s}]`;
+      const store = object(rawStore, storeAt);
+      const configs = store.provider_configs ?? store.payment_processor_configs;
+      return {
+        id: id(store.store_id ?? store.id, `${storeAt}.store_id`),
+        store_code: text(store.store_code ?? store.code, `${storeAt}.store_code`),
+        name: text(store.name, `${storeAt}.name`),
+        provider_configs: list(configs, `${storeAt}.provider_configs`, 20).map((rawConfig, c) => {
+          const configAt = `${storeAt}.provider_configs[${c}]`;
+          const config = object(rawConfig, configAt);
+          const code = config.provider_code ?? config.provider;
+          if (typeof code !== "string" || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(code)) {
+            throw invalidField(`${configAt}.provider_code`, "provider_code", "provider_code must be a provider code");
+          }
+          const is_active = config.is_active ?? true;
+          if (typeof is_active !== "boolean") {
+            throw invalidField(`${configAt}.is_active`, "boolean", "is_active must be a boolean");
+          }
+          return {
+            provider_code: code.toLowerCase(),
+            credentials: object(config.credentials, `${configAt}.credentials`),
+            is_active,
+          };
+        }),
+      };
+    });
+    storeCount += stores.length;
+    if (storeCount > MAX_STORES) throw invalidField("merchants", "max_stores", `at most ${MAX_STORES} stores per sync`);
+    return {
+      id: id(merchant.merchant_id ?? merchant.id, `${at}.merchant_id`),
+      merchant_code: text(merchant.merchant_code ?? merchant.code, `${at}.merchant_code`),
+      name: text(merchant.name, `${at}.name`),
+      stores,
+    };
+  });
+  return { client_partner_id, merchants };
+}

@@ -1,0 +1,40 @@
+import type { PrismaClient } from "../../generated/prisma/client";
+
+export type PartnerRepository = ReturnType<typeof partnerRepository>;
+
+export function partnerRepository(prisma: PrismaClient) {
+  return {
+    createPartner: (name: string) => prisma.clientPartner.create({ data: { name } }),
+    findPartner: (id: number) => prisma.clientPartner.findUnique({ where: { id } }),
+    activeKeys: (client_id: string) =>
+      prisma.apiKey.findMany({ where: { client_id, is_active: true }, orderBy: { created_at: "desc" } }),
+    createKey: (data: {
+      id: string;
+      client_partner_id: number;
+      client_id: string;
+      secret_sealed: string;
+      webhook_secret_sealed: string;
+    }) => prisma.apiKey.create({ data }),
+    revokeKey: (id: string, client_partner_id: number, at: Date) =>
+      prisma.apiKey.updateMany({
+        where: { id, client_partner_id, is_active: true },
+        data: { is_active: false, revoked_at: at },
+      }),
+    /** The partner's stores whose code is `code`, or whose id is `id`; the partner filter is in the query. */
+    partnerStores: (client_partner_id: number, match: { code: string; id?: number }) =>
+      prisma.store.findMany({
+        where: {
+          merchant: { client_partner_id },
+          OR: [{ store_code: match.code }, ...(match.id ? [{ id: match.id }] : [])],
+        },
+        orderBy: { id: "asc" },
+      }),
+    partnerStoreCount: (client_partner_id: number) =>
+      prisma.store.count({ where: { merchant: { client_partner_id } } }),
+    firstPartnerStore: (client_partner_id: number) =>
+      prisma.store.findFirst({ where: { merchant: { client_partner_id } }, orderBy: { id: "asc" } }),
+    /** Whether a store id exists at all, to tell another partner's store from an unknown one. */
+    storeOwner: (id: number) =>
+      prisma.store.findUnique({ where: { id }, select: { merchant: { select: { client_partner_id: true } } } }),
+  };
+}

@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { PaymentsDeps } from "../../index";
+import { openTestPayments, seedPartner } from "../../testing";
+
+let deps: PaymentsDeps;
+beforeAll(async () => {
+  deps = await openTestPayments();
+});
+afterAll(() => deps?.close());
+
+const edge = { type: "service" as const, id: "edge", scopes: [] };
+
+it("keeps secrets sealed and gives them to the edge alone", async () => {
+  const { partner, key, caller } = await seedPartner(deps);
+  const rows = await deps.prisma.apiKey.findMany({ where: { client_id: key.client_id } });
+  expect(JSON.stringify(rows)).not.toContain(key.secret);
+  expect(JSON.stringify(rows)).not.toContain(key.webhook_secret);
+  expect(await deps.partners.credentialsFor(edge, key.client_id)).toEqual({
+    client_partner_id: partner.id,
+    secrets: [key.secret],
+  });
+  await expect(deps.partners.credentialsFor(caller, key.client_id)).rejects.toMatchObject({ code: "forbidden" });
+  expect(await deps.partners.credentialsFor(edge, "cl_unknown")).toBeNull();
+});
+
+it("allows two active secrets per client_id while rotating, not three", async () => {
+  const { partner, key } = await seedPartner(deps);
+  const second = await deps.partners.issueApiKey(partner.id, { client_id: key.client_id });
+  expect((await deps.partners.credentialsFor(edge, key.client_id))?.secrets.sort()).toEqual(
+    [key.secret, second.secret].sort(),
+  );
+  await expect(deps.partners.issueApiKey(partner.id, { client_id: key.client_id })).rejects.toMatchObject({
+    code: "conflict",
+  });
+  await deps.partners.revokeApiKey(partner.id, key.id);
+  expect((await deps.partners.credentialsFor(edge, key.client_id))?.secrets).toEqual([second.secret]);
+});

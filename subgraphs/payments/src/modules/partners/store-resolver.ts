@@ -1,0 +1,37 @@
+import { AppError, invalidField } from "@pos-cloud/common";
+import type { PartnerRepository } from "./partner.repository";
+
+export type StoreResolver = ReturnType<typeof storeResolver>;
+
+/**
+ * Which synced store an intent belongs to. `merchant_store_id` names one of the partner's stores by store code or,
+ * failing that, by its numeric id. Without it a partner with exactly one store uses that store.
+ */
+export function storeResolver(partners: PartnerRepository) {
+  return {
+    async resolve(client_partner_id: number, merchant_store_id: string | null) {
+      if (merchant_store_id === null) {
+        if ((await partners.partnerStoreCount(client_partner_id)) === 1) {
+          return (await partners.firstPartnerStore(client_partner_id))!;
+        }
+        throw invalidField("merchant_store_id", "required", "merchant_store_id is required: name one of your stores");
+      }
+      const id = /^[1-9][0-9]{0,9}$/.test(merchant_store_id) ? Number(merchant_store_id) : undefined;
+      const found = await partners.partnerStores(client_partner_id, { code: merchant_store_id, id });
+      const byCode = found.filter((store) => store.store_code === merchant_store_id);
+      if (byCode.length > 1) {
+        throw invalidField(
+          "merchant_store_id",
+          "ambiguous",
+          "several of your stores have this code; send the store id",
+        );
+      }
+      const store = byCode[0] ?? found[0];
+      if (store) return store;
+      if (id !== undefined && (await partners.storeOwner(id))) {
+        throw new AppError("forbidden", "this store belongs to another client partner", { field: "merchant_store_id" });
+      }
+      throw invalidField("merchant_store_id", "unknown_store", "no synced store has this code or id");
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { AppError, type Caller, invalidField, parseEntityId } from "@pos-cloud/common";
+import { ulid } from "ulid";
+import type { Clock } from "../../clock";
+import type { PaymentIntent } from "../../generated/prisma/client";
+import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
+import { partnerIdOf } from "../partners/partner-caller";
+import type { StoreResolver } from "../partners/store-resolver";
+import { parseAmount, parseCreateInput } from "./payment-intent.input";
+import type { PaymentIntentRepository, WithinTransaction } from "./payment-intent.repository";
+import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
+
+export type PaymentIntentService = ReturnType<typeof paymentIntentService>;
+
+/** States an intent leaves by itself when `expires_at` passes; `processing` waits for the provider's word. */
+const EXPIRING = ["requires_payment_method", "requires_action"];
+const CANCELLABLE = ["requires_payment_method", "requires_action"];
+const CAPTURABLE = ["requires_action", "processing"];
+const STATUSES = ["requires_payment_method", "requires_action", "processing", "succeeded", "failed", "cancelled"];
+const MAX_PAGE = 100;
+const DEFAULT_PAGE = 20;
+
+export interface PaymentTokenGrant {
+  token: string;
+  payment_intent_id: string;
+  expires_in: number;
+}
+
+export interface PaymentIntentResult {
+  payment_intent: PaymentIntent;
+  payment_token: PaymentTokenGrant | null;
+}
+
+const initialStatus = { pgw_processed: "requires_payment_method", external: "requires_action", manual: "succeeded" };
+
+const expired = () => new AppError("intent_expired", "the payment intent has expired");
+const wrongState = (intent: PaymentIntent, action: string) =>
+  new AppError("invalid_state", `a ${intent.status} payment intent cannot be ${action}`, { status: intent.status });
+
+export function paymentIntentService(deps: {
+  intents: PaymentIntentRepository;
+  stores: StoreResolver;
+  idempotency: IdempotencyService;
+  clock: Clock;
+}) {
+  const { intents, stores, idempotency, clock } = deps;
+
+  /**
+   * Expiry holds whether or not a worker ran: an open intent read after `expires_at` is cancelled (failure_code
+   * `expired`) with its event, by whichever read sees it first.
+   */
+  async function observe(intent: PaymentIntent): Promise<PaymentIntent> {
+    const now = clock();
+    if (!EXPIRING.includes(intent.status) || intent.expires_at > now) return intent;
+    const change = {
+      status: "cancelled",
+      failure_code: "expired",
+      failure_message: "the payment intent expired before it was completed",
+    };
+    const moved = await intents.transition(intent.id, [intent.status], change, "payment_intent.cancelled", now);
+    return moved ?? (await intents.findById(intent.id)) ?? intent;
+  }
+
+  const isExpired = (intent: PaymentIntent) => intent.status === "cancelled" && intent.failure_code === "expired";
+
+  /** A payment token opens only its own intent, within 5 minutes, before it is used. */
+  async function withToken(id: string, token: string): Promise<PaymentIntent> {
+    const row = token ? await intents.findToken(hashPaymentToken(token)) : null;
+    if (!row || row.payment_intent_id !== id || row.expires_at <= clock() || row.consumed_at) {
+      throw new AppError("invalid_token", "the payment token is missing, invalid or expired");
+    }
+    const intent = await intents.findById(id);
+    if (!intent) throw new AppError("invalid_token", "the payment token is missing, invalid or expired");
+    return observe(intent);
+  }
+
+  /** Capture and replays answer with the same shape as create, minus a token. */
+  const result = (payment_intent: PaymentIntent, payment_token: PaymentTokenGrant | null = null) => ({
+    payment_intent,
+    payment_token,
+  });
+
+  return {
+    payment_intents_count: (storeId: string | number) => intents.countByStore(parseEntityId(storeId, "store_id")),
+
+    async create(caller: Caller, input: unknown, request?: IdempotencyRequest | null) {
+      const client_partner_id = partnerIdOf(caller);
+      return idempotency.run<PaymentIntentResult>(client_partner_id, request, async (complete) => {
+        const parsed = parseCreateInput(input);
+        const store = await stores.resolve(client_partner_id, parsed.merchant_store_id);
+        const now = clock();
+        const status = initialStatus[parsed.processing_mode];
+        // Every intent gets a token, a cash one too: the create response has one shape and a terminal's web view
+        // can read any intent it shows.
+        const token = newPaymentToken();
+        const id = `pi_${ulid(now.getTime())}`;
+        const grant = { token: token.token, payment_intent_id: id, expires_in: PAYMENT_TOKEN_SECONDS };
+        const { expires_in_minutes, ...fields } = parsed;
+        const within: WithinTransaction = (tx, intent) => complete(tx, result(intent, grant));
+        const intent = await intents.create(
+          {
+            ...fields,
+            id,
+            merchant_id: store.merchant_id,
+            store_id: store.id,
+            client_partner_id,
+            status,
+            metadata: fields.metadata as object,
+            captured_at: status === "succeeded" ? now : null,
+            created_at: now,
+            updated_at: now,
+            expires_at: new Date(now.getTime() + expires_in_minutes * 60_000),
+          },
+          { token_hash: token.token_hash, expires_at: new Date(now.getTime() + PAYMENT_TOKEN_SECONDS * 1000) },
+          now,
+          within,
+        );
+        return result(intent, grant);
+      });
+    },
+
+    retrieve: (id: string, token: string) => withToken(id, token),
+
+    async cancel(id: string, token: string) {
+      const intent = await withToken(id, token);
+      if (isExpired(intent)) throw expired();
+      if (!CANCELLABLE.includes(intent.status)) throw wrongState(intent, "cancelled");
+      const moved = await intents.transition(
+        id,
+        [intent.status],
+        { status: "cancelled" },
+        "payment_intent.cancelled",
+        clock(),
+      );
+      if (!moved) throw wrongState((await intents.findById(id)) ?? intent, "cancelled");
+      return moved;
+    },
+
+    /** Capture records the result of an external or manual payment; the amount, if sent, must be the intent's. */
+    async capture(caller: Caller, id: string, amount: unknown, request?: IdempotencyRequest | null) {
+      const client_partner_id = partnerIdOf(caller);
+      return idempotency.run<PaymentIntentResult>(client_partner_id, request, async (complete) => {
+        const found = await intents.findForPartner(id, client_partner_id);
+        if (!found) throw new AppError("not_found", "payment intent not found");
+        const intent = await observe(found);
+        if (isExpired(intent)) throw expired();
+        if (intent.processing_mode === "pgw_processed" || !CAPTURABLE.includes(intent.status)) {
+          throw wrongState(intent, "captured");
+        }
+        if (amount !== undefined && amount !== null && parseAmount(amount) !== intent.amount) {
+          throw invalidField("amount", "equals_intent_amount", "amount must equal the payment intent's amount");
+        }
+        const now = clock();
+        const moved = await intents.transition(
+          id,
+          [intent.status],
+          { status: "succeeded", captured_at: now },
+          "payment_intent.succeeded",
+          now,
+          (tx, captured) => complete(tx, result(captured)),
+        );
+        if (!moved) throw wrongState((await intents.findById(id)) ?? intent, "captured");
+        return result(moved);
+      });
+    },
+
+    async list(
+      caller: Caller,
+      filter: {
+        merchant_store_id?: string | null;
+        status?: string | null;
+        limit?: number | null;
+        offset?: number | null;
+      },
+    ) {
+      const client_partner_id = partnerIdOf(caller);
+      const limit = filter.limit ?? DEFAULT_PAGE;
+      const offset = filter.offset ?? 0;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+        throw invalidField("limit", "range", `limit must be 1 to ${MAX_PAGE}`);
+      }
+      if (!Number.isInteger(offset) || offset < 0) throw invalidField("offset", "min", "offset must be 0 or more");
+      if (filter.status && !STATUSES.includes(filter.status)) {
+        throw invalidField("status", "enum", `status must be one of ${STATUSES}`);
+      }
+      for (const intent of await intents.overdue(client_partner_id, EXPIRING, clock())) await observe(intent);
+      return intents.list({
+        client_partner_id,
+        merchant_store_id: filter.merchant_store_id ?? undefined,
+        status: filter.status ?? undefined,
+        limit,
+        offset,
+      });
+    },
+
+    /** Another subgraph asking for an intent by key: partners see their own; nobody else reads through here. */
+    async findForCaller(caller: Caller, id: string) {
+      if (caller.type !== "partner") return null;
+      const intent = await intents.findForPartner(id, partnerIdOf(caller));
+      return intent && observe(intent);
+    },
+  };
+}

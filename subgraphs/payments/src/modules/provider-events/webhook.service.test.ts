@@ -1,0 +1,136 @@
+import { createHmac, randomBytes } from "node:crypto";
+import type { Caller } from "@pos-cloud/common";
+import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cloud/sandbox-provider";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testAccount } from "../../../../../tests/support/sandbox-provider";
+import type { PaymentsDeps } from "../../index";
+import { intentBody, openTestPayments, seedPartner } from "../../testing";
+import { sandboxProvider } from "../providers/sandbox.provider";
+
+const secret = "webhook-service-test-secret";
+const service: Caller = { type: "service", id: "test", scopes: [] };
+let deps: PaymentsDeps;
+let sandbox: RunningSandbox;
+let account: MerchantAccount;
+
+beforeAll(async () => {
+  account = testAccount("webhook");
+  sandbox = await startSandbox({ webhookSecret: secret, accounts: [account], retryDelaysMs: [] });
+  deps = await openTestPayments();
+  // No notify URL: the test plays the provider's notifications itself.
+  deps.providers.attach({
+    providers: [sandboxProvider({ code: "sandbox", delivery: "webhook", baseUrl: sandbox.baseUrl })],
+    webhookSecrets: { sandbox: secret },
+  });
+});
+afterAll(async () => {
+  await deps?.close();
+  await sandbox?.close();
+});
+
+async function confirmedIntent() {
+  const { merchant_id, api_key, api_secret } = account;
+  const { caller } = await seedPartner(deps, [
+    { provider_code: "sandbox", credentials: { merchant_id, api_key, api_secret }, is_active: true },
+  ]);
+  const { payment_intent, payment_token } = await deps.paymentIntents.create(caller, intentBody());
+  await deps.confirmations.confirm(payment_intent.id, { payment_token: payment_token!.token, provider: "sandbox" });
+  return deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: payment_intent.id } });
+}
+
+function signedNotification(transaction_id: string, status: string, extra: Record<string, unknown> = {}) {
+  const raw = JSON.stringify({
+    event_id: `evt_${randomBytes(8).toString("hex")}`,
+    event_type: `payment.${status}`,
+    transaction_id,
+    status,
+    amount: 1200,
+    currency: "JPY",
+    timestamp: new Date().toISOString(),
+    ...extra,
+  });
+  const signature = createHmac("sha256", secret).update(raw).digest("hex");
+  return { raw: Buffer.from(raw).toString("base64"), headers: { "x-sandbox-signature": signature } };
+}
+
+const eventsOf = async (aggregate_id: string) =>
+  (await deps.prisma.outboxEvent.findMany({ where: { aggregate_id }, orderBy: { id: "asc" } })).map(
+    (event) => event.event_type,
+  );
+
+describe("inbound provider notifications", () => {
+  it("applies a paid notification once, with its event, ledger row and received record", async () => {
+    const intent = await confirmedIntent();
+    const paid = signedNotification(intent.provider_transaction_id!, "paid");
+    expect(await deps.webhooks.receive("sandbox", paid.raw, paid.headers)).toEqual({
+      received: true,
+      result: "applied",
+    });
+    expect(await deps.webhooks.receive("sandbox", paid.raw, paid.headers)).toMatchObject({ result: "duplicate" });
+    const declined = signedNotification(intent.provider_transaction_id!, "declined", { decline_code: "card_declined" });
+    expect(await deps.webhooks.receive("sandbox", declined.raw, declined.headers)).toMatchObject({ result: "stale" });
+    expect(await eventsOf(intent.id)).toEqual([
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.succeeded",
+    ]);
+    const ledger = await deps.prisma.ledgerTransaction.findMany({
+      where: { payment_intent_id: intent.id },
+      orderBy: { id: "asc" },
+    });
+    expect(ledger.map((row) => row.type)).toEqual(["qr_created", "paid"]);
+    const received = await deps.prisma.outboxEvent.count({
+      where: { event_type: "provider_webhook.received", aggregate_type: "provider_webhook" },
+    });
+    expect(received).toBeGreaterThanOrEqual(2);
+  });
+
+  it("refuses a wrong signature before reading the body", async () => {
+    const intent = await confirmedIntent();
+    const paid = signedNotification(intent.provider_transaction_id!, "paid");
+    await expect(
+      deps.webhooks.receive("sandbox", paid.raw, { "x-sandbox-signature": "00".repeat(32) }),
+    ).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(deps.webhooks.receive("sandbox", Buffer.from("{}").toString("base64"), {})).rejects.toMatchObject({
+      code: "unauthorized",
+    });
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: intent.id } })).status).toBe(
+      "requires_action",
+    );
+  });
+
+  it("dead-letters what it cannot apply, writing nothing else, and applies it on a replay once it can", async () => {
+    const transaction_id = `sbx_late_${randomBytes(4).toString("hex")}`;
+    const paid = signedNotification(transaction_id, "paid");
+    expect(await deps.webhooks.receive("sandbox", paid.raw, paid.headers)).toMatchObject({
+      result: "dead_lettered",
+    });
+    const letter = (await deps.webhooks.deadLetters(service)).find(
+      (row) => row.raw_body === Buffer.from(paid.raw, "base64").toString(),
+    );
+    expect(letter).toMatchObject({ provider: "sandbox", resolved_at: null });
+    expect(await deps.prisma.providerWebhookEvent.count({ where: { provider_transaction_id: transaction_id } })).toBe(
+      0,
+    );
+    expect(await deps.prisma.outboxEvent.count({ where: { aggregate_id: `sandbox:${letter!.event_id}` } })).toBe(0);
+
+    // The intent the notification speaks of turns up (a confirm that committed late).
+    const intent = await confirmedIntent();
+    await deps.prisma.paymentIntent.update({
+      where: { id: intent.id },
+      data: { provider_transaction_id: transaction_id },
+    });
+    const replay = await deps.webhooks.replay(service, letter!.id);
+    expect(replay.result).toBe("applied");
+    expect(replay.dead_letter.resolved_at).toBeInstanceOf(Date);
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: intent.id } })).status).toBe("succeeded");
+    expect((await deps.webhooks.deadLetters(service)).map((row) => row.id)).not.toContain(letter!.id);
+    await expect(deps.webhooks.replay({ type: "partner", id: "1", scopes: [] }, letter!.id)).rejects.toMatchObject({
+      code: "forbidden",
+    });
+  });
+
+  it("answers an unknown provider path with not_found", async () => {
+    await expect(deps.webhooks.receive("nobody", "", {})).rejects.toMatchObject({ code: "not_found" });
+  });
+});

@@ -1,0 +1,28 @@
+import { AppError, type SecretBox } from "@pos-cloud/common";
+import { z } from "zod";
+import type { PrismaClient } from "../../generated/prisma/client";
+import type { ProviderCredentials } from "./provider";
+import { unknownProvider } from "./provider-directory";
+
+export type ProviderCredentialStore = ReturnType<typeof providerCredentialStore>;
+
+const credentialsSchema = z.object({ merchant_id: z.string(), api_key: z.string(), api_secret: z.string() });
+
+/** A store's synced credentials for one provider, unsealed only for the call that needs them. */
+export function providerCredentialStore(prisma: PrismaClient, box: SecretBox) {
+  return {
+    /** The store's active configuration of `code`; none (or an inactive one) is the caller's 400 on `provider`. */
+    async forStore(store_id: number, code: string): Promise<ProviderCredentials> {
+      const config = await prisma.providerConfig.findFirst({
+        where: { store_id, provider_code: code.toLowerCase(), is_active: true },
+      });
+      if (!config) throw unknownProvider(code);
+      const parsed = credentialsSchema.safeParse(JSON.parse(box.open(config.credentials_sealed)));
+      // Synced credentials without the fields the provider needs are the partner's configuration, not this call's.
+      if (!parsed.success) {
+        throw new AppError("bad_gateway", `the store's ${code} credentials are incomplete`, { provider: code });
+      }
+      return parsed.data;
+    },
+  };
+}

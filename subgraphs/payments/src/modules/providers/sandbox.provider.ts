@@ -1,0 +1,200 @@
+import { createHmac } from "node:crypto";
+import { AppError, invalidField } from "@pos-cloud/common";
+import { z } from "zod";
+import type {
+  OutcomeDelivery,
+  PaymentProvider,
+  ProviderCredentials,
+  ProviderFailure,
+  ProviderPayment,
+  ProviderPaymentStatus,
+} from "./provider";
+
+/** The sandbox's own statuses and decline codes (its API, not ours). */
+export const sandboxStatuses = [
+  "pending",
+  "processing",
+  "paid",
+  "declined",
+  "cancelled",
+  "expired",
+  "refunded",
+] as const;
+export type SandboxStatus = (typeof sandboxStatuses)[number];
+
+const failureMessages: Record<string, string> = {
+  card_declined: "the provider declined the payment",
+  insufficient_funds: "the customer's balance is insufficient",
+  expired: "the QR code expired before it was paid",
+};
+
+/** Maps the sandbox's vocabulary; an expired QR is a failed payment (`expired`), not a cancelled one. */
+export function normalizeSandboxStatus(
+  status: SandboxStatus,
+  declineCode: string | null,
+): ProviderFailure & { status: ProviderPaymentStatus } {
+  const failure = status === "expired" ? "expired" : status === "declined" ? (declineCode ?? "declined") : null;
+  const normalized = {
+    pending: "pending",
+    processing: "pending",
+    paid: "succeeded",
+    declined: "failed",
+    expired: "failed",
+    cancelled: "cancelled",
+    refunded: "refunded",
+  } as const;
+  return {
+    status: normalized[status],
+    failure_code: failure,
+    failure_message: failure ? (failureMessages[failure] ?? "the provider declined the payment") : null,
+  };
+}
+
+const transactionSchema = z.object({
+  transaction_id: z.string().min(1),
+  status: z.enum(sandboxStatuses),
+  amount: z.number().int(),
+  currency: z.string(),
+  refunded_amount: z.number().int(),
+  decline_code: z.string().nullable(),
+  qr_content: z.string(),
+  expires_at: z.string(),
+});
+const refundSchema = z.object({
+  refund_id: z.string().min(1),
+  amount: z.number().int(),
+  transaction: transactionSchema,
+});
+const errorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+type SandboxTransaction = z.infer<typeof transactionSchema>;
+
+function toPayment(transaction: SandboxTransaction): ProviderPayment {
+  return {
+    provider_transaction_id: transaction.transaction_id,
+    ...normalizeSandboxStatus(transaction.status, transaction.decline_code),
+    amount: transaction.amount,
+    currency: transaction.currency,
+    refunded_amount: transaction.refunded_amount,
+    expires_at: new Date(transaction.expires_at),
+  };
+}
+
+export interface SandboxProviderOptions {
+  /** `sandbox` (notifies) or `sandbox-poll` (the gateway polls). */
+  code: string;
+  delivery: OutcomeDelivery;
+  /** The sandbox's API address. */
+  baseUrl: string;
+  /** Where the sandbox posts notifications: the gateway's `POST /v1/webhooks/{code}`; unused when polling. */
+  notifyUrl?: string;
+  timeoutMs?: number;
+}
+
+/** The HTTP adapter for the sandbox QR provider: signed JSON calls, answers mapped onto the contract. */
+export function sandboxProvider(options: SandboxProviderOptions): PaymentProvider {
+  const unavailable = (reason: string, details: Record<string, unknown> = {}) =>
+    new AppError("bad_gateway", `the ${options.code} provider is unavailable: ${reason}`, {
+      provider: options.code,
+      ...details,
+    });
+
+  async function call<T>(
+    credentials: ProviderCredentials,
+    method: "GET" | "POST",
+    path: string,
+    schema: z.ZodType<T>,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
+    const raw = body === undefined ? "" : JSON.stringify(body);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = createHmac("sha256", credentials.api_secret)
+      .update(`${timestamp}\n${method}\n${path}\n${raw}`)
+      .digest("hex");
+    let response: Response;
+    try {
+      response = await fetch(`${options.baseUrl}${path}`, {
+        method,
+        headers: {
+          ...(raw ? { "content-type": "application/json" } : {}),
+          authorization: `Bearer ${credentials.api_key}`,
+          "x-sandbox-merchant-id": credentials.merchant_id,
+          "x-sandbox-timestamp": timestamp,
+          "x-sandbox-request-signature": signature,
+          ...headers,
+        },
+        body: raw || undefined,
+        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      });
+    } catch (error) {
+      throw unavailable(error instanceof Error ? error.message : "no answer");
+    }
+    const answer: unknown = await response.json().catch(() => undefined);
+    if (response.ok) {
+      const parsed = schema.safeParse(answer);
+      if (!parsed.success) throw unavailable("unexpected answer");
+      return parsed.data;
+    }
+    throw refusal(response.status, errorSchema.safeParse(answer).data?.error);
+  }
+
+  function refusal(status: number, error: { code: string; message: string } | undefined): AppError {
+    const details = { provider: options.code, provider_code: error?.code ?? null };
+    if (status === 404) return new AppError("not_found", "the provider has no such payment", details);
+    if (status === 409) return new AppError("invalid_state", error?.message ?? "the payment cannot change", details);
+    if (status === 422 && error?.code === "refund_exceeds_amount")
+      return invalidField("amount", "refundable_amount", `the refund exceeds what is left: ${error.message}`);
+    if (status === 400) return new AppError("invalid_request", error?.message ?? "the provider refused", details);
+    // 401 means the store's stored credentials are wrong: a configuration problem, not the caller's.
+    return unavailable(`HTTP ${status}`, { provider_code: error?.code ?? null });
+  }
+
+  const paymentPath = (id: string) => `/v1/payments/${encodeURIComponent(id)}`;
+
+  return {
+    name: options.code,
+    delivery: options.delivery,
+    async createQr(request, credentials) {
+      const transaction = await call(credentials, "POST", "/v1/payments", transactionSchema, {
+        ...request,
+        ...(options.delivery === "webhook" && options.notifyUrl ? { notify_url: options.notifyUrl } : {}),
+      });
+      const { status } = toPayment(transaction);
+      return {
+        provider_transaction_id: transaction.transaction_id,
+        qr_content: transaction.qr_content,
+        expires_at: new Date(transaction.expires_at),
+        status,
+      };
+    },
+    getPaymentStatus: async (id, credentials) =>
+      toPayment(await call(credentials, "GET", paymentPath(id), transactionSchema)),
+    cancelPayment: async (id, credentials) =>
+      toPayment(await call(credentials, "POST", `${paymentPath(id)}/cancel`, transactionSchema)),
+    async refundPayment(request, credentials) {
+      const refund = await call(
+        credentials,
+        "POST",
+        `${paymentPath(request.provider_transaction_id)}/refunds`,
+        refundSchema,
+        { amount: request.amount },
+        { "idempotency-key": request.idempotency_key },
+      );
+      return { provider_refund_id: refund.refund_id, amount: refund.amount, payment: toPayment(refund.transaction) };
+    },
+  };
+}
+
+/** Both configurations of the sandbox: `sandbox` notifies the gateway, `sandbox-poll` has to be polled. */
+export function sandboxProviders(options: { baseUrl: string; gatewayBaseUrl: string }): PaymentProvider[] {
+  return [
+    sandboxProvider({
+      code: "sandbox",
+      delivery: "webhook",
+      baseUrl: options.baseUrl,
+      notifyUrl: `${options.gatewayBaseUrl}/v1/webhooks/sandbox`,
+    }),
+    sandboxProvider({ code: "sandbox-poll", delivery: "polling", baseUrl: options.baseUrl }),
+  ];
+}

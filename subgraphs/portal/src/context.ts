@@ -1,0 +1,59 @@
+import type { Caller, Database } from "@pos-cloud/common";
+import type { PrismaClient } from "./generated/prisma/client";
+import type { AppUpdateService } from "./modules/app-updates/app-update.service";
+import type { AreaService } from "./modules/areas/area.service";
+import type { AuditLog } from "./modules/audit/audit.repository";
+import type { AuthService } from "./modules/auth/auth.service";
+import type { DeviceTokenService } from "./modules/device-tokens/device-token.service";
+import type { DeviceService } from "./modules/devices/device.service";
+import type { GatewaySyncService } from "./modules/gateway-sync/gateway-sync.service";
+import type { SigningKeyService } from "./modules/keys/signing-key.service";
+import type { ProvisioningService } from "./modules/provisioning/provisioning.service";
+import type { TenantLoaders, TenantService } from "./modules/tenants/tenant.service";
+import type { UserService } from "./modules/users/user.service";
+
+/** The services, built once in `openPortal`. */
+export interface PortalServices {
+  tenants: TenantService;
+  signingKeys: SigningKeyService;
+  users: UserService;
+  areas: AreaService;
+  auth: AuthService;
+  devices: DeviceService;
+  provisioning: ProvisioningService;
+  deviceTokens: DeviceTokenService;
+  appUpdates: AppUpdateService;
+}
+
+/** What the portal holds for its whole life: storage and the services built on it. */
+export interface PortalDeps extends PortalServices {
+  audit: AuditLog;
+  /** Pushes tenant configuration to the payment gateway; the platform runs its periodic full sync. */
+  gatewaySync: GatewaySyncService;
+  db: Database;
+  prisma: PrismaClient;
+  close(): Promise<void>;
+}
+
+/** What one request sees: who calls, the services, and the request's batch loaders for nested lists. */
+export interface PortalContext extends PortalServices {
+  caller: Caller;
+  loaders: { tenants: TenantLoaders; devices: ReturnType<DeviceService["loader"]> };
+}
+
+export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
+  const { tenants, signingKeys, users, areas, auth, devices, provisioning, deviceTokens, appUpdates } = deps;
+  return {
+    caller,
+    tenants,
+    signingKeys,
+    users,
+    areas,
+    auth,
+    devices,
+    provisioning,
+    deviceTokens,
+    appUpdates,
+    loaders: { tenants: tenants.loaders(caller), devices: devices.loader(caller) },
+  };
+}

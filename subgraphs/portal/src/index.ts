@@ -1,0 +1,159 @@
+import {
+  DEVICE_TOKEN_ISSUER,
+  loadTypeDefs,
+  mergeResolvers,
+  openSubgraphDatabase,
+  type StorageOptions,
+  type SubgraphDefinition,
+  scalarResolvers,
+  secretBox,
+} from "@pos-cloud/common";
+import { auditLogSink } from "./audit-sink";
+import { createContext, type PortalContext, type PortalDeps } from "./context";
+import { PrismaClient } from "./generated/prisma/client";
+import { appUpdateRepository } from "./modules/app-updates/app-update.repository";
+import { appUpdateService } from "./modules/app-updates/app-update.service";
+import { appUpdateResolvers } from "./modules/app-updates/resolvers";
+import { areaRepository } from "./modules/areas/area.repository";
+import { areaService } from "./modules/areas/area.service";
+import { areaResolvers } from "./modules/areas/resolvers";
+import { auditLog } from "./modules/audit/audit.repository";
+import { authRepository } from "./modules/auth/auth.repository";
+import { authService } from "./modules/auth/auth.service";
+import { type MessageSender, recordingMessageSender } from "./modules/auth/message-sender";
+import { mfaService } from "./modules/auth/mfa.service";
+import { authResolvers } from "./modules/auth/resolvers";
+import { sessionService } from "./modules/auth/session.service";
+import { deviceTokenRepository } from "./modules/device-tokens/device-token.repository";
+import { deviceTokenService } from "./modules/device-tokens/device-token.service";
+import { deviceTokenResolvers } from "./modules/device-tokens/resolvers";
+import { deviceRepository } from "./modules/devices/device.repository";
+import { deviceService } from "./modules/devices/device.service";
+import { deviceResolvers } from "./modules/devices/resolvers";
+import type { GatewaySyncConfig } from "./modules/gateway-sync/gateway-sync.client";
+import { gatewaySyncRepository } from "./modules/gateway-sync/gateway-sync.repository";
+import { gatewaySyncService } from "./modules/gateway-sync/gateway-sync.service";
+import { keyResolvers } from "./modules/keys/resolvers";
+import { signingKeyRepository } from "./modules/keys/signing-key.repository";
+import { type Clock, signingKeyService } from "./modules/keys/signing-key.service";
+import { provisioningRepository } from "./modules/provisioning/provisioning.repository";
+import { provisioningService } from "./modules/provisioning/provisioning.service";
+import { provisioningResolvers } from "./modules/provisioning/resolvers";
+import { tenantResolvers } from "./modules/tenants/resolvers";
+import { tenantRepository } from "./modules/tenants/tenant.repository";
+import { tenantService } from "./modules/tenants/tenant.service";
+import { userResolvers } from "./modules/users/resolvers";
+import { userRepository } from "./modules/users/user.repository";
+import { userService } from "./modules/users/user.service";
+
+export type { PortalContext, PortalDeps } from "./context";
+export type { MessageSender, OutgoingMessage, SentMessage } from "./modules/auth/message-sender";
+export { recordingMessageSender, webhookMessageSender } from "./modules/auth/message-sender";
+
+export interface PortalConfig extends StorageOptions {
+  /** Seals signing keys and other secrets at rest. */
+  masterKey: Buffer;
+  /** Tests move time through it; everything time-dependent in the portal reads it. */
+  clock?: Clock;
+  /**
+   * The platform's public base URL (for example https://api.example.com), known once the edge listens; device
+   * client assertions may name its token endpoint as their audience.
+   */
+  publicUrl?: () => string | undefined;
+  /** The portal's client partner credentials at the payment gateway; without them configuration is not synced. */
+  gatewaySync?: GatewaySyncConfig;
+  /** Delivers MFA codes by SMS and e-mail; without one, messages are only recorded (the embedded platform). */
+  messageSender?: MessageSender;
+}
+
+export const portal: SubgraphDefinition<PortalDeps, PortalContext> = {
+  name: "portal",
+  typeDefs: loadTypeDefs(import.meta.dirname),
+  resolvers: mergeResolvers(
+    scalarResolvers,
+    tenantResolvers,
+    keyResolvers,
+    userResolvers,
+    authResolvers,
+    areaResolvers,
+    deviceResolvers,
+    provisioningResolvers,
+    deviceTokenResolvers,
+    appUpdateResolvers,
+  ),
+  createContext,
+};
+
+/** The token endpoint's addresses an assertion may name, besides the issuer identifier. */
+function deviceTokenAudiences(publicUrl: PortalConfig["publicUrl"]) {
+  return () => {
+    const base = publicUrl?.()?.replace(/\/$/, "");
+    const urls = base ? [base, `${base}/api/v1/auth/device/token`, `${base}/auth/device/token`] : [];
+    return [DEVICE_TOKEN_ISSUER, ...urls];
+  };
+}
+
+export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
+  const db = await openSubgraphDatabase("portal", config);
+  const prisma = new PrismaClient({ adapter: db.adapter });
+  const clock = config.clock ?? (() => new Date());
+  const box = secretBox(config.masterKey);
+  const audit = auditLog(prisma, clock);
+  const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box, config.gatewaySync);
+  const tenantRows = tenantRepository(prisma);
+  const tenants = tenantService(tenantRows, box, gatewaySync.changed);
+  const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock);
+  const userRows = userRepository(prisma);
+  const areaRows = areaRepository(prisma);
+  const users = userService(userRows, areaRows, tenantRows, box);
+  const auth = authRepository(prisma);
+  const deviceRows = deviceRepository(prisma);
+  const devices = deviceService(deviceRows, tenants, auditLogSink(audit));
+  return {
+    db,
+    prisma,
+    tenants,
+    signingKeys,
+    users,
+    areas: areaService(areaRows, tenantRows),
+    audit,
+    auth: authService({
+      users: userRows,
+      userService: users,
+      mfa: mfaService({
+        users: userRows,
+        auth: auth,
+        audit,
+        box,
+        sender: config.messageSender ?? recordingMessageSender(),
+        clock,
+      }),
+      sessions: sessionService({ users: userRows, auth, audit, signingKeys, clock }),
+      audit,
+      clock,
+    }),
+    devices,
+    gatewaySync,
+    provisioning: provisioningService(
+      provisioningRepository(prisma),
+      deviceRows,
+      devices,
+      tenants,
+      auditLogSink(audit),
+      clock,
+    ),
+    deviceTokens: deviceTokenService(
+      deviceTokenRepository(prisma),
+      deviceRows,
+      signingKeys,
+      deviceTokenAudiences(config.publicUrl),
+      clock,
+    ),
+    appUpdates: appUpdateService(appUpdateRepository(prisma), clock),
+    close: async () => {
+      gatewaySync.stop();
+      await prisma.$disconnect();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { PrismaClient } from "../../generated/prisma/client";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type AreaRepository = ReturnType<typeof areaRepository>;
+
+/** Areas group a merchant's stores for an area manager (L3). */
+export function areaRepository(prisma: PrismaClient) {
+  return {
+    /** Null for an id that is not a UUID too: it cannot name an area. */
+    find: (id: string) => (UUID.test(id) ? prisma.area.findUnique({ where: { id } }) : Promise.resolve(null)),
+    /** Areas of the given merchants (all when `merchant_ids` is absent), or the one area `id`. */
+    list: (filter: { merchant_ids?: number[]; id?: string }) =>
+      filter.id !== undefined && !UUID.test(filter.id)
+        ? Promise.resolve([])
+        : prisma.area.findMany({
+            where: { id: filter.id, ...(filter.merchant_ids ? { merchant_id: { in: filter.merchant_ids } } : {}) },
+            orderBy: [{ name: "asc" }, { id: "asc" }],
+          }),
+    create: (data: { merchant_id: number; name: string }) => prisma.area.create({ data }),
+    storeIds: async (area_id: string) =>
+      UUID.test(area_id)
+        ? (await prisma.store.findMany({ where: { area_id }, select: { id: true } })).map((store) => store.id)
+        : [],
+    assignStore: (store_id: number, area_id: string | null) =>
+      prisma.store.update({ where: { id: store_id }, data: { area_id } }),
+  };
+}

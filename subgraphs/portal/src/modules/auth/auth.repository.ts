@@ -1,0 +1,48 @@
+import type { PrismaClient } from "../../generated/prisma/client";
+
+export type AuthRepository = ReturnType<typeof authRepository>;
+export type MfaChallengeRow = Awaited<ReturnType<PrismaClient["mfaChallenge"]["findMany"]>>[number];
+export type RefreshTokenRow = Awaited<ReturnType<PrismaClient["refreshToken"]["findMany"]>>[number];
+
+export function authRepository(prisma: PrismaClient) {
+  return {
+    openChallenge: (data: { user_id: string; channel: string; expires_at: Date; created_at: Date }) =>
+      prisma.$transaction([
+        // A new password login replaces any challenge still open, so only the newest one can be answered.
+        prisma.mfaChallenge.updateMany({
+          where: { user_id: data.user_id, closed_at: null },
+          data: { closed_at: data.created_at },
+        }),
+        prisma.mfaChallenge.create({ data }),
+      ]),
+    /** The user's challenge that can still be answered at `now`. */
+    currentChallenge: (user_id: string, now: Date) =>
+      prisma.mfaChallenge.findFirst({
+        where: { user_id, closed_at: null, expires_at: { gt: now } },
+        orderBy: { created_at: "desc" },
+      }),
+    setCode: (id: string, code_hash: string, code_expires_at: Date) =>
+      prisma.mfaChallenge.update({ where: { id }, data: { code_hash, code_expires_at } }),
+    countAttempt: async (id: string) =>
+      (await prisma.mfaChallenge.update({ where: { id }, data: { attempts: { increment: 1 } } })).attempts,
+    /** Closes a challenge once; false when another request closed it first, so a code works only once. */
+    closeChallenge: async (id: string, now: Date) =>
+      (await prisma.mfaChallenge.updateMany({ where: { id, closed_at: null }, data: { closed_at: now } })).count === 1,
+
+    createRefreshToken: (data: {
+      family_id: string;
+      user_id: string;
+      token_hash: string;
+      expires_at: Date;
+      created_at: Date;
+    }) => prisma.refreshToken.create({ data }),
+    findRefreshToken: (token_hash: string) => prisma.refreshToken.findUnique({ where: { token_hash } }),
+    /** Marks a refresh token used once; false when it had been used already (a replay). */
+    useRefreshToken: async (id: string, now: Date) =>
+      (await prisma.refreshToken.updateMany({ where: { id, used_at: null }, data: { used_at: now } })).count === 1,
+    revokeFamily: (family_id: string, now: Date) =>
+      prisma.refreshToken.updateMany({ where: { family_id, revoked_at: null }, data: { revoked_at: now } }),
+    revokeAllOfUser: (user_id: string, now: Date) =>
+      prisma.refreshToken.updateMany({ where: { user_id, revoked_at: null }, data: { revoked_at: now } }),
+  };
+}

@@ -1,0 +1,126 @@
+import { AppError, type Caller, invalidField, roles, tierOf } from "@pos-cloud/common";
+import type { AuditLog } from "../audit/audit.repository";
+import { verifySecret } from "../users/credentials";
+import type { UserRepository, UserRow } from "../users/user.repository";
+import type { UserService } from "../users/user.service";
+import { usesPassword } from "../users/user-input";
+import type { MfaService } from "./mfa.service";
+import { isActive, type SessionService, type Tokens } from "./session.service";
+
+export const MAX_FAILED_LOGINS = 5;
+export const LOGIN_LOCK_MS = 15 * 60_000;
+export const MAX_FAILED_PINS = 5;
+
+export type AuthService = ReturnType<typeof authService>;
+
+const rejected = () => new AppError("unauthorized", "the login id or the secret is wrong");
+
+/** Password and PIN login with their lockouts, the MFA step, sessions and impersonation: what `/auth/...` does. */
+export function authService(deps: {
+  users: UserRepository;
+  userService: UserService;
+  mfa: MfaService;
+  sessions: SessionService;
+  audit: AuditLog;
+  clock: () => Date;
+}) {
+  const { users, mfa, sessions, audit, clock } = deps;
+  const failed = (userId: string | null, caller: Caller, metadata: Record<string, unknown>) =>
+    audit.record({ event: "user.login_failed", user_id: userId, success: false, metadata }, caller);
+
+  /** Counts a failure: the fifth wrong password in a row locks for 15 minutes, the fifth wrong PIN until unlocked. */
+  async function countFailure(user: UserRow, caller: Caller, method: "password" | "pin") {
+    if (method === "password") {
+      if ((await users.countFailedLogin(user.id)) >= MAX_FAILED_LOGINS)
+        await users.update(user.id, { failed_logins: 0, locked_until: new Date(clock().getTime() + LOGIN_LOCK_MS) });
+    } else if ((await users.countFailedPin(user.id)) >= MAX_FAILED_PINS) {
+      await users.update(user.id, { pin_locked_at: clock() });
+    }
+    await failed(user.id, caller, { method, reason: "wrong_secret" });
+    return rejected();
+  }
+
+  /** Unknown users cost one hash too and get the same answer as a wrong secret. */
+  async function unknown(caller: Caller, method: string, given: Record<string, unknown>, secret: string) {
+    await verifySecret(secret, null);
+    await failed(null, caller, { method, ...given, reason: "unknown_user" });
+    return rejected();
+  }
+
+  return {
+    /** Password login (L0 to L4). With MFA it opens a challenge; without, it returns tokens at once. */
+    async login(input: { login_id?: string | null; email?: string | null; password: string }, caller: Caller) {
+      if (!input.login_id && !input.email) throw invalidField("login_id", "required", "send login_id or email");
+      const given = input.login_id ? { login_id: input.login_id } : { email: input.email };
+      const user = input.login_id
+        ? await users.findByLoginId(input.login_id)
+        : await users.findByEmail(input.email!.toLowerCase());
+      if (!isActive(user) || !usesPassword(user.role)) throw await unknown(caller, "password", given, input.password);
+      if (user.locked_until && user.locked_until > clock()) {
+        await failed(user.id, caller, { method: "password", reason: "locked" });
+        throw new AppError("locked", "too many failed logins; try again later", {
+          locked_until: user.locked_until.toISOString(),
+        });
+      }
+      if (!(await verifySecret(input.password, user.password_hash))) throw await countFailure(user, caller, "password");
+      await users.update(user.id, { failed_logins: 0, locked_until: null });
+      const metadata = { method: "password", ...(user.mfa_enabled ? { mfa_pending: true } : {}) };
+      await audit.record({ event: "user.login", user_id: user.id, success: true, metadata }, caller);
+      if (user.mfa_enabled) {
+        await mfa.open(user);
+        return { user_id: user.id, mfa_required: true, mfa_channel: user.mfa_channel };
+      }
+      return { user_id: user.id, mfa_required: false, mfa_channel: null, ...(await sessions.issue(user)) };
+    },
+
+    sendMfa: mfa.send,
+
+    async verifyMfa(userId: string, code: string, caller: Caller): Promise<Tokens> {
+      return sessions.issue(await mfa.verify(userId, code, caller));
+    },
+
+    /** PIN login for L5 and L6; five wrong PINs lock it until a store manager or higher unlocks the user. */
+    async pinLogin(input: { login_id: string; pin: string }, caller: Caller): Promise<Tokens> {
+      const user = await users.findByLoginId(input.login_id);
+      if (!isActive(user) || usesPassword(user.role))
+        throw await unknown(caller, "pin", { login_id: input.login_id }, input.pin);
+      if (user.pin_locked_at) {
+        await failed(user.id, caller, { method: "pin", reason: "locked" });
+        throw new AppError("locked", "too many wrong PINs; a store manager must unlock this user", {
+          reason: "pin_locked",
+        });
+      }
+      if (!(await verifySecret(input.pin, user.pin_hash))) throw await countFailure(user, caller, "pin");
+      await users.update(user.id, { failed_pins: 0 });
+      await audit.record({ event: "user.login", user_id: user.id, success: true, metadata: { method: "pin" } }, caller);
+      return sessions.issue(user);
+    },
+
+    refresh: sessions.refresh,
+    logout: sessions.logout,
+
+    /** An access token for a user strictly below the caller, inside its reach; never from an impersonation. */
+    async impersonate(targetUserId: string, caller: Caller) {
+      const tier = tierOf(caller);
+      if (tier === undefined || !caller.id)
+        throw new AppError(caller.type === "anonymous" ? "unauthorized" : "forbidden", "log in as a user");
+      const adminId = caller.id;
+      const refuse = async (reason: string, message: string) => {
+        const metadata = { target_user_id: targetUserId, reason };
+        await audit.record({ event: "admin.impersonate", user_id: adminId, success: false, metadata }, caller);
+        return new AppError("forbidden", message, { reason });
+      };
+      if (caller.impersonatedBy) throw await refuse("nested", "an impersonation session cannot impersonate further");
+      const target = await users.find(targetUserId).catch(() => null);
+      if (!isActive(target)) throw await refuse("not_found", "no such active user");
+      if (roles[target.role as keyof typeof roles] <= tier)
+        throw await refuse("not_below", "you may only impersonate users below your tier");
+      if (!(await deps.userService.manageable(caller, target)))
+        throw await refuse("out_of_reach", "that user is outside your reach");
+      const token = await sessions.impersonationToken(target, adminId);
+      const metadata = { admin_id: adminId, target_user_id: target.id, started_at: clock().toISOString() };
+      await audit.record({ event: "admin.impersonate", user_id: adminId, success: true, metadata }, caller);
+      return token;
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { AppError, type Caller, HUMAN_TOKEN_ISSUER, HUMAN_TOKEN_LIFETIME_SECONDS } from "@pos-cloud/common";
+import type { AuditLog } from "../audit/audit.repository";
+import type { SigningKeyService } from "../keys/signing-key.service";
+import type { UserRepository, UserRow } from "../users/user.repository";
+import type { AuthRepository } from "./auth.repository";
+
+export const REFRESH_TOKEN_MS = 12 * 60 * 60_000;
+
+export interface Tokens {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: "Bearer";
+}
+
+export type SessionService = ReturnType<typeof sessionService>;
+
+const sha256 = (value: string) => createHash("sha256").update(value).digest("base64url");
+export const isActive = (user: UserRow | null): user is UserRow => user !== null && user.status === "active";
+
+/** The human claims of the spec, exactly: null where the tier has no such place. */
+function claimsOf(user: UserRow, impersonatedBy?: string) {
+  return {
+    iss: HUMAN_TOKEN_ISSUER,
+    sub: user.id,
+    role: user.role,
+    merchant_id: user.merchant_id,
+    store_id: user.store_id,
+    psp_id: user.psp_id,
+    area_id: user.area_id,
+    ...(impersonatedBy ? { impersonated_by: impersonatedBy } : {}),
+  };
+}
+
+/**
+ * A login's session: a 15-minute access token and a chain (family) of one-use refresh tokens. Only hashes of
+ * refresh tokens are stored; replaying a used one ends the family, since one of its holders is not the user.
+ */
+export function sessionService(deps: {
+  users: UserRepository;
+  auth: AuthRepository;
+  audit: AuditLog;
+  signingKeys: SigningKeyService;
+  clock: () => Date;
+}) {
+  const { users, auth, audit, signingKeys, clock } = deps;
+
+  async function issue(user: UserRow, familyId: string = randomUUID()): Promise<Tokens> {
+    const refreshToken = `rt_${randomBytes(32).toString("base64url")}`;
+    const now = clock();
+    await auth.createRefreshToken({
+      family_id: familyId,
+      user_id: user.id,
+      token_hash: sha256(refreshToken),
+      expires_at: new Date(now.getTime() + REFRESH_TOKEN_MS),
+      created_at: now,
+    });
+    return {
+      access_token: await signingKeys.sign("human", claimsOf(user), HUMAN_TOKEN_LIFETIME_SECONDS),
+      refresh_token: refreshToken,
+      expires_in: HUMAN_TOKEN_LIFETIME_SECONDS,
+      token_type: "Bearer",
+    };
+  }
+
+  return {
+    issue,
+
+    /** A target's access token naming the admin; no refresh token, so it ends with its 15 minutes. */
+    impersonationToken: async (target: UserRow, adminId: string) => ({
+      access_token: await signingKeys.sign("human", claimsOf(target, adminId), HUMAN_TOKEN_LIFETIME_SECONDS),
+      expires_in: HUMAN_TOKEN_LIFETIME_SECONDS,
+      token_type: "Bearer" as const,
+    }),
+
+    /** Trades a refresh token for new tokens. Each works once; replaying a used one revokes its whole family. */
+    async refresh(refreshToken: string, caller: Caller): Promise<Tokens> {
+      const row = await auth.findRefreshToken(sha256(refreshToken));
+      const now = clock();
+      if (!row || row.revoked_at || row.expires_at <= now)
+        throw new AppError("unauthorized", "the refresh token is not valid");
+      if (!(await auth.useRefreshToken(row.id, now))) {
+        await auth.revokeFamily(row.family_id, now);
+        await audit.record(
+          { event: "user.token_reuse", user_id: row.user_id, success: false, metadata: { family_id: row.family_id } },
+          caller,
+        );
+        throw new AppError("unauthorized", "the refresh token was already used; the session has been ended");
+      }
+      const user = await users.find(row.user_id);
+      if (!isActive(user)) {
+        await auth.revokeFamily(row.family_id, now);
+        throw new AppError("unauthorized", "the refresh token is not valid");
+      }
+      return issue(user, row.family_id);
+    },
+
+    /** Ends the session of a refresh token, or every session of the calling user when none is given. */
+    async logout(refreshToken: string | null | undefined, caller: Caller): Promise<boolean> {
+      const now = clock();
+      if (refreshToken) {
+        const row = await auth.findRefreshToken(sha256(refreshToken));
+        if (!row) throw new AppError("unauthorized", "the refresh token is not valid");
+        await auth.revokeFamily(row.family_id, now);
+        await audit.record(
+          { event: "user.logout", user_id: row.user_id, success: true, metadata: { scope: "session" } },
+          caller,
+        );
+        return true;
+      }
+      if (caller.type !== "user" || !caller.id) throw new AppError("unauthorized", "send the refresh token or log in");
+      await auth.revokeAllOfUser(caller.id, now);
+      await audit.record(
+        { event: "user.logout", user_id: caller.id, success: true, metadata: { scope: "all_sessions" } },
+        caller,
+      );
+      return true;
+    },
+  };
+}

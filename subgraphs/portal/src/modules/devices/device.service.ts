@@ -1,0 +1,174 @@
+import { AppError, type Caller, notFound, type TenantPath, tierOf } from "@pos-cloud/common";
+import DataLoader from "dataloader";
+import type { AuditSink } from "../../audit-sink";
+import { parseInput, parsePage } from "../../validation";
+import { forbidden, requireTier, type TenantService } from "../tenants/tenant.service";
+import { deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";
+import { type DeviceMove, deviceStatuses, requireMove } from "./device.lifecycle";
+import type { DeviceRepository, DeviceRow } from "./device.repository";
+
+export type DeviceService = ReturnType<typeof deviceService>;
+type PageArgs = { limit?: number | null; offset?: number | null };
+
+/** Where a device sits; a device not yet bound to a store sits above every tenant (L0 only). */
+export function devicePath(device: DeviceRow): TenantPath | undefined {
+  if (device.store_id === null || device.merchant_id === null || !device.store) return undefined;
+  return {
+    pspId: device.store.merchant.psp_id,
+    merchantId: device.merchant_id,
+    storeId: device.store_id,
+    areaId: device.store.area_id,
+  };
+}
+
+/** The device as clients see it: its key's public half and its place, without the join used for scope. */
+export function presentDevice(device: DeviceRow) {
+  const { store: _store, ...rest } = device;
+  return rest;
+}
+
+/** Terminal management is for L0 to L4 within their scope; every tier (and the device itself) may read. */
+const MANAGE_TIER = 4;
+
+export function deviceService(devices: DeviceRepository, tenants: TenantService, audit: AuditSink) {
+  function reachable(caller: Caller, device: DeviceRow, maxTier: number) {
+    if (caller.type === "device") {
+      if (caller.id !== device.id) throw forbidden();
+      return;
+    }
+    const path = devicePath(device);
+    if (path) return requireTier(caller, maxTier, path);
+    if (tierOf(caller) !== 0) throw forbidden();
+  }
+
+  async function load(caller: Caller, id: string, maxTier: number) {
+    const device = await devices.find(id);
+    if (!device) throw notFound("device");
+    reachable(caller, device, maxTier);
+    return device;
+  }
+
+  /** The merchant's terminal limit per store, counted over devices that are not decommissioned. */
+  async function requireRoom(storeId: number, limit: number | null | undefined, exceptId?: string) {
+    if (limit === null || limit === undefined) return;
+    if ((await devices.countInStore(storeId, exceptId)) >= limit) {
+      throw new AppError("conflict", `the store already has its limit of ${limit} terminals`, {
+        field: "store_id",
+        constraint: "terminal_limit",
+      });
+    }
+  }
+
+  async function moveTo(caller: Caller, id: string, move: DeviceMove, extra: object = {}) {
+    const device = await load(caller, id, MANAGE_TIER);
+    const { from, to } = requireMove(move, device.status);
+    const moved = await devices.move(id, [...from], { status: to, ...extra });
+    if (!moved) throw new AppError("invalid_state", "the device changed state meanwhile; read it again");
+    return moved;
+  }
+
+  return {
+    requireRoom,
+    async list(caller: Caller, filter: { store_id?: number; status?: string }, page: PageArgs = {}) {
+      if (filter.status !== undefined && !(deviceStatuses as readonly string[]).includes(filter.status)) {
+        throw new AppError("invalid_request", `status must be one of ${deviceStatuses.join(", ")}`, {
+          field: "status",
+          constraint: "enum",
+        });
+      }
+      return (await devices.list(caller, filter, parsePage(page))).map(presentDevice);
+    },
+    async listOfStore(caller: Caller, storeId: number, page: PageArgs = {}) {
+      await tenants.reachableStore(caller, storeId);
+      return (await devices.list(caller, { store_id: storeId }, parsePage(page))).map(presentDevice);
+    },
+    get: async (caller: Caller, id: string) => presentDevice(await load(caller, id, 6)),
+
+    /**
+     * A portal user registers a terminal ahead of provisioning: serial, model and store are recorded and the
+     * device waits Unprovisioned; its own activation code must then be activated for that store.
+     */
+    async register(caller: Caller, input: unknown) {
+      const data = parseInput(deviceRegister, input);
+      const store = await tenants.reachableStore(caller, data.store_id, MANAGE_TIER);
+      if (store.status !== "active")
+        throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
+      if (await devices.findBySerial(data.serial_number)) {
+        throw new AppError("conflict", "a device with this serial number exists", {
+          field: "serial_number",
+          constraint: "unique",
+        });
+      }
+      await requireRoom(store.id, store.merchant.terminal_limit_per_store);
+      const device = await devices.create({
+        ...data,
+        config: data.config ?? {},
+        merchant_id: store.merchant_id,
+        status: "unprovisioned",
+      });
+      await audit.record({ event: "device.register", caller, success: true, metadata: { device_id: device.id } });
+      return presentDevice(device);
+    },
+
+    /** Humans change attributes and configuration; the device itself reports only battery, paper and position. */
+    async update(caller: Caller, id: string, input: unknown) {
+      const data = parseInput(caller.type === "device" ? deviceTelemetry : deviceUpdate, input);
+      const device = await load(caller, id, MANAGE_TIER);
+      if (device.status === "decommissioned") throw new AppError("invalid_state", "the device is decommissioned");
+      const config = "config" in data && data.config ? { ...(device.config as object), ...data.config } : undefined;
+      return presentDevice(await devices.update(id, { ...data, config }));
+    },
+
+    async suspend(caller: Caller, id: string) {
+      const device = await moveTo(caller, id, "suspend");
+      await audit.record({ event: "device.suspend", caller, success: true, metadata: { device_id: id } });
+      return presentDevice(device);
+    },
+    async resume(caller: Caller, id: string) {
+      const device = await moveTo(caller, id, "resume");
+      await audit.record({ event: "device.resume", caller, success: true, metadata: { device_id: id } });
+      return presentDevice(device);
+    },
+    async decommission(caller: Caller, id: string) {
+      const device = await moveTo(caller, id, "decommission");
+      await audit.record({ event: "device.decommission", caller, success: true, metadata: { device_id: id } });
+      return presentDevice(device);
+    },
+
+    /** Moves an active or suspended device to another store of the same merchant; the caller must reach both. */
+    async transfer(caller: Caller, id: string, input: unknown) {
+      const { store_id } = parseInput(deviceTransfer, input);
+      const device = await load(caller, id, MANAGE_TIER);
+      if (device.status !== "active" && device.status !== "suspended") {
+        throw new AppError("invalid_state", `a ${device.status} device cannot be transferred`, {
+          status: device.status,
+        });
+      }
+      const target = await tenants.reachableStore(caller, store_id, MANAGE_TIER);
+      if (target.merchant_id !== device.merchant_id) {
+        throw new AppError("invalid_request", "a device moves only between stores of its merchant", {
+          field: "store_id",
+          constraint: "same_merchant",
+        });
+      }
+      if (target.status !== "active")
+        throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
+      await requireRoom(store_id, device.store?.merchant.terminal_limit_per_store, id);
+      const moved = await devices.update(id, { store_id });
+      await audit.record({
+        event: "device.transfer",
+        caller,
+        success: true,
+        metadata: { device_id: id, from_store_id: device.store_id, to_store_id: store_id },
+      });
+      return presentDevice(moved);
+    },
+
+    /** Per-request batching of `stores { devices }`. */
+    loader: (caller: Caller) =>
+      new DataLoader(async (storeIds: readonly number[]) => {
+        const rows = (await devices.ofStores(caller, storeIds)).map(presentDevice);
+        return storeIds.map((id) => rows.filter((row) => row.store_id === id));
+      }),
+  };
+}

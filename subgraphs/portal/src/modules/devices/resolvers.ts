@@ -1,0 +1,25 @@
+import type { Resolvers } from "@pos-cloud/common";
+import type { PortalContext } from "../../context";
+
+export const deviceResolvers: Resolvers<PortalContext> = {
+  Query: {
+    terminals: (_, { store_id, status, ...page }, { devices, caller }) =>
+      devices.list(caller, { store_id: store_id ?? undefined, status: status ?? undefined }, page),
+    terminal: (_, { id }, { devices, caller }) => devices.get(caller, id),
+    storeDevices: (_, { store_id, ...page }, { devices, caller }) => devices.listOfStore(caller, store_id, page),
+  },
+  Mutation: {
+    registerTerminal: (_, { input }, { devices, caller }) => devices.register(caller, input),
+    updateTerminal: (_, { id, input }, { devices, caller }) => devices.update(caller, id, input),
+    suspendTerminal: (_, { id }, { devices, caller }) => devices.suspend(caller, id),
+    resumeTerminal: (_, { id }, { devices, caller }) => devices.resume(caller, id),
+    transferTerminal: (_, { id, input }, { devices, caller }) => devices.transfer(caller, id, input),
+    decommissionTerminal: (_, { id }, { devices, caller }) => devices.decommission(caller, id),
+  },
+  Device: {
+    __resolveReference: ({ id }: { id: string }, { devices, caller }: PortalContext) => devices.get(caller, id),
+  },
+  Store: {
+    devices: ({ id }: { id: number }, _, { loaders }) => loaders.devices.load(id),
+  },
+};

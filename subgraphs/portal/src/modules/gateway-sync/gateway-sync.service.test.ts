@@ -1,0 +1,158 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { secretBox } from "@pos-cloud/common";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isolatedStorage } from "../../../../../tests/support/databases";
+import { uniqueCode } from "../../../../../tests/support/environment";
+import { operator } from "../../../../../tests/support/portal-seed";
+import type { PortalDeps } from "../../context";
+import { openPortal } from "../../index";
+import { SYNC_PATH, signScheme1 } from "./gateway-sync.client";
+import { gatewaySyncRepository } from "./gateway-sync.repository";
+import { gatewaySyncService } from "./gateway-sync.service";
+
+interface Received {
+  body: any;
+  signatureValid: boolean;
+}
+
+/** A stand-in for the gateway's sync endpoint over real HTTP: checks the HMAC and answers with `status()`. */
+function fakeGateway(secret: string, status: () => number) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString();
+      const [, clientId, timestamp, signature] =
+        /^HMAC-SHA256 ([^:]+):(\d+):(\w+)$/.exec(req.headers.authorization ?? "") ?? [];
+      const valid =
+        req.url === SYNC_PATH &&
+        clientId === "portal-client" &&
+        signature === signScheme1(secret, "POST", SYNC_PATH, Number(timestamp), raw);
+      received.push({ body: JSON.parse(raw), signatureValid: valid });
+      res.writeHead(status(), { "content-type": "application/json" }).end('{"synced_merchants":1,"synced_stores":1}');
+    });
+  });
+  return {
+    received,
+    listen: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const until = async (condition: () => boolean) => {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(condition()).toBe(true);
+};
+
+describe("gateway sync", () => {
+  const secret = randomBytes(24).toString("hex");
+  const masterKey = randomBytes(32);
+  let failures = 0;
+  const gateway = fakeGateway(secret, () => (failures-- > 0 ? 503 : 200));
+  let portal: PortalDeps;
+  let url: string;
+  // The full sync pages through every merchant of the database: storage of its own keeps others' merchants out.
+  let storage: Awaited<ReturnType<typeof isolatedStorage>>;
+
+  beforeAll(async () => {
+    url = await gateway.listen();
+    storage = await isolatedStorage(["portal"]);
+    portal = await openPortal({
+      url: storage.urls.portal,
+      masterKey,
+      gatewaySync: { url: () => url, clientId: "portal-client", secret, clientPartnerId: 7 },
+    });
+  });
+  afterAll(async () => {
+    await portal?.close();
+    await storage?.drop();
+    await gateway.close();
+  });
+
+  it("pushes a changed merchant in variant B, signed with scheme 1, store credentials overriding the merchant's", async () => {
+    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
+    const merchant = await portal.tenants.createMerchant(operator, {
+      psp_id: psp.id,
+      code: uniqueCode("M"),
+      name: "m",
+      provider_credentials: { sandbox: { merchant_id: "m-1" }, paypay: { merchant_id: "pp-m" } },
+    });
+    const store = await portal.tenants.createStore(operator, {
+      merchant_id: merchant.id,
+      code: uniqueCode("S"),
+      name: "s",
+      provider_credentials: { paypay: { merchant_id: "pp-store" } },
+    });
+    const ofStore = (r: Received) =>
+      r.body.merchants[0]?.stores.some((s: { store_id: number }) => s.store_id === store.id);
+    await until(() => gateway.received.some(ofStore));
+    const push = gateway.received.find(ofStore)!;
+    expect(push.signatureValid).toBe(true);
+    expect(push.body).toEqual({
+      client_partner_id: 7,
+      merchants: [
+        {
+          merchant_id: merchant.id,
+          merchant_code: merchant.code,
+          stores: [
+            {
+              store_id: store.id,
+              store_code: store.code,
+              provider_configs: [
+                { provider_code: "sandbox", credentials: { merchant_id: "m-1" }, is_active: true },
+                { provider_code: "paypay", credentials: { merchant_id: "pp-store" }, is_active: true },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("retries a failed push with backoff, a bounded number of times", async () => {
+    const sync = gatewaySyncService(
+      gatewaySyncRepository(portal.prisma),
+      secretBox(masterKey),
+      { url: () => url, clientId: "portal-client", secret, clientPartnerId: 7 },
+      { retryDelaysMs: [10, 10] },
+    );
+    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
+    const merchant = await portal.tenants.createMerchant(operator, {
+      psp_id: psp.id,
+      code: uniqueCode("M"),
+      name: "m",
+    });
+    const ofMerchant = () => gateway.received.filter((r) => r.body.merchants[0]?.merchant_id === merchant.id).length;
+    await until(() => ofMerchant() === 1);
+    failures = 2;
+    sync.changed(merchant.id);
+    await until(() => ofMerchant() === 4);
+    failures = 10;
+    sync.changed(merchant.id);
+    await until(() => ofMerchant() === 7);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ofMerchant()).toBe(7);
+    failures = 0;
+  });
+
+  it("syncs every merchant in the periodic full sync, and stops", async () => {
+    const before = gateway.received.length;
+    const all = (await portal.prisma.merchant.findMany({ select: { id: true } })).map((m) => m.id);
+    const synced = () =>
+      new Set(
+        gateway.received
+          .slice(before)
+          .flatMap((r) => r.body.merchants.map((m: { merchant_id: number }) => m.merchant_id)),
+      );
+    const worker = portal.gatewaySync.start(50);
+    await until(() => all.every((id) => synced().has(id)));
+    worker.stop();
+    expect([...synced()]).toEqual(expect.arrayContaining(all));
+  });
+});

@@ -1,0 +1,163 @@
+import { createHash, randomBytes } from "node:crypto";
+import { AppError, type Caller } from "@pos-cloud/common";
+import { importJWK } from "jose";
+import { ulid } from "ulid";
+import { z } from "zod";
+import type { AuditSink } from "../../audit-sink";
+import { parseInput } from "../../validation";
+import { requireMove } from "../devices/device.lifecycle";
+import type { DeviceRepository } from "../devices/device.repository";
+import { type DeviceService, presentDevice } from "../devices/device.service";
+import type { TenantService } from "../tenants/tenant.service";
+import { activateInput, activationCode, generateInput } from "./provisioning.inputs";
+import type { ProvisioningRepository } from "./provisioning.repository";
+
+export type ProvisioningService = ReturnType<typeof provisioningService>;
+
+const HOUR_MS = 60 * 60 * 1000;
+export const ACTIVATION_CODE_LIFETIME_MS = 24 * HOUR_MS;
+/** Provisioning is unauthenticated, so it is limited per client address and per serial number. */
+export const provisioningLimits = {
+  // A store setting up its terminals shares one address (NAT); 60 an hour still stops a flood.
+  generatePerIp: { max: 60, windowMs: HOUR_MS },
+  generatePerSerial: { max: 5, windowMs: HOUR_MS },
+  statusPerIp: { max: 120, windowMs: 60 * 1000 },
+  activatePerUser: { max: 30, windowMs: HOUR_MS },
+};
+
+// Crockford's base32: no I, L, O, U, so a code read aloud or typed from a screen has no look-alikes.
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** 12 characters, 60 bits of entropy, shown as XXXX-XXXX-XXXX. */
+function newActivationCode() {
+  const plain = [...randomBytes(12)].map((byte) => ALPHABET[byte & 31]).join("");
+  return { plain, shown: plain.match(/.{4}/g)!.join("-") };
+}
+
+const hashCode = (plain: string) => createHash("sha256").update(plain).digest("hex");
+
+const unknownCode = () =>
+  new AppError("not_found", "activation code not found or expired", {
+    field: "activation_code",
+    constraint: "unknown_or_expired",
+  });
+
+export function provisioningService(
+  codes: ProvisioningRepository,
+  devices: DeviceRepository,
+  deviceRules: DeviceService,
+  tenants: TenantService,
+  audit: AuditSink,
+  clock: () => Date,
+) {
+  async function limit(name: keyof typeof provisioningLimits, subject: string) {
+    const { max, windowMs } = provisioningLimits[name];
+    const now = clock().getTime();
+    const windowStart = now - (now % windowMs);
+    if ((await codes.hit(`${name}:${subject}`, new Date(windowStart))) > max) {
+      throw new AppError("rate_limit_exceeded", `too many requests; try again later`, {
+        limit: max,
+        window_seconds: windowMs / 1000,
+        reset: Math.ceil((windowStart + windowMs) / 1000),
+      });
+    }
+  }
+
+  return {
+    /** The device registers its serial and public key and receives a code for staff to enter (24 hours). */
+    async generateActivationCode(caller: Caller, input: unknown) {
+      const data = parseInput(generateInput, input);
+      await limit("generatePerIp", caller.ip ?? "unknown");
+      await limit("generatePerSerial", data.serial_number);
+      try {
+        await importJWK(data.public_key_jwk, "ES256");
+      } catch {
+        throw new AppError("invalid_request", "public_key_jwk is not a valid P-256 public key", {
+          field: "public_key_jwk",
+          constraint: "ec_p256",
+        });
+      }
+      const existing = await devices.findBySerial(data.serial_number);
+      const fields = {
+        public_key_jwk: data.public_key_jwk,
+        model: data.model,
+        manufacturer: data.manufacturer,
+        status: "pending_activation",
+      };
+      let deviceId: string;
+      if (existing) {
+        const { from } = requireMove("generateActivationCode", existing.status);
+        const moved = await devices.move(existing.id, [...from], fields);
+        if (!moved) throw new AppError("invalid_state", "the device changed state meanwhile");
+        deviceId = moved.id;
+      } else {
+        deviceId = (await devices.create({ serial_number: data.serial_number, ...fields })).id;
+      }
+      const code = newActivationCode();
+      const expiresAt = new Date(clock().getTime() + ACTIVATION_CODE_LIFETIME_MS);
+      await codes.replaceCode(deviceId, hashCode(code.plain), expiresAt);
+      await audit.record({
+        event: "device.provision",
+        caller,
+        success: true,
+        metadata: { device_id: deviceId, serial_number: data.serial_number },
+      });
+      return { activation_code: code.shown, expires_at: expiresAt };
+    },
+
+    /** Staff (L4 or above, reaching the store) bind the device to the store; it gets its OAuth client_id. */
+    async activate(caller: Caller, input: unknown) {
+      const data = parseInput(activateInput, input);
+      await limit("activatePerUser", caller.id ?? caller.ip ?? "unknown");
+      const store = await tenants.reachableStore(caller, data.store_id, 4);
+      const hash = hashCode(data.activation_code);
+      const code = await codes.findCode(hash);
+      if (!code || code.activated_at || code.expires_at <= clock()) throw unknownCode();
+      const device = await devices.find(code.device_id);
+      if (!device) throw unknownCode();
+      const { from, to } = requireMove("activate", device.status);
+      if (device.store_id !== null && device.store_id !== store.id) {
+        throw new AppError("conflict", "this device was registered for another store", {
+          field: "store_id",
+          constraint: "registered_store",
+        });
+      }
+      if (store.status !== "active")
+        throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
+      await deviceRules.requireRoom(store.id, store.merchant.terminal_limit_per_store, device.id);
+      if (!(await codes.useCode(hash, clock()))) throw unknownCode();
+      const activated = await devices.move(device.id, [...from], {
+        status: to,
+        merchant_id: store.merchant_id,
+        store_id: store.id,
+        client_id: `cli_${ulid()}`,
+        activated_at: clock(),
+      });
+      if (!activated) throw new AppError("invalid_state", "the device changed state meanwhile");
+      await audit.record({
+        event: "device.activate",
+        caller,
+        success: true,
+        metadata: { device_id: device.id, store_id: store.id, merchant_id: store.merchant_id },
+      });
+      return presentDevice(activated);
+    },
+
+    /** What the waiting device polls: pending until staff activate its code, then its ids. */
+    async activationStatus(caller: Caller, activation_code: unknown) {
+      const plain = parseInput(z.object({ activation_code: activationCode }), { activation_code }).activation_code;
+      await limit("statusPerIp", caller.ip ?? "unknown");
+      const code = await codes.findCode(hashCode(plain));
+      if (!code || code.expires_at <= clock()) throw unknownCode();
+      const device = code.activated_at ? await devices.find(code.device_id) : null;
+      if (!device?.client_id) return { status: "pending" };
+      return {
+        status: "active",
+        device_id: device.id,
+        client_id: device.client_id,
+        merchant_id: device.merchant_id,
+        store_id: device.store_id,
+      };
+    },
+  };
+}

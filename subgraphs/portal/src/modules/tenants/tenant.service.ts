@@ -1,0 +1,184 @@
+import { AppError, type Caller, canReach, notFound, type SecretBox, type TenantPath, tierOf } from "@pos-cloud/common";
+import DataLoader from "dataloader";
+import { type Page, parseInput, parsePage } from "../../validation";
+import { merchantCreate, merchantUpdate, pspInput, storeCreate, storeUpdate } from "./tenant.inputs";
+import type { MerchantRow, StoreRow, TenantRepository } from "./tenant.repository";
+
+export type TenantService = ReturnType<typeof tenantService>;
+type PageArgs = { limit?: number | null; offset?: number | null };
+
+export const merchantPath = (merchant: { id: number; psp_id: number }): TenantPath => ({
+  pspId: merchant.psp_id,
+  merchantId: merchant.id,
+});
+export const storePath = (store: StoreRow): TenantPath => ({
+  pspId: store.merchant.psp_id,
+  merchantId: store.merchant_id,
+  storeId: store.id,
+  areaId: store.area_id,
+});
+
+export const forbidden = (message = "outside your tenant scope") => new AppError("forbidden", message);
+
+/**
+ * Who may write what: L0 creates PSPs; L0 and L1 create, deactivate and reactivate merchants; L0 to L2 create and
+ * deactivate stores and set provider credentials; L0 to L2 update merchants (L2 its own, without status); L0 to L4
+ * update stores within their scope. Reads follow `canReach`: L0 to L2 read merchant details, every tier its stores.
+ */
+export function requireTier(caller: Caller, maxTier: number, path?: TenantPath) {
+  if (caller.type === "anonymous") throw new AppError("unauthorized", "this needs a bearer token");
+  // A device reads what its store's staff read (tier 6), and writes nothing here.
+  const tier = caller.type === "device" ? 6 : tierOf(caller);
+  if (tier === undefined || tier > maxTier) throw forbidden("your role may not do this");
+  if (path && !canReach(caller, path)) throw forbidden();
+}
+
+/** Secrets never leave the service: rows are presented with whether credentials are set, not what they are. */
+function present<T extends { provider_credentials: string | null }>(row: T) {
+  const { provider_credentials, ...rest } = row;
+  return { ...rest, has_provider_credentials: provider_credentials !== null };
+}
+
+const taken = (field: string) =>
+  new AppError("conflict", `this ${field} is already taken at its level`, { field, constraint: "unique" });
+
+/** `changed` hears of every merchant or store write (by merchant id): the gateway sync pushes the new configuration. */
+export function tenantService(tenants: TenantRepository, box: SecretBox, changed: (merchantId: number) => void) {
+  const seal = (credentials: unknown) =>
+    credentials === undefined ? undefined : box.seal(JSON.stringify(credentials));
+
+  async function readablePsp(caller: Caller, id: number) {
+    const psp = await tenants.findPsp(id);
+    if (!psp) throw notFound("psp");
+    if ((await tenants.reachablePsps(caller, [id])).length === 0) throw forbidden();
+    return psp;
+  }
+
+  async function merchantRow(id: number): Promise<MerchantRow> {
+    const merchant = await tenants.findMerchant(id);
+    if (!merchant) throw notFound("merchant");
+    return merchant;
+  }
+
+  async function storeRow(id: number): Promise<StoreRow> {
+    const store = await tenants.findStore(id);
+    if (!store) throw notFound("store");
+    return store;
+  }
+
+  async function reachableStore(caller: Caller, id: number, maxTier = 6) {
+    const store = await storeRow(id);
+    requireTier(caller, maxTier, storePath(store));
+    return store;
+  }
+
+  return {
+    listPsps: (caller: Caller, page: PageArgs = {}) => tenants.listPsps(caller, parsePage(page)),
+    getPsp: (caller: Caller, id: number) => readablePsp(caller, id),
+    async createPsp(caller: Caller, input: unknown) {
+      requireTier(caller, 0);
+      const psp = await tenants.createPsp(parseInput(pspInput, input));
+      if (psp === "taken") throw taken("code");
+      return psp;
+    },
+
+    async listMerchants(caller: Caller, filter: { psp_id?: number }, page: PageArgs = {}) {
+      return (await tenants.listMerchants(caller, filter, parsePage(page))).map(present);
+    },
+    async getMerchant(caller: Caller, id: number) {
+      const merchant = await merchantRow(id);
+      requireTier(caller, 2, merchantPath(merchant));
+      return present(merchant);
+    },
+    async createMerchant(caller: Caller, input: unknown) {
+      const { provider_credentials, ...data } = parseInput(merchantCreate, input);
+      requireTier(caller, 1, { pspId: data.psp_id });
+      if (!(await tenants.findPsp(data.psp_id))) throw notFound("psp");
+      const merchant = await tenants.createMerchant({ ...data, provider_credentials: seal(provider_credentials) });
+      if (merchant === "taken") throw taken("code");
+      changed(merchant.id);
+      return present(merchant);
+    },
+    async updateMerchant(caller: Caller, id: number, input: unknown) {
+      const { provider_credentials, ...data } = parseInput(merchantUpdate, input);
+      const merchant = await merchantRow(id);
+      requireTier(caller, data.status === undefined ? 2 : 1, merchantPath(merchant));
+      const updated = await tenants.updateMerchant(id, { ...data, provider_credentials: seal(provider_credentials) });
+      if (updated === "taken") throw taken("code");
+      changed(id);
+      return present(updated);
+    },
+    async deactivateMerchant(caller: Caller, id: number) {
+      requireTier(caller, 1, merchantPath(await merchantRow(id)));
+      const merchant = (await tenants.updateMerchant(id, { status: "inactive" })) as MerchantRow;
+      changed(id);
+      return present(merchant);
+    },
+
+    async listStores(caller: Caller, filter: { merchant_id?: number }, page: PageArgs = {}) {
+      return (await tenants.listStores(caller, filter, parsePage(page))).map(present);
+    },
+    getStore: async (caller: Caller, id: number) => present(await reachableStore(caller, id)),
+    /** The store as a scope check for other modules: found and reachable, or 404/403. */
+    reachableStore,
+    async createStore(caller: Caller, input: unknown) {
+      const { provider_credentials, ...data } = parseInput(storeCreate, input);
+      const merchant = await merchantRow(data.merchant_id);
+      requireTier(caller, 2, merchantPath(merchant));
+      const store = await tenants.createStore({ ...data, provider_credentials: seal(provider_credentials) });
+      if (store === "taken") throw taken("code");
+      changed(store.merchant_id);
+      return present(store);
+    },
+    async updateStore(caller: Caller, id: number, input: unknown) {
+      const { provider_credentials, ...data } = parseInput(storeUpdate, input);
+      const store = await storeRow(id);
+      const maxTier = data.status !== undefined || provider_credentials !== undefined ? 2 : 4;
+      requireTier(caller, maxTier, storePath(store));
+      const updated = await tenants.updateStore(id, { ...data, provider_credentials: seal(provider_credentials) });
+      if (updated === "taken") throw taken("code");
+      changed(updated.merchant_id);
+      return present(updated);
+    },
+    async deactivateStore(caller: Caller, id: number) {
+      const store = await storeRow(id);
+      requireTier(caller, 2, storePath(store));
+      const updated = (await tenants.updateStore(id, { status: "inactive" })) as StoreRow;
+      changed(store.merchant_id);
+      return present(updated);
+    },
+
+    /**
+     * Per-request batching of the nested view `psps { merchants { stores } }`: one query per level, each filtered
+     * by the caller's scope, instead of one per parent.
+     */
+    loaders(caller: Caller) {
+      const groupBy = <T, K>(keys: readonly K[], rows: T[], keyOf: (row: T) => K) =>
+        keys.map((key) => rows.filter((row) => keyOf(row) === key));
+      return {
+        merchantsOfPsp: new DataLoader(async (pspIds: readonly number[]) =>
+          groupBy(pspIds, (await tenants.merchantsOfPsps(caller, pspIds)).map(present), (m) => m.psp_id),
+        ),
+        storesOfMerchant: new DataLoader(async (merchantIds: readonly number[]) =>
+          groupBy(
+            merchantIds,
+            (await tenants.storesOfMerchants(caller, merchantIds)).map(present),
+            (s) => s.merchant_id,
+          ),
+        ),
+        // Parent links: whoever reads a child may see which merchant and PSP it belongs to.
+        psp: new DataLoader(async (ids: readonly number[]) => {
+          const rows = await tenants.pspsByIds(ids);
+          return ids.map((id) => rows.find((row) => row.id === id) ?? notFound("psp"));
+        }),
+        merchant: new DataLoader(async (ids: readonly number[]) => {
+          const rows = (await tenants.merchants(ids)).map(present);
+          return ids.map((id) => rows.find((row) => row.id === id) ?? notFound("merchant"));
+        }),
+      };
+    },
+  };
+}
+
+export type TenantLoaders = ReturnType<TenantService["loaders"]>;
+export type { Page };

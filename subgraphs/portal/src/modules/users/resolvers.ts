@@ -1,0 +1,23 @@
+import { parseEntityId, type Resolvers } from "@pos-cloud/common";
+import type { PortalContext } from "../../context";
+import type { UserInput } from "./user-input";
+
+export const userResolvers: Resolvers<PortalContext> = {
+  Query: {
+    users: (_, filter: { store_id?: number; role?: string }, { users, caller }) =>
+      users.list(caller, { store_id: filter.store_id ?? undefined, role: filter.role ?? undefined }),
+    user: (_, { id }: { id: string }, { users, caller }) => users.get(caller, id),
+    storeStaff: (_, { store_id }: { store_id: number }, { users, caller }) =>
+      users.staffOf(caller, parseEntityId(store_id, "store_id")),
+  },
+  Mutation: {
+    createUser: (_, { input }: { input: UserInput }, { users, caller }) => users.create(caller, input),
+    updateUser: (_, { id, input }: { id: string; input: UserInput }, { users, caller }) =>
+      users.update(caller, id, input),
+    deleteUser: (_, { id }: { id: string }, { users, caller }) => users.deactivate(caller, id),
+    unlockUser: (_, { id }: { id: string }, { users, caller }) => users.unlock(caller, id),
+  },
+  User: {
+    __resolveReference: ({ id }: { id: string }, { users, caller }: PortalContext) => users.get(caller, id),
+  },
+};

@@ -1,0 +1,46 @@
+import type { Prisma, PrismaClient } from "../../generated/prisma/client";
+
+export type UserRow = Awaited<ReturnType<PrismaClient["user"]["findMany"]>>[number];
+export type UserRepository = ReturnType<typeof userRepository>;
+
+/** Where a list of users may come from: the scope filter every list query carries. */
+export interface UserScope {
+  psp_id?: number;
+  merchant_id?: number;
+  store_ids?: number[];
+  area_id?: string;
+  store_id?: number;
+  roles: string[];
+}
+
+export function userRepository(prisma: PrismaClient) {
+  return {
+    find: (id: string) => prisma.user.findUnique({ where: { id } }),
+    findByLoginId: (login_id: string) => prisma.user.findUnique({ where: { login_id } }),
+    findByEmail: (email: string) => prisma.user.findUnique({ where: { email } }),
+    create: (data: Prisma.UserUncheckedCreateInput) => prisma.user.create({ data }),
+    update: (id: string, data: Prisma.UserUncheckedUpdateInput) => prisma.user.update({ where: { id }, data }),
+    /** Users of the given roles inside a scope; `store_ids` widens a store filter to an area's stores. */
+    list: (scope: UserScope, filter: { store_id?: number; role?: string }) =>
+      prisma.user.findMany({
+        where: {
+          AND: [
+            { role: { in: scope.roles } },
+            scope.psp_id === undefined ? {} : { psp_id: scope.psp_id },
+            scope.merchant_id === undefined ? {} : { merchant_id: scope.merchant_id },
+            scope.store_ids === undefined ? {} : { store_id: { in: scope.store_ids } },
+            scope.store_id === undefined ? {} : { store_id: scope.store_id },
+            filter.store_id === undefined ? {} : { store_id: filter.store_id },
+            filter.role === undefined ? {} : { role: filter.role },
+          ],
+        },
+        orderBy: [{ created_at: "asc" }, { id: "asc" }],
+        take: 500,
+      }),
+    /** Counts a failed password and returns the new count; the increment is atomic across instances. */
+    countFailedLogin: async (id: string) =>
+      (await prisma.user.update({ where: { id }, data: { failed_logins: { increment: 1 } } })).failed_logins,
+    countFailedPin: async (id: string) =>
+      (await prisma.user.update({ where: { id }, data: { failed_pins: { increment: 1 } } })).failed_pins,
+  };
+}

@@ -1,0 +1,58 @@
+import { invalidField } from "@pos-cloud/common";
+import { z } from "zod";
+
+/**
+ * Checks an input against a schema and names the first bad field (dotted path) and the rule it broke, so every
+ * service reports bad input the same way: 400 `invalid_request` with `details.field` and `details.constraint`.
+ */
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
+  const field = [...issue.path, ...keys.slice(0, 1)].join(".") || "body";
+  throw invalidField(field, issue.code, issue.message);
+}
+
+/** Page of a list: limit default 20, at most 100; offset from 0. */
+export const pageSchema = z.object({
+  limit: z.number().int().min(1).max(100).default(20),
+  offset: z.number().int().min(0).default(0),
+});
+export type Page = z.output<typeof pageSchema>;
+
+export const parsePage = (page: { limit?: number | null; offset?: number | null }): Page =>
+  parseInput(pageSchema, { limit: page.limit ?? undefined, offset: page.offset ?? undefined });
+
+export const code = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/, "1 to 32 letters, digits, '-' or '_', starting with a letter or digit");
+export const name = z.string().trim().min(1).max(200);
+export const email = z.email().max(254);
+export const phone = z.string().regex(/^\+?[0-9][0-9 -]{5,19}$/, "a phone number, E.164 recommended");
+export const address = z.strictObject({
+  street: z.string().max(200).optional(),
+  city: z.string().max(100).optional(),
+  postal_code: z.string().max(20).optional(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, "ISO 3166-1 alpha-2")
+    .optional(),
+});
+export const paymentMethod = z.enum(["qr_mpm", "qr_cpm", "credit_card", "emoney", "cash"]);
+export const receiptDelivery = z.enum(["print", "email", "sms", "none"]);
+export const printer = z.strictObject({
+  address: z.string().min(1).max(253),
+  port: z.number().int().min(1).max(65535),
+  protocol: z.enum(["escpos_tcp", "star_tcp", "bluetooth", "usb"]),
+});
+/** Provider credentials: per provider code, an object of string fields (merchant ids, keys). */
+export const providerCredentials = z.record(
+  z.string().regex(/^[a-z0-9_-]{1,32}$/),
+  z.record(z.string(), z.string().max(2000)),
+);
+export const latitude = z.number().min(-90).max(90);
+export const longitude = z.number().min(-180).max(180);
+export const status = z.enum(["active", "inactive"]);
+/** A free-form configuration object (stored as JSON). */
+export const jsonObject = z.record(z.string(), z.json());

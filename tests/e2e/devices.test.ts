@@ -1,0 +1,297 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
+import * as oauth from "openid-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DemoFile } from "../../apps/platform/src/demo";
+import { clientAssertion, deviceToken, humanToken, TOKEN_PATH, tokenRequest } from "../support/device";
+import { uniqueCode } from "../support/environment";
+import { demoUser, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+
+interface Demo {
+  psp: { id: number };
+  merchant: { id: number };
+  store: { id: number };
+  device: { id: string; client_id: string; private_jwk: JWK };
+}
+
+describe("devices end to end", () => {
+  let platform: TestPlatform;
+  let demo: Demo;
+  let operator: string;
+  let manager: string;
+
+  const call = async (method: string, path: string, token?: string, body?: unknown) => {
+    const response = await fetch(`${platform.baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  };
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+    demo = JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8"));
+    operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
+    // The demo store manager logs in for real (password and TOTP), as staff do before entering a code.
+    manager = (await logIn(platform.baseUrl, demoUser(demo as DemoFile, "STORE_MANAGER"))).access_token;
+  });
+  afterAll(() => platform?.close());
+
+  /** A terminal with a fresh key pair, provisioned through the public endpoints and activated by the manager. */
+  async function provision() {
+    const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
+    const serial_number = uniqueCode("SN");
+    const generated = await call("POST", "/api/v1/device/provision/generateActivationCode", undefined, {
+      serial_number,
+      public_key_jwk: await exportJWK(publicKey),
+      model: "A920",
+      manufacturer: "PAX",
+    });
+    expect(generated.status).toBe(201);
+    const code = generated.body.activation_code as string;
+    const statusPath = `/api/v1/device/provision/activationStatus?activation_code=${code}`;
+    expect((await call("GET", statusPath)).body).toEqual({
+      status: "pending",
+      device_id: null,
+      client_id: null,
+      merchant_id: null,
+      store_id: null,
+    });
+    const activated = await call("POST", "/device/provision/activate", manager, {
+      activation_code: code,
+      store_id: demo.store.id,
+    });
+    expect(activated.status).toBe(200);
+    const status = await call("GET", statusPath);
+    expect(status.body).toEqual({
+      status: "active",
+      device_id: activated.body.id,
+      client_id: activated.body.client_id,
+      merchant_id: demo.merchant.id,
+      store_id: demo.store.id,
+    });
+    return {
+      id: status.body.device_id as string,
+      client_id: status.body.client_id as string,
+      private_jwk: await exportJWK(privateKey),
+      privateKey,
+    };
+  }
+
+  const audience = () => `${platform.baseUrl}${TOKEN_PATH}`;
+
+  it("provisions a device, issues it a token and lets it check for updates", async () => {
+    const device = await provision();
+    const response = await tokenRequest(
+      platform.baseUrl,
+      await clientAssertion(device.private_jwk, device.client_id, audience()),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const body = (await response.json()) as { access_token: string; token_type: string; expires_in: number };
+    expect(body).toMatchObject({ token_type: "Bearer", expires_in: 90 });
+    const claims = JSON.parse(Buffer.from(body.access_token.split(".")[1]!, "base64url").toString());
+    expect(claims).toMatchObject({
+      iss: DEVICE_TOKEN_ISSUER,
+      sub: device.id,
+      merchant_id: demo.merchant.id,
+      store_id: demo.store.id,
+      scope: expect.arrayContaining(["order:create", "bill:create", "payment:create"]),
+    });
+    expect(claims.exp - claims.iat).toBe(90);
+
+    const version = await call("POST", "/api/v1/app-updates", operator, {
+      app_name: "business-app",
+      version_code: 900,
+      version_name: "9.0.0",
+      apk_url: "https://cdn.example.com/business-900.apk",
+      apk_size: 1000,
+      apk_checksum: `sha256:${"cd".repeat(32)}`,
+      min_os_version: "11",
+    });
+    expect(version.status).toBe(201);
+    await call("PATCH", `/api/v1/app-updates/${version.body.id}`, operator, {
+      release_status: "stable",
+      rollout_percentage: 100,
+    });
+    await call("POST", `/api/v1/app-updates/${version.body.id}/publish`, operator);
+    const check = `/app-updates/check?app_name=business-app&current_version_code=100&device_id=${device.id}`;
+    const update = await call("GET", check, body.access_token);
+    expect(update.status).toBe(200);
+    expect(update.body).toMatchObject({ update_available: true, version_code: 900, is_mandatory: false });
+    expect((await call("GET", check, manager)).status).toBe(403);
+    const other = `/app-updates/check?app_name=business-app&current_version_code=100&device_id=${demo.device.id}`;
+    expect((await call("GET", other, body.access_token)).status).toBe(403);
+    const confirm = await call("POST", "/app-updates/install-confirm", body.access_token, {
+      device_id: device.id,
+      version_code: 900,
+      install_status: "installed",
+    });
+    expect(confirm.status).toBe(200);
+  });
+
+  it("accepts the JSON variant and the issuer as audience", async () => {
+    const assertion = await clientAssertion(demo.device.private_jwk, demo.device.client_id, DEVICE_TOKEN_ISSUER);
+    const response = await call("POST", TOKEN_PATH, undefined, {
+      client_id: demo.device.client_id,
+      client_assertion: assertion,
+    });
+    expect(response.status).toBe(200);
+  });
+
+  describe("refuses bad assertions in OAuth's error format", () => {
+    const refused = async (assertion: string, status: number, error: string) => {
+      const response = await tokenRequest(platform.baseUrl, assertion);
+      expect(response.status).toBe(status);
+      expect(await response.json()).toEqual({ error, error_description: expect.any(String) });
+    };
+    const now = () => Math.floor(Date.now() / 1000);
+
+    it("a replayed jti", async () => {
+      const assertion = await clientAssertion(demo.device.private_jwk, demo.device.client_id, audience());
+      expect((await tokenRequest(platform.baseUrl, assertion)).status).toBe(200);
+      await refused(assertion, 400, "invalid_grant");
+    });
+    it("an expired assertion", async () => {
+      const iat = now() - 120;
+      await refused(
+        await clientAssertion(demo.device.private_jwk, demo.device.client_id, audience(), { iat, exp: iat + 60 }),
+        401,
+        "invalid_client",
+      );
+    });
+    it("an assertion living longer than 60 s", async () => {
+      await refused(
+        await clientAssertion(demo.device.private_jwk, demo.device.client_id, audience(), { exp: now() + 300 }),
+        401,
+        "invalid_client",
+      );
+    });
+    it("a wrong audience", async () => {
+      await refused(
+        await clientAssertion(demo.device.private_jwk, demo.device.client_id, "https://elsewhere.example/token"),
+        401,
+        "invalid_client",
+      );
+    });
+    it("a key that is not the device's", async () => {
+      const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+      await refused(
+        await clientAssertion(await exportJWK(privateKey), demo.device.client_id, audience()),
+        401,
+        "invalid_client",
+      );
+    });
+    it("an unsupported grant type", async () => {
+      const response = await fetch(`${platform.baseUrl}${TOKEN_PATH}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "password", client_assertion: "x" }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toBe("unsupported_grant_type");
+    });
+  });
+
+  it("gives a suspended device no token, and a resumed one again", async () => {
+    const device = await provision();
+    const suspended = await call("POST", `/api/v1/terminals/${device.id}/suspend`, manager);
+    expect(suspended.body.status).toBe("suspended");
+    const assertion = () => clientAssertion(device.private_jwk, device.client_id, audience());
+    expect((await tokenRequest(platform.baseUrl, await assertion())).status).toBe(401);
+    await call("POST", `/api/v1/terminals/${device.id}/resume`, manager);
+    expect((await tokenRequest(platform.baseUrl, await assertion())).status).toBe(200);
+    expect((await call("DELETE", `/terminals/${device.id}`, manager)).body.status).toBe("decommissioned");
+    expect((await tokenRequest(platform.baseUrl, await assertion())).status).toBe(401);
+    expect((await call("POST", `/terminals/${device.id}/resume`, manager)).status).toBe(409);
+  });
+
+  it("issues a token to a standard OAuth client (openid-client, private_key_jwt, no discovery)", async () => {
+    const device = await provision();
+    const config = new oauth.Configuration(
+      { issuer: DEVICE_TOKEN_ISSUER, token_endpoint: audience() },
+      device.client_id,
+      {},
+      oauth.PrivateKeyJwt(device.privateKey),
+    );
+    oauth.allowInsecureRequests(config);
+    const tokens = await oauth.clientCredentialsGrant(config);
+    expect(tokens.token_type.toLowerCase()).toBe("bearer");
+    const store = await call("GET", `/api/v1/stores/${demo.store.id}`, tokens.access_token);
+    expect(store.status).toBe(200);
+  });
+
+  it("answers the portal's one-request view with exactly what the caller may see", async () => {
+    const view = `{ psps(limit: 100) { id merchants { id stores { id devices { id store_id } } } } stores(limit: 100) { id devices { id } } }`;
+    const asManager = await postGraphQL(platform.baseUrl, view, {}, manager);
+    expect(asManager.body.errors).toBeUndefined();
+    expect(asManager.body.data.psps).toEqual([]);
+    expect(asManager.body.data.stores.map((s: { id: number }) => s.id)).toEqual([demo.store.id]);
+    const admin = await humanToken(platform.portal, {
+      role: "MERCHANT_ADMIN",
+      psp_id: demo.psp.id,
+      merchant_id: demo.merchant.id,
+    });
+    const asAdmin = await postGraphQL(platform.baseUrl, view, {}, admin);
+    expect(asAdmin.body.data.psps).toEqual([]);
+    const merchants = await postGraphQL(
+      platform.baseUrl,
+      "{ merchants(limit: 100) { id stores { id devices { id } } } }",
+      {},
+      admin,
+    );
+    expect(merchants.body.data.merchants.map((m: { id: number }) => m.id)).toEqual([demo.merchant.id]);
+    const devices = merchants.body.data.merchants[0].stores.flatMap((s: { devices: { id: string }[] }) => s.devices);
+    expect(devices.map((d: { id: string }) => d.id)).toContain(demo.device.id);
+    const asOperator = await postGraphQL(platform.baseUrl, view, {}, operator);
+    expect(asOperator.body.data.psps.map((p: { id: number }) => p.id)).toContain(demo.psp.id);
+  });
+
+  it("serves the tenant endpoints with scope, conflicts and validation over REST", async () => {
+    const code = uniqueCode("PSP");
+    expect((await call("POST", "/api/v1/psps", operator, { code, name: "PSP" })).status).toBe(201);
+    const again = await call("POST", "/api/v1/psps", operator, { code, name: "PSP" });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: "conflict", details: { field: "code" } });
+    expect((await call("POST", "/psps", manager, { code: uniqueCode("P"), name: "x" })).status).toBe(403);
+    expect((await call("GET", `/api/v1/merchants/${demo.merchant.id}`, manager)).status).toBe(403);
+    expect((await call("GET", `/api/v1/merchants/${demo.merchant.id}`, operator)).status).toBe(200);
+    const bad = await call("PATCH", `/api/v1/stores/${demo.store.id}`, manager, { tax_rate: "ten" });
+    expect(bad).toMatchObject({ status: 400, body: { code: "invalid_request", details: { field: "tax_rate" } } });
+    const devices = await call("GET", `/api/v1/stores/${demo.store.id}/devices?limit=100`, manager);
+    expect(devices.body.map((d: { id: string }) => d.id)).toContain(demo.device.id);
+    expect((await call("GET", "/api/v1/stores?limit=500", manager)).body.details.field).toBe("limit");
+    expect((await call("GET", `/api/v1/stores/${demo.store.id}`)).status).toBe(401);
+    expect((await call("GET", `/api/v1/stores/${demo.store.id}`, "not-a-token")).status).toBe(401);
+  });
+
+  it("limits code generation per serial with a 429 and the rate-limit headers", async () => {
+    const { publicKey } = await generateKeyPair("ES256");
+    const body = {
+      serial_number: uniqueCode("SN"),
+      public_key_jwk: await exportJWK(publicKey),
+      model: "m",
+      manufacturer: "x",
+    };
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 6; i++) {
+      last = await call("POST", "/device/provision/generateActivationCode", undefined, body);
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
+    expect(last!.body.code).toBe("rate_limit_exceeded");
+    expect(last!.headers.get("x-ratelimit-limit")).toBe("5");
+    expect(Number(last!.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+  });
+
+  it("keeps the demo device working through the README's path", async () => {
+    expect(await deviceToken(platform.baseUrl, demo.device)).toMatch(/^ey/);
+  });
+});

@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type Demo, readDemo, signed } from "../support/gateway";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
+
+let platform: TestPlatform;
+let demo: Demo;
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  demo = readDemo(platform.dataDir);
+});
+afterAll(() => platform?.close());
+
+const intent = (overrides: Record<string, unknown> = {}) => ({
+  amount: 2000,
+  currency: "JPY",
+  payment_method_types: ["credit_card"],
+  merchant_ref_id: `idem-${randomUUID()}`,
+  merchant_store_id: demo.store.code,
+  ...overrides,
+});
+const create = (body: unknown, key: string) =>
+  signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", body, {
+    headers: { "idempotency-key": key },
+  });
+
+it("replays the first create response, status and body, for the same key and request", async () => {
+  const key = randomUUID();
+  const body = intent();
+  const first = await create(body, key);
+  const again = await create(body, key);
+  expect(first.status).toBe(201);
+  expect(again.status).toBe(201);
+  expect(again.body).toEqual(first.body);
+  expect(again.headers.get("idempotent-replayed")).toBe("true");
+  const list = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?limit=100");
+  expect(list.body.filter((row: any) => row.merchant_ref_id === body.merchant_ref_id)).toHaveLength(1);
+});
+
+it("answers 409 idempotency_conflict for the same key with a different request", async () => {
+  const key = randomUUID();
+  await create(intent(), key);
+  const different = await create(intent(), key);
+  expect(different.status).toBe(409);
+  expect(different.body.code).toBe("idempotency_conflict");
+});
+
+it("scopes keys to the partner", async () => {
+  const key = randomUUID();
+  const partner = await platform.partners.createPartner("idempotency neighbour");
+  const other = await platform.partners.issueApiKey(partner.id);
+  await create(intent(), key);
+  const theirs = await signed(platform.baseUrl, other, "GET", "/v1/payment_intents", undefined, {
+    headers: { "idempotency-key": key },
+  });
+  expect(theirs.status).toBe(200);
+});
+
+it("creates exactly one intent for 50 concurrent requests with one key", async () => {
+  const key = randomUUID();
+  const body = intent();
+  const responses = await Promise.all(Array.from({ length: 50 }, () => create(body, key)));
+  const created = responses.filter((response) => response.status === 201);
+  const others = responses.filter((response) => response.status !== 201);
+  expect(new Set(created.map((response) => response.body.id)).size).toBe(1);
+  for (const response of others) {
+    expect(response.status).toBe(409);
+    expect(response.body.code).toBe("idempotency_conflict");
+  }
+  const list = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?limit=100");
+  expect(list.body.filter((row: any) => row.merchant_ref_id === body.merchant_ref_id)).toHaveLength(1);
+});
+
+it("replays a capture and refuses the key on another intent's capture", async () => {
+  const { body: first } = await create(intent(), randomUUID());
+  const { body: second } = await create(intent(), randomUUID());
+  const key = randomUUID();
+  const capture = (id: string) =>
+    signed(
+      platform.baseUrl,
+      demo.partner,
+      "POST",
+      `/v1/payment_intents/${id}/capture`,
+      { amount: 2000 },
+      {
+        headers: { "idempotency-key": key },
+      },
+    );
+  const captured = await capture(first.id);
+  const replay = await capture(first.id);
+  expect(captured.status).toBe(200);
+  expect(replay.status).toBe(200);
+  expect(replay.body).toEqual({ id: first.id, status: "succeeded", amount: 2000, currency: "JPY" });
+  expect((await capture(second.id)).body.code).toBe("idempotency_conflict");
+});

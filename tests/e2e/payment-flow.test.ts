@@ -1,0 +1,374 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Caller } from "@pos-cloud/common";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { movableClock } from "../../subgraphs/payments/src/testing";
+import { type Credentials, call, signed } from "../support/gateway";
+import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+
+interface DemoProvider {
+  code: string;
+  base_url: string;
+  webhook_secret: string;
+}
+
+const clock = movableClock();
+let platform: TestPlatform;
+let partner: Credentials;
+let sandbox: DemoProvider;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({
+    clock,
+    webhookRetryDelaysMs: [0],
+    paymentsPollIntervalMs: 60_000,
+  });
+  const demo = JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8"));
+  partner = demo.partner;
+  sandbox = demo.provider;
+});
+afterAll(() => platform?.close());
+
+const ref = () => `ref-${randomBytes(6).toString("hex")}`;
+
+async function createIntent(amount = 1200, methods = ["qr_mpm"]) {
+  const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
+    amount,
+    currency: "JPY",
+    payment_method_types: methods,
+    merchant_ref_id: ref(),
+  });
+  expect(created.status).toBe(201);
+  return { id: created.body.id as string, token: created.body.payment_token.token as string };
+}
+
+const confirm = (id: string, token: string, provider = "sandbox") =>
+  call(platform.baseUrl, "POST", `/v1/payment_intents/${id}/confirm`, {
+    payment_token: token,
+    payment_method_type: "qr_mpm",
+    provider,
+  });
+
+const retrieve = (id: string, token: string) =>
+  call(platform.baseUrl, "GET", `/v1/payment_intents/${id}?payment_token=${encodeURIComponent(token)}`);
+
+const intentRow = (id: string) => platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
+
+/** The customer pays the QR at the sandbox (its pay step, as the CLI does). */
+async function pay(providerTransactionId: string) {
+  const response = await fetch(`${sandbox.base_url}/sandbox/transactions/${providerTransactionId}/pay`, {
+    method: "POST",
+  });
+  expect(response.status).toBe(200);
+}
+
+/** The sandbox notifies asynchronously: wait (bounded) until the intent leaves requires_action. */
+async function settled(id: string) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const intent = await intentRow(id);
+    if (intent.status !== "requires_action") return intent;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`intent ${id} never settled`);
+}
+
+async function confirmedAndPaid(amount = 1200) {
+  const { id, token } = await createIntent(amount);
+  const confirmed = await confirm(id, token);
+  expect(confirmed.status).toBe(200);
+  const { provider_transaction_id } = await intentRow(id);
+  await pay(provider_transaction_id!);
+  return { id, token, provider_transaction_id: provider_transaction_id!, intent: await settled(id) };
+}
+
+const ledgerOf = async (payment_intent_id: string) =>
+  (
+    await platform.payments.prisma.ledgerTransaction.findMany({ where: { payment_intent_id }, orderBy: { id: "asc" } })
+  ).map((row) => [row.type, row.amount]);
+
+const eventTypes = async (aggregate_id: string) =>
+  (await platform.payments.prisma.outboxEvent.findMany({ where: { aggregate_id }, orderBy: { id: "asc" } })).map(
+    (event) => event.event_type,
+  );
+
+function notify(body: unknown, secret = sandbox.webhook_secret, provider = "sandbox") {
+  const raw = JSON.stringify(body);
+  return fetch(`${platform.baseUrl}/v1/webhooks/${provider}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      [`x-${provider}-signature`]: createHmac("sha256", secret).update(raw).digest("hex"),
+    },
+    body: raw,
+  });
+}
+
+const flatNotification = (transaction_id: string, status: string, overrides: Record<string, unknown> = {}) => ({
+  event_id: `evt_${randomBytes(8).toString("hex")}`,
+  event_type: `payment.${status}`,
+  transaction_id,
+  merchant_id: "m",
+  reference: "r",
+  status,
+  amount: 1200,
+  currency: "JPY",
+  refunded_amount: 0,
+  decline_code: null,
+  timestamp: new Date().toISOString(),
+  ...overrides,
+});
+
+describe("QR payments through the gateway and the sandbox provider", () => {
+  it("confirms, is paid, notified and succeeds, with its events in order and its ledger", async () => {
+    const { id, token } = await createIntent();
+    const confirmed = await confirm(id, token);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toEqual({
+      payment_id: id,
+      qr_content: expect.stringContaining("/pay/"),
+      expires_at: expect.any(String),
+      provider: "sandbox",
+    });
+    const { provider_transaction_id, provider_name, status } = await intentRow(id);
+    expect({ provider_name, status }).toEqual({ provider_name: "sandbox", status: "requires_action" });
+    await pay(provider_transaction_id!);
+    expect((await settled(id)).status).toBe("succeeded");
+    // The token died with confirm; the partner follows the intent with its signature.
+    expect((await retrieve(id, token)).status).toBe(401);
+    const listed = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?status=succeeded&limit=100");
+    expect(listed.body.find((intent: { id: string }) => intent.id === id)).toMatchObject({ status: "succeeded" });
+    expect(await eventTypes(id)).toEqual([
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.succeeded",
+    ]);
+    const received = await platform.payments.prisma.outboxEvent.findMany({
+      where: { event_type: "provider_webhook.received", aggregate_type: "provider_webhook" },
+    });
+    const forThisIntent = received.filter((event) => (event.payload as any).provider_webhook.payment_intent_id === id);
+    expect(forThisIntent.map((event) => (event.payload as any).provider_webhook.status)).toEqual(["succeeded"]);
+
+    expect(await ledgerOf(id)).toEqual([
+      ["qr_created", 1200],
+      ["paid", 1200],
+    ]);
+    const [, paidRow] = await platform.payments.prisma.ledgerTransaction.findMany({
+      where: { payment_intent_id: id },
+      orderBy: { id: "asc" },
+    });
+    const detail = await signed(platform.baseUrl, partner, "GET", `/v1/transactions/${paidRow!.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({
+      id: paidRow!.id,
+      payment_intent_id: id,
+      type: "paid",
+      status: "succeeded",
+      amount: 1200,
+      currency: "JPY",
+      provider_name: "sandbox",
+      provider_transaction_id,
+    });
+    expect(detail.body.id).toMatch(/^txn_[0-9A-HJKMNP-TV-Z]{26}$/);
+
+    const other = await platform.partners.issueApiKey((await platform.partners.createPartner("other")).id);
+    const theirs = await signed(platform.baseUrl, other, "GET", `/v1/transactions/${paidRow!.id}`);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.code).toBe("not_found");
+  });
+
+  it("lists an intent's ledger for its payment token: a captured and refunded card payment", async () => {
+    const { id, token } = await createIntent(1500, ["credit_card"]);
+    const list = () => call(platform.baseUrl, "GET", `/v1/payment_intents/${id}/transactions?payment_token=${token}`);
+    expect((await list()).body).toEqual([]);
+    expect((await signed(platform.baseUrl, partner, "POST", `/v1/payment_intents/${id}/capture`, {})).status).toBe(200);
+    const refunded = await signed(platform.baseUrl, partner, "POST", `/v1/payment_intents/${id}/refund`, {
+      amount: 300,
+      reason: "returned item",
+    });
+    expect(refunded.body).toMatchObject({ amount: 300, status: "succeeded", provider_refund_id: null });
+    const ledger = await list();
+    expect(ledger.status).toBe(200);
+    expect(ledger.body.map((row: any) => [row.type, row.status, row.amount, row.refund_id])).toEqual([
+      ["captured", "succeeded", 1500, null],
+      ["refunded", "succeeded", 300, refunded.body.id],
+    ]);
+    const wrong = await call(platform.baseUrl, "GET", `/v1/payment_intents/${id}/transactions?payment_token=pt_nope`);
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe("invalid_token");
+  });
+
+  it.each([
+    [1213, "card_declined"],
+    [1214, "insufficient_funds"],
+  ])("fails an intent of amount %i with %s", async (amount, failure_code) => {
+    const { id, intent } = await confirmedAndPaid(amount);
+    expect(intent).toMatchObject({ status: "failed", failure_code, failure_message: expect.any(String) });
+    expect(await eventTypes(id)).toEqual([
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.failed",
+    ]);
+  });
+
+  it("learns a sandbox-poll outcome by polling, not by notification", async () => {
+    const { id, token } = await createIntent();
+    expect((await confirm(id, token, "sandbox-poll")).status).toBe(200);
+    const { provider_transaction_id } = await intentRow(id);
+    await pay(provider_transaction_id!);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await intentRow(id)).status).toBe("requires_action");
+    await platform.payments.poller.pollOnce();
+    expect((await intentRow(id)).status).toBe("succeeded");
+    expect(await eventTypes(id)).toEqual([
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.succeeded",
+    ]);
+  });
+
+  describe("confirm refuses", () => {
+    it("a used token, another intent's token and an expired one with 401 invalid_token", async () => {
+      const first = await createIntent();
+      expect((await confirm(first.id, first.token)).status).toBe(200);
+      const again = await confirm(first.id, first.token);
+      expect(again.status).toBe(401);
+      expect(again.body.code).toBe("invalid_token");
+
+      const second = await createIntent();
+      expect((await confirm(second.id, first.token)).body.code).toBe("invalid_token");
+
+      clock.advance(301_000);
+      try {
+        const expired = await confirm(second.id, second.token);
+        expect(expired.status).toBe(401);
+        expect(expired.body.code).toBe("invalid_token");
+      } finally {
+        clock.advance(-301_000);
+      }
+      expect((await intentRow(second.id)).status).toBe("requires_payment_method");
+    });
+
+    it("an unknown provider with 400 on field provider, changing nothing", async () => {
+      const { id, token } = await createIntent();
+      const refused = await confirm(id, token, "nope");
+      expect(refused.status).toBe(400);
+      expect(refused.body.details).toMatchObject({ field: "provider" });
+      expect((await confirm(id, token)).status).toBe(200);
+    });
+  });
+
+  describe("inbound webhooks", () => {
+    it("refuses a bad signature with 401 and changes nothing", async () => {
+      const { id, token } = await createIntent();
+      await confirm(id, token);
+      const { provider_transaction_id } = await intentRow(id);
+      const response = await notify(flatNotification(provider_transaction_id!, "paid"), "wrong-secret");
+      expect(response.status).toBe(401);
+      expect(((await response.json()) as { code: string }).code).toBe("unauthorized");
+      expect((await intentRow(id)).status).toBe("requires_action");
+    });
+
+    it("ignores a duplicate event id and a stale status", async () => {
+      const { id, token } = await createIntent();
+      await confirm(id, token);
+      const { provider_transaction_id } = await intentRow(id);
+      const paid = flatNotification(provider_transaction_id!, "paid");
+      for (let i = 0; i < 2; i++) {
+        const response = await notify(paid);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ received: true });
+      }
+      const stale = await notify(flatNotification(provider_transaction_id!, "declined", { decline_code: "x" }));
+      expect(stale.status).toBe(200);
+      expect((await intentRow(id)).status).toBe("succeeded");
+      expect(await eventTypes(id)).toEqual([
+        "payment_intent.created",
+        "payment_intent.requires_action",
+        "payment_intent.succeeded",
+      ]);
+    });
+
+    it("keeps a notification it cannot apply as a dead letter that can be listed and replayed", async () => {
+      const orphan = flatNotification(`sbx_unknown_${randomBytes(4).toString("hex")}`, "paid");
+      const response = await notify(orphan);
+      expect(response.status).toBe(200);
+      const service: Caller = { type: "service", id: "test", scopes: [] };
+      const letters = await platform.payments.webhooks.deadLetters(service);
+      const letter = letters.find((row) => row.event_id === orphan.event_id);
+      expect(letter).toMatchObject({ provider: "sandbox", attempts: 2, resolved_at: null });
+      const replay = await platform.payments.webhooks.replay(service, letter!.id);
+      expect(replay.result).toBe("failed");
+      expect(replay.dead_letter).toMatchObject({ attempts: 3, resolved_at: null });
+      await expect(
+        platform.payments.webhooks.deadLetters({ type: "partner", id: "1", scopes: [] }),
+      ).rejects.toMatchObject({ code: "forbidden" });
+      const anonymous = await postGraphQL(platform.baseUrl, "{ webhookDeadLetters { id } }");
+      expect(anonymous.body.errors?.[0]?.extensions?.code).toBe("forbidden");
+    });
+  });
+
+  describe("refunds", () => {
+    const refund = (id: string, body: unknown, key = randomBytes(8).toString("hex")) =>
+      signed(platform.baseUrl, partner, "POST", `/v1/payment_intents/${id}/refund`, body, {
+        headers: { "Idempotency-Key": key },
+      });
+
+    it("refunds in parts at the provider, refuses more than is left, and keeps the intent succeeded", async () => {
+      const { id } = await confirmedAndPaid();
+      const first = await refund(id, { amount: 500, reason: "customer request" });
+      expect(first.status).toBe(201);
+      expect(first.body).toMatchObject({
+        payment_intent_id: id,
+        amount: 500,
+        status: "succeeded",
+        reason: "customer request",
+        provider_refund_id: expect.any(String),
+      });
+      expect(first.body.id).toMatch(/^re_[0-9A-HJKMNP-TV-Z]{26}$/);
+      const over = await refund(id, { amount: 800 });
+      expect(over.status).toBe(400);
+      expect(over.body.details).toMatchObject({ field: "amount", constraint: "refundable_amount" });
+      const rest = await refund(id, {});
+      expect(rest.body).toMatchObject({ amount: 700, status: "succeeded" });
+      expect((await refund(id, { amount: 1 })).status).toBe(400);
+      expect((await intentRow(id)).status).toBe("succeeded");
+      expect(await eventTypes(id)).toEqual([
+        "payment_intent.created",
+        "payment_intent.requires_action",
+        "payment_intent.succeeded",
+        "payment_intent.cancelling",
+        "payment_intent.succeeded",
+        "payment_intent.cancelling",
+        "payment_intent.succeeded",
+      ]);
+      expect(await ledgerOf(id)).toEqual([
+        ["qr_created", 1200],
+        ["paid", 1200],
+        ["refunded", 500],
+        ["refunded", 700],
+      ]);
+    });
+
+    it("refuses a refund of an intent that has not succeeded", async () => {
+      const { id } = await createIntent();
+      const refused = await refund(id, { amount: 100 });
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe("invalid_state");
+    });
+
+    it("never refunds more than the amount under concurrent requests", async () => {
+      const { id } = await confirmedAndPaid();
+      const answers = await Promise.all(Array.from({ length: 6 }, () => refund(id, { amount: 400 })));
+      const refunded = answers.filter((answer) => answer.status === 201);
+      expect(refunded.length).toBeGreaterThan(0);
+      for (const answer of answers) expect([201, 400, 409]).toContain(answer.status);
+      const rows = await platform.payments.prisma.refund.findMany({
+        where: { payment_intent_id: id, status: "succeeded" },
+      });
+      expect(rows.reduce((sum, row) => sum + row.amount, 0)).toBe(refunded.length * 400);
+      expect(refunded.length * 400).toBeLessThanOrEqual(1200);
+      expect((await intentRow(id)).status).toBe("succeeded");
+    });
+  });
+});

@@ -1,0 +1,159 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createClient } from "graphql-ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { demoUser, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+
+const storeQuery = `query Store($id: Int!) {
+  store(id: $id) { id name merchant { id name psp { code } } open_orders_count payment_intents_count }
+}`;
+
+describe("the embedded platform", () => {
+  let platform: TestPlatform;
+  let demo: ReturnType<typeof JSON.parse>;
+  let token: string;
+  const auth = () => ({ authorization: `Bearer ${token}` });
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+    demo = JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8"));
+    token = (await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"))).access_token;
+  });
+  afterAll(() => platform?.close());
+
+  it("answers /health", async () => {
+    const response = await fetch(`${platform.baseUrl}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  it("writes demo.json with the stable keys and working URLs", () => {
+    expect(demo.base_url).toBe(platform.baseUrl);
+    expect(Object.keys(demo)).toEqual(
+      expect.arrayContaining([
+        "base_url",
+        "api_url",
+        "graphql_url",
+        "graphql_ws_url",
+        "psp",
+        "merchant",
+        "store",
+        "device",
+        "users",
+      ]),
+    );
+  });
+
+  it("resolves one store query across portal, pos and payments", async () => {
+    const { status, body } = await postGraphQL(platform.baseUrl, storeQuery, { id: demo.store.id }, token);
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    expect(body.data.store).toEqual({
+      id: demo.store.id,
+      name: "Demo Store Shibuya",
+      merchant: { id: demo.merchant.id, name: "Demo Merchant", psp: { code: "DEMO-PSP" } },
+      open_orders_count: 0,
+      payment_intents_count: 0,
+    });
+  });
+
+  it("maps a REST route onto the same operation", async () => {
+    for (const path of [`/api/v1/stores/${demo.store.id}`, `/stores/${demo.store.id}`]) {
+      const response = await fetch(`${platform.baseUrl}${path}`, { headers: auth() });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ id: demo.store.id, code: demo.store.code });
+    }
+  });
+
+  it("serves queries over graphql-ws", async () => {
+    const client = createClient({
+      url: demo.graphql_ws_url,
+      webSocketImpl: WebSocket,
+      lazy: false,
+      retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${token}` },
+    });
+    try {
+      const result = await new Promise<any>((resolve, reject) => {
+        client.subscribe(
+          { query: storeQuery, variables: { id: demo.store.id } },
+          { next: resolve, error: reject, complete: () => {} },
+        );
+      });
+      expect(result.data.store.merchant.name).toBe("Demo Merchant");
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  describe("answers bad requests with a clear 4xx in the {code, message, details} shape", () => {
+    const expectError = async (response: Response, status: number, code: string) => {
+      expect(response.status).toBe(status);
+      expect(response.headers.get("content-type")).toMatch(/application\/json/);
+      const body = await response.json();
+      expect(body).toMatchObject({ code, message: expect.any(String), details: expect.any(Object) });
+    };
+
+    it("unknown route: 404", async () => {
+      await expectError(await fetch(`${platform.baseUrl}/api/v1/nothing-here`), 404, "not_found");
+    });
+
+    it("known path, wrong method: 405", async () => {
+      await expectError(
+        await fetch(`${platform.baseUrl}/api/v1/stores/1`, { method: "PUT" }),
+        405,
+        "method_not_allowed",
+      );
+    });
+
+    it("malformed JSON: 400", async () => {
+      const response = await fetch(`${platform.baseUrl}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"query": ',
+      });
+      await expectError(response, 400, "invalid_request");
+    });
+
+    it("wrong content type: 415", async () => {
+      const response = await fetch(`${platform.baseUrl}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body: "{ store(id: 1) { id } }",
+      });
+      await expectError(response, 415, "unsupported_media_type");
+    });
+
+    it("body over 1 MiB: 413", async () => {
+      const response = await fetch(`${platform.baseUrl}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "{ psps { id } }", padding: "x".repeat(1024 * 1024) }),
+      });
+      await expectError(response, 413, "payload_too_large");
+    });
+
+    it("an id that is not an integer: 400 naming the field", async () => {
+      const response = await fetch(`${platform.baseUrl}/api/v1/stores/abc`, { headers: auth() });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { details: unknown }).details).toMatchObject({ field: "id" });
+    });
+
+    it("a store that does not exist: 404", async () => {
+      await expectError(await fetch(`${platform.baseUrl}/api/v1/stores/999999`, { headers: auth() }), 404, "not_found");
+    });
+  });
+
+  it("keeps its data across a restart", async () => {
+    await platform.stop();
+    await platform.restart();
+    const { body } = await postGraphQL(platform.baseUrl, storeQuery, { id: demo.store.id }, token);
+    expect(body.data.store.name).toBe("Demo Store Shibuya");
+    const again = JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8"));
+    expect(again.store).toEqual(demo.store);
+    const { body: list } = await postGraphQL(platform.baseUrl, "{ psps { code } }", {}, token);
+    expect(list.data.psps).toEqual([{ code: "DEMO-PSP" }]);
+    expect(again.device).toEqual(demo.device);
+  });
+});

@@ -1,0 +1,34 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * The one place tests read the environment. `npm run test:cluster` sets TEST_POSTGRES_URL; then every test that
+ * needs storage gets PostgreSQL databases (one per subgraph) instead of embedded PGlite.
+ */
+const postgresBase = process.env.TEST_POSTGRES_URL;
+
+export const onPostgres = postgresBase !== undefined;
+
+/** The cluster suite's Redis (rate-limit counters); the embedded suite has none. */
+export const redisUrl = onPostgres ? (process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379") : undefined;
+
+export type SubgraphName = "portal" | "pos" | "payments";
+
+export function postgresUrl(subgraph: SubgraphName): string | undefined {
+  return postgresBase ? `${postgresBase.replace(/\/$/, "")}/pos_cloud_test_${subgraph}` : undefined;
+}
+
+/** Storage for one subgraph under test: PostgreSQL in the cluster suite, in-memory PGlite otherwise. */
+export function testStorage(subgraph: SubgraphName) {
+  return { url: postgresUrl(subgraph) };
+}
+
+/** A fresh directory that is removed when the returned function is called. */
+export function temporaryDirectory(prefix = "pos-cloud-"): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export const uniqueCode = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8).toUpperCase()}`;

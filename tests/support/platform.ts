@@ -1,0 +1,125 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { generate } from "otplib";
+import type { DemoFile, DemoUser } from "../../apps/platform/src/demo";
+import type { PlatformConfig } from "../../apps/platform/src/environment";
+import { type RunningPlatform, startPlatform } from "../../apps/platform/src/platform";
+import { isolatedStorage } from "./databases";
+import { temporaryDirectory } from "./environment";
+
+export interface TestPlatform {
+  baseUrl: string;
+  dataDir: string;
+  /** The running portal's services (valid until stop). */
+  portal: RunningPlatform["portal"];
+  /** Issues client partners and API keys (no API exists for that yet). */
+  partners: Awaited<ReturnType<typeof startPlatform>>["partners"];
+  /** The configuration it runs with, for commands that work on its storage (stop it first). */
+  config: PlatformConfig;
+  /** The payments subgraph's services: dead letters, one polling cycle on demand. */
+  payments: Awaited<ReturnType<typeof startPlatform>>["payments"];
+  /** Stops the platform but keeps its storage, for restart tests. */
+  stop(): Promise<void>;
+  /** Starts it again on the same storage. */
+  restart(): Promise<void>;
+  /** Stops it and removes its storage. */
+  close(): Promise<void>;
+}
+
+/** The embedded platform on a free port, with storage of its own. */
+export async function startTestPlatform(
+  options: { demo?: boolean; clock?: () => Date } & Pick<
+    PlatformConfig,
+    "rateLimits" | "corsOrigins" | "redisUrl" | "redisKeyPrefix" | "paymentsPollIntervalMs" | "webhookRetryDelaysMs"
+  > = {},
+): Promise<TestPlatform> {
+  const dir = temporaryDirectory();
+  const databases = await isolatedStorage(["portal", "pos", "payments"]);
+  const { demo, clock, ...gateway } = options;
+  const config: PlatformConfig = {
+    ...gateway,
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: dir.path,
+    demo: demo ?? true,
+    databaseUrls: databases.urls,
+  };
+  let running: Awaited<ReturnType<typeof startPlatform>> | undefined = await startPlatform(config, { clock });
+  const handle: TestPlatform = {
+    baseUrl: running.baseUrl,
+    dataDir: dir.path,
+    portal: running.portal,
+    partners: running.partners,
+    config,
+    payments: running.payments,
+    async stop() {
+      await running?.close();
+      running = undefined;
+    },
+    async restart() {
+      running = await startPlatform(config, { clock });
+      handle.baseUrl = running.baseUrl;
+      handle.portal = running.portal;
+      handle.partners = running.partners;
+      handle.payments = running.payments;
+    },
+    async close() {
+      await handle.stop();
+      await databases.drop();
+      dir.remove();
+    },
+  };
+  return handle;
+}
+
+export async function postGraphQL(
+  baseUrl: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+) {
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: (await response.json()) as { data?: any; errors?: any[] } };
+}
+
+export const readDemo = (dataDir: string): DemoFile => JSON.parse(readFileSync(join(dataDir, "demo.json"), "utf8"));
+
+export const demoUser = (demo: DemoFile, role: DemoUser["role"]) => demo.users.find((user) => user.role === role)!;
+
+/** POSTs JSON to a REST path; returns the status and the parsed body (null for 204). */
+export async function postJson(baseUrl: string, path: string, body: unknown, token?: string) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as any) };
+}
+
+/** The README's walkthrough: password login, then the TOTP code (or a PIN login for L5 and L6); returns tokens. */
+export async function logIn(baseUrl: string, user: DemoUser, at: Date = new Date()) {
+  if (user.pin) {
+    const { status, body } = await postJson(baseUrl, "/api/v1/auth/user/pin-login", {
+      login_id: user.login_id,
+      pin: user.pin,
+    });
+    if (status !== 200) throw new Error(`PIN login failed: ${JSON.stringify(body)}`);
+    return body as { access_token: string; refresh_token: string; expires_in: number };
+  }
+  const login = await postJson(baseUrl, "/api/v1/auth/user/login", {
+    login_id: user.login_id,
+    password: user.password,
+  });
+  if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
+  const code = await generate({ secret: user.totp_secret!, epoch: Math.floor(at.getTime() / 1000) });
+  const { status, body } = await postJson(baseUrl, "/api/v1/auth/user/mfa/verify", {
+    user_id: login.body.user_id,
+    code,
+  });
+  if (status !== 200) throw new Error(`MFA failed: ${JSON.stringify(body)}`);
+  return body as { access_token: string; refresh_token: string; expires_in: number };
+}
