@@ -4,6 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { logger } from "./logger";
 
 /** Raw SQL access, for what Prisma does not do: migrations, `FOR UPDATE SKIP LOCKED` claims, benchmarks. */
 export interface SqlRunner {
@@ -48,6 +49,9 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
 
 async function openPostgres(url: string): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection the server closes (a restart, an administrator) is dropped by the pool and replaced on demand;
+  // without a listener the pool's error event would end the process.
+  pool.on("error", (error) => logger.warn("idle database connection closed by the server", { error: error.message }));
   const runner = (q: pg.Pool | pg.PoolClient): SqlRunner => ({
     exec: async (sql) => {
       await q.query(sql);

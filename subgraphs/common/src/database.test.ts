@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { onPostgres, postgresUrl } from "../../../tests/support/environment";
+import { openDatabase } from "./database";
+
+describe.runIf(onPostgres)("a PostgreSQL database", () => {
+  it("outlives the server closing its idle connections, and reconnects on the next query", async () => {
+    const db = await openDatabase({ url: postgresUrl("portal") });
+    const other = await openDatabase({ url: postgresUrl("portal") });
+    try {
+      const { pid } = (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0]!;
+      const terminated = await other.query<{ done: boolean }>("SELECT pg_terminate_backend($1) AS done", [pid]);
+      expect(terminated).toEqual([{ done: true }]);
+      // The pool hears of it from the closing socket; a query may reach the dead connection before that.
+      const nextPid = async (attempts: number): Promise<number> => {
+        try {
+          return (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0]!.pid;
+        } catch (error) {
+          if (attempts === 0) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return nextPid(attempts - 1);
+        }
+      };
+      expect(await nextPid(20)).not.toBe(pid);
+    } finally {
+      await db.close();
+      await other.close();
+    }
+  });
+});
