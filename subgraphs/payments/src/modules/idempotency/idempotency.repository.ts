@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "../../generated/prisma/client";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 
 export type IdempotencyRepository = ReturnType<typeof idempotencyRepository>;
 
@@ -9,6 +9,9 @@ export interface IdempotencyClaim {
   now: Date;
   expires_at: Date;
 }
+
+const completion = (id: number, response_sealed: string) =>
+  Prisma.sql`UPDATE idempotency_keys SET status = 'completed', response_sealed = ${response_sealed} WHERE id = ${id}`;
 
 export function idempotencyRepository(prisma: PrismaClient) {
   return {
@@ -35,7 +38,9 @@ export function idempotencyRepository(prisma: PrismaClient) {
       }),
     /** Stores the response in the transaction of the work it answers for. */
     complete: (tx: Prisma.TransactionClient, id: number, response_sealed: string) =>
-      tx.idempotencyKey.update({ where: { id }, data: { status: "completed", response_sealed } }),
+      tx.$executeRaw(completion(id, response_sealed)),
+    /** The same, as a statement for work that is one SQL statement. */
+    completion,
     /** Frees a key whose work failed, so the client may retry with the same key. */
     release: (id: number) => prisma.idempotencyKey.deleteMany({ where: { id, status: "in_progress" } }),
     deleteExpired: (now: Date) => prisma.idempotencyKey.deleteMany({ where: { expires_at: { lte: now } } }),

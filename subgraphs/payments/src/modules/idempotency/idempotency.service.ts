@@ -14,10 +14,14 @@ export interface IdempotencyRequest {
   request_hash: string;
 }
 
-/** Called by the work inside its transaction with the response to keep for replays. */
-export type CompleteIdempotency<T> = (tx: Prisma.TransactionClient, response: T) => Promise<void>;
+/** Given to the work: keeps its response for replays, in the work's own transaction. */
+export interface CompleteIdempotency<T> {
+  (tx: Prisma.TransactionClient, response: T): Promise<void>;
+  /** The same write as a statement, for work that is one SQL statement; null when the request has no key. */
+  statement(response: T): Prisma.Sql | null;
+}
 
-const noKey = async () => {};
+const noKey: CompleteIdempotency<unknown> = Object.assign(async () => {}, { statement: () => null });
 
 export function idempotencyService(keys: IdempotencyRepository, box: SecretBox, clock: Clock) {
   return {
@@ -53,10 +57,15 @@ export function idempotencyService(keys: IdempotencyRepository, box: SecretBox, 
         }
         return { ...(JSON.parse(box.open(existing.response_sealed)) as T), replayed: true };
       }
+      const seal = (result: T) => box.seal(JSON.stringify(result));
+      const complete = Object.assign(
+        async (tx: Prisma.TransactionClient, result: T) => {
+          await keys.complete(tx, claimed, seal(result));
+        },
+        { statement: (result: T) => keys.completion(claimed, seal(result)) },
+      );
       try {
-        const response = await work(async (tx, result) => {
-          await keys.complete(tx, claimed, box.seal(JSON.stringify(result)));
-        });
+        const response = await work(complete);
         return { ...response, replayed: false };
       } catch (error) {
         await keys.release(claimed);

@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { newUlid } from "@pos-cloud/common";
 import type { LedgerTransaction, PaymentIntent, Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { PaymentIntentEventType } from "../outbox/outbox.repository";
 
@@ -16,29 +16,32 @@ export interface LedgerEntry {
   failure_message?: string | null;
 }
 
-/** Writes one ledger row in the transaction of the change it describes; the intent gives currency and references. */
+/** The ledger row of an entry: the intent gives currency and references. */
+export function ledgerRow(intent: PaymentIntent, entry: LedgerEntry, created_at: Date): LedgerTransaction {
+  return {
+    id: `txn_${newUlid(created_at.getTime())}`,
+    payment_intent_id: intent.id,
+    client_partner_id: intent.client_partner_id,
+    currency: intent.currency,
+    provider_name: intent.provider_name,
+    provider_transaction_id: intent.provider_transaction_id,
+    provider_refund_id: null,
+    refund_id: null,
+    failure_code: null,
+    failure_message: null,
+    ...entry,
+    created_at,
+  };
+}
+
+/** Writes one ledger row in the transaction of the change it describes. */
 export function appendLedgerEntry(
   tx: Prisma.TransactionClient,
   intent: PaymentIntent,
   entry: LedgerEntry,
   created_at: Date,
 ): Promise<LedgerTransaction> {
-  return tx.ledgerTransaction.create({
-    data: {
-      id: `txn_${ulid(created_at.getTime())}`,
-      payment_intent_id: intent.id,
-      client_partner_id: intent.client_partner_id,
-      currency: intent.currency,
-      provider_name: intent.provider_name,
-      provider_transaction_id: intent.provider_transaction_id,
-      provider_refund_id: null,
-      refund_id: null,
-      failure_code: null,
-      failure_message: null,
-      ...entry,
-      created_at,
-    },
-  });
+  return tx.ledgerTransaction.create({ data: ledgerRow(intent, entry, created_at) });
 }
 
 /**

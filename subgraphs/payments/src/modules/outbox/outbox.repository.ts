@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { newUlid } from "@pos-cloud/common";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 
 export type PaymentIntentEventType =
@@ -10,6 +10,21 @@ export type PaymentIntentEventType =
   | "payment_intent.cancelled"
   | "payment_intent.cancelling";
 
+/** The outbox row of an intent's event: its id, type and the full intent as payload; the row starts pending. */
+export function intentEventRow(event_type: PaymentIntentEventType, intent: PaymentIntent, occurred_at: Date) {
+  return {
+    id: newUlid(occurred_at.getTime()),
+    event_type,
+    aggregate_type: "payment_intent",
+    aggregate_id: intent.id,
+    payload: {
+      payment_intent: JSON.parse(JSON.stringify(intent)),
+      metadata: { client_partner_id: intent.client_partner_id, occurred_at: occurred_at.toISOString() },
+    },
+    created_at: occurred_at,
+  };
+}
+
 /**
  * Writes a domain event as a pending outbox row. It takes the transaction of the change it records, so the change
  * and its event commit together or not at all; a publisher claims pending rows later.
@@ -20,19 +35,7 @@ export function appendIntentEvent(
   intent: PaymentIntent,
   occurred_at: Date,
 ) {
-  return tx.outboxEvent.create({
-    data: {
-      id: ulid(occurred_at.getTime()),
-      event_type,
-      aggregate_type: "payment_intent",
-      aggregate_id: intent.id,
-      payload: {
-        payment_intent: JSON.parse(JSON.stringify(intent)),
-        metadata: { client_partner_id: intent.client_partner_id, occurred_at: occurred_at.toISOString() },
-      },
-      created_at: occurred_at,
-    },
-  });
+  return tx.outboxEvent.create({ data: intentEventRow(event_type, intent, occurred_at) });
 }
 
 /** Internal events that are not an intent's status (`provider_webhook.received`); never sent to partners. */
@@ -45,7 +48,7 @@ export function appendInternalEvent(
 ) {
   return tx.outboxEvent.create({
     data: {
-      id: ulid(occurred_at.getTime()),
+      id: newUlid(occurred_at.getTime()),
       event_type,
       aggregate_type: aggregate.type,
       aggregate_id: aggregate.id,

@@ -1,5 +1,4 @@
-import { AppError } from "@pos-cloud/common";
-import { ulid } from "ulid";
+import { AppError, newUlid } from "@pos-cloud/common";
 import type { PrismaClient } from "../../generated/prisma/client";
 import type { SyncedMerchant } from "./merchant-sync.input";
 
@@ -46,7 +45,7 @@ export function merchantSyncRepository(prisma: PrismaClient) {
               };
               await tx.providerConfig.upsert({
                 where: { store_id_provider_code: { store_id: store.id, provider_code: config.provider_code } },
-                create: { id: ulid(), store_id: store.id, provider_code: config.provider_code, ...data },
+                create: { id: newUlid(), store_id: store.id, provider_code: config.provider_code, ...data },
                 update: data,
               });
             }

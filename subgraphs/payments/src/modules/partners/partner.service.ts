@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { AppError, type Caller, type SecretBox } from "@pos-cloud/common";
-import { ulid } from "ulid";
+import { AppError, type Caller, newUlid, type SecretBox } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PartnerRepository } from "./partner.repository";
 import { requireService } from "./partner-caller";
@@ -39,7 +38,7 @@ export function partnerService(partners: PartnerRepository, box: SecretBox, cloc
       const secret = randomBytes(32).toString("hex");
       const webhook_secret = `whsec_${randomBytes(32).toString("base64url")}`;
       const key = await partners.createKey({
-        id: ulid(),
+        id: newUlid(),
         client_partner_id,
         client_id,
         secret_sealed: box.seal(secret),

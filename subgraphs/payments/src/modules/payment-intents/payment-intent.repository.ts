@@ -1,8 +1,13 @@
 import { AppError } from "@pos-cloud/common";
 import type { PaymentIntent } from "../../generated/prisma/client";
 import { type Prisma, type PrismaClient, Prisma as PrismaRuntime } from "../../generated/prisma/client";
-import { appendLedgerEntry, type LedgerEntry, ledgerEntryForTransition } from "../ledger/transaction.repository";
-import { appendIntentEvent, type PaymentIntentEventType } from "../outbox/outbox.repository";
+import {
+  appendLedgerEntry,
+  type LedgerEntry,
+  ledgerEntryForTransition,
+  ledgerRow,
+} from "../ledger/transaction.repository";
+import { appendIntentEvent, intentEventRow, type PaymentIntentEventType } from "../outbox/outbox.repository";
 
 export type PaymentIntentRepository = ReturnType<typeof paymentIntentRepository>;
 
@@ -54,8 +59,29 @@ export async function transitionWithin(
   return intent;
 }
 
-const isUniqueViolation = (error: unknown) =>
-  error instanceof PrismaRuntime.PrismaClientKnownRequestError && error.code === "P2002";
+/** A raw statement that broke the unique merchant_ref_id of a merchant (the other keys are random). */
+const isDuplicateReference = (error: unknown) => {
+  if (!(error instanceof PrismaRuntime.PrismaClientKnownRequestError) || error.code !== "P2010") return false;
+  const cause = (error.meta?.driverAdapterError as { cause?: { originalCode?: string; originalMessage?: string } })
+    ?.cause;
+  return cause?.originalCode === "23505" && cause.originalMessage?.includes("merchant_ref_id") === true;
+};
+
+type Column = string | number | boolean | Date | null | string[] | Prisma.JsonValue;
+
+/** `INSERT INTO table (columns) VALUES (...)` of one row; arrays are text[], objects jsonb. */
+function insertRow(table: string, row: Record<string, Column>) {
+  const columns = Object.keys(row);
+  const values = Object.values(row).map((value) => {
+    if (Array.isArray(value)) return PrismaRuntime.sql`${value}::text[]`;
+    if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+      return PrismaRuntime.sql`${JSON.stringify(value)}::jsonb`;
+    }
+    return PrismaRuntime.sql`${value}`;
+  });
+  return PrismaRuntime.sql`INSERT INTO ${PrismaRuntime.raw(table)} (${PrismaRuntime.raw(columns.join(", "))})
+    VALUES (${PrismaRuntime.join(values)})`;
+}
 
 export function paymentIntentRepository(prisma: PrismaClient) {
   return {
@@ -84,23 +110,27 @@ export function paymentIntentRepository(prisma: PrismaClient) {
 
     findToken: (token_hash: string) => prisma.paymentToken.findUnique({ where: { token_hash } }),
 
-    /** The intent, its payment token and its created event, in one transaction; a taken merchant_ref_id is a 409. */
-    async create(
-      data: Prisma.PaymentIntentUncheckedCreateInput,
-      token: { token_hash: string; expires_at: Date },
-      occurred_at: Date,
-      within: WithinTransaction,
-    ): Promise<PaymentIntent> {
+    /**
+     * The intent, its payment token, its created event, its ledger row (a cash intent is paid at once) and the
+     * idempotency record `kept`, in one statement: they commit together, in one round trip, since this is the
+     * gateway's hot path (docs/benchmarks.md). A taken merchant_ref_id is a 409.
+     */
+    async create(intent: PaymentIntent, token: { token_hash: string; expires_at: Date }, kept: Prisma.Sql | null) {
+      const entry = ledgerEntryForTransition("payment_intent.created", intent);
+      const writes = [
+        insertRow("payment_intents", intent),
+        insertRow("payment_tokens", { ...token, payment_intent_id: intent.id, created_at: intent.created_at }),
+        insertRow("outbox_events", intentEventRow("payment_intent.created", intent, intent.created_at)),
+        ...(entry ? [insertRow("transactions", ledgerRow(intent, entry, intent.created_at))] : []),
+        ...(kept ? [kept] : []),
+      ];
+      const steps = writes.map(
+        (write, index) => PrismaRuntime.sql`step${PrismaRuntime.raw(String(index))} AS (${write})`,
+      );
       try {
-        return await prisma.$transaction(async (tx) => {
-          const intent = await tx.paymentIntent.create({ data });
-          await tx.paymentToken.create({ data: { ...token, payment_intent_id: intent.id } });
-          await recordChange(tx, "payment_intent.created", intent, occurred_at, undefined);
-          await within(tx, intent);
-          return intent;
-        });
+        await prisma.$executeRaw`WITH ${PrismaRuntime.join(steps)} SELECT 1`;
       } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
+        if (!isDuplicateReference(error)) throw error;
         throw new AppError("conflict", "merchant_ref_id is already used by another payment intent of this merchant", {
           field: "merchant_ref_id",
           constraint: "unique",

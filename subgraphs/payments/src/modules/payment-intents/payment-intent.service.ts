@@ -1,12 +1,11 @@
-import { AppError, type Caller, invalidField, parseEntityId } from "@pos-cloud/common";
-import { ulid } from "ulid";
+import { AppError, type Caller, invalidField, newUlid, parseEntityId } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
-import type { PaymentIntent } from "../../generated/prisma/client";
+import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
 import { partnerIdOf } from "../partners/partner-caller";
 import type { StoreResolver } from "../partners/store-resolver";
 import { parseAmount, parseCreateInput } from "./payment-intent.input";
-import type { PaymentIntentRepository, WithinTransaction } from "./payment-intent.repository";
+import type { PaymentIntentRepository } from "./payment-intent.repository";
 import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
 
 export type PaymentIntentService = ReturnType<typeof paymentIntentService>;
@@ -92,27 +91,30 @@ export function paymentIntentService(deps: {
         // Every intent gets a token, a cash one too: the create response has one shape and a terminal's web view
         // can read any intent it shows.
         const token = newPaymentToken();
-        const id = `pi_${ulid(now.getTime())}`;
+        const id = `pi_${newUlid(now.getTime())}`;
         const grant = { token: token.token, payment_intent_id: id, expires_in: PAYMENT_TOKEN_SECONDS };
         const { expires_in_minutes, ...fields } = parsed;
-        const within: WithinTransaction = (tx, intent) => complete(tx, result(intent, grant));
-        const intent = await intents.create(
-          {
-            ...fields,
-            id,
-            merchant_id: store.merchant_id,
-            store_id: store.id,
-            client_partner_id,
-            status,
-            metadata: fields.metadata as object,
-            captured_at: status === "succeeded" ? now : null,
-            created_at: now,
-            updated_at: now,
-            expires_at: new Date(now.getTime() + expires_in_minutes * 60_000),
-          },
+        const intent: PaymentIntent = {
+          ...fields,
+          id,
+          merchant_id: store.merchant_id,
+          store_id: store.id,
+          client_partner_id,
+          status,
+          provider_name: null,
+          provider_transaction_id: null,
+          failure_code: null,
+          failure_message: null,
+          metadata: fields.metadata as Prisma.JsonValue,
+          captured_at: status === "succeeded" ? now : null,
+          created_at: now,
+          updated_at: now,
+          expires_at: new Date(now.getTime() + expires_in_minutes * 60_000),
+        };
+        await intents.create(
+          intent,
           { token_hash: token.token_hash, expires_at: new Date(now.getTime() + PAYMENT_TOKEN_SECONDS * 1000) },
-          now,
-          within,
+          complete.statement(result(intent, grant)),
         );
         return result(intent, grant);
       });

@@ -1,5 +1,4 @@
-import { AppError } from "@pos-cloud/common";
-import { ulid } from "ulid";
+import { AppError, newUlid } from "@pos-cloud/common";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { appendInternalEvent } from "../outbox/outbox.repository";
 import { transitionWithin } from "../payment-intents/payment-intent.repository";
@@ -82,7 +81,7 @@ export function providerEventRepository(prisma: PrismaClient) {
       }
       return prisma.webhookDeadLetter.create({
         data: {
-          id: ulid(now.getTime()),
+          id: newUlid(now.getTime()),
           provider,
           event_id,
           raw_body,

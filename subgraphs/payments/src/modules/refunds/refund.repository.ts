@@ -1,5 +1,4 @@
-import { AppError, invalidField } from "@pos-cloud/common";
-import { ulid } from "ulid";
+import { AppError, invalidField, newUlid } from "@pos-cloud/common";
 import type { PaymentIntent, Prisma, PrismaClient, Refund } from "../../generated/prisma/client";
 import { appendLedgerEntry } from "../ledger/transaction.repository";
 import { transitionWithin } from "../payment-intents/payment-intent.repository";
@@ -65,7 +64,7 @@ export function refundRepository(prisma: PrismaClient) {
         }
         const refund = await tx.refund.create({
           data: {
-            id: `re_${ulid(now.getTime())}`,
+            id: `re_${newUlid(now.getTime())}`,
             payment_intent_id: intent.id,
             client_partner_id: intent.client_partner_id,
             amount,

@@ -1,6 +1,6 @@
 import type { SecretBox } from "@pos-cloud/common";
+import { newUlid } from "@pos-cloud/common";
 import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
-import { ulid } from "ulid";
 import type { SigningKeyRepository, SigningKeyRow } from "./signing-key.repository";
 
 /** Human tokens are RS256, device tokens ES256 (the spec's Authentication summary). */
@@ -22,7 +22,7 @@ export function signingKeyService(keys: SigningKeyRepository, box: SecretBox, cl
   async function create(purpose: KeyPurpose, now: Date): Promise<SigningKeyRow> {
     const alg = keyAlgorithms[purpose];
     const pair = await generateKeyPair(alg, { extractable: true });
-    const kid = `${purpose}-${ulid(now.getTime())}`;
+    const kid = `${purpose}-${newUlid(now.getTime())}`;
     const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg, use: "sig" };
     const row = {
       kid,

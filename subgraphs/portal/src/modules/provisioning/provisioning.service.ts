@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { AppError, type Caller } from "@pos-cloud/common";
+import { AppError, type Caller, newUlid } from "@pos-cloud/common";
 import { importJWK } from "jose";
-import { ulid } from "ulid";
 import { z } from "zod";
 import type { AuditSink } from "../../audit-sink";
 import { parseInput } from "../../validation";
@@ -130,7 +129,7 @@ export function provisioningService(
         status: to,
         merchant_id: store.merchant_id,
         store_id: store.id,
-        client_id: `cli_${ulid()}`,
+        client_id: `cli_${newUlid()}`,
         activated_at: clock(),
       });
       if (!activated) throw new AppError("invalid_state", "the device changed state meanwhile");
