@@ -31,7 +31,7 @@ export function confirmService(deps: {
      * anything is written: when it fails the intent and the token stay as they were, so the web view may retry.
      */
     async confirm(id: string, input: ConfirmInput) {
-      const intent = await intents.retrieve(id, input.payment_token);
+      const intent = await intents.forConfirm(id, input.payment_token);
       if (intent.status === "cancelled" && intent.failure_code === "expired") {
         throw new AppError("intent_expired", "the payment intent has expired");
       }

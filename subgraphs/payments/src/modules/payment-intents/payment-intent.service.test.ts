@@ -43,16 +43,19 @@ describe("payment intent lifecycle", () => {
     });
   });
 
-  it("refuses a used token (consumed by confirm) like any invalid one", async () => {
+  it("lets a used token (consumed by confirm) follow and cancel its intent, but not confirm it again", async () => {
     const { caller } = await seedPartner(deps);
     const { payment_intent, payment_token } = await deps.paymentIntents.create(caller, intentBody());
     await deps.prisma.paymentToken.updateMany({
       where: { payment_intent_id: payment_intent.id },
       data: { consumed_at: new Date() },
     });
-    await expect(deps.paymentIntents.retrieve(payment_intent.id, payment_token!.token)).rejects.toMatchObject({
+    const token = payment_token!.token;
+    await expect(deps.paymentIntents.forConfirm(payment_intent.id, token)).rejects.toMatchObject({
       code: "invalid_token",
     });
+    expect(await deps.paymentIntents.retrieve(payment_intent.id, token)).toMatchObject({ id: payment_intent.id });
+    expect(await deps.paymentIntents.cancel(payment_intent.id, token)).toMatchObject({ status: "cancelled" });
   });
 
   it("creates a cash intent succeeded with only its created event", async () => {

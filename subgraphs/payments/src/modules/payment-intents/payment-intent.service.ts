@@ -61,10 +61,13 @@ export function paymentIntentService(deps: {
 
   const isExpired = (intent: PaymentIntent) => intent.status === "cancelled" && intent.failure_code === "expired";
 
-  /** A payment token opens only its own intent, within 5 minutes, before it is used. */
-  async function withToken(id: string, token: string): Promise<PaymentIntent> {
+  /**
+   * A payment token opens only its own intent, for 5 minutes. Confirm uses it up; a used token still reads the intent
+   * and its ledger and cancels it, so the web view can follow the payment it started (docs/decisions.md).
+   */
+  async function withToken(id: string, token: string, use: "follow" | "confirm"): Promise<PaymentIntent> {
     const row = token ? await intents.findToken(hashPaymentToken(token)) : null;
-    if (!row || row.payment_intent_id !== id || row.expires_at <= clock() || row.consumed_at) {
+    if (!row || row.payment_intent_id !== id || row.expires_at <= clock() || (use === "confirm" && row.consumed_at)) {
       throw new AppError("invalid_token", "the payment token is missing, invalid or expired");
     }
     const intent = await intents.findById(id);
@@ -120,10 +123,13 @@ export function paymentIntentService(deps: {
       });
     },
 
-    retrieve: (id: string, token: string) => withToken(id, token),
+    retrieve: (id: string, token: string) => withToken(id, token, "follow"),
+
+    /** The intent a confirm works on: the token must be unused (the confirm itself uses it up, conditionally). */
+    forConfirm: (id: string, token: string) => withToken(id, token, "confirm"),
 
     async cancel(id: string, token: string) {
-      const intent = await withToken(id, token);
+      const intent = await withToken(id, token, "follow");
       if (isExpired(intent)) throw expired();
       if (!CANCELLABLE.includes(intent.status)) throw wrongState(intent, "cancelled");
       const moved = await intents.transition(
