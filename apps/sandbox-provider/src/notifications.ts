@@ -60,7 +60,7 @@ export function notificationBody(
 
 const nestedStatus = {
   pending: "pending",
-  processing: "pending",
+  processing: "processing",
   paid: "succeeded",
   declined: "failed",
   expired: "failed",

@@ -114,7 +114,7 @@ describe("sandbox QR provider API", () => {
     expect((await call("GET", `/v1/payments/${body.transaction_id}`)).body.status).toBe("paid");
   });
 
-  it("notifies the outcome when the delay has passed, without anyone asking for the status", async () => {
+  it("notifies that the customer approved, then the outcome when the delay has passed, unasked", async () => {
     const account = testAccount();
     const sandbox = await sandboxWith({ accounts: [account], processingDelayMs: 20 });
     const merchant = await receiver();
@@ -129,8 +129,10 @@ describe("sandbox QR provider API", () => {
       method: "POST",
     });
     expect(((await paying.json()) as any).status).toBe("processing");
-    await vi.waitFor(() => expect(merchant.received).toHaveLength(1));
-    expect(merchant.received[0]!.body).toMatchObject({ status: "declined", decline_code: "insufficient_funds" });
+    await vi.waitFor(() => expect(merchant.received).toHaveLength(2));
+    const byType = Object.fromEntries(merchant.received.map((note) => [note.body.event_type, note.body]));
+    expect(byType["payment.processing"]).toMatchObject({ status: "processing" });
+    expect(byType["payment.failed"]).toMatchObject({ status: "declined", decline_code: "insufficient_funds" });
   });
 
   it("expires an unpaid QR, tells the merchant, and refuses to take payment for it", async () => {

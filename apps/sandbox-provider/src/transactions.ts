@@ -6,7 +6,12 @@ import { sandboxErrors } from "./errors";
 export type SandboxStatus = "pending" | "processing" | "paid" | "declined" | "cancelled" | "expired" | "refunded";
 export type DeclineCode = "card_declined" | "insufficient_funds";
 export type QrMode = "mpm" | "cpm";
-export type SandboxEventType = "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.refunded";
+export type SandboxEventType =
+  | "payment.processing"
+  | "payment.succeeded"
+  | "payment.failed"
+  | "payment.expired"
+  | "payment.refunded";
 
 export interface SandboxRefund {
   refund_id: string;
@@ -163,7 +168,12 @@ export function transactionBook(options: TransactionOptions) {
       const transaction = find(undefined, id);
       if (transaction.status !== "pending")
         throw sandboxErrors.invalidState(`the transaction is ${transaction.status}`);
-      change(transaction, { status: "processing", settles_at: iso(options.now() + options.processingDelayMs) });
+      // Settled at once, the outcome is the only news; otherwise the merchant hears first that the customer approved.
+      change(
+        transaction,
+        { status: "processing", settles_at: iso(options.now() + options.processingDelayMs) },
+        options.processingDelayMs > 0 ? "payment.processing" : undefined,
+      );
       advance();
       return transaction;
     },

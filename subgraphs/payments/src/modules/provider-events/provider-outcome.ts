@@ -19,6 +19,8 @@ export interface OutcomeTransition {
  */
 export function outcomeTransition(outcome: ProviderOutcome, now: Date): OutcomeTransition | null {
   switch (outcome.status) {
+    case "processing":
+      return { from: ["requires_action"], change: { status: "processing" }, event: "payment_intent.processing" };
     case "succeeded":
       return {
         from: ["requires_action", "processing"],

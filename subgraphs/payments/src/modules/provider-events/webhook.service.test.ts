@@ -59,6 +59,27 @@ const eventsOf = async (aggregate_id: string) =>
   );
 
 describe("inbound provider notifications", () => {
+  it("moves to processing when the customer approved, then to the outcome; a late processing note is stale", async () => {
+    const intent = await confirmedIntent();
+    const processing = signedNotification(intent.provider_transaction_id!, "processing");
+    expect(await deps.webhooks.receive("sandbox", processing.raw, processing.headers)).toMatchObject({
+      result: "applied",
+    });
+    expect(await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: intent.id } })).toMatchObject({
+      status: "processing",
+    });
+    const paid = signedNotification(intent.provider_transaction_id!, "paid");
+    expect(await deps.webhooks.receive("sandbox", paid.raw, paid.headers)).toMatchObject({ result: "applied" });
+    const late = signedNotification(intent.provider_transaction_id!, "processing");
+    expect(await deps.webhooks.receive("sandbox", late.raw, late.headers)).toMatchObject({ result: "stale" });
+    expect(await eventsOf(intent.id)).toEqual([
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.processing",
+      "payment_intent.succeeded",
+    ]);
+  });
+
   it("applies a paid notification once, with its event, ledger row and received record", async () => {
     const intent = await confirmedIntent();
     const paid = signedNotification(intent.provider_transaction_id!, "paid");

@@ -5,8 +5,11 @@
  * `not_found`, `invalid_state`, and `invalid_request` (field `amount`) for a refund above what is left.
  */
 
-/** The platform's statuses; each adapter maps its provider's vocabulary onto them. */
-export type ProviderPaymentStatus = "pending" | "succeeded" | "failed" | "cancelled" | "refunded";
+/**
+ * The platform's statuses; each adapter maps its provider's vocabulary onto them. `processing`: the customer approved
+ * the payment and the provider is settling it (the outcome follows).
+ */
+export type ProviderPaymentStatus = "pending" | "processing" | "succeeded" | "failed" | "cancelled" | "refunded";
 
 /** The spec's credentials object of a store's provider configuration. */
 export interface ProviderCredentials {

@@ -36,7 +36,7 @@ export function normalizeSandboxStatus(
   const failure = status === "expired" ? "expired" : status === "declined" ? (declineCode ?? "declined") : null;
   const normalized = {
     pending: "pending",
-    processing: "pending",
+    processing: "processing",
     paid: "succeeded",
     declined: "failed",
     expired: "failed",

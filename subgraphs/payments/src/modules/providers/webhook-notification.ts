@@ -82,7 +82,7 @@ const nestedSchema = z.object({
 
 const nestedStatus = {
   pending: "pending",
-  processing: "pending",
+  processing: "processing",
   succeeded: "succeeded",
   failed: "failed",
   canceled: "cancelled",
