@@ -20,8 +20,10 @@ function limited(error: unknown): RestResponse | undefined {
 }
 
 /**
- * The common route: variables from the request, one GraphQL operation, the named root field as the body with the
- * status of a success. Portal and POS routes are served with and without the `/api/v1` prefix.
+ * The common route: variables from the request, one GraphQL operation, the named root field as the body (200 unless
+ * `status` says otherwise).
+ * Portal and POS routes (`/api/v1/...`) are served with and without the prefix; gateway routes (`/v1/...`) name the
+ * authentication the edge performs before them.
  */
 export function operationRoute(
   method: RestRoute["method"],
@@ -29,12 +31,13 @@ export function operationRoute(
   field: string,
   query: string,
   variables: (request: RestRequest) => Record<string, unknown>,
-  status = 200,
+  { status = 200, auth }: { status?: number; auth?: RestRoute["auth"] } = {},
 ): RestRoute {
   return {
     method,
     path,
-    alsoUnprefixed: true,
+    auth,
+    alsoUnprefixed: path.startsWith("/api/v1/"),
     async handle(request, execute) {
       try {
         return { status, body: dataOf(await execute(query, variables(request), request.caller))[field] };

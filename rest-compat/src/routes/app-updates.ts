@@ -12,7 +12,7 @@ export const appUpdateRoutes: RestRoute[] = [
     "registerAppVersion",
     `mutation RegisterAppVersion($input: JSON!) { registerAppVersion(input: $input) { ${versionFields} } }`,
     ({ body }) => ({ input: body.fields }),
-    201,
+    { status: 201 },
   ),
   route(
     "GET",

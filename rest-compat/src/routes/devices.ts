@@ -37,7 +37,7 @@ export const deviceRoutes: RestRoute[] = [
     "registerTerminal",
     `mutation RegisterTerminal($input: JSON!) { registerTerminal(input: $input) { ${deviceFields} } }`,
     ({ body }) => ({ input: body.fields }),
-    201,
+    { status: 201 },
   ),
   route(
     "GET",
@@ -76,7 +76,7 @@ export const deviceRoutes: RestRoute[] = [
     `mutation GenerateActivationCode($input: JSON!) {
       generateActivationCode(input: $input) { activation_code expires_at } }`,
     ({ body }) => ({ input: body.fields }),
-    201,
+    { status: 201 },
   ),
   route(
     "POST",

@@ -1,5 +1,6 @@
 import { idempotencyOf, integerParam, paymentTokenOf } from "../gateway-request";
 import { dataOf } from "../graphql";
+import { operationRoute } from "../operation-route";
 import type { RestResponse, RestRoute } from "../router";
 
 const intentFields = `id merchant_id store_id client_partner_id merchant_ref_id merchant_store_id merchant_terminal_id
@@ -48,68 +49,46 @@ export const paymentIntentRoutes: RestRoute[] = [
       };
     },
   },
-  {
-    method: "GET",
-    path: "/v1/payment_intents",
-    auth: "hmac",
-    async handle({ query, caller }, execute) {
-      const variables = {
-        merchant_store_id: query.get("merchant_store_id"),
-        status: query.get("status"),
-        limit: integerParam(query, "limit"),
-        offset: integerParam(query, "offset"),
-      };
-      const data = dataOf(
-        await execute(
-          `query PaymentIntents($merchant_store_id: String, $status: String, $limit: Int, $offset: Int) {
-            paymentIntents(merchant_store_id: $merchant_store_id, status: $status, limit: $limit, offset: $offset) {
-              ${intentFields}
-            }
-          }`,
-          variables,
-          caller,
-        ),
-      );
-      return { status: 200, body: data.paymentIntents };
-    },
-  },
-  {
-    method: "GET",
-    path: "/v1/payment_intents/:id",
-    auth: "payment_token",
-    async handle(request, execute) {
-      const data = dataOf(
-        await execute(
-          `query PaymentIntent($id: String!, $payment_token: String!) {
-            paymentIntentByToken(id: $id, payment_token: $payment_token) {
-              id status amount currency payment_method_types merchant_ref_id failure_code failure_message created_at
-              expires_at
-            }
-          }`,
-          { id: request.params.id, payment_token: paymentTokenOf(request) },
-          request.caller,
-        ),
-      );
-      return { status: 200, body: data.paymentIntentByToken };
-    },
-  },
-  {
-    method: "POST",
-    path: "/v1/payment_intents/:id/cancel",
-    auth: "payment_token",
-    async handle(request, execute) {
-      const data = dataOf(
-        await execute(
-          `mutation CancelPaymentIntent($id: String!, $payment_token: String!) {
-            cancelPaymentIntent(id: $id, payment_token: $payment_token) { id status }
-          }`,
-          { id: request.params.id, payment_token: paymentTokenOf(request) },
-          request.caller,
-        ),
-      );
-      return { status: 200, body: data.cancelPaymentIntent };
-    },
-  },
+  operationRoute(
+    "GET",
+    "/v1/payment_intents",
+    "paymentIntents",
+    `query PaymentIntents($merchant_store_id: String, $status: String, $limit: Int, $offset: Int) {
+      paymentIntents(merchant_store_id: $merchant_store_id, status: $status, limit: $limit, offset: $offset) {
+        ${intentFields}
+      }
+    }`,
+    ({ query }) => ({
+      merchant_store_id: query.get("merchant_store_id"),
+      status: query.get("status"),
+      limit: integerParam(query, "limit"),
+      offset: integerParam(query, "offset"),
+    }),
+    { auth: "hmac" },
+  ),
+  operationRoute(
+    "GET",
+    "/v1/payment_intents/:id",
+    "paymentIntentByToken",
+    `query PaymentIntent($id: String!, $payment_token: String!) {
+      paymentIntentByToken(id: $id, payment_token: $payment_token) {
+        id status amount currency payment_method_types merchant_ref_id failure_code failure_message created_at
+        expires_at
+      }
+    }`,
+    (request) => ({ id: request.params.id, payment_token: paymentTokenOf(request) }),
+    { auth: "payment_token" },
+  ),
+  operationRoute(
+    "POST",
+    "/v1/payment_intents/:id/cancel",
+    "cancelPaymentIntent",
+    `mutation CancelPaymentIntent($id: String!, $payment_token: String!) {
+      cancelPaymentIntent(id: $id, payment_token: $payment_token) { id status }
+    }`,
+    (request) => ({ id: request.params.id, payment_token: paymentTokenOf(request) }),
+    { auth: "payment_token" },
+  ),
   {
     method: "POST",
     path: "/v1/payment_intents/:id/capture",

@@ -26,7 +26,7 @@ export const tenantRoutes: RestRoute[] = [
     "createPsp",
     `mutation CreatePsp($input: JSON!) { createPsp(input: $input) { ${pspFields} } }`,
     ({ body }) => ({ input: body.fields }),
-    201,
+    { status: 201 },
   ),
   route(
     "GET",
@@ -42,7 +42,7 @@ export const tenantRoutes: RestRoute[] = [
     "createMerchant",
     `mutation CreateMerchant($input: JSON!) { createMerchant(input: $input) { ${merchantFields} } }`,
     ({ body }) => ({ input: body.fields }),
-    201,
+    { status: 201 },
   ),
   route(
     "GET",
@@ -79,7 +79,7 @@ export const tenantRoutes: RestRoute[] = [
     "createStore",
     `mutation CreateStore($input: JSON!) { createStore(input: $input) { ${storeFields} } }`,
     ({ body }) => ({ input: body.fields }),
-    201,
+    { status: 201 },
   ),
   route(
     "GET",
