@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisUrl } from "../support/environment";
-import { call, type Demo, readDemo, signed } from "../support/gateway";
+import { call, signed } from "../support/gateway";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
 
 // Low limits so a handful of requests reach them; a fresh window per run keeps counters from leaking between runs.
@@ -10,14 +10,12 @@ const limits = { ip: 3, merchant: 6, store: 4, global: 1000, windowSeconds: 3600
 for (const counters of redisUrl ? ["memory", "redis"] : ["memory"]) {
   describe(`gateway rate limits (${counters} counters)`, () => {
     let platform: TestPlatform;
-    let demo: Demo;
     beforeAll(async () => {
       platform = await startTestPlatform({
         rateLimits: limits,
         redisUrl: counters === "redis" ? redisUrl : undefined,
         redisKeyPrefix: `test-${randomUUID()}`,
       });
-      demo = readDemo(platform.dataDir);
     });
     afterAll(() => platform?.close());
 
@@ -47,10 +45,16 @@ for (const counters of redisUrl ? ["memory", "redis"] : ["memory"]) {
       }
       expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429]);
 
+      // A partner of its own with one store: the demo partner's bucket also counts the portal's sync requests.
+      const storePartner = await platform.partners.createPartner(`store-limited ${counters}`);
+      const storeKey = await platform.partners.issueApiKey(storePartner.id);
+      const store = { store_id: 2_000_000_000, store_code: "LIMITED" };
+      const sync = { merchants: [{ merchant_id: 2_000_000_000, stores: [store] }] };
+      expect((await signed(platform.baseUrl, storeKey, "POST", "/v1/sync/merchants", sync)).status).toBe(200);
       const stores = [];
       for (let i = 0; i < limits.store + 1; i++) {
-        const query = `/v1/payment_intents?merchant_store_id=${demo.store.code}`;
-        const response = await signed(platform.baseUrl, demo.partner, "GET", query);
+        const query = `/v1/payment_intents?merchant_store_id=${store.store_code}`;
+        const response = await signed(platform.baseUrl, storeKey, "GET", query);
         stores.push([response.status, response.headers.get("x-ratelimit-limit")]);
       }
       expect(stores.at(0)).toEqual([200, String(limits.store)]);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { DemoFile } from "../../apps/platform/src/demo";
 import { rotateSigningKeys } from "../../apps/platform/src/signing-keys";
+import { uniqueCode } from "../support/environment";
 import {
   demoUser,
   logIn,
@@ -13,6 +14,7 @@ import {
   startTestPlatform,
   type TestPlatform,
 } from "../support/platform";
+import { operator } from "../support/portal-seed";
 
 const get = async (baseUrl: string, path: string, token?: string) => {
   const response = await fetch(`${baseUrl}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
@@ -170,6 +172,34 @@ describe("human identity through the edge", () => {
       password: "a long enough password",
     });
     expect(loginAfter.status).toBeGreaterThanOrEqual(400);
+  });
+
+  it("pages GET /api/v1/users with limit and offset, as the other portal lists", async () => {
+    const store = await platform.portal.tenants.createStore(operator, {
+      merchant_id: demo.merchant.id,
+      code: uniqueCode("S"),
+      name: "Busy store",
+    });
+    for (let i = 0; i < 22; i++) {
+      await platform.portal.users.createUser({ role: "STAFF", name: `Staff ${i}`, store_id: store.id, pin: "204816" });
+    }
+    const list = (query: string) => get(platform.baseUrl, `/api/v1/users?${query}`, tokens.MERCHANT_ADMIN);
+    const ids = (answer: { body: { data: { id: string }[] } }) => answer.body.data.map((user) => user.id);
+    const all = await list(`store_id=${store.id}&limit=100`);
+    expect(all.body.data).toHaveLength(22);
+    expect(ids(await list(`store_id=${store.id}`))).toEqual(ids(all).slice(0, 20));
+    expect(ids(await list(`store_id=${store.id}&limit=2&offset=1`))).toEqual(ids(all).slice(1, 3));
+    expect(ids(await list(`store_id=${store.id}&offset=21`))).toEqual(ids(all).slice(21));
+    for (const [query, field] of [
+      ["limit=101", "limit"],
+      ["limit=0", "limit"],
+      ["offset=-1", "offset"],
+      ["limit=ten", "limit"],
+    ]) {
+      const refused = await list(query!);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: "invalid_request", details: { field } });
+    }
   });
 
   it("impersonates strictly downward over REST", async () => {

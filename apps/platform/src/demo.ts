@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Caller, type Role, roles } from "@pos-cloud/common";
+import { AppError, type Caller, type Role, roles } from "@pos-cloud/common";
 import type { PaymentsDeps } from "@pos-cloud/payments";
 import type { PortalDeps } from "@pos-cloud/portal";
 import type { EmbeddedSandbox } from "@pos-cloud/sandbox-provider";
@@ -33,7 +33,10 @@ export interface DemoFile {
   provider: DemoProvider & { webhook_secret: string };
   /** The same sandbox configured for polling: no notifications. */
   polling_provider: DemoProvider;
-  /** A client partner of the gateway, with the demo merchant and store synced for it. */
+  /**
+   * The platform's POS partner, for which the portal syncs every merchant (the demo's too), with an API key of the
+   * demo's own: rotating or revoking it leaves the portal's key alone.
+   */
   partner: { client_id: string; secret: string; client_partner_id: number; webhook_secret: string };
   area: { id: string; name: string };
   users: DemoUser[];
@@ -84,48 +87,45 @@ export function demoUrls(baseUrl: string) {
 /** The platform itself creates the demo tenant, with a system operator's reach. */
 const platformOperator: Caller = { type: "user", id: "platform", role: "SYSTEM_OP", scopes: [] };
 
+/** Start-up settings of the demo: the sandbox's accounts and the client partner the portal syncs for. */
+export interface DemoSettings {
+  providers: DemoProviders;
+  /** The platform's POS partner at this platform's gateway; the demo gets an API key of its own for it. */
+  partnerId: number;
+}
+
 async function createDemoTenant(
   portal: PortalDeps,
   payments: PaymentsDeps,
-  providers: DemoProviders,
+  settings: DemoSettings,
 ): Promise<DemoTenant> {
+  // First, so that a partner this gateway does not know stops start-up before any tenant exists.
+  const key = await payments.partners.issueApiKey(settings.partnerId).catch((error: unknown) => {
+    if (!(error instanceof AppError && error.code === "not_found")) throw error;
+    throw new Error(
+      `the demo needs client partner ${settings.partnerId} at this platform's gateway; with another gateway, set DEMO=off`,
+    );
+  });
   const psp = await portal.tenants.createPsp(platformOperator, { code: "DEMO-PSP", name: "Demo PSP" });
   const merchant = await portal.tenants.createMerchant(platformOperator, {
     psp_id: psp.id,
     code: "DEMO-MERCHANT",
     name: "Demo Merchant",
   });
+  const { provider, polling_provider } = settings.providers;
   const store = await portal.tenants.createStore(platformOperator, {
     merchant_id: merchant.id,
     code: "001",
     name: "Demo Store Shibuya",
-  });
-  const partner = await payments.partners.createPartner("Demo POS partner");
-  const key = await payments.partners.issueApiKey(partner.id);
-  await payments.merchantSync.syncMerchants(
-    { type: "partner", id: String(partner.id), scopes: [] },
-    {
-      client_partner_id: partner.id,
-      merchants: [
-        {
-          merchant_id: merchant.id,
-          merchant_code: merchant.code,
-          stores: [
-            {
-              store_id: store.id,
-              store_code: store.code,
-              // The demo store can take QR payments through both sandbox configurations right away.
-              provider_configs: [providers.provider, providers.polling_provider].map(({ code, credentials }) => ({
-                provider_code: code,
-                credentials,
-                is_active: true,
-              })),
-            },
-          ],
-        },
-      ],
+    // The demo store can take QR payments through both sandbox configurations right away.
+    provider_credentials: {
+      [provider.code]: provider.credentials,
+      [polling_provider.code]: polling_provider.credentials,
     },
-  );
+  });
+  // The gateway learns of the demo through the portal's sync, as of any tenant; waited for, so that the demo store
+  // takes payments as soon as start-up is done.
+  await portal.gatewaySync.sync([merchant.id]);
   const area = await portal.areas.createUnchecked(merchant.id, "Demo Area Tokyo");
   await portal.areas.assignStoreUnchecked(store.id, area.id);
   const place: Record<Role, object> = {
@@ -167,7 +167,7 @@ async function createDemoTenant(
     partner: {
       client_id: key.client_id,
       secret: key.secret,
-      client_partner_id: partner.id,
+      client_partner_id: settings.partnerId,
       webhook_secret: key.webhook_secret,
     },
     area: { id: area.id, name: area.name },
@@ -199,20 +199,20 @@ export async function ensureDemoTenant(
   baseUrl: string,
   portal: PortalDeps,
   payments: PaymentsDeps,
-  providers: DemoProviders,
+  settings: DemoSettings,
 ): Promise<string | undefined> {
   const path = join(dataDir, "demo.json");
   if (existsSync(path)) {
     const current = JSON.parse(readFileSync(path, "utf8")) as DemoFile;
-    const refreshed = { ...current, ...demoUrls(baseUrl), ...providers };
+    const refreshed = { ...current, ...demoUrls(baseUrl), ...settings.providers };
     writeFileSync(path, `${JSON.stringify(refreshed, null, 2)}\n`, { mode: 0o600 });
     return path;
   }
   if ((await portal.tenants.listPsps(platformOperator)).length > 0) return undefined;
   const demo: DemoFile = {
     ...demoUrls(baseUrl),
-    ...(await createDemoTenant(portal, payments, providers)),
-    ...providers,
+    ...(await createDemoTenant(portal, payments, settings)),
+    ...settings.providers,
   };
   writeFileSync(path, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return path;

@@ -51,7 +51,10 @@ const schema = z.object({
     .default("pgw"),
 });
 
-/** The portal's client partner at the gateway: all three settings or none. */
+/**
+ * The portal's client partner at the gateway: all three settings or none (none: the platform's own partner at its
+ * own gateway, so another gateway's URL needs them).
+ */
 const gatewaySyncKeys = ["PORTAL_GATEWAY_CLIENT_ID", "PORTAL_GATEWAY_SECRET", "PORTAL_GATEWAY_PARTNER_ID"] as const;
 const checked = schema.superRefine((e, context) => {
   const set = gatewaySyncKeys.filter((key) => e[key] !== undefined);
@@ -59,6 +62,10 @@ const checked = schema.superRefine((e, context) => {
     for (const key of gatewaySyncKeys.filter((k) => e[k] === undefined)) {
       context.addIssue({ code: "custom", path: [key], message: `set together with ${set.join(", ")}` });
     }
+  }
+  if (e.GATEWAY_URL !== undefined && set.length === 0) {
+    const message = `needs ${gatewaySyncKeys.join(", ")}: the platform's own sync partner is at this platform's gateway`;
+    context.addIssue({ code: "custom", path: ["GATEWAY_URL"], message });
   }
 });
 
@@ -72,8 +79,9 @@ export interface PlatformConfig {
   /** Between a customer paying at the sandbox QR provider and the outcome; 0 (or absent) decides at once. */
   sandboxProcessingDelayMs?: number;
   /**
-   * Where the portal pushes tenant configuration (POST /v1/sync/merchants) and as which client partner. Without
-   * credentials nothing is synced. The URL defaults to this platform's own address (the embedded gateway).
+   * Where the portal pushes tenant configuration (POST /v1/sync/merchants) and as which client partner. Without it
+   * the platform provisions its own POS partner at its own gateway and syncs as that. The URL defaults to this
+   * platform's own address (the embedded gateway).
    */
   gatewaySync?: { url?: string; clientId: string; secret: string; clientPartnerId: number };
   /** Between polling cycles for polled providers; 5 s when absent. */

@@ -10,6 +10,7 @@ import { demoProviders, ensureDemoTenant } from "./demo";
 import type { PlatformConfig } from "./environment";
 import { loadOrCreateMasterKey } from "./master-key";
 import { scheduleKeyRotation } from "./signing-keys";
+import { ensureSyncPartner } from "./sync-partner";
 
 export interface RunningPlatform {
   baseUrl: string;
@@ -50,10 +51,6 @@ async function openSubgraphs(
       masterKey,
       ...extras,
       publicUrl,
-      gatewaySync: config.gatewaySync && {
-        ...config.gatewaySync,
-        url: () => config.gatewaySync?.url ?? publicUrl(),
-      },
     }),
     openPos(storage(config.databaseUrls.pos)),
     openPayments({
@@ -132,18 +129,33 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     await sandbox.close();
     throw error;
   }
-  stopKeyRotation = await scheduleKeyRotation(deps.portal);
-  const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
-  baseUrl = `http://${shownHost}:${edge.port}`;
-  deps.payments.providers.attach({
-    providers: sandboxProviders({ baseUrl: sandbox.baseUrl, gatewayBaseUrl: baseUrl }),
-    webhookSecrets: { sandbox: sandbox.webhookSecret, "sandbox-poll": sandbox.webhookSecret },
-  });
-  const demoFile = config.demo
-    ? await ensureDemoTenant(config.dataDir, baseUrl, deps.portal, deps.payments, demoProviders(sandbox))
-    : undefined;
-  // The periodic full sync of tenant configuration to the gateway (a no-op without gateway credentials); closing
-  // the portal stops it.
+  let demoFile: string | undefined;
+  try {
+    stopKeyRotation = await scheduleKeyRotation(deps.portal);
+    const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+    baseUrl = `http://${shownHost}:${edge.port}`;
+    deps.payments.providers.attach({
+      providers: sandboxProviders({ baseUrl: sandbox.baseUrl, gatewayBaseUrl: baseUrl }),
+      webhookSecrets: { sandbox: sandbox.webhookSecret, "sandbox-poll": sandbox.webhookSecret },
+    });
+    // The portal syncs every merchant as one client partner: the configured one, else the platform's own POS partner
+    // at this platform's gateway.
+    const partner = config.gatewaySync ?? (await ensureSyncPartner(deps.payments.partners));
+    deps.portal.gatewaySync.configure({ ...partner, url: config.gatewaySync?.url ?? baseUrl });
+    demoFile = config.demo
+      ? await ensureDemoTenant(config.dataDir, baseUrl, deps.portal, deps.payments, {
+          providers: demoProviders(sandbox),
+          partnerId: partner.clientPartnerId,
+        })
+      : undefined;
+  } catch (error) {
+    await edge.close();
+    await closeSubgraphs();
+    await sandbox.close();
+    throw error;
+  }
+  // A full sync now (for tenants changed while the platform was down), then every 15 minutes; not awaited, so
+  // start-up does not wait on the gateway. Closing stops it.
   deps.portal.gatewaySync.start();
   const poller = deps.payments.poller.start(config.paymentsPollIntervalMs ?? 5000);
   return {
@@ -157,6 +169,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     partners: deps.payments.partners,
     payments: deps.payments,
     async close() {
+      await deps.portal.gatewaySync.stop();
       await poller.stop();
       await edge.close();
       await closeSubgraphs();

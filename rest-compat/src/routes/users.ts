@@ -1,5 +1,6 @@
 import { dataOf } from "../graphql";
 import { operationRoute } from "../operation-route";
+import { integerParam, pageParams } from "../params";
 import type { RestRequest, RestRoute } from "../router";
 
 const userFields = `id login_id role tier psp_id merchant_id area_id store_id name email phone mfa_enabled mfa_channel
@@ -14,7 +15,6 @@ const shown = (user: unknown) => {
   const { totp_secret, totp_uri, ...rest } = user as Fields;
   return totp_secret ? { ...rest, totp_secret, totp_uri } : rest;
 };
-const integer = (value: string | null) => (value === null ? undefined : Number(value));
 const byId = ({ params }: RestRequest) => ({ id: params.id });
 
 /** Users of tiers L0 to L6 (portal `users` module); lists are `{ data: [...] }`. */
@@ -26,8 +26,13 @@ export const userRoutes: RestRoute[] = [
     async handle({ query, caller }, execute) {
       const data = dataOf(
         await execute(
-          `query Users($store_id: Int, $role: String) { users(store_id: $store_id, role: $role) { ${userFields} } }`,
-          { store_id: integer(query.get("store_id")), role: query.get("role") ?? undefined },
+          `query Users($store_id: Int, $role: String, $limit: Int, $offset: Int) {
+            users(store_id: $store_id, role: $role, limit: $limit, offset: $offset) { ${userFields} } }`,
+          {
+            store_id: integerParam(query.get("store_id"), "store_id"),
+            role: query.get("role") ?? undefined,
+            ...pageParams(query),
+          },
           caller,
         ),
       );

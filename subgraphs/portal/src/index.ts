@@ -30,7 +30,6 @@ import { deviceTokenResolvers } from "./modules/device-tokens/resolvers";
 import { deviceRepository } from "./modules/devices/device.repository";
 import { deviceService } from "./modules/devices/device.service";
 import { deviceResolvers } from "./modules/devices/resolvers";
-import type { GatewaySyncConfig } from "./modules/gateway-sync/gateway-sync.client";
 import { gatewaySyncRepository } from "./modules/gateway-sync/gateway-sync.repository";
 import { gatewaySyncService } from "./modules/gateway-sync/gateway-sync.service";
 import { keyResolvers } from "./modules/keys/resolvers";
@@ -49,6 +48,7 @@ import { userService } from "./modules/users/user.service";
 export type { PortalContext, PortalDeps } from "./context";
 export type { MessageSender, OutgoingMessage, SentMessage } from "./modules/auth/message-sender";
 export { recordingMessageSender, webhookMessageSender } from "./modules/auth/message-sender";
+export type { GatewaySyncConfig } from "./modules/gateway-sync/gateway-sync.client";
 
 export interface PortalConfig extends StorageOptions {
   /** Seals signing keys and other secrets at rest. */
@@ -60,8 +60,6 @@ export interface PortalConfig extends StorageOptions {
    * client assertions may name its token endpoint as their audience.
    */
   publicUrl?: () => string | undefined;
-  /** The portal's client partner credentials at the payment gateway; without them configuration is not synced. */
-  gatewaySync?: GatewaySyncConfig;
   /** Delivers MFA codes by SMS and e-mail; without one, messages are only recorded (the embedded platform). */
   messageSender?: MessageSender;
 }
@@ -99,7 +97,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const clock = config.clock ?? (() => new Date());
   const box = secretBox(config.masterKey);
   const audit = auditLog(prisma, clock);
-  const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box, config.gatewaySync);
+  const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box);
   const tenantRows = tenantRepository(prisma);
   const tenants = tenantService(tenantRows, box, gatewaySync.changed);
   const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock);
@@ -151,7 +149,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     ),
     appUpdates: appUpdateService(appUpdateRepository(prisma), clock),
     close: async () => {
-      gatewaySync.stop();
+      await gatewaySync.stop();
       await prisma.$disconnect();
       await db.close();
     },

@@ -21,7 +21,10 @@ export const pageSchema = z.object({
 });
 export type Page = z.output<typeof pageSchema>;
 
-export const parsePage = (page: { limit?: number | null; offset?: number | null }): Page =>
+/** A page as a caller asks for it (GraphQL arguments may be null). */
+export type PageArgs = { limit?: number | null; offset?: number | null };
+
+export const parsePage = (page: PageArgs): Page =>
   parseInput(pageSchema, { limit: page.limit ?? undefined, offset: page.offset ?? undefined });
 
 export const code = z

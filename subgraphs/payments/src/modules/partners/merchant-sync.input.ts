@@ -12,6 +12,8 @@ export interface SyncedStore {
   id: number;
   store_code?: string;
   name?: string;
+  /** Our addition to both variants: false when the tenant is deactivated; absent leaves it as it is. */
+  is_active?: boolean;
   provider_configs: { provider_code: string; credentials: Record<string, unknown>; is_active: boolean }[];
 }
 
@@ -38,6 +40,12 @@ function id(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0 || value > 2_147_483_647) {
     throw invalidField(field, "positive_integer", `${field} must be a positive integer`);
   }
+  return value;
+}
+
+function flag(value: unknown, field: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "boolean") throw invalidField(field, "boolean", `${field} must be a boolean`);
   return value;
 }
 
@@ -70,6 +78,7 @@ export function parseSyncInput(input: unknown): { client_partner_id?: number; me
         id: id(store.store_id ?? store.id, `${storeAt}.store_id`),
         store_code: text(store.store_code ?? store.code, `${storeAt}.store_code`),
         name: text(store.name, `${storeAt}.name`),
+        is_active: flag(store.is_active, `${storeAt}.is_active`),
         provider_configs: list(configs, `${storeAt}.provider_configs`, 20).map((rawConfig, c) => {
           const configAt = `${storeAt}.provider_configs[${c}]`;
           const config = object(rawConfig, configAt);
@@ -77,14 +86,10 @@ export function parseSyncInput(input: unknown): { client_partner_id?: number; me
           if (typeof code !== "string" || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(code)) {
             throw invalidField(`${configAt}.provider_code`, "provider_code", "provider_code must be a provider code");
           }
-          const is_active = config.is_active ?? true;
-          if (typeof is_active !== "boolean") {
-            throw invalidField(`${configAt}.is_active`, "boolean", "is_active must be a boolean");
-          }
           return {
             provider_code: code.toLowerCase(),
             credentials: object(config.credentials, `${configAt}.credentials`),
-            is_active,
+            is_active: flag(config.is_active, `${configAt}.is_active`) ?? true,
           };
         }),
       };

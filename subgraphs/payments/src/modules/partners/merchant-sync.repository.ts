@@ -32,7 +32,12 @@ export function merchantSyncRepository(prisma: PrismaClient) {
             if (owner && owner.merchant.client_partner_id !== client_partner_id) {
               throw foreign("store", store.id);
             }
-            const storeFields = { merchant_id: merchant.id, store_code: store.store_code, name: store.name };
+            const storeFields = {
+              merchant_id: merchant.id,
+              store_code: store.store_code,
+              name: store.name,
+              is_active: store.is_active,
+            };
             await tx.store.upsert({
               where: { id: store.id },
               create: { id: store.id, ...storeFields },

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { openTestPayments, seedPartner } from "../../testing";
+import { intentBody, openTestPayments, seedPartner } from "../../testing";
 
 let deps: PaymentsDeps;
 beforeAll(async () => {
@@ -67,4 +67,29 @@ it("refuses another partner's merchant and a foreign client_partner_id, changing
   await expect(
     deps.merchantSync.syncMerchants(mine.caller, { client_partner_id: Number(theirs.caller.id), merchants: [] }),
   ).rejects.toMatchObject({ code: "forbidden" });
+});
+
+it("keeps a store synced inactive from new intents until it is synced active again", async () => {
+  const { caller, merchantId, store } = await seedPartner(deps);
+  const syncStore = (is_active?: boolean) =>
+    deps.merchantSync.syncMerchants(caller, {
+      merchants: [{ merchant_id: merchantId, stores: [{ ...store, is_active }] }],
+    });
+  const create = () => deps.paymentIntents.create(caller, intentBody({ merchant_store_id: store.store_code }));
+  await syncStore(false);
+  await expect(create()).rejects.toMatchObject({
+    code: "invalid_request",
+    message: "this store is inactive",
+    details: { field: "merchant_store_id", constraint: "active_store" },
+  });
+  // A partner that does not send the flag (the spec's variants) leaves it as it was.
+  await syncStore(undefined);
+  await expect(create()).rejects.toMatchObject({ details: { constraint: "active_store" } });
+  await syncStore(true);
+  expect((await create()).payment_intent.status).toBe("requires_payment_method");
+  await expect(
+    deps.merchantSync.syncMerchants(caller, {
+      merchants: [{ merchant_id: merchantId, stores: [{ ...store, is_active: "no" }] }],
+    }),
+  ).rejects.toMatchObject({ details: { field: "merchants[0].stores[0].is_active" } });
 });

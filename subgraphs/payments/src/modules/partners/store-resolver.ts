@@ -3,6 +3,12 @@ import type { PartnerRepository } from "./partner.repository";
 
 export type StoreResolver = ReturnType<typeof storeResolver>;
 
+/** A store whose tenant was deactivated (synced with `is_active: false`) takes no new intents. */
+function active<T extends { is_active: boolean }>(store: T): T {
+  if (!store.is_active) throw invalidField("merchant_store_id", "active_store", "this store is inactive");
+  return store;
+}
+
 /**
  * Which synced store an intent belongs to. `merchant_store_id` names one of the partner's stores by store code or,
  * failing that, by its numeric id. Without it a partner with exactly one store uses that store.
@@ -12,7 +18,7 @@ export function storeResolver(partners: PartnerRepository) {
     async resolve(client_partner_id: number, merchant_store_id: string | null) {
       if (merchant_store_id === null) {
         if ((await partners.partnerStoreCount(client_partner_id)) === 1) {
-          return (await partners.firstPartnerStore(client_partner_id))!;
+          return active((await partners.firstPartnerStore(client_partner_id))!);
         }
         throw invalidField("merchant_store_id", "required", "merchant_store_id is required: name one of your stores");
       }
@@ -27,7 +33,7 @@ export function storeResolver(partners: PartnerRepository) {
         );
       }
       const store = byCode[0] ?? found[0];
-      if (store) return store;
+      if (store) return active(store);
       if (id !== undefined && (await partners.storeOwner(id))) {
         throw new AppError("forbidden", "this store belongs to another client partner", { field: "merchant_store_id" });
       }

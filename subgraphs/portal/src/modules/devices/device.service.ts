@@ -1,14 +1,13 @@
 import { AppError, type Caller, notFound, type TenantPath, tierOf } from "@pos-cloud/common";
 import DataLoader from "dataloader";
 import type { AuditSink } from "../../audit-sink";
-import { parseInput, parsePage } from "../../validation";
+import { type PageArgs, parseInput, parsePage } from "../../validation";
 import { forbidden, requireTier, type TenantService } from "../tenants/tenant.service";
 import { deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";
 import { type DeviceMove, deviceStatuses, requireMove } from "./device.lifecycle";
 import type { DeviceRepository, DeviceRow } from "./device.repository";
 
 export type DeviceService = ReturnType<typeof deviceService>;
-type PageArgs = { limit?: number | null; offset?: number | null };
 
 /** Where a device sits; a device not yet bound to a store sits above every tenant (L0 only). */
 export function devicePath(device: DeviceRow): TenantPath | undefined {

@@ -1,8 +1,8 @@
 import { createHash, createHmac } from "node:crypto";
 
 export interface GatewaySyncConfig {
-  /** The payment gateway's base URL ({base_url}); read at each call, since the embedded one is known late. */
-  url: () => string | undefined;
+  /** The payment gateway's base URL ({base_url}). */
+  url: string;
   /** The portal's own client partner credentials at the gateway. */
   clientId: string;
   secret: string;
@@ -20,12 +20,10 @@ export const SYNC_PATH = "/v1/sync/merchants";
 
 /** Posts one signed sync request; any answer but 2xx is an error, so the caller retries. */
 export async function postSync(config: GatewaySyncConfig, payload: unknown, now = Date.now()) {
-  const base = config.url();
-  if (!base) throw new Error("the gateway URL is not known yet");
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(now / 1000);
   const signature = signScheme1(config.secret, "POST", SYNC_PATH, timestamp, body);
-  const response = await fetch(`${base.replace(/\/$/, "")}${SYNC_PATH}`, {
+  const response = await fetch(`${config.url.replace(/\/$/, "")}${SYNC_PATH}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",

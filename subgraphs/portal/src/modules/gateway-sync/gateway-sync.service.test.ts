@@ -57,17 +57,15 @@ describe("gateway sync", () => {
   const gateway = fakeGateway(secret, () => (failures-- > 0 ? 503 : 200));
   let portal: PortalDeps;
   let url: string;
+  const config = () => ({ url, clientId: "portal-client", secret, clientPartnerId: 7 });
   // The full sync pages through every merchant of the database: storage of its own keeps others' merchants out.
   let storage: Awaited<ReturnType<typeof isolatedStorage>>;
 
   beforeAll(async () => {
     url = await gateway.listen();
     storage = await isolatedStorage(["portal"]);
-    portal = await openPortal({
-      url: storage.urls.portal,
-      masterKey,
-      gatewaySync: { url: () => url, clientId: "portal-client", secret, clientPartnerId: 7 },
-    });
+    portal = await openPortal({ url: storage.urls.portal, masterKey });
+    portal.gatewaySync.configure(config());
   });
   afterAll(async () => {
     await portal?.close();
@@ -104,6 +102,7 @@ describe("gateway sync", () => {
             {
               store_id: store.id,
               store_code: store.code,
+              is_active: true,
               provider_configs: [
                 { provider_code: "sandbox", credentials: { merchant_id: "m-1" }, is_active: true },
                 { provider_code: "paypay", credentials: { merchant_id: "pp-store" }, is_active: true },
@@ -116,12 +115,10 @@ describe("gateway sync", () => {
   });
 
   it("retries a failed push with backoff, a bounded number of times", async () => {
-    const sync = gatewaySyncService(
-      gatewaySyncRepository(portal.prisma),
-      secretBox(masterKey),
-      { url: () => url, clientId: "portal-client", secret, clientPartnerId: 7 },
-      { retryDelaysMs: [10, 10] },
-    );
+    const sync = gatewaySyncService(gatewaySyncRepository(portal.prisma), secretBox(masterKey), {
+      retryDelaysMs: [10, 10],
+    });
+    sync.configure(config());
     const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
     const merchant = await portal.tenants.createMerchant(operator, {
       psp_id: psp.id,
@@ -141,7 +138,49 @@ describe("gateway sync", () => {
     failures = 0;
   });
 
-  it("syncs every merchant in the periodic full sync, and stops", async () => {
+  it("syncs a deactivated store inactive, itself and its provider configurations", async () => {
+    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
+    const merchant = await portal.tenants.createMerchant(operator, {
+      psp_id: psp.id,
+      code: uniqueCode("M"),
+      name: "m",
+    });
+    const store = await portal.tenants.createStore(operator, {
+      merchant_id: merchant.id,
+      code: uniqueCode("S"),
+      name: "s",
+      provider_credentials: { sandbox: { merchant_id: "m-1" } },
+    });
+    await portal.tenants.deactivateStore(operator, store.id);
+    const inactive = (r: Received) =>
+      r.body.merchants[0]?.stores.some(
+        (s: { store_id: number; is_active: boolean }) => s.store_id === store.id && !s.is_active,
+      );
+    await until(() => gateway.received.some(inactive));
+    expect(gateway.received.find(inactive)!.body.merchants[0].stores[0]).toEqual({
+      store_id: store.id,
+      store_code: store.code,
+      is_active: false,
+      provider_configs: [{ provider_code: "sandbox", credentials: { merchant_id: "m-1" }, is_active: false }],
+    });
+  });
+
+  it("lets the caller of sync() see the gateway's refusal, without retrying", async () => {
+    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
+    const merchant = await portal.tenants.createMerchant(operator, {
+      psp_id: psp.id,
+      code: uniqueCode("M"),
+      name: "m",
+    });
+    const ofMerchant = () => gateway.received.filter((r) => r.body.merchants[0]?.merchant_id === merchant.id).length;
+    await until(() => ofMerchant() === 1);
+    failures = 1;
+    await expect(portal.gatewaySync.sync([merchant.id])).rejects.toThrow("the gateway answered 503");
+    await portal.gatewaySync.sync([merchant.id]);
+    expect(ofMerchant()).toBe(3);
+  });
+
+  it("syncs every merchant at start, without waiting for the interval", async () => {
     const before = gateway.received.length;
     const all = (await portal.prisma.merchant.findMany({ select: { id: true } })).map((m) => m.id);
     const synced = () =>
@@ -150,9 +189,27 @@ describe("gateway sync", () => {
           .slice(before)
           .flatMap((r) => r.body.merchants.map((m: { merchant_id: number }) => m.merchant_id)),
       );
-    const worker = portal.gatewaySync.start(50);
+    const sync = gatewaySyncService(gatewaySyncRepository(portal.prisma), secretBox(masterKey));
+    sync.configure(config());
+    sync.start(60 * 60 * 1000);
     await until(() => all.every((id) => synced().has(id)));
-    worker.stop();
-    expect([...synced()]).toEqual(expect.arrayContaining(all));
+    await sync.stop();
+  });
+
+  it("repeats the full sync periodically, and stops", async () => {
+    const before = gateway.received.length;
+    const [first] = (await portal.prisma.merchant.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map(
+      (m) => m.id,
+    );
+    const runs = () =>
+      gateway.received
+        .slice(before)
+        .filter((r) => r.body.merchants.some((m: { merchant_id: number }) => m.merchant_id === first)).length;
+    portal.gatewaySync.start(50);
+    await until(() => runs() >= 3);
+    await portal.gatewaySync.stop();
+    const stopped = gateway.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(gateway.received.length).toBe(stopped);
   });
 });

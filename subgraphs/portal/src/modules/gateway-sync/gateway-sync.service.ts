@@ -13,21 +13,28 @@ type Credentials = Record<string, Record<string, string>>;
 
 /**
  * Pushes tenant and provider configuration to the payment gateway (variant B body, HMAC scheme 1): at once when a
- * merchant or store changes, and every 15 minutes in full, so a missed push is repaired.
+ * merchant or store changes, and in full at start and every 15 minutes, so a missed push is repaired. Nothing is
+ * pushed until `configure` names the gateway and the portal's client partner there.
  */
 export function gatewaySyncService(
   rows: GatewaySyncRepository,
   box: SecretBox,
-  config: GatewaySyncConfig | undefined,
   options: { retryDelaysMs?: number[] } = {},
 ) {
   const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
   const timers = new Set<NodeJS.Timeout>();
+  let config: GatewaySyncConfig | undefined;
   let interval: NodeJS.Timeout | undefined;
+  let fullSyncRunning: Promise<void> | undefined;
   let stopped = false;
+  // One request at a time, in the order asked: a payload read before a change never lands after the change's own.
+  let queue: Promise<unknown> = Promise.resolve();
   const open = (sealed: string | null): Credentials => (sealed ? (JSON.parse(box.open(sealed)) as Credentials) : {});
 
-  /** Variant B: a store's credentials override the merchant's per provider; inactive tenants sync inactive. */
+  /**
+   * Variant B: a store's credentials override the merchant's per provider; inactive tenants sync inactive, the store
+   * itself (`is_active`, our addition) and each of its provider configurations.
+   */
   async function payload(merchantIds?: number[]) {
     const merchants = await rows.merchants(merchantIds);
     return {
@@ -43,6 +50,7 @@ export function gatewaySyncService(
             return {
               store_id: store.id,
               store_code: store.code,
+              is_active: active,
               provider_configs: Object.entries(credentials).map(([provider_code, fields]) => ({
                 provider_code,
                 credentials: fields,
@@ -55,10 +63,21 @@ export function gatewaySyncService(
     };
   }
 
+  /** One signed request with the merchants' configuration as it is when its turn comes; throws on any failure. */
+  function send(merchantIds: number[]) {
+    const sent = queue.then(async () => {
+      if (!config) throw new Error("the gateway sync is not configured");
+      if (stopped) return;
+      await postSync(config, await payload(merchantIds));
+    });
+    queue = sent.catch(() => undefined);
+    return sent;
+  }
+
   async function push(merchantIds: number[], attempt = 0): Promise<void> {
     if (!config || stopped) return;
     try {
-      await postSync(config, await payload(merchantIds));
+      await send(merchantIds);
     } catch (error) {
       const delay = delays[attempt];
       if (stopped) return;
@@ -75,36 +94,49 @@ export function gatewaySyncService(
     }
   }
 
+  async function fullSync() {
+    if (!config) return;
+    for (let after = 0; !stopped; ) {
+      const ids = await rows.merchantIds(after, PAGE);
+      if (ids.length === 0) return;
+      await push(ids);
+      after = ids[ids.length - 1]!;
+    }
+  }
+
   return {
     payload,
+    /** Names the gateway and the portal's client partner there; the embedded platform learns them after opening. */
+    configure(next: GatewaySyncConfig) {
+      config = next;
+    },
     /** Called after a merchant's or store's configuration changed; never fails the change itself. */
     changed(merchantId: number) {
       void push([merchantId]);
     },
+    /** Pushes these merchants now and waits for the gateway's answer, without retrying: its failure is the caller's. */
+    sync: (merchantIds: number[]) => send(merchantIds),
     /** Every merchant, a page at a time. */
-    async fullSync() {
-      if (!config) return;
-      for (let after = 0; !stopped; ) {
-        const ids = await rows.merchantIds(after, PAGE);
-        if (ids.length === 0) return;
-        await push(ids);
-        after = ids[ids.length - 1]!;
-      }
-    },
-    /** Starts the periodic full sync. */
+    fullSync,
+    /** Runs a full sync now, without waiting for it, and then every `intervalMs` (one at a time). */
     start(intervalMs = FULL_SYNC_INTERVAL_MS) {
       const run = () => {
-        void this.fullSync().catch((error) => logger.error("gateway full sync failed", { error }));
+        fullSyncRunning ??= fullSync()
+          .catch((error) => logger.error("gateway full sync failed", { error }))
+          .finally(() => {
+            fullSyncRunning = undefined;
+          });
       };
+      run();
       interval = setInterval(run, intervalMs);
-      return { stop: () => this.stop() };
     },
-    /** Stops the periodic sync and pending retries; pushes in flight end at their next step. */
-    stop() {
+    /** Stops the periodic sync and pending retries, and waits for a request or full sync under way. */
+    async stop() {
       stopped = true;
       clearInterval(interval);
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      await Promise.all([queue, fullSyncRunning]);
     },
   };
 }

@@ -1,11 +1,10 @@
 import { AppError, type Caller, canReach, notFound, type SecretBox, type TenantPath, tierOf } from "@pos-cloud/common";
 import DataLoader from "dataloader";
-import { type Page, parseInput, parsePage } from "../../validation";
+import { type Page, type PageArgs, parseInput, parsePage } from "../../validation";
 import { merchantCreate, merchantUpdate, pspInput, storeCreate, storeUpdate } from "./tenant.inputs";
 import type { MerchantRow, StoreRow, TenantRepository } from "./tenant.repository";
 
 export type TenantService = ReturnType<typeof tenantService>;
-type PageArgs = { limit?: number | null; offset?: number | null };
 
 export const merchantPath = (merchant: { id: number; psp_id: number }): TenantPath => ({
   pspId: merchant.psp_id,

@@ -4,8 +4,8 @@ import type { UserInput } from "./user-input";
 
 export const userResolvers: Resolvers<PortalContext> = {
   Query: {
-    users: (_, filter: { store_id?: number; role?: string }, { users, caller }) =>
-      users.list(caller, { store_id: filter.store_id ?? undefined, role: filter.role ?? undefined }),
+    users: (_, { store_id, role, ...page }, { users, caller }) =>
+      users.list(caller, { store_id: store_id ?? undefined, role: role ?? undefined }, page),
     user: (_, { id }: { id: string }, { users, caller }) => users.get(caller, id),
     storeStaff: (_, { store_id }: { store_id: number }, { users, caller }) =>
       users.staffOf(caller, parseEntityId(store_id, "store_id")),

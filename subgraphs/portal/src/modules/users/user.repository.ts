@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
+import type { Page } from "../../validation";
 
 export type UserRow = Awaited<ReturnType<PrismaClient["user"]["findMany"]>>[number];
 export type UserRepository = ReturnType<typeof userRepository>;
@@ -21,7 +22,7 @@ export function userRepository(prisma: PrismaClient) {
     create: (data: Prisma.UserUncheckedCreateInput) => prisma.user.create({ data }),
     update: (id: string, data: Prisma.UserUncheckedUpdateInput) => prisma.user.update({ where: { id }, data }),
     /** Users of the given roles inside a scope; `store_ids` widens a store filter to an area's stores. */
-    list: (scope: UserScope, filter: { store_id?: number; role?: string }) =>
+    list: (scope: UserScope, filter: { store_id?: number; role?: string }, page: Page) =>
       prisma.user.findMany({
         where: {
           AND: [
@@ -35,7 +36,8 @@ export function userRepository(prisma: PrismaClient) {
           ],
         },
         orderBy: [{ created_at: "asc" }, { id: "asc" }],
-        take: 500,
+        take: page.limit,
+        skip: page.offset,
       }),
     /** Counts a failed password and returns the new count; the increment is atomic across instances. */
     countFailedLogin: async (id: string) =>

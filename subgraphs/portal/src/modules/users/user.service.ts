@@ -12,6 +12,7 @@ import {
   tierOf,
 } from "@pos-cloud/common";
 import type { Prisma } from "../../generated/prisma/client";
+import { type PageArgs, parsePage } from "../../validation";
 import type { AreaRepository } from "../areas/area.repository";
 import type { TenantRepository } from "../tenants/tenant.repository";
 import { generateLoginId } from "./login-id";
@@ -23,6 +24,9 @@ export type UserService = ReturnType<typeof userService>;
 
 const notAUser = (caller: Caller) =>
   new AppError(caller.type === "anonymous" ? "unauthorized" : "forbidden", "log in as a user");
+
+/** A store's staff roster is answered whole, up to this many (it has no paging). */
+const STAFF_ROSTER = { limit: 500, offset: 0 };
 
 export function userService(users: UserRepository, areas: AreaRepository, tenants: TenantRepository, box: SecretBox) {
   /** Where a user sits in the tenant hierarchy, as `canReach` reads it; store users take their store's area. */
@@ -157,8 +161,8 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
       return createUser(input, caller.id);
     },
 
-    async list(caller: Caller, filter: { store_id?: number; role?: string }): Promise<UserView[]> {
-      return (await users.list(await scopeOf(caller), filter)).map((user) => view(user));
+    async list(caller: Caller, filter: { store_id?: number; role?: string }, page: PageArgs = {}): Promise<UserView[]> {
+      return (await users.list(await scopeOf(caller), filter, parsePage(page))).map((user) => view(user));
     },
 
     async get(caller: Caller, id: string): Promise<UserView> {
@@ -173,7 +177,7 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
     async staffOf(caller: Caller, storeId: number): Promise<UserView[]> {
       const store = await tenants.findStore(storeId);
       if (!store) throw notFound("store");
-      return (await users.list(await scopeOf(caller), { store_id: storeId })).map((user) => view(user));
+      return (await users.list(await scopeOf(caller), { store_id: storeId }, STAFF_ROSTER)).map((user) => view(user));
     },
 
     async update(caller: Caller, id: string, patch: UserInput): Promise<UserView> {
