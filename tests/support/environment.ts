@@ -14,7 +14,8 @@ export const onPostgres = postgresBase !== undefined;
 /** The cluster suite's Redis (rate-limit counters); the embedded suite has none. */
 export const redisUrl = onPostgres ? (process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379") : undefined;
 
-export type SubgraphName = "portal" | "pos" | "payments";
+export const subgraphNames = ["portal", "pos", "payments"] as const;
+export type SubgraphName = (typeof subgraphNames)[number];
 
 export function postgresUrl(subgraph: SubgraphName): string | undefined {
   return postgresBase ? `${postgresBase.replace(/\/$/, "")}/pos_cloud_test_${subgraph}` : undefined;

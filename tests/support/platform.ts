@@ -4,8 +4,8 @@ import { generate } from "otplib";
 import type { DemoFile, DemoUser } from "../../apps/platform/src/demo";
 import type { PlatformConfig } from "../../apps/platform/src/environment";
 import { type RunningPlatform, startPlatform } from "../../apps/platform/src/platform";
-import { isolatedStorage } from "./databases";
-import { temporaryDirectory } from "./environment";
+import { isolatedStorage, seedEmbeddedStorage } from "./databases";
+import { onPostgres, subgraphNames, temporaryDirectory } from "./environment";
 
 export interface TestPlatform {
   baseUrl: string;
@@ -34,7 +34,8 @@ export async function startTestPlatform(
   > = {},
 ): Promise<TestPlatform> {
   const dir = temporaryDirectory();
-  const databases = await isolatedStorage(["portal", "pos", "payments"]);
+  const databases = await isolatedStorage([...subgraphNames]);
+  if (!onPostgres) await seedEmbeddedStorage(dir.path, [...subgraphNames]);
   const { demo, clock, ...gateway } = options;
   const config: PlatformConfig = {
     ...gateway,
