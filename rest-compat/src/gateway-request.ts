@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { invalidField } from "@pos-cloud/common";
 import type { RestRequest } from "./router";
 
 /**
@@ -20,12 +19,4 @@ export function idempotencyOf({ headers, method, target, body }: RestRequest) {
   if (key === undefined) return null;
   const request_hash = createHash("sha256").update(`${method}\n${target}\n`).update(body.raw).digest("hex");
   return { key: Array.isArray(key) ? key.join(",") : key, request_hash };
-}
-
-/** A query parameter that must be a whole number; absent is undefined. */
-export function integerParam(query: URLSearchParams, name: string): number | undefined {
-  const value = query.get(name);
-  if (value === null) return undefined;
-  if (!/^-?\d{1,9}$/.test(value)) throw invalidField(name, "integer", `${name} must be an integer`);
-  return Number(value);
 }

@@ -7,7 +7,7 @@ import { PORTAL_SYNC_CLIENT_ID } from "../../apps/platform/src/sync-partner";
 import { uniqueCode } from "../support/environment";
 import { type Credentials, call, type Demo, type GatewayResponse, signed } from "../support/gateway";
 import { demoUser, logIn, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
-import { operator } from "../support/portal-seed";
+import { seedBranch } from "../support/portal-seed";
 
 const edge: Caller = { type: "service", id: "test", scopes: [] };
 
@@ -144,17 +144,7 @@ describe("without the demo tenant", () => {
     const { config } = platform;
     const masterKey = loadOrCreateMasterKey(config.dataDir);
     const portal = await openPortal({ url: config.databaseUrls.portal, dataDir: config.dataDir, masterKey });
-    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "Offline PSP" });
-    const merchant = await portal.tenants.createMerchant(operator, {
-      psp_id: psp.id,
-      code: uniqueCode("M"),
-      name: "Offline merchant",
-    });
-    const store = await portal.tenants.createStore(operator, {
-      merchant_id: merchant.id,
-      code: uniqueCode("S"),
-      name: "Offline store",
-    });
+    const { store } = await seedBranch(portal);
     await portal.close();
 
     await platform.restart();
@@ -182,17 +172,7 @@ describe("with PORTAL_GATEWAY_* set", () => {
     await platform.stop();
     platform.config.gatewaySync = { clientId: key.client_id, secret: key.secret, clientPartnerId: configured.id };
     await platform.restart();
-    const psp = await platform.portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
-    const merchant = await platform.portal.tenants.createMerchant(operator, {
-      psp_id: psp.id,
-      code: uniqueCode("M"),
-      name: "m",
-    });
-    const store = await platform.portal.tenants.createStore(operator, {
-      merchant_id: merchant.id,
-      code: uniqueCode("S"),
-      name: "s",
-    });
+    const { store } = await seedBranch(platform.portal);
     const created = await eventually(
       () => createIntent(platform.baseUrl, key, store.code),
       (answer) => answer.status === 201,

@@ -73,10 +73,9 @@ function embeddedTemplate(): Promise<string> {
 }
 
 /**
- * Fills `dataDir` with migrated, empty PGlite databases of the subgraphs: copying them takes a fraction of the
+ * Fills `dataDir` with migrated, empty PGlite databases of every subgraph: copying them takes a fraction of the
  * seconds that creating and migrating a PGlite database takes.
  */
-export async function seedEmbeddedStorage(dataDir: string, subgraphs: SubgraphName[]) {
-  const from = await embeddedTemplate();
-  for (const subgraph of subgraphs) cpSync(join(from, subgraph), join(dataDir, subgraph), { recursive: true });
+export async function seedEmbeddedStorage(dataDir: string) {
+  cpSync(await embeddedTemplate(), dataDir, { recursive: true });
 }

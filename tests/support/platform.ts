@@ -35,7 +35,7 @@ export async function startTestPlatform(
 ): Promise<TestPlatform> {
   const dir = temporaryDirectory();
   const databases = await isolatedStorage([...subgraphNames]);
-  if (!onPostgres) await seedEmbeddedStorage(dir.path, [...subgraphNames]);
+  if (!onPostgres) await seedEmbeddedStorage(dir.path);
   const { demo, clock, ...gateway } = options;
   const config: PlatformConfig = {
     ...gateway,

@@ -1,6 +1,7 @@
-import { idempotencyOf, integerParam, paymentTokenOf } from "../gateway-request";
+import { idempotencyOf, paymentTokenOf } from "../gateway-request";
 import { dataOf } from "../graphql";
 import { operationRoute } from "../operation-route";
+import { pageParams } from "../params";
 import type { RestResponse, RestRoute } from "../router";
 
 const intentFields = `id merchant_id store_id client_partner_id merchant_ref_id merchant_store_id merchant_terminal_id
@@ -61,8 +62,7 @@ export const paymentIntentRoutes: RestRoute[] = [
     ({ query }) => ({
       merchant_store_id: query.get("merchant_store_id"),
       status: query.get("status"),
-      limit: integerParam(query, "limit"),
-      offset: integerParam(query, "offset"),
+      ...pageParams(query),
     }),
     { auth: "hmac" },
   ),

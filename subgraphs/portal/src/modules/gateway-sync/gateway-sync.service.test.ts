@@ -67,6 +67,16 @@ describe("gateway sync", () => {
     portal = await openPortal({ url: storage.urls.portal, masterKey });
     portal.gatewaySync.configure(config());
   });
+  /** A merchant of a PSP of its own, with fresh codes. */
+  const newMerchant = async (provider_credentials?: Record<string, Record<string, string>>) => {
+    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
+    return portal.tenants.createMerchant(operator, {
+      psp_id: psp.id,
+      code: uniqueCode("M"),
+      name: "m",
+      ...(provider_credentials && { provider_credentials }),
+    });
+  };
   afterAll(async () => {
     await portal?.close();
     await storage?.drop();
@@ -74,13 +84,7 @@ describe("gateway sync", () => {
   });
 
   it("pushes a changed merchant in variant B, signed with scheme 1, store credentials overriding the merchant's", async () => {
-    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
-    const merchant = await portal.tenants.createMerchant(operator, {
-      psp_id: psp.id,
-      code: uniqueCode("M"),
-      name: "m",
-      provider_credentials: { sandbox: { merchant_id: "m-1" }, paypay: { merchant_id: "pp-m" } },
-    });
+    const merchant = await newMerchant({ sandbox: { merchant_id: "m-1" }, paypay: { merchant_id: "pp-m" } });
     const store = await portal.tenants.createStore(operator, {
       merchant_id: merchant.id,
       code: uniqueCode("S"),
@@ -119,12 +123,7 @@ describe("gateway sync", () => {
       retryDelaysMs: [10, 10],
     });
     sync.configure(config());
-    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
-    const merchant = await portal.tenants.createMerchant(operator, {
-      psp_id: psp.id,
-      code: uniqueCode("M"),
-      name: "m",
-    });
+    const merchant = await newMerchant();
     const ofMerchant = () => gateway.received.filter((r) => r.body.merchants[0]?.merchant_id === merchant.id).length;
     await until(() => ofMerchant() === 1);
     failures = 2;
@@ -139,12 +138,7 @@ describe("gateway sync", () => {
   });
 
   it("syncs a deactivated store inactive, itself and its provider configurations", async () => {
-    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
-    const merchant = await portal.tenants.createMerchant(operator, {
-      psp_id: psp.id,
-      code: uniqueCode("M"),
-      name: "m",
-    });
+    const merchant = await newMerchant();
     const store = await portal.tenants.createStore(operator, {
       merchant_id: merchant.id,
       code: uniqueCode("S"),
@@ -166,12 +160,7 @@ describe("gateway sync", () => {
   });
 
   it("lets the caller of sync() see the gateway's refusal, without retrying", async () => {
-    const psp = await portal.tenants.createPsp(operator, { code: uniqueCode("P"), name: "p" });
-    const merchant = await portal.tenants.createMerchant(operator, {
-      psp_id: psp.id,
-      code: uniqueCode("M"),
-      name: "m",
-    });
+    const merchant = await newMerchant();
     const ofMerchant = () => gateway.received.filter((r) => r.body.merchants[0]?.merchant_id === merchant.id).length;
     await until(() => ofMerchant() === 1);
     failures = 1;
