@@ -26,4 +26,28 @@ describe.runIf(onPostgres)("a PostgreSQL database", () => {
       await other.close();
     }
   });
+
+  it("prepares a statement once per connection and runs it with each call's values", async () => {
+    const db = await openDatabase({ url: postgresUrl("portal") });
+    const statement = "SELECT $1::int + 1 AS next";
+    try {
+      const prepared = await db.transaction(async (tx) => {
+        expect(await tx.prepared(statement, [1])).toEqual([{ next: 2 }]);
+        expect(await tx.prepared(statement, [41])).toEqual([{ next: 42 }]);
+        return tx.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements");
+      });
+      expect(prepared).toEqual([{ statement }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+it("runs a prepared statement on PGlite as a query", async () => {
+  const db = await openDatabase({});
+  try {
+    expect(await db.prepared("SELECT $1::int + 1 AS next", [41])).toEqual([{ next: 42 }]);
+  } finally {
+    await db.close();
+  }
 });
