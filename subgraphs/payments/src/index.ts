@@ -36,6 +36,7 @@ import { providerDirectory } from "./modules/providers/provider-directory";
 import { refundRepository } from "./modules/refunds/refund.repository";
 import { refundService } from "./modules/refunds/refund.service";
 import { refundResolvers } from "./modules/refunds/resolvers";
+import { preparedSql } from "./sql";
 
 export type { Clock } from "./clock";
 export type { PaymentsContext, PaymentsDeps } from "./context";
@@ -70,14 +71,15 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   const prisma = new PrismaClient({ adapter: db.adapter });
   const box = secretBox(config.masterKey);
   const clock = config.clock ?? systemClock;
-  const partners = partnerRepository(prisma);
-  const idempotency = idempotencyService(idempotencyRepository(prisma), box, clock);
+  const sql = preparedSql(db);
+  const partners = partnerRepository(prisma, sql);
+  const idempotency = idempotencyService(idempotencyRepository(prisma, sql), box, clock);
   const providers = providerDirectory();
   const credentials = providerCredentialStore(prisma, box);
   const events = providerEventRepository(prisma);
   const refunds = refundService({ refunds: refundRepository(prisma), idempotency, providers, credentials, clock });
   const paymentIntents = paymentIntentService({
-    intents: paymentIntentRepository(prisma),
+    intents: paymentIntentRepository(prisma, sql),
     stores: storeResolver(partners),
     idempotency,
     clock,

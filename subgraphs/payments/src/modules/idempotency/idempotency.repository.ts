@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+import type { PreparedSql } from "../../sql";
 
 export type IdempotencyRepository = ReturnType<typeof idempotencyRepository>;
 
@@ -13,7 +14,7 @@ export interface IdempotencyClaim {
 const completion = (id: number, response_sealed: string) =>
   Prisma.sql`UPDATE idempotency_keys SET status = 'completed', response_sealed = ${response_sealed} WHERE id = ${id}`;
 
-export function idempotencyRepository(prisma: PrismaClient) {
+export function idempotencyRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
     /**
      * Claims a key with one INSERT: concurrent claims lose on the unique (client_partner_id, idempotency_key), so
@@ -21,7 +22,7 @@ export function idempotencyRepository(prisma: PrismaClient) {
      * claimed row's id, or null when someone else holds the key.
      */
     async claim(claim: IdempotencyClaim): Promise<number | null> {
-      const rows = await prisma.$queryRaw<{ id: number }[]>`
+      const rows = await sql<{ id: number }>(Prisma.sql`
         INSERT INTO idempotency_keys (client_partner_id, idempotency_key, request_hash, status, created_at, expires_at)
         VALUES (${claim.client_partner_id}, ${claim.idempotency_key}, ${claim.request_hash}, 'in_progress',
                 ${claim.now}, ${claim.expires_at})
@@ -29,7 +30,7 @@ export function idempotencyRepository(prisma: PrismaClient) {
           SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_sealed = NULL,
               created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
           WHERE idempotency_keys.expires_at <= ${claim.now}
-        RETURNING id`;
+        RETURNING id`);
       return rows[0]?.id ?? null;
     },
     find: (client_partner_id: number, idempotency_key: string) =>

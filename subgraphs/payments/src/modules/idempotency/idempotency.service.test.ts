@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { secretBox } from "@pos-cloud/common";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
+import { preparedSql } from "../../sql";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 import { idempotencyRepository } from "./idempotency.repository";
 import { idempotencyService } from "./idempotency.service";
@@ -49,7 +50,11 @@ it("replays the first response, token included, and refuses another request with
 it("answers a request whose key is still in flight with a conflict", async () => {
   const { caller, partner } = await seedPartner(deps);
   const key = request();
-  const service = idempotencyService(idempotencyRepository(deps.prisma), secretBox(randomBytes(32)), clock);
+  const service = idempotencyService(
+    idempotencyRepository(deps.prisma, preparedSql(deps.db)),
+    secretBox(randomBytes(32)),
+    clock,
+  );
   let started!: () => void;
   let release!: () => void;
   const running = new Promise<void>((resolve) => {

@@ -1,8 +1,9 @@
-import type { PrismaClient } from "../../generated/prisma/client";
+import { Prisma, type PrismaClient, type Store } from "../../generated/prisma/client";
+import type { PreparedSql } from "../../sql";
 
 export type PartnerRepository = ReturnType<typeof partnerRepository>;
 
-export function partnerRepository(prisma: PrismaClient) {
+export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
     createPartner: (name: string) => prisma.clientPartner.create({ data: { name } }),
     findPartner: (id: number) => prisma.clientPartner.findUnique({ where: { id } }),
@@ -22,13 +23,10 @@ export function partnerRepository(prisma: PrismaClient) {
       }),
     /** The partner's stores whose code is `code`, or whose id is `id`; the partner filter is in the query. */
     partnerStores: (client_partner_id: number, match: { code: string; id?: number }) =>
-      prisma.store.findMany({
-        where: {
-          merchant: { client_partner_id },
-          OR: [{ store_code: match.code }, ...(match.id ? [{ id: match.id }] : [])],
-        },
-        orderBy: { id: "asc" },
-      }),
+      sql<Pick<Store, "id" | "merchant_id" | "store_code" | "is_active">>(Prisma.sql`
+        SELECT s.id, s.merchant_id, s.store_code, s.is_active FROM stores s JOIN merchants m ON m.id = s.merchant_id
+        WHERE m.client_partner_id = ${client_partner_id} AND (s.store_code = ${match.code} OR s.id = ${match.id ?? null})
+        ORDER BY s.id`),
     partnerStoreCount: (client_partner_id: number) =>
       prisma.store.count({ where: { merchant: { client_partner_id } } }),
     firstPartnerStore: (client_partner_id: number) =>

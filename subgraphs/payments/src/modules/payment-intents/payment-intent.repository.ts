@@ -1,6 +1,7 @@
 import { AppError } from "@pos-cloud/common";
 import type { PaymentIntent } from "../../generated/prisma/client";
 import { type Prisma, type PrismaClient, Prisma as PrismaRuntime } from "../../generated/prisma/client";
+import type { PreparedSql } from "../../sql";
 import {
   appendLedgerEntry,
   type LedgerEntry,
@@ -59,13 +60,10 @@ export async function transitionWithin(
   return intent;
 }
 
-/** A raw statement that broke the unique merchant_ref_id of a merchant (the other keys are random). */
-const isDuplicateReference = (error: unknown) => {
-  if (!(error instanceof PrismaRuntime.PrismaClientKnownRequestError) || error.code !== "P2010") return false;
-  const cause = (error.meta?.driverAdapterError as { cause?: { originalCode?: string; originalMessage?: string } })
-    ?.cause;
-  return cause?.originalCode === "23505" && cause.originalMessage?.includes("merchant_ref_id") === true;
-};
+/** A statement that broke the unique merchant_ref_id of a merchant (the other keys are random). */
+const isDuplicateReference = (error: unknown) =>
+  (error as { code?: string }).code === "23505" &&
+  (error as { constraint?: string }).constraint?.includes("merchant_ref_id") === true;
 
 type Column = string | number | boolean | Date | null | string[] | Prisma.JsonValue;
 
@@ -83,7 +81,7 @@ function insertRow(table: string, row: Record<string, Column>) {
     VALUES (${PrismaRuntime.join(values)})`;
 }
 
-export function paymentIntentRepository(prisma: PrismaClient) {
+export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
     countByStore: (store_id: number, status?: string[]) =>
       prisma.paymentIntent.count({ where: { store_id, ...(status ? { status: { in: status } } : {}) } }),
@@ -128,7 +126,7 @@ export function paymentIntentRepository(prisma: PrismaClient) {
         (write, index) => PrismaRuntime.sql`step${PrismaRuntime.raw(String(index))} AS (${write})`,
       );
       try {
-        await prisma.$executeRaw`WITH ${PrismaRuntime.join(steps)} SELECT 1`;
+        await sql(PrismaRuntime.sql`WITH ${PrismaRuntime.join(steps)} SELECT 1`);
       } catch (error) {
         if (!isDuplicateReference(error)) throw error;
         throw new AppError("conflict", "merchant_ref_id is already used by another payment intent of this merchant", {
