@@ -38,13 +38,16 @@ export async function openDatabase(options: { url?: string; dataDir?: string }):
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir ?? "memory://");
-  const runner = (q: Pick<PGlite, "exec" | "query">): SqlRunner => ({
-    exec: async (sql) => {
-      await q.exec(sql);
-    },
-    query: async <Row>(sql: string, params: unknown[] = []) => (await q.query<Row>(sql, params)).rows,
-    prepared: async <Row>(sql: string, params: unknown[]) => (await q.query<Row>(sql, params)).rows,
-  });
+  const runner = (q: Pick<PGlite, "exec" | "query">): SqlRunner => {
+    const query = async <Row>(sql: string, params: unknown[] = []) => (await q.query<Row>(sql, params)).rows;
+    return {
+      exec: async (sql) => {
+        await q.exec(sql);
+      },
+      query,
+      prepared: query,
+    };
+  };
   return {
     kind: "pglite",
     adapter: new PrismaPGlite(db),

@@ -114,12 +114,13 @@ export function paymentIntentService(deps: {
           updated_at: now,
           expires_at: new Date(now.getTime() + expires_in_minutes * 60_000),
         };
+        const response = result(intent, grant);
         await intents.create(
           intent,
           { token_hash: token.token_hash, expires_at: new Date(now.getTime() + PAYMENT_TOKEN_SECONDS * 1000) },
-          complete.statement(result(intent, grant)),
+          complete.statement(response),
         );
-        return result(intent, grant);
+        return response;
       });
     },
 
