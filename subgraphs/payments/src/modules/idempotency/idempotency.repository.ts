@@ -19,7 +19,8 @@ export function idempotencyRepository(prisma: PrismaClient, sql: PreparedSql) {
     /**
      * Claims a key with one INSERT: concurrent claims lose on the unique (client_partner_id, idempotency_key), so
      * exactly one wins. An expired row is taken over in the same statement, as if it were not there. Returns the
-     * claimed row's id, or null when someone else holds the key.
+     * claimed row's id, or null when someone else holds the key. The claim commits without waiting for the disk;
+     * the work's own commit, which waits, makes it durable too (docs/decisions.md).
      */
     async claim(claim: IdempotencyClaim): Promise<number | null> {
       const rows = await sql<{ id: number }>(Prisma.sql`
@@ -30,7 +31,7 @@ export function idempotencyRepository(prisma: PrismaClient, sql: PreparedSql) {
           SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_sealed = NULL,
               created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
           WHERE idempotency_keys.expires_at <= ${claim.now}
-        RETURNING id`);
+        RETURNING id, set_config('synchronous_commit', 'off', true) AS synchronous_commit`);
       return rows[0]?.id ?? null;
     },
     find: (client_partner_id: number, idempotency_key: string) =>

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { secretBox } from "@pos-cloud/common";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { preparedSql } from "../../sql";
+import { type PreparedSql, preparedSql } from "../../sql";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 import { idempotencyRepository } from "./idempotency.repository";
 import { idempotencyService } from "./idempotency.service";
@@ -93,4 +93,25 @@ it("ignores a key after 24 hours and frees a key whose request failed", async ()
   });
   const retried = await deps.paymentIntents.create(caller, intentBody(), { ...failing, request_hash: "fixed" });
   expect(retried.replayed).toBe(false);
+});
+
+it("commits a claim without waiting for the disk, and only the claim", async () => {
+  const { partner } = await seedPartner(deps);
+  const returned: unknown[] = [];
+  const watched: PreparedSql = async (statement) => {
+    const rows = await preparedSql(deps.db)(statement);
+    returned.push(...rows);
+    return rows as never;
+  };
+  const now = clock();
+  const id = await idempotencyRepository(deps.prisma, watched).claim({
+    client_partner_id: partner.id,
+    idempotency_key: randomUUID(),
+    request_hash: "hash-a",
+    now,
+    expires_at: new Date(now.getTime() + 60_000),
+  });
+  expect(returned).toEqual([{ id, synchronous_commit: "off" }]);
+  // The setting was local to the claim's transaction: the connection's next commit waits for the disk again.
+  expect(await deps.db.query("SHOW synchronous_commit")).toEqual([{ synchronous_commit: "on" }]);
 });
