@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { callerHeaders, serveSubgraph } from "@pos-cloud/common";
+import { callerHeaders, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
 import type { DemoFile } from "../apps/platform/src/demo";
 import { startPlatform } from "../apps/platform/src/platform";
 import { temporaryDirectory } from "../tests/support/environment";
@@ -42,6 +42,9 @@ function autocannon(request: Request, connections: number, seconds: number): Pro
     );
   });
 }
+
+// The platform runs in this process, tuned as `npm start` tunes its own.
+tuneGarbageCollection();
 
 const wanted = process.argv.slice(2);
 const chosen = wanted.length > 0 ? scenarios.filter((s) => wanted.includes(s.name)) : scenarios;

@@ -1,8 +1,9 @@
 import { relative } from "node:path";
-import { MigrationError } from "@pos-cloud/common";
+import { MigrationError, tuneGarbageCollection } from "@pos-cloud/common";
 import { loadEnvironment } from "./environment";
 import { startPlatform } from "./platform";
 
+tuneGarbageCollection();
 const config = loadEnvironment();
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 try {

@@ -2,6 +2,7 @@ export * from "./caller";
 export * from "./database";
 export * from "./environment";
 export * from "./errors";
+export * from "./garbage-collection";
 export * from "./ids";
 export * from "./logger";
 export * from "./migrations";

@@ -1,7 +1,8 @@
 // The pos subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY.
-import { hostSubgraph, loadSubgraphEnvironment, serveSubgraph } from "@pos-cloud/common";
+import { hostSubgraph, loadSubgraphEnvironment, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
 import { openPos, pos } from "./index";
 
+tuneGarbageCollection();
 const config = loadSubgraphEnvironment();
 const deps = await openPos({ url: config.databaseUrl });
 const server = await serveSubgraph(hostSubgraph(pos, deps, config.internalToken), {
