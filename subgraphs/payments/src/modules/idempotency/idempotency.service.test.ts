@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { secretBox } from "@pos-cloud/common";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Prisma } from "../../generated/prisma/client";
 import type { PaymentsDeps } from "../../index";
 import { type PreparedSql, preparedSql } from "../../sql";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
@@ -98,10 +99,10 @@ it("ignores a key after 24 hours and frees a key whose request failed", async ()
 it("commits a claim without waiting for the disk, and only the claim", async () => {
   const { partner } = await seedPartner(deps);
   const returned: unknown[] = [];
-  const watched: PreparedSql = async (statement) => {
-    const rows = await preparedSql(deps.db)(statement);
+  const watched: PreparedSql = async <Row>(statement: Prisma.Sql) => {
+    const rows = await preparedSql(deps.db)<Row>(statement);
     returned.push(...rows);
-    return rows as never;
+    return rows;
   };
   const now = clock();
   const id = await idempotencyRepository(deps.prisma, watched).claim({
