@@ -1,5 +1,7 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { onPostgres, postgresUrl } from "../../../tests/support/environment";
+import { onPostgres, postgresUrl, temporaryDirectory } from "../../../tests/support/environment";
 import { openDatabase } from "./database";
 
 describe.runIf(onPostgres)("a PostgreSQL database", () => {
@@ -49,5 +51,28 @@ it("runs a prepared statement on PGlite as a query", async () => {
     expect(await db.prepared("SELECT $1::int + 1 AS next", [41])).toEqual([{ next: 42 }]);
   } finally {
     await db.close();
+  }
+});
+
+it("starts a new WAL segment on PGlite without writing it full of zeros first", async () => {
+  const dir = temporaryDirectory();
+  const db = await openDatabase({ dataDir: dir.path });
+  try {
+    await db.exec("CREATE TABLE written (v text)");
+    await db.query("SELECT pg_switch_wal()");
+    await db.exec("INSERT INTO written VALUES ('the first record of the next segment')");
+    const wal = join(dir.path, "pg_wal");
+    const segments = readdirSync(wal)
+      .filter((name) => /^[0-9A-F]{24}$/.test(name))
+      .sort()
+      .map((name) => statSync(join(wal, name)));
+    expect(segments.length).toBeGreaterThanOrEqual(2);
+    const newest = segments.at(-1)!;
+    expect(newest.size).toBe(16 * 1024 * 1024);
+    // Full size, but only the blocks written so far are on disk.
+    expect(newest.blocks * 512).toBeLessThan(1024 * 1024);
+  } finally {
+    await db.close();
+    dir.remove();
   }
 });
