@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { ulid } from "ulid";
 import type { DemoFile } from "../apps/platform/src/demo";
@@ -66,50 +67,40 @@ async function freshDatabases(base: string) {
   };
 }
 
-/**
- * The rows one create writes (intent, payment token, outbox event, idempotency record), inserted with plain `pg` at
- * the same concurrency: what the database alone can do, the ceiling the whole stack is compared with.
- */
-async function plainInserts(url: string, connections: number, seconds: number): Promise<Figures> {
-  const pool = new pg.Pool({ connectionString: url, max: connections });
-  const latencies: number[] = [];
-  const until = Date.now() + seconds * 1000;
-  const worker = async () => {
-    while (Date.now() < until) {
-      const started = performance.now();
-      const client = await pool.connect();
-      const id = `pi_${ulid()}`;
-      const now = new Date();
-      try {
-        await client.query("BEGIN");
-        await client.query(
-          `INSERT INTO payment_intents (id, merchant_id, store_id, client_partner_id, merchant_ref_id, amount, currency,
-             payment_method_types, processing_mode, status, updated_at, expires_at)
-           VALUES ($1, 1, 1, 1, $2, 1500, 'JPY', '{qr_mpm}', 'pgw_processed', 'requires_payment_method', $3, $4)`,
-          [id, randomUUID(), now, new Date(now.getTime() + 30 * 60_000)],
-        );
-        await client.query(
-          "INSERT INTO payment_tokens (token_hash, payment_intent_id, expires_at) VALUES ($1, $2, $3)",
-          [randomUUID(), id, new Date(now.getTime() + 300_000)],
-        );
-        await client.query(
-          `INSERT INTO outbox_events (id, event_type, aggregate_id, payload) VALUES ($1, 'payment_intent.created', $2, $3)`,
-          [ulid(), id, JSON.stringify({ payment_intent: { id } })],
-        );
-        await client.query(
-          `INSERT INTO idempotency_keys (client_partner_id, idempotency_key, request_hash, status, response_sealed,
-             created_at, expires_at) VALUES (1, $1, 'hash', 'completed', 'sealed', $2, $3)`,
-          [randomUUID(), now, new Date(now.getTime() + 86_400_000)],
-        );
-        await client.query("COMMIT");
-      } finally {
-        client.release();
-      }
-      latencies.push(performance.now() - started);
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  await pool.end();
+/** The rows one create writes (intent, payment token, outbox event, idempotency record), in one transaction. */
+async function insertCreateRows(pool: pg.Pool) {
+  const client = await pool.connect();
+  const id = `pi_${ulid()}`;
+  const now = new Date();
+  try {
+    await client.query("BEGIN");
+    await client.query(
+      `INSERT INTO payment_intents (id, merchant_id, store_id, client_partner_id, merchant_ref_id, amount, currency,
+         payment_method_types, processing_mode, status, updated_at, expires_at)
+       VALUES ($1, 1, 1, 1, $2, 1500, 'JPY', '{qr_mpm}', 'pgw_processed', 'requires_payment_method', $3, $4)`,
+      [id, randomUUID(), now, new Date(now.getTime() + 30 * 60_000)],
+    );
+    await client.query("INSERT INTO payment_tokens (token_hash, payment_intent_id, expires_at) VALUES ($1, $2, $3)", [
+      randomUUID(),
+      id,
+      new Date(now.getTime() + 300_000),
+    ]);
+    await client.query(
+      `INSERT INTO outbox_events (id, event_type, aggregate_id, payload) VALUES ($1, 'payment_intent.created', $2, $3)`,
+      [ulid(), id, JSON.stringify({ payment_intent: { id } })],
+    );
+    await client.query(
+      `INSERT INTO idempotency_keys (client_partner_id, idempotency_key, request_hash, status, response_sealed,
+         created_at, expires_at) VALUES (1, $1, 'hash', 'completed', 'sealed', $2, $3)`,
+      [randomUUID(), now, new Date(now.getTime() + 86_400_000)],
+    );
+    await client.query("COMMIT");
+  } finally {
+    client.release();
+  }
+}
+
+function figures(latencies: number[], seconds: number): Figures {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!);
   return {
@@ -121,9 +112,43 @@ async function plainInserts(url: string, connections: number, seconds: number): 
 }
 
 /**
+ * The same rows inserted with plain `pg` at the same concurrency, what the database alone can do. Without `rate`:
+ * as fast as the connections allow, the ceiling the stack's peak is compared with. With `rate`: paced like the
+ * half-peak run, latency counted from when an insert was due, so the database's own tail (the disk's slow flushes
+ * included) can be told apart from the stack's.
+ */
+async function plainInserts(url: string, connections: number, seconds: number, rate?: number): Promise<Figures> {
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  const latencies: number[] = [];
+  if (rate) {
+    const started = performance.now();
+    const inserts: Promise<void>[] = [];
+    for (let i = 0; i < rate * seconds; i++) {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      inserts.push(insertCreateRows(pool).then(() => void latencies.push(performance.now() - due)));
+    }
+    await Promise.all(inserts);
+  } else {
+    const until = Date.now() + seconds * 1000;
+    const worker = async () => {
+      while (Date.now() < until) {
+        const started = performance.now();
+        await insertCreateRows(pool);
+        latencies.push(performance.now() - started);
+      }
+    };
+    await Promise.all(Array.from({ length: connections }, worker));
+  }
+  await pool.end();
+  return figures(latencies, seconds);
+}
+
+/**
  * HMAC-signed creates with idempotency keys through the whole stack (edge, gateway, payments subgraph, storage):
  * at full speed, then at half that rate for the latency target. On PostgreSQL the same run measures the plain-`pg`
- * baseline; on PGlite (embedded) the stack alone.
+ * baseline at full speed and at the half-peak rate; on PGlite (embedded) the stack alone.
  */
 export async function benchCreateIntent(options: {
   storage: "postgres" | "pglite";
@@ -153,9 +178,13 @@ export async function benchCreateIntent(options: {
     // The first seconds after start-up compile the stack's hot paths; what they measure is the JIT, not the stack.
     await runClient({ ...client, seconds: 5 });
     const peak = await runClient(client);
-    const halfPeak = await runClient({ ...client, rate: Math.max(1, Math.floor(peak.requests_per_second / 2)) });
+    const halfRate = Math.max(1, Math.floor(peak.requests_per_second / 2));
+    const halfPeak = await runClient({ ...client, rate: halfRate });
     const baseline = databases
       ? await plainInserts(databases.urls.payments, options.connections, options.seconds)
+      : undefined;
+    const baselineAtHalfPeak = databases
+      ? await plainInserts(databases.urls.payments, options.connections, options.seconds, halfRate)
       : undefined;
     return {
       storage: options.storage,
@@ -163,6 +192,7 @@ export async function benchCreateIntent(options: {
       peak,
       half_peak: halfPeak,
       baseline,
+      baseline_at_half_peak: baselineAtHalfPeak,
       ratio: baseline ? Number((peak.requests_per_second / baseline.requests_per_second).toFixed(3)) : undefined,
     };
   } finally {

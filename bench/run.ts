@@ -72,11 +72,12 @@ if (withCreateIntent) {
     });
     const measured = { scenario: `create-intent-${storage}`, ...result, measured_at: new Date().toISOString() };
     writeFileSync(join(resultsDir, `create-intent-${storage}.json`), `${JSON.stringify(measured, null, 2)}\n`);
-    const { peak, half_peak, baseline, ratio } = result;
+    const { peak, half_peak, baseline, baseline_at_half_peak, ratio } = result;
     console.log(
       `create-intent (${storage})`.padEnd(29),
       `${peak.requests_per_second} req/s p99 ${peak.latency_p99_ms} ms; at half: p99 ${half_peak.latency_p99_ms} ms`,
       baseline ? `; plain pg ${baseline.requests_per_second} req/s, ratio ${ratio}` : "",
+      baseline_at_half_peak ? `; plain pg at the same half rate: p99 ${baseline_at_half_peak.latency_p99_ms} ms` : "",
     );
   }
 }
