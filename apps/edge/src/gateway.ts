@@ -1,5 +1,6 @@
 import { ApolloGateway, type GraphQLDataSource, RemoteGraphQLDataSource } from "@apollo/gateway";
 import { ApolloServer } from "@apollo/server";
+import { ApolloServerPluginCacheControlDisabled } from "@apollo/server/plugin/disabled";
 import { anonymous, type Caller, callerHeaders, type SubgraphHost } from "@pos-cloud/common";
 import type { GraphQLSchema } from "graphql";
 
@@ -67,6 +68,8 @@ export async function startGraphQL(options: {
     gateway,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // No type or field carries a cache hint, so the plugin would only cost memory (docs/decisions.md).
+    plugins: [ApolloServerPluginCacheControlDisabled()],
   });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((update) => {

@@ -1,5 +1,8 @@
 import { ApolloServer } from "@apollo/server";
-import { ApolloServerPluginInlineTraceDisabled } from "@apollo/server/plugin/disabled";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+} from "@apollo/server/plugin/disabled";
 import { startStandaloneServer } from "@apollo/server/standalone";
 import { GraphQLError } from "graphql";
 import { AppError } from "./errors";
@@ -12,8 +15,9 @@ import { formatError, type SubgraphHost } from "./subgraph";
 export async function serveSubgraph(host: SubgraphHost, listen: { port: number; host?: string }) {
   const server = new ApolloServer<object>({
     schema: host.schema,
-    // Traces go to Apollo's hosted studio, which this platform does not use.
-    plugins: [ApolloServerPluginInlineTraceDisabled()],
+    // Traces go to Apollo's hosted studio, which this platform does not use; no type or field carries a cache hint
+    // (docs/decisions.md).
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
     formatError: (formatted, error) => (error instanceof GraphQLError ? formatError(error) : formatted),
   });
   const { url } = await startStandaloneServer(server, {
