@@ -14,6 +14,7 @@ import {
   sendJson,
   storeHintOf,
 } from "@pos-cloud/rest-compat";
+import { takeApiLimit } from "./api-limit";
 import type { Authenticator } from "./authenticate";
 import type { GatewayContext } from "./gateway";
 
@@ -37,10 +38,6 @@ async function callerOf(req: IncomingMessage, authenticator: Authenticator): Pro
 }
 
 /** One port: `/health`, `/graphql` (HTTP; WebSocket is attached by `attachWebSocket`), and every REST route. */
-/** Whom a portal or POS request counts against: its user or device, otherwise its address. */
-const apiBucketOf = (caller: Caller) =>
-  (caller.type === "user" || caller.type === "device") && caller.id ? `${caller.type}:${caller.id}` : `ip:${caller.ip}`;
-
 export function createEdgeServer({
   graphql,
   router,
@@ -50,7 +47,7 @@ export function createEdgeServer({
   devMessages,
 }: EdgeOptions): Server {
   async function admitApiRequest(caller: Caller, res: ServerResponse) {
-    const decision = await limiter.take([{ limit: "api", key: apiBucketOf(caller) }]);
+    const decision = await takeApiLimit(limiter, caller);
     for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
     if (decision.exceeded)
       throw new AppError("rate_limit_exceeded", "too many requests; retry after Retry-After seconds");

@@ -12,4 +12,5 @@ export * from "./secrets";
 export * from "./standalone";
 export * from "./storage";
 export * from "./subgraph";
+export * from "./text";
 export * from "./tokens";
