@@ -1,7 +1,6 @@
 // npm run bench [-- scenario ...]
 // Starts the embedded platform in this process, drives each scenario with autocannon in a child process, and writes
 // bench/results/<scenario>.json. Two cores serve client and server alike: compare ratios within one run.
-import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { callerHeaders, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
@@ -9,8 +8,10 @@ import type { DemoFile } from "../apps/platform/src/demo";
 import { startPlatform } from "../apps/platform/src/platform";
 import { temporaryDirectory } from "../tests/support/environment";
 import { demoUser, logIn } from "../tests/support/platform";
+import { autocannon } from "./autocannon";
 import { benchCreateIntent } from "./create-intent";
-import { type Request, scenarios } from "./scenarios";
+import { benchHierarchy } from "./hierarchy";
+import { scenarios } from "./scenarios";
 import { measureStartup } from "./startup";
 
 interface Measurement {
@@ -26,23 +27,6 @@ interface Measurement {
   measured_at: string;
 }
 
-function autocannon(request: Request, connections: number, seconds: number): Promise<any> {
-  const args = ["-j", "-c", String(connections), "-d", String(seconds), "-m", request.method];
-  for (const [name, value] of Object.entries(request.headers ?? {})) args.push("-H", `${name}=${value}`);
-  if (request.body) args.push("-b", request.body);
-  args.push(request.url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(import.meta.dirname, "..", "node_modules", ".bin", "autocannon"), args);
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk;
-    });
-    child.once("exit", (code) =>
-      code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`autocannon exited ${code}`)),
-    );
-  });
-}
-
 // The platform runs in this process, tuned as `npm start` tunes its own.
 tuneGarbageCollection();
 
@@ -50,8 +34,11 @@ const wanted = process.argv.slice(2);
 const chosen = wanted.length > 0 ? scenarios.filter((s) => wanted.includes(s.name)) : scenarios;
 const withStartup = wanted.length === 0 || wanted.includes("startup");
 const withCreateIntent = wanted.length === 0 || wanted.includes("create-intent");
-if (chosen.length === 0 && !withStartup && !withCreateIntent) {
-  console.error(`unknown scenario; known: startup, create-intent, ${scenarios.map((s) => s.name).join(", ")}`);
+const withHierarchy = wanted.length === 0 || wanted.includes("hierarchy");
+if (chosen.length === 0 && !withStartup && !withCreateIntent && !withHierarchy) {
+  console.error(
+    `unknown scenario; known: startup, create-intent, hierarchy, ${scenarios.map((s) => s.name).join(", ")}`,
+  );
   process.exit(2);
 }
 const resultsDir = join(import.meta.dirname, "results");
@@ -80,6 +67,17 @@ if (withCreateIntent) {
       baseline_at_half_peak ? `; plain pg at the same half rate: p99 ${baseline_at_half_peak.latency_p99_ms} ms` : "",
     );
   }
+}
+if (withHierarchy) {
+  const result = await benchHierarchy();
+  const measured = { scenario: "hierarchy", ...result, measured_at: new Date().toISOString() };
+  writeFileSync(join(resultsDir, "hierarchy.json"), `${JSON.stringify(measured, null, 2)}\n`);
+  const { full, without_counts, sql_floor } = result;
+  console.log(
+    `hierarchy (${result.stores} stores)`.padEnd(29),
+    `full ${full.requests_per_second} req/s p50 ${full.latency_p50_ms} ms; without counts ${without_counts.requests_per_second} req/s`,
+    `p50 ${without_counts.latency_p50_ms} ms; ratio ${result.counts_ratio}; SQL floor ${sql_floor.requests_per_second}/s`,
+  );
 }
 if (chosen.length === 0) process.exit(0);
 

@@ -1,3 +1,5 @@
+import type { Request } from "./autocannon";
+
 export interface ScenarioContext {
   baseUrl: string;
   /** The portal subgraph served on its own, for reads that skip the gateway. */
@@ -7,13 +9,6 @@ export interface ScenarioContext {
   token: string;
   /** Headers that let the benchmark call a subgraph directly, as the gateway would. */
   hopHeaders: Record<string, string>;
-}
-
-export interface Request {
-  method: "GET" | "POST";
-  url: string;
-  headers?: Record<string, string>;
-  body?: string;
 }
 
 export interface Scenario {

@@ -21,6 +21,8 @@ export interface RunningPlatform {
   demoFile?: string;
   /** The portal's services in this process, for tests that need a party only the portal can mint (a human token). */
   portal: Awaited<ReturnType<typeof openPortal>>;
+  /** The POS subgraph's services and storage, for benchmarks that seed orders. */
+  pos: Awaited<ReturnType<typeof openPos>>;
   /** The in-process subgraphs and the credential of their hop, for benchmarks that call a subgraph directly. */
   subgraphs: Record<"portal" | "pos" | "payments", SubgraphHost>;
   internalToken: string;
@@ -86,7 +88,8 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   });
   // The public URL is known once the edge listens (the port may be chosen by the system).
   let baseUrl: string | undefined;
-  // Without a relay, SMS and e-mail are recorded, never sent; developers read them in the log or at /api/v1/dev/messages.
+  // Without a relay, SMS and e-mail are kept in memory, never sent; a system operator reads them at
+  // /api/v1/dev/messages when the mailbox is on.
   const recorded = config.messageWebhook ? undefined : recordingMessageSender();
   const messageSender = recorded ?? webhookMessageSender(config.messageWebhook!.url, config.messageWebhook!.token);
   let deps: Awaited<ReturnType<typeof openSubgraphs>>;
@@ -117,7 +120,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
       redisKeyPrefix: config.redisKeyPrefix,
       rateLimits: config.rateLimits,
       clock: options.clock,
-      devMessages: recorded?.messages,
+      devMessages: config.devMailbox ? recorded?.messages : undefined,
       subgraphs: {
         portal: { host: subgraphs.portal },
         pos: { host: subgraphs.pos },
@@ -164,6 +167,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     sandboxUrl: sandbox.baseUrl,
     demoFile,
     portal: deps.portal,
+    pos: deps.pos,
     subgraphs,
     internalToken,
     partners: deps.payments.partners,
