@@ -1,3 +1,4 @@
+export * from "./access";
 export * from "./caller";
 export * from "./database";
 export * from "./environment";

@@ -23,28 +23,3 @@ export const isRole = (value: unknown): value is Role => typeof value === "strin
 export function tierOf(caller: Caller): Tier | undefined {
   return caller.type === "user" && isRole(caller.role) ? roles[caller.role] : undefined;
 }
-
-/** Where a tenant resource sits in the hierarchy. */
-export interface TenantPath {
-  pspId: number;
-  merchantId?: number;
-  areaId?: string | null;
-  storeId?: number;
-}
-
-/**
- * Whether a caller may reach a resource at this place in the hierarchy: L0 everything, L1 its PSP, L2 its merchant,
- * L3 its area's stores, L4 to L6 and devices their one store. Services apply this to every read and write;
- * repositories filter lists the same way.
- */
-export function canReach(caller: Caller, path: TenantPath): boolean {
-  if (caller.type === "device") return path.storeId !== undefined && path.storeId === caller.storeId;
-  const tier = tierOf(caller);
-  if (tier === undefined) return false;
-  if (tier === 0) return true;
-  if (tier === 1) return path.pspId === caller.pspId;
-  if (path.merchantId === undefined || path.merchantId !== caller.merchantId) return false;
-  if (tier === 2) return true;
-  if (tier === 3) return path.storeId !== undefined && path.areaId != null && path.areaId === caller.areaId;
-  return path.storeId !== undefined && path.storeId === caller.storeId;
-}

@@ -9,11 +9,13 @@ export interface PosDeps {
   close(): Promise<void>;
 }
 
+/** What one request sees: who calls, the services, and the request's batch loaders for entity references. */
 export interface PosContext {
   caller: Caller;
   orders: OrderService;
+  loaders: { stores: ReturnType<OrderService["storeLoader"]> };
 }
 
 export function createContext(deps: PosDeps, caller: Caller): PosContext {
-  return { caller, orders: deps.orders };
+  return { caller, orders: deps.orders, loaders: { stores: deps.orders.storeLoader(caller) } };
 }

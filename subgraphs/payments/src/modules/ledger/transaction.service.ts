@@ -1,5 +1,4 @@
-import { AppError, type Caller } from "@pos-cloud/common";
-import { partnerIdOf } from "../partners/partner-caller";
+import { AppError, type Caller, partnerIdOf } from "@pos-cloud/common";
 import type { PaymentIntentService } from "../payment-intents/payment-intent.service";
 import type { TransactionRepository } from "./transaction.repository";
 

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { AppError, type Caller, newUlid, type SecretBox } from "@pos-cloud/common";
+import { AppError, type Caller, newUlid, requireService, type SecretBox } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PartnerRepository } from "./partner.repository";
-import { requireService } from "./partner-caller";
 
 export type PartnerService = ReturnType<typeof partnerService>;
 
@@ -20,6 +19,15 @@ export interface IssuedApiKey {
 export function partnerService(partners: PartnerRepository, box: SecretBox, clock: Clock) {
   return {
     createPartner: (name: string) => partners.createPartner(name),
+
+    /**
+     * Makes this partner the gateway's sync partner, the only one whose sync creates merchant and store ids (the
+     * portal's), and takes that from any other. The platform calls it at start for the partner its portal syncs as.
+     */
+    async designateSyncPartner(client_partner_id: number): Promise<void> {
+      if (!(await partners.findPartner(client_partner_id))) throw new AppError("not_found", "client partner not found");
+      await partners.designateSyncPartner(client_partner_id);
+    },
 
     /**
      * Issues an HMAC secret (and a webhook secret) for a client_id: a new client_id when none is given, or a second

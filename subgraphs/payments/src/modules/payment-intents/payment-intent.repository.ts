@@ -83,8 +83,13 @@ function insertRow(table: string, row: Record<string, Column>) {
 
 export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
-    countByStore: (store_id: number, status?: string[]) =>
-      prisma.paymentIntent.count({ where: { store_id, ...(status ? { status: { in: status } } : {}) } }),
+    /** Intent counts of many stores in one statement, by store and the merchant on each intent. */
+    countByStores: (storeIds: number[]) =>
+      prisma.paymentIntent.groupBy({
+        by: ["store_id", "merchant_id"],
+        where: { store_id: { in: storeIds } },
+        _count: { _all: true },
+      }),
 
     findById: (id: string) => prisma.paymentIntent.findUnique({ where: { id } }),
 

@@ -1,14 +1,13 @@
 import { createHash } from "node:crypto";
-import { AppError, type Caller, notFound } from "@pos-cloud/common";
+import { AppError, type Caller, notFound, requireDevice, requireTier, roles } from "@pos-cloud/common";
 import { parseInput, parsePage } from "../../validation";
-import { forbidden, requireTier } from "../tenants/tenant.service";
 import { checkInput, installInput, registerInput, updateInput } from "./app-update.inputs";
 import type { AppUpdateRepository, AppVersionRow } from "./app-update.repository";
 
 export type AppUpdateService = ReturnType<typeof appUpdateService>;
 
 /** L0 and L1 manage app versions: they are platform-wide, not a tenant's. */
-const MANAGE_TIER = 1;
+const MANAGE_TIER = roles.PSP_ADMIN;
 
 /** beta may become stable or deprecated, stable only deprecated; deprecated is final. */
 const releaseMoves: Record<string, string[]> = {
@@ -31,13 +30,6 @@ export function rolloutBucket(deviceId: string, appName: string, versionCode: nu
 export function eligible(version: AppVersionRow, deviceId: string, enrolled: boolean): boolean {
   if (version.release_status === "beta") return enrolled;
   return rolloutBucket(deviceId, version.app_name, version.version_code) < version.rollout_percentage;
-}
-
-function requireDevice(caller: Caller, deviceId: string) {
-  if (caller.type === "anonymous") throw new AppError("unauthorized", "this needs a device token");
-  if (caller.type !== "device") throw new AppError("forbidden", "only a device may call this with its device token");
-  if (caller.id !== deviceId) throw forbidden("device_id must be the calling device");
-  if (!caller.scopes.includes("app:update")) throw forbidden("the token lacks the app:update scope");
 }
 
 export function appUpdateService(versions: AppUpdateRepository, clock: () => Date) {
@@ -95,7 +87,7 @@ export function appUpdateService(versions: AppUpdateRepository, clock: () => Dat
     /** The newest version this device is offered; mandatory when it or any skipped offered version is. */
     async check(caller: Caller, input: unknown) {
       const { app_name, current_version_code, device_id } = parseInput(checkInput, input);
-      requireDevice(caller, device_id);
+      requireDevice(caller, { id: device_id, scope: "app:update" });
       const offered = (await versions.candidates(app_name, current_version_code, device_id)).filter((version) =>
         eligible(version, device_id, version.enrollments.length > 0),
       );
@@ -114,7 +106,7 @@ export function appUpdateService(versions: AppUpdateRepository, clock: () => Dat
     },
     async confirmInstall(caller: Caller, input: unknown) {
       const data = parseInput(installInput, input);
-      requireDevice(caller, data.device_id);
+      requireDevice(caller, { id: data.device_id, scope: "app:update" });
       return versions.recordInstall({ ...data, reported_at: clock() });
     },
   };

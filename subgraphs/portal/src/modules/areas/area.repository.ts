@@ -22,7 +22,12 @@ export function areaRepository(prisma: PrismaClient) {
       UUID.test(area_id)
         ? (await prisma.store.findMany({ where: { area_id }, select: { id: true } })).map((store) => store.id)
         : [],
+    /** The store as the Store type shows it, with its merchant's PSP. */
     assignStore: (store_id: number, area_id: string | null) =>
-      prisma.store.update({ where: { id: store_id }, data: { area_id } }),
+      prisma.store.update({
+        where: { id: store_id },
+        data: { area_id },
+        include: { merchant: { select: { psp_id: true } } },
+      }),
   };
 }

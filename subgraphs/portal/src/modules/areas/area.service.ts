@@ -1,5 +1,15 @@
-import { AppError, type Caller, canReach, invalidField, notFound, roles, tierOf } from "@pos-cloud/common";
+import {
+  type Caller,
+  invalidField,
+  notFound,
+  reachOf,
+  requireReach,
+  requireTier,
+  requireUser,
+  roles,
+} from "@pos-cloud/common";
 import type { TenantRepository } from "../tenants/tenant.repository";
+import { present } from "../tenants/tenant.service";
 import type { AreaRepository } from "./area.repository";
 
 export type AreaService = ReturnType<typeof areaService>;
@@ -9,32 +19,24 @@ export type AreaService = ReturnType<typeof areaService>;
  * area manager (L3) reaches exactly those stores.
  */
 export function areaService(areas: AreaRepository, tenants: TenantRepository) {
-  const tierOrRefuse = (caller: Caller) => {
-    const tier = tierOf(caller);
-    if (tier === undefined)
-      throw new AppError(caller.type === "anonymous" ? "unauthorized" : "forbidden", "log in as a user");
-    return tier;
-  };
-
   /** The merchant as `canReach` sees it, for callers that manage areas (L0 to L2). */
   async function managedMerchant(caller: Caller, merchantId: number) {
-    if (tierOrRefuse(caller) > roles.MERCHANT_ADMIN) throw new AppError("forbidden", "your role may not manage areas");
+    requireTier(caller, roles.MERCHANT_ADMIN);
     const merchant = await tenants.findMerchant(merchantId);
     if (!merchant) throw invalidField("merchant_id", "exists", "merchant not found");
-    if (!canReach(caller, { pspId: merchant.psp_id, merchantId: merchant.id }))
-      throw new AppError("forbidden", "this merchant is outside your tenant scope");
+    requireReach(caller, { pspId: merchant.psp_id, merchantId: merchant.id });
     return merchant;
   }
 
   return {
     async list(caller: Caller, merchantId?: number) {
-      const tier = tierOrRefuse(caller);
-      if (tier === roles.AREA_MANAGER) return areas.list({ id: caller.areaId ?? "" });
-      if (tier > roles.AREA_MANAGER) return [];
+      requireUser(caller);
+      const reach = reachOf(caller);
       const ids = merchantId === undefined ? undefined : [merchantId];
-      if (tier === 0) return areas.list({ merchant_ids: ids });
-      const reachable =
-        tier === roles.PSP_ADMIN ? await tenants.merchantIdsOfPsp(caller.pspId ?? -1) : [caller.merchantId ?? -1];
+      if (reach.level === "platform") return areas.list({ merchant_ids: ids });
+      if (reach.level === "area") return areas.list({ id: reach.areaId });
+      if (reach.level !== "psp" && reach.level !== "merchant") return [];
+      const reachable = reach.level === "psp" ? await tenants.merchantIdsOfPsp(reach.pspId) : [reach.merchantId];
       return areas.list({ merchant_ids: reachable.filter((id) => ids === undefined || ids.includes(id)) });
     },
 
@@ -56,7 +58,7 @@ export function areaService(areas: AreaRepository, tenants: TenantRepository) {
         if (!area || area.merchant_id !== store.merchant_id)
           throw invalidField("area_id", "exists", "no such area at the store's merchant");
       }
-      return areas.assignStore(store.id, areaId);
+      return present(await areas.assignStore(store.id, areaId));
     },
 
     storeIds: (areaId: string) => areas.storeIds(areaId),

@@ -1,8 +1,18 @@
-import { AppError, type Caller, notFound, type TenantPath, tierOf } from "@pos-cloud/common";
+import {
+  AppError,
+  type Caller,
+  forbidden,
+  notFound,
+  requireCaller,
+  requireTier,
+  roles,
+  type TenantPath,
+  type Tier,
+} from "@pos-cloud/common";
 import DataLoader from "dataloader";
 import type { AuditSink } from "../../audit-sink";
 import { type PageArgs, parseInput, parsePage } from "../../validation";
-import { forbidden, requireTier, type TenantService } from "../tenants/tenant.service";
+import type { TenantService } from "../tenants/tenant.service";
 import { deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";
 import { type DeviceMove, deviceStatuses, requireMove } from "./device.lifecycle";
 import type { DeviceRepository, DeviceRow } from "./device.repository";
@@ -27,20 +37,20 @@ export function presentDevice(device: DeviceRow) {
 }
 
 /** Terminal management is for L0 to L4 within their scope; every tier (and the device itself) may read. */
-const MANAGE_TIER = 4;
+const MANAGE_TIER = roles.STORE_MANAGER;
 
 export function deviceService(devices: DeviceRepository, tenants: TenantService, audit: AuditSink) {
-  function reachable(caller: Caller, device: DeviceRow, maxTier: number) {
+  /** A device reads only itself; a device not bound to a store sits above every tenant (L0 only). */
+  function reachable(caller: Caller, device: DeviceRow, maxTier: Tier) {
     if (caller.type === "device") {
       if (caller.id !== device.id) throw forbidden();
       return;
     }
-    const path = devicePath(device);
-    if (path) return requireTier(caller, maxTier, path);
-    if (tierOf(caller) !== 0) throw forbidden();
+    requireTier(caller, devicePath(device) ? maxTier : roles.SYSTEM_OP, devicePath(device));
   }
 
-  async function load(caller: Caller, id: string, maxTier: number) {
+  async function load(caller: Caller, id: string, maxTier: Tier) {
+    requireCaller(caller);
     const device = await devices.find(id);
     if (!device) throw notFound("device");
     reachable(caller, device, maxTier);
@@ -81,13 +91,14 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
       await tenants.reachableStore(caller, storeId);
       return (await devices.list(caller, { store_id: storeId }, parsePage(page))).map(presentDevice);
     },
-    get: async (caller: Caller, id: string) => presentDevice(await load(caller, id, 6)),
+    get: async (caller: Caller, id: string) => presentDevice(await load(caller, id, roles.STAFF)),
 
     /**
      * A portal user registers a terminal ahead of provisioning: serial, model and store are recorded and the
      * device waits Unprovisioned; its own activation code must then be activated for that store.
      */
     async register(caller: Caller, input: unknown) {
+      requireCaller(caller);
       const data = parseInput(deviceRegister, input);
       const store = await tenants.reachableStore(caller, data.store_id, MANAGE_TIER);
       if (store.status !== "active")
@@ -111,6 +122,7 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
 
     /** Humans change attributes and configuration; the device itself reports only battery, paper and position. */
     async update(caller: Caller, id: string, input: unknown) {
+      requireCaller(caller);
       const data = parseInput(caller.type === "device" ? deviceTelemetry : deviceUpdate, input);
       const device = await load(caller, id, MANAGE_TIER);
       if (device.status === "decommissioned") throw new AppError("invalid_state", "the device is decommissioned");
@@ -136,6 +148,7 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
 
     /** Moves an active or suspended device to another store of the same merchant; the caller must reach both. */
     async transfer(caller: Caller, id: string, input: unknown) {
+      requireCaller(caller);
       const { store_id } = parseInput(deviceTransfer, input);
       const device = await load(caller, id, MANAGE_TIER);
       if (device.status !== "active" && device.status !== "suspended") {

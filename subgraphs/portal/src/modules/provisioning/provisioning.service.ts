@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { AppError, type Caller, newUlid } from "@pos-cloud/common";
+import { AppError, type Caller, newUlid, requireCaller, roles } from "@pos-cloud/common";
 import { importJWK } from "jose";
 import { z } from "zod";
 import type { AuditSink } from "../../audit-sink";
@@ -106,9 +106,10 @@ export function provisioningService(
 
     /** Staff (L4 or above, reaching the store) bind the device to the store; it gets its OAuth client_id. */
     async activate(caller: Caller, input: unknown) {
+      requireCaller(caller);
       const data = parseInput(activateInput, input);
       await limit("activatePerUser", caller.id ?? caller.ip ?? "unknown");
-      const store = await tenants.reachableStore(caller, data.store_id, 4);
+      const store = await tenants.reachableStore(caller, data.store_id, roles.STORE_MANAGER);
       const hash = hashCode(data.activation_code);
       const code = await codes.findCode(hash);
       if (!code || code.activated_at || code.expires_at <= clock()) throw unknownCode();

@@ -2,6 +2,7 @@ import type { Resolvers } from "@pos-cloud/common";
 import type { PortalContext } from "../../context";
 
 type Parent = { id: number; psp_id: number; merchant_id: number };
+type StoreParent = Parent & { merchant: { psp_id: number } };
 type Page = { limit?: number; offset?: number };
 
 export const tenantResolvers: Resolvers<PortalContext> = {
@@ -36,5 +37,6 @@ export const tenantResolvers: Resolvers<PortalContext> = {
   Store: {
     __resolveReference: ({ id }: Parent, { tenants, caller }: PortalContext) => tenants.getStore(caller, id),
     merchant: ({ merchant_id }: Parent, _, { loaders }) => loaders.tenants.merchant.load(merchant_id),
+    psp_id: ({ merchant }: StoreParent) => merchant.psp_id,
   },
 };

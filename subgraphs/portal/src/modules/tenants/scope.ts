@@ -1,44 +1,57 @@
-import { type Caller, tierOf } from "@pos-cloud/common";
+import { type Caller, reachOf } from "@pos-cloud/common";
 import type { Prisma } from "../../generated/prisma/client";
 
-/**
- * The tenant filter of every list, the data-layer twin of `canReach`: L0 everything, L1 its PSP, L2 its merchant,
- * L3 its area's stores, L4 to L6 (and devices) their one store. A caller outside every rule matches nothing.
+/*
+ * The tenant filter of every list: the caller's `reachOf` as a WHERE clause, so a list holds exactly what `canReach`
+ * lets the caller read one by one. The anonymous caller is refused (401) by `reachOf`; a caller outside every rule
+ * matches nothing.
  */
+
 // Tenant ids are positive, so -1 matches no row.
 const nothing = { id: -1 };
 
+/** PSPs: L0 all, L1 its own; lower tiers see none in lists (they walk up from their stores instead). */
 export function pspScope(caller: Caller): Prisma.PspWhereInput {
-  const tier = tierOf(caller);
-  if (tier === 0) return {};
-  if (tier === 1) return { id: caller.pspId ?? -1 };
+  const reach = reachOf(caller);
+  if (reach.level === "platform") return {};
+  if (reach.level === "psp") return { id: reach.pspId };
   return nothing;
 }
 
+/** Merchants: L0 all, L1 its PSP's, L2 its own; area and store tiers see none in lists. */
 export function merchantScope(caller: Caller): Prisma.MerchantWhereInput {
-  const tier = tierOf(caller);
-  if (tier === 0) return {};
-  if (tier === 1) return { psp_id: caller.pspId ?? -1 };
-  if (tier === 2) return { id: caller.merchantId ?? -1 };
+  const reach = reachOf(caller);
+  if (reach.level === "platform") return {};
+  if (reach.level === "psp") return { psp_id: reach.pspId };
+  if (reach.level === "merchant") return { id: reach.merchantId };
   return nothing;
 }
 
 export function storeScope(caller: Caller): Prisma.StoreWhereInput {
-  if (caller.type === "device") return { id: caller.storeId ?? -1 };
-  const tier = tierOf(caller);
-  if (tier === 0) return {};
-  if (tier === 1) return { merchant: { psp_id: caller.pspId ?? -1 } };
-  if (tier === 2) return { merchant_id: caller.merchantId ?? -1 };
-  // An area manager without an area reaches no store (null would match stores outside every area).
-  if (tier === 3) return caller.areaId ? { merchant_id: caller.merchantId ?? -1, area_id: caller.areaId } : nothing;
-  if (tier !== undefined) return { id: caller.storeId ?? -1, merchant_id: caller.merchantId ?? -1 };
-  return nothing;
+  const reach = reachOf(caller);
+  switch (reach.level) {
+    case "platform":
+      return {};
+    case "psp":
+      return { merchant: { psp_id: reach.pspId } };
+    case "merchant":
+      return { merchant_id: reach.merchantId };
+    case "area":
+      return { merchant_id: reach.merchantId, area_id: reach.areaId };
+    case "store":
+      return reach.merchantId === undefined
+        ? { id: reach.storeId }
+        : { id: reach.storeId, merchant_id: reach.merchantId };
+    case "nothing":
+      return nothing;
+  }
 }
 
-/** Devices not yet bound to a store are visible to L0 only. */
+/** Devices: those of the stores in reach; a device sees itself; devices not yet bound to a store, L0 only. */
 export function deviceScope(caller: Caller): Prisma.DeviceWhereInput {
+  const reach = reachOf(caller);
   if (caller.type === "device") return { id: caller.id ?? "" };
-  if (tierOf(caller) === 0) return {};
-  if (tierOf(caller) === undefined) return { id: { in: [] } };
+  if (reach.level === "platform") return {};
+  if (reach.level === "nothing") return { id: { in: [] } };
   return { store: storeScope(caller) };
 }

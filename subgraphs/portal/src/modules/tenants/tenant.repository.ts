@@ -24,8 +24,6 @@ export function tenantRepository(prisma: PrismaClient) {
   return {
     listPsps: (caller: Caller, page: Page) =>
       prisma.psp.findMany({ where: pspScope(caller), orderBy: { id: "asc" }, take: page.limit, skip: page.offset }),
-    reachablePsps: (caller: Caller, ids: readonly number[]) =>
-      prisma.psp.findMany({ where: { AND: [pspScope(caller), { id: { in: [...ids] } }] } }),
     pspsByIds: (ids: readonly number[]) => prisma.psp.findMany({ where: { id: { in: [...ids] } } }),
     findPsp: (id: number) => prisma.psp.findUnique({ where: { id } }),
     createPsp: (data: Prisma.PspCreateInput) => uniqueCode(prisma.psp.create({ data })),

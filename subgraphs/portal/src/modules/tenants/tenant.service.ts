@@ -1,4 +1,14 @@
-import { AppError, type Caller, canReach, notFound, type SecretBox, type TenantPath, tierOf } from "@pos-cloud/common";
+import {
+  AppError,
+  type Caller,
+  notFound,
+  requireCaller,
+  requireTier,
+  roles,
+  type SecretBox,
+  type TenantPath,
+  type Tier,
+} from "@pos-cloud/common";
 import DataLoader from "dataloader";
 import { type Page, type PageArgs, parseInput, parsePage } from "../../validation";
 import { merchantCreate, merchantUpdate, pspInput, storeCreate, storeUpdate } from "./tenant.inputs";
@@ -17,23 +27,15 @@ export const storePath = (store: StoreRow): TenantPath => ({
   areaId: store.area_id,
 });
 
-export const forbidden = (message = "outside your tenant scope") => new AppError("forbidden", message);
-
-/**
+/*
  * Who may write what: L0 creates PSPs; L0 and L1 create, deactivate and reactivate merchants; L0 to L2 create and
  * deactivate stores and set provider credentials; L0 to L2 update merchants (L2 its own, without status); L0 to L4
- * update stores within their scope. Reads follow `canReach`: L0 to L2 read merchant details, every tier its stores.
+ * update stores within their scope. Reads follow `canReach`: L0 and L1 read PSP details, L0 to L2 merchant details,
+ * every tier (and devices) its stores. The checks themselves are `requireTier` of the access module.
  */
-export function requireTier(caller: Caller, maxTier: number, path?: TenantPath) {
-  if (caller.type === "anonymous") throw new AppError("unauthorized", "this needs a bearer token");
-  // A device reads what its store's staff read (tier 6), and writes nothing here.
-  const tier = caller.type === "device" ? 6 : tierOf(caller);
-  if (tier === undefined || tier > maxTier) throw forbidden("your role may not do this");
-  if (path && !canReach(caller, path)) throw forbidden();
-}
 
 /** Secrets never leave the service: rows are presented with whether credentials are set, not what they are. */
-function present<T extends { provider_credentials: string | null }>(row: T) {
+export function present<T extends { provider_credentials: string | null }>(row: T) {
   const { provider_credentials, ...rest } = row;
   return { ...rest, has_provider_credentials: provider_credentials !== null };
 }
@@ -47,26 +49,30 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
     credentials === undefined ? undefined : box.seal(JSON.stringify(credentials));
 
   async function readablePsp(caller: Caller, id: number) {
+    requireCaller(caller);
     const psp = await tenants.findPsp(id);
     if (!psp) throw notFound("psp");
-    if ((await tenants.reachablePsps(caller, [id])).length === 0) throw forbidden();
+    requireTier(caller, roles.PSP_ADMIN, { pspId: id });
     return psp;
   }
 
-  async function merchantRow(id: number): Promise<MerchantRow> {
+  /** A row to check the caller against; nobody learns whether an id exists without a token. */
+  async function merchantRow(caller: Caller, id: number): Promise<MerchantRow> {
+    requireCaller(caller);
     const merchant = await tenants.findMerchant(id);
     if (!merchant) throw notFound("merchant");
     return merchant;
   }
 
-  async function storeRow(id: number): Promise<StoreRow> {
+  async function storeRow(caller: Caller, id: number): Promise<StoreRow> {
+    requireCaller(caller);
     const store = await tenants.findStore(id);
     if (!store) throw notFound("store");
     return store;
   }
 
-  async function reachableStore(caller: Caller, id: number, maxTier = 6) {
-    const store = await storeRow(id);
+  async function reachableStore(caller: Caller, id: number, maxTier: Tier = roles.STAFF) {
+    const store = await storeRow(caller, id);
     requireTier(caller, maxTier, storePath(store));
     return store;
   }
@@ -75,7 +81,7 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
     listPsps: (caller: Caller, page: PageArgs = {}) => tenants.listPsps(caller, parsePage(page)),
     getPsp: (caller: Caller, id: number) => readablePsp(caller, id),
     async createPsp(caller: Caller, input: unknown) {
-      requireTier(caller, 0);
+      requireTier(caller, roles.SYSTEM_OP);
       const psp = await tenants.createPsp(parseInput(pspInput, input));
       if (psp === "taken") throw taken("code");
       return psp;
@@ -85,13 +91,14 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       return (await tenants.listMerchants(caller, filter, parsePage(page))).map(present);
     },
     async getMerchant(caller: Caller, id: number) {
-      const merchant = await merchantRow(id);
-      requireTier(caller, 2, merchantPath(merchant));
+      const merchant = await merchantRow(caller, id);
+      requireTier(caller, roles.MERCHANT_ADMIN, merchantPath(merchant));
       return present(merchant);
     },
     async createMerchant(caller: Caller, input: unknown) {
+      requireCaller(caller);
       const { provider_credentials, ...data } = parseInput(merchantCreate, input);
-      requireTier(caller, 1, { pspId: data.psp_id });
+      requireTier(caller, roles.PSP_ADMIN, { pspId: data.psp_id });
       if (!(await tenants.findPsp(data.psp_id))) throw notFound("psp");
       const merchant = await tenants.createMerchant({ ...data, provider_credentials: seal(provider_credentials) });
       if (merchant === "taken") throw taken("code");
@@ -99,16 +106,17 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       return present(merchant);
     },
     async updateMerchant(caller: Caller, id: number, input: unknown) {
+      requireCaller(caller);
       const { provider_credentials, ...data } = parseInput(merchantUpdate, input);
-      const merchant = await merchantRow(id);
-      requireTier(caller, data.status === undefined ? 2 : 1, merchantPath(merchant));
+      const merchant = await merchantRow(caller, id);
+      requireTier(caller, data.status === undefined ? roles.MERCHANT_ADMIN : roles.PSP_ADMIN, merchantPath(merchant));
       const updated = await tenants.updateMerchant(id, { ...data, provider_credentials: seal(provider_credentials) });
       if (updated === "taken") throw taken("code");
       changed(id);
       return present(updated);
     },
     async deactivateMerchant(caller: Caller, id: number) {
-      requireTier(caller, 1, merchantPath(await merchantRow(id)));
+      requireTier(caller, roles.PSP_ADMIN, merchantPath(await merchantRow(caller, id)));
       const merchant = (await tenants.updateMerchant(id, { status: "inactive" })) as MerchantRow;
       changed(id);
       return present(merchant);
@@ -121,18 +129,21 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
     /** The store as a scope check for other modules: found and reachable, or 404/403. */
     reachableStore,
     async createStore(caller: Caller, input: unknown) {
+      requireCaller(caller);
       const { provider_credentials, ...data } = parseInput(storeCreate, input);
-      const merchant = await merchantRow(data.merchant_id);
-      requireTier(caller, 2, merchantPath(merchant));
+      const merchant = await merchantRow(caller, data.merchant_id);
+      requireTier(caller, roles.MERCHANT_ADMIN, merchantPath(merchant));
       const store = await tenants.createStore({ ...data, provider_credentials: seal(provider_credentials) });
       if (store === "taken") throw taken("code");
       changed(store.merchant_id);
       return present(store);
     },
     async updateStore(caller: Caller, id: number, input: unknown) {
+      requireCaller(caller);
       const { provider_credentials, ...data } = parseInput(storeUpdate, input);
-      const store = await storeRow(id);
-      const maxTier = data.status !== undefined || provider_credentials !== undefined ? 2 : 4;
+      const store = await storeRow(caller, id);
+      const writesTenant = data.status !== undefined || provider_credentials !== undefined;
+      const maxTier = writesTenant ? roles.MERCHANT_ADMIN : roles.STORE_MANAGER;
       requireTier(caller, maxTier, storePath(store));
       const updated = await tenants.updateStore(id, { ...data, provider_credentials: seal(provider_credentials) });
       if (updated === "taken") throw taken("code");
@@ -140,8 +151,8 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       return present(updated);
     },
     async deactivateStore(caller: Caller, id: number) {
-      const store = await storeRow(id);
-      requireTier(caller, 2, storePath(store));
+      const store = await storeRow(caller, id);
+      requireTier(caller, roles.MERCHANT_ADMIN, storePath(store));
       const updated = (await tenants.updateStore(id, { status: "inactive" })) as StoreRow;
       changed(store.merchant_id);
       return present(updated);

@@ -6,6 +6,9 @@ import {
   isRole,
   notFound,
   type Role,
+  reachOf,
+  requireReach,
+  requireUser,
   roles,
   type SecretBox,
   type TenantPath,
@@ -15,15 +18,13 @@ import type { Prisma } from "../../generated/prisma/client";
 import { type PageArgs, parsePage } from "../../validation";
 import type { AreaRepository } from "../areas/area.repository";
 import type { TenantRepository } from "../tenants/tenant.repository";
+import { storePath } from "../tenants/tenant.service";
 import { generateLoginId } from "./login-id";
 import type { UserRepository, UserRow, UserScope } from "./user.repository";
 import { checkContact, mfaFor, secretsFor, type UserInput } from "./user-input";
 import { type UserView, view } from "./user-view";
 
 export type UserService = ReturnType<typeof userService>;
-
-const notAUser = (caller: Caller) =>
-  new AppError(caller.type === "anonymous" ? "unauthorized" : "forbidden", "log in as a user");
 
 /** A store's staff roster is answered whole, up to this many (it has no paging). */
 const STAFF_ROSTER = { limit: 500, offset: 0 };
@@ -118,8 +119,7 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
   }
 
   async function requireManageable(caller: Caller, id: string, minimumTier: number = roles.STORE_MANAGER) {
-    const tier = tierOf(caller);
-    if (tier === undefined) throw notAUser(caller);
+    const tier = requireUser(caller);
     const user = await users.find(id).catch(() => null);
     if (!user) throw notFound("user");
     if (!(await manageable(caller, user))) throw new AppError("forbidden", "this user is outside your reach");
@@ -127,22 +127,27 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
     return user;
   }
 
+  /** The users a caller may list: the roles below its tier, placed within its reach. */
   async function scopeOf(caller: Caller): Promise<UserScope> {
-    const tier = tierOf(caller);
-    if (tier === undefined) throw notAUser(caller);
+    const tier = requireUser(caller);
     const below = Object.entries(roles)
       .filter(([, t]) => t > tier)
       .map(([role]) => role);
-    if (tier === 0) return { roles: below };
-    if (tier === 1) return { roles: below, psp_id: caller.pspId ?? -1 };
-    if (tier === 2) return { roles: below, merchant_id: caller.merchantId ?? -1 };
-    if (tier === 3)
-      return {
-        roles: below,
-        merchant_id: caller.merchantId ?? -1,
-        store_ids: await areas.storeIds(caller.areaId ?? ""),
-      };
-    return { roles: below, store_id: caller.storeId ?? -1 };
+    const reach = reachOf(caller);
+    switch (reach.level) {
+      case "platform":
+        return { roles: below };
+      case "psp":
+        return { roles: below, psp_id: reach.pspId };
+      case "merchant":
+        return { roles: below, merchant_id: reach.merchantId };
+      case "area":
+        return { roles: below, merchant_id: reach.merchantId, store_ids: await areas.storeIds(reach.areaId) };
+      case "store":
+        return { roles: below, store_id: reach.storeId };
+      case "nothing":
+        return { roles: [] };
+    }
   }
 
   return {
@@ -150,8 +155,7 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
     manageable,
 
     async create(caller: Caller, input: UserInput): Promise<UserView> {
-      const tier = tierOf(caller);
-      if (tier === undefined) throw notAUser(caller);
+      const tier = requireUser(caller);
       if (tier > roles.STORE_MANAGER) throw new AppError("forbidden", "your role may not create users");
       if (!isRole(input.role))
         throw invalidField("role", "enum", `role must be one of ${Object.keys(roles).join(", ")}`);
@@ -166,7 +170,7 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
     },
 
     async get(caller: Caller, id: string): Promise<UserView> {
-      if (tierOf(caller) === undefined) throw notAUser(caller);
+      requireUser(caller);
       const user = await users.find(id).catch(() => null);
       if (!user) throw notFound("user");
       if (user.id !== caller.id && !(await manageable(caller, user)))
@@ -175,8 +179,10 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
     },
 
     async staffOf(caller: Caller, storeId: number): Promise<UserView[]> {
+      requireUser(caller);
       const store = await tenants.findStore(storeId);
       if (!store) throw notFound("store");
+      requireReach(caller, storePath(store));
       return (await users.list(await scopeOf(caller), { store_id: storeId }, STAFF_ROSTER)).map((user) => view(user));
     },
 

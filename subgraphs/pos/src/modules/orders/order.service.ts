@@ -1,4 +1,4 @@
-import { parseEntityId } from "@pos-cloud/common";
+import { type Caller, storeReferenceLoader } from "@pos-cloud/common";
 import type { OrderRepository } from "./order.repository";
 
 export type OrderService = ReturnType<typeof orderService>;
@@ -8,7 +8,22 @@ const unfinished = ["open", "billed"];
 
 export function orderService(orders: OrderRepository) {
   return {
-    open_orders_count: (storeId: string | number) =>
-      orders.countByStore(parseEntityId(storeId, "store_id"), unfinished),
+    /**
+     * One request's Store references (`open_orders_count` of every store of a hierarchy) in one statement. Each store
+     * is checked against the caller first; its orders count only under the merchant the portal placed it in, so a
+     * reference naming another merchant finds none.
+     */
+    storeLoader: (caller: Caller) =>
+      storeReferenceLoader(caller, async (stores) => {
+        const counts = await orders.countByStores(
+          stores.map((store) => store.id),
+          unfinished,
+        );
+        return stores.map((store) => ({
+          id: store.id,
+          open_orders_count:
+            counts.find((row) => row.store_id === store.id && row.merchant_id === store.merchantId)?._count._all ?? 0,
+        }));
+      }),
   };
 }

@@ -1,0 +1,192 @@
+import DataLoader from "dataloader";
+import type { Caller } from "./caller";
+import { AppError } from "./errors";
+import { roles, type Tier, tierOf } from "./roles";
+
+/*
+ * Every permission rule of the platform: whether anyone is calling, what a tier may do, which part of the tenant
+ * hierarchy a caller reaches, and what a device token's scopes allow. Services ask these before every read and
+ * write; repositories turn `reachOf` into their WHERE clause, so a single read and a list follow one rule.
+ */
+
+/** Where a tenant resource sits in the hierarchy. */
+export interface TenantPath {
+  pspId: number;
+  merchantId?: number;
+  areaId?: string | null;
+  storeId?: number;
+}
+
+/**
+ * The part of the hierarchy a caller reaches: L0 the platform, L1 its PSP, L2 its merchant, L3 its area's stores,
+ * L4 to L6 and devices their one store. A token missing the id its tier needs reaches nothing; so do partners and
+ * the edge itself, which are not tenants' people.
+ */
+export type Reach =
+  | { level: "platform" }
+  | { level: "psp"; pspId: number }
+  | { level: "merchant"; merchantId: number }
+  | { level: "area"; merchantId: number; areaId: string }
+  | { level: "store"; merchantId?: number; storeId: number }
+  | { level: "nothing" };
+
+const nothing: Reach = { level: "nothing" };
+
+/** No bearer token: REST answers 401 `unauthorized`, GraphQL `UNAUTHENTICATED`. */
+export const unauthenticated = (message = "this needs a bearer token: log in first") =>
+  new AppError("unauthorized", message);
+
+export const forbidden = (message = "outside your tenant scope") => new AppError("forbidden", message);
+
+/** Refuses the anonymous caller: tenant data is for callers with a valid token only. */
+export function requireCaller(caller: Caller): void {
+  if (caller.type === "anonymous") throw unauthenticated();
+}
+
+/** What the caller reaches; the anonymous caller is refused (401) rather than shown an empty list. */
+export function reachOf(caller: Caller): Reach {
+  requireCaller(caller);
+  if (caller.type === "device") {
+    return caller.storeId === undefined
+      ? nothing
+      : { level: "store", storeId: caller.storeId, merchantId: caller.merchantId };
+  }
+  const tier = tierOf(caller);
+  if (tier === undefined) return nothing;
+  if (tier === roles.SYSTEM_OP) return { level: "platform" };
+  if (tier === roles.PSP_ADMIN) return caller.pspId === undefined ? nothing : { level: "psp", pspId: caller.pspId };
+  const merchantId = caller.merchantId;
+  if (merchantId === undefined) return nothing;
+  if (tier === roles.MERCHANT_ADMIN) return { level: "merchant", merchantId };
+  // An area manager without an area reaches no store (null would match stores outside every area).
+  if (tier === roles.AREA_MANAGER)
+    return caller.areaId ? { level: "area", merchantId, areaId: caller.areaId } : nothing;
+  return caller.storeId === undefined ? nothing : { level: "store", merchantId, storeId: caller.storeId };
+}
+
+/** Whether a reach covers a place. An area covers its stores, not the merchant above them. */
+export function covers(reach: Reach, path: TenantPath): boolean {
+  switch (reach.level) {
+    case "platform":
+      return true;
+    case "psp":
+      return path.pspId === reach.pspId;
+    case "merchant":
+      return path.merchantId === reach.merchantId;
+    case "area":
+      return path.merchantId === reach.merchantId && path.storeId !== undefined && path.areaId === reach.areaId;
+    case "store":
+      return path.storeId === reach.storeId && (reach.merchantId === undefined || path.merchantId === reach.merchantId);
+    case "nothing":
+      return false;
+  }
+}
+
+/** Whether a caller may reach a resource at this place in the hierarchy; the anonymous caller reaches nothing. */
+export function canReach(caller: Caller, path: TenantPath): boolean {
+  return caller.type !== "anonymous" && covers(reachOf(caller), path);
+}
+
+/** 403 unless the caller reaches the place (401 without a caller). */
+export function requireReach(caller: Caller, path: TenantPath): void {
+  if (!covers(reachOf(caller), path)) throw forbidden();
+}
+
+/**
+ * A human of this tier or above (lower is more powerful) or, for reads open to a store's staff, a device (it reads
+ * what tier 6 reads), reaching `path` when one is given.
+ */
+export function requireTier(caller: Caller, maxTier: Tier, path?: TenantPath): void {
+  requireCaller(caller);
+  const tier = caller.type === "device" ? roles.STAFF : tierOf(caller);
+  if (tier === undefined || tier > maxTier) throw forbidden("your role may not do this");
+  if (path) requireReach(caller, path);
+}
+
+/** A human user, whatever the tier; returns the tier. */
+export function requireUser(caller: Caller): Tier {
+  requireCaller(caller);
+  const tier = tierOf(caller);
+  if (tier === undefined) throw forbidden("log in as a user");
+  return tier;
+}
+
+/** The calling device itself (when `id` is given) with a scope its token carries (when `scope` is given). */
+export function requireDevice(caller: Caller, need: { id?: string; scope?: string } = {}): void {
+  if (caller.type === "anonymous") throw unauthenticated("this needs a device token");
+  if (caller.type !== "device") throw forbidden("only a device may call this with its device token");
+  if (need.id !== undefined && caller.id !== need.id) throw forbidden("device_id must be the calling device");
+  if (need.scope !== undefined && !caller.scopes.includes(need.scope))
+    throw forbidden(`the token lacks the ${need.scope} scope`);
+}
+
+/** The client partner behind an HMAC-signed call; every other caller is refused the partner operations. */
+export function partnerIdOf(caller: Caller): number {
+  const id = caller.type === "partner" ? Number(caller.id) : Number.NaN;
+  if (!Number.isSafeInteger(id) || id <= 0) throw unauthenticated("a signed partner request is required");
+  return id;
+}
+
+/** Edge-only fields (partner secrets) answer the edge itself and nobody else. */
+export function requireService(caller: Caller): void {
+  if (caller.type !== "service") throw forbidden("only the edge may read this");
+}
+
+/** Platform operations (dead letters): the edge or the platform itself, or a system operator. */
+export function requireOperator(caller: Caller): void {
+  if (caller.type === "service") return;
+  if (requireUser(caller) !== roles.SYSTEM_OP) throw forbidden("only a system operator may do this");
+}
+
+/**
+ * A Store as another subgraph receives it from the gateway: its key and, through `@requires`, the place the portal
+ * gave it. Subgraphs that hold no tenant hierarchy check the caller against this place.
+ */
+export interface StoreReference {
+  id: number | string;
+  psp_id?: number | null;
+  merchant_id?: number | null;
+  area_id?: string | null;
+}
+
+/** A store the caller reaches, with the merchant the portal placed it under. */
+export interface ReachableStore {
+  id: number;
+  merchantId: number;
+}
+
+/**
+ * The store a reference names, once the caller is found to reach it. A reference without its place (one a client
+ * wrote itself) is refused like a store out of reach.
+ */
+export function reachableStoreReference(caller: Caller, reference: StoreReference): ReachableStore {
+  const id = Number(reference.id);
+  const { psp_id, merchant_id, area_id } = reference;
+  if (!Number.isSafeInteger(id) || typeof psp_id !== "number" || typeof merchant_id !== "number") throw forbidden();
+  requireReach(caller, { pspId: psp_id, merchantId: merchant_id, areaId: area_id ?? null, storeId: id });
+  return { id, merchantId: merchant_id };
+}
+
+/**
+ * One request's Store references, batched: each is checked against the caller (a refusal fails that reference
+ * alone), and `load` reads the reachable ones together, one statement for any number of stores. `load` answers in
+ * the order it is given.
+ */
+export function storeReferenceLoader<T>(caller: Caller, load: (stores: ReachableStore[]) => Promise<T[]>) {
+  return new DataLoader<StoreReference, T, string>(
+    async (references) => {
+      const checked = references.map((reference) => {
+        try {
+          return reachableStoreReference(caller, reference);
+        } catch (error) {
+          return error as Error;
+        }
+      });
+      const reachable = checked.filter((store): store is ReachableStore => !(store instanceof Error));
+      const loaded = reachable.length > 0 ? await load(reachable) : [];
+      let next = 0;
+      return checked.map((store) => (store instanceof Error ? store : (loaded[next++] as T)));
+    },
+    { cacheKeyFn: (reference) => String(reference.id) },
+  );
+}

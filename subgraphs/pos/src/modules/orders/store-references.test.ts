@@ -1,0 +1,21 @@
+import { hostSubgraph } from "@pos-cloud/common";
+import { testStorage } from "../../../../../tests/support/environment";
+import { describeStoreReferences } from "../../../../../tests/support/store-references";
+import { openPos, pos } from "../../index";
+
+describeStoreReferences("open_orders_count", async (internalToken) => {
+  const deps = await openPos(testStorage("pos"));
+  return {
+    host: hostSubgraph(pos, deps, internalToken),
+    model: deps.prisma.order,
+    // Store k has k open orders, and one completed order that never counts.
+    seed: (merchantId, stores) =>
+      deps.db.query(
+        `INSERT INTO orders (id, merchant_id, store_id, order_number, order_type, status)
+         SELECT gen_random_uuid(), $1, s.id, 'O' || n, 'dine_in', CASE WHEN n = 0 THEN 'completed' ELSE 'open' END
+         FROM unnest($2::int[]) WITH ORDINALITY AS s(id, k), generate_series(0, s.k - 1) AS n`,
+        [merchantId, stores],
+      ),
+    close: () => deps.close(),
+  };
+});
