@@ -1,13 +1,16 @@
-import { randomUUID } from "node:crypto";
-import type { Caller } from "@pos-cloud/common";
+import { randomInt, randomUUID } from "node:crypto";
+import { type Caller, logger } from "@pos-cloud/common";
+import type { IssuedApiKey } from "@pos-cloud/payments";
 import { openPortal } from "@pos-cloud/portal";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadOrCreateMasterKey } from "../../apps/platform/src/master-key";
 import { PORTAL_SYNC_CLIENT_ID } from "../../apps/platform/src/sync-partner";
+import { SYNC_LEASE_MS } from "../../subgraphs/payments/src/modules/partners/sync-lease";
+import { movableClock } from "../../subgraphs/payments/src/testing";
 import { uniqueCode } from "../support/environment";
 import { type Credentials, call, type Demo, type GatewayResponse, signed } from "../support/gateway";
 import { demoUser, logIn, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
-import { seedBranch } from "../support/portal-seed";
+import { operator, seedBranch } from "../support/portal-seed";
 
 const edge: Caller = { type: "service", id: "test", scopes: [] };
 
@@ -185,5 +188,161 @@ describe("with PORTAL_GATEWAY_* set", () => {
       store.code,
     );
     expect(asOwn.body.details).toMatchObject({ field: "merchant_store_id" });
+  });
+});
+
+describe("another client partner and the portal's tenants", () => {
+  const clock = movableClock();
+  let platform: TestPlatform;
+  let demo: Demo;
+  /** A second client partner at the same gateway, with an API key of its own. */
+  let other: IssuedApiKey;
+  beforeAll(async () => {
+    platform = await startTestPlatform({ clock, paymentsPollIntervalMs: 60_000 });
+    demo = readDemo(platform.dataDir);
+    other = await platform.partners.issueApiKey((await platform.partners.createPartner("another POS partner")).id);
+  });
+  afterAll(() => platform?.close());
+
+  const sync = (partner: Credentials, payload: unknown) =>
+    signed(platform.baseUrl, partner, "POST", "/v1/sync/merchants", payload);
+  /** The ids the portal gives its next merchants and stores, as an attacker would guess them. */
+  const nextIds = async (kind: "merchant" | "store") => {
+    const aggregate =
+      kind === "merchant"
+        ? await platform.portal.prisma.merchant.aggregate({ _max: { id: true } })
+        : await platform.portal.prisma.store.aggregate({ _max: { id: true } });
+    const last = aggregate._max.id ?? 0;
+    return [last + 1, last + 2, last + 3];
+  };
+  const intentAt = (storeId: number) => createIntent(platform.baseUrl, demo.partner, String(storeId));
+
+  it("refuses a partner's claim on ids the portal has not synced yet, and syncs them for the portal", async () => {
+    const [merchantIds, storeIds] = [await nextIds("merchant"), await nextIds("store")];
+    const claim = {
+      merchants: merchantIds.map((merchant_id, i) => ({
+        merchant_id,
+        merchant_code: "SQUAT",
+        stores: [{ store_id: storeIds[i], store_code: "SQUAT" }],
+      })),
+    };
+    const refused = await sync(other, claim);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({
+      code: "forbidden",
+      message: `merchant ${merchantIds[0]} is not one of yours: only the platform's sync partner creates merchant and store ids`,
+      details: { field: "merchant_id", id: merchantIds[0] },
+    });
+
+    // The portal's next merchant and stores get the ids the partner tried to take, and reach the gateway.
+    const { merchant, store, otherStore } = await seedBranch(platform.portal);
+    expect(merchantIds).toContain(merchant.id);
+    expect(storeIds).toEqual(expect.arrayContaining([store.id, otherStore.id]));
+    const created = await eventually(
+      () => intentAt(store.id),
+      (answer) => answer.status === 201,
+    );
+    expect(created.status).toBe(201);
+    const intent = await platform.payments.prisma.paymentIntent.findUnique({ where: { id: created.body.id } });
+    expect(intent).toMatchObject({ merchant_id: merchant.id, store_id: store.id });
+  });
+
+  it("keeps a partner from overwriting or deactivating another partner's merchant, either way", async () => {
+    const takeover = {
+      merchants: [
+        {
+          merchant_id: demo.merchant.id,
+          stores: [
+            {
+              store_id: demo.store.id,
+              is_active: false,
+              provider_configs: [{ provider_code: "sandbox", credentials: { merchant_id: "mine" }, is_active: true }],
+            },
+          ],
+        },
+      ],
+    };
+    const refused = await sync(other, takeover);
+    expect(refused.status).toBe(403);
+    expect(refused.body.details).toEqual({ field: "merchant_id", id: demo.merchant.id });
+    expect((await intentAt(demo.store.id)).status).toBe(201);
+
+    // A merchant an operator granted the other partner is out of the portal's partner's reach in turn.
+    const granted = { merchant_id: randomInt(1_000_000_000, 2_000_000_000), stores: [{ store_id: randomInt(1, 1e9) }] };
+    await platform.payments.merchantSync.grant(other.client_partner_id, { merchants: [granted] });
+    const deactivate = { merchants: [{ ...granted, stores: [{ ...granted.stores[0], is_active: false }] }] };
+    const portalRefused = await sync(demo.partner, deactivate);
+    expect(portalRefused.status).toBe(403);
+    expect(portalRefused.body.message).toBe(`merchant ${granted.merchant_id} is held by another client partner`);
+    expect(
+      await platform.payments.prisma.store.findUnique({ where: { id: granted.stores[0]!.store_id } }),
+    ).toMatchObject({ is_active: true });
+  });
+
+  // Last: it leaves the demo merchant unsyncable.
+  it("alerts on a sync the gateway refuses, and stops a store deactivated meanwhile when its lease runs out", async () => {
+    const errors = vi.spyOn(logger, "error");
+    const refusals = () =>
+      errors.mock.calls.filter(
+        ([, fields]) =>
+          fields?.alert === "gateway_sync_refused" && (fields.merchantIds as number[]).includes(demo.merchant.id),
+      );
+    try {
+      const store = await platform.portal.tenants.createStore(operator, {
+        merchant_id: demo.merchant.id,
+        code: uniqueCode("S"),
+        name: "Deactivated while unsyncable",
+        provider_credentials: { sandbox: demo.provider.credentials },
+      });
+      const taking = await eventually(
+        () => intentAt(store.id),
+        (answer) => answer.status === 201,
+      );
+      expect(taking.status).toBe(201);
+
+      // Another partner holds the id of the merchant's next store (a grant, or a claim made before the gateway
+      // refused them): from then on every sync of the merchant is refused.
+      const held = await nextIds("store");
+      await platform.payments.merchantSync.grant(other.client_partner_id, {
+        merchants: [
+          { merchant_id: randomInt(1_000_000_000, 2_000_000_000), stores: held.map((store_id) => ({ store_id })) },
+        ],
+      });
+      const blocked = await platform.portal.tenants.createStore(operator, {
+        merchant_id: demo.merchant.id,
+        code: uniqueCode("S"),
+        name: "Blocked",
+      });
+      expect(held).toContain(blocked.id);
+      await vi.waitFor(() => expect(refusals()).toHaveLength(1), { timeout: 10_000 });
+      expect(refusals()[0]).toEqual([
+        "gateway sync refused",
+        {
+          alert: "gateway_sync_refused",
+          merchantIds: [demo.merchant.id],
+          status: 403,
+          code: "forbidden",
+          reason: `store ${blocked.id} is held by another client partner`,
+          details: { field: "store_id", id: blocked.id },
+        },
+      ]);
+
+      // The deactivation cannot reach the gateway, which goes on taking intents for the store for now...
+      await platform.portal.tenants.deactivateStore(operator, store.id);
+      await vi.waitFor(() => expect(refusals()).toHaveLength(2), { timeout: 10_000 });
+      expect((await intentAt(store.id)).status).toBe(201);
+      // ...until the lease of its last sync runs out.
+      clock.advance(SYNC_LEASE_MS);
+      const refused = await intentAt(store.id);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        code: "invalid_request",
+        message:
+          "this store's configuration has not been synced for an hour; it takes no payments until it is synced again",
+        details: { field: "merchant_store_id", constraint: "synced_store" },
+      });
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

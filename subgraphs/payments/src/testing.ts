@@ -32,7 +32,8 @@ export async function seedPartner(deps: PaymentsDeps, provider_configs: SeedProv
   const caller: Caller = { type: "partner", id: String(partner.id), scopes: [] };
   const merchantId = randomInt(1, 2_000_000_000);
   const store = { store_id: randomInt(1, 2_000_000_000), store_code: `S${randomBytes(3).toString("hex")}` };
-  await deps.merchantSync.syncMerchants(caller, {
+  // Only the platform's sync partner creates ids by syncing; a test's partner is granted them, as by an operator.
+  await deps.merchantSync.grant(partner.id, {
     merchants: [{ merchant_id: merchantId, stores: [{ ...store, provider_configs }] }],
   });
   return { partner, key, caller, merchantId, store };

@@ -7,6 +7,15 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
     createPartner: (name: string) => prisma.clientPartner.create({ data: { name } }),
     findPartner: (id: number) => prisma.clientPartner.findUnique({ where: { id } }),
+    /** Makes this partner the sync partner and no other. */
+    designateSyncPartner: (id: number) =>
+      prisma.$transaction([
+        prisma.clientPartner.updateMany({
+          where: { is_sync_partner: true, NOT: { id } },
+          data: { is_sync_partner: false },
+        }),
+        prisma.clientPartner.update({ where: { id }, data: { is_sync_partner: true } }),
+      ]),
     activeKeys: (client_id: string) =>
       prisma.apiKey.findMany({ where: { client_id, is_active: true }, orderBy: { created_at: "desc" } }),
     createKey: (data: {
@@ -23,8 +32,9 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
       }),
     /** The partner's stores whose code is `code`, or whose id is `id`; the partner filter is in the query. */
     partnerStores: (client_partner_id: number, match: { code: string; id?: number }) =>
-      sql<Pick<Store, "id" | "merchant_id" | "store_code" | "is_active">>(Prisma.sql`
-        SELECT s.id, s.merchant_id, s.store_code, s.is_active FROM stores s JOIN merchants m ON m.id = s.merchant_id
+      sql<Pick<Store, "id" | "merchant_id" | "store_code" | "is_active" | "synced_until">>(Prisma.sql`
+        SELECT s.id, s.merchant_id, s.store_code, s.is_active, s.synced_until
+        FROM stores s JOIN merchants m ON m.id = s.merchant_id
         WHERE m.client_partner_id = ${client_partner_id} AND (s.store_code = ${match.code} OR s.id = ${match.id ?? null})
         ORDER BY s.id`),
     partnerStoreCount: (client_partner_id: number) =>

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { secretBox } from "@pos-cloud/common";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { logger, secretBox } from "@pos-cloud/common";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { isolatedStorage } from "../../../../../tests/support/databases";
 import { uniqueCode } from "../../../../../tests/support/environment";
 import { operator } from "../../../../../tests/support/portal-seed";
@@ -15,10 +15,23 @@ import { gatewaySyncService } from "./gateway-sync.service";
 interface Received {
   body: any;
   signatureValid: boolean;
+  status: number;
 }
 
-/** A stand-in for the gateway's sync endpoint over real HTTP: checks the HMAC and answers with `status()`. */
-function fakeGateway(secret: string, status: () => number) {
+const REFUSAL = {
+  code: "forbidden",
+  message: "store 9 is held by another client partner",
+  details: { field: "store_id", id: 9 },
+};
+const answerFor = (status: number) =>
+  status === 200
+    ? { synced_merchants: 1, synced_stores: 1 }
+    : status === 403
+      ? REFUSAL
+      : { code: "internal_error", message: "the gateway is down for a test" };
+
+/** A stand-in for the gateway's sync endpoint over real HTTP: checks the HMAC and answers with `status(body)`. */
+function fakeGateway(secret: string, status: (body: any) => number) {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -31,8 +44,10 @@ function fakeGateway(secret: string, status: () => number) {
         req.url === SYNC_PATH &&
         clientId === "portal-client" &&
         signature === signScheme1(secret, "POST", SYNC_PATH, Number(timestamp), raw);
-      received.push({ body: JSON.parse(raw), signatureValid: valid });
-      res.writeHead(status(), { "content-type": "application/json" }).end('{"synced_merchants":1,"synced_stores":1}');
+      const body = JSON.parse(raw);
+      const answer = status(body);
+      received.push({ body, signatureValid: valid, status: answer });
+      res.writeHead(answer, { "content-type": "application/json" }).end(JSON.stringify(answerFor(answer)));
     });
   });
   return {
@@ -54,7 +69,19 @@ describe("gateway sync", () => {
   const secret = randomBytes(24).toString("hex");
   const masterKey = randomBytes(32);
   let failures = 0;
-  const gateway = fakeGateway(secret, () => (failures-- > 0 ? 503 : 200));
+  /** Merchants whose every push the gateway refuses, as for a store id another partner holds. */
+  const refusing = new Set<number>();
+  const gateway = fakeGateway(secret, (body) =>
+    body.merchants.some((m: { merchant_id: number }) => refusing.has(m.merchant_id)) ? 403 : failures-- > 0 ? 503 : 200,
+  );
+  const errors = vi.spyOn(logger, "error");
+  const warnings = vi.spyOn(logger, "warn");
+  afterEach(() => {
+    errors.mockClear();
+    warnings.mockClear();
+  });
+  const alertsFor = (merchantId: number) =>
+    errors.mock.calls.filter(([, fields]) => (fields?.merchantIds as number[] | undefined)?.includes(merchantId));
   let portal: PortalDeps;
   let url: string;
   const config = () => ({ url, clientId: "portal-client", secret, clientPartnerId: 7 });
@@ -76,6 +103,12 @@ describe("gateway sync", () => {
       name: "m",
       ...(provider_credentials && { provider_credentials }),
     });
+  };
+  /** A new merchant once the portal's own push of it (on creation) has reached the gateway. */
+  const pushedMerchant = async () => {
+    const merchant = await newMerchant();
+    await until(() => gateway.received.some((r) => r.body.merchants[0]?.merchant_id === merchant.id));
+    return merchant;
   };
   afterAll(async () => {
     await portal?.close();
@@ -135,6 +168,76 @@ describe("gateway sync", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(ofMerchant()).toBe(7);
     failures = 0;
+    // Each attempt says why it failed; giving up raises an alert.
+    expect(warnings).toHaveBeenCalledWith("gateway sync failed; retrying", {
+      merchantIds: [merchant.id],
+      attempt: 1,
+      delay_ms: 10,
+      status: 503,
+      code: "internal_error",
+      reason: "the gateway is down for a test",
+      details: undefined,
+    });
+    expect(alertsFor(merchant.id)).toEqual([
+      [
+        "gateway sync gave up; the periodic full sync will retry",
+        expect.objectContaining({
+          alert: "gateway_sync_failed",
+          status: 503,
+          reason: "the gateway is down for a test",
+        }),
+      ],
+    ]);
+  });
+
+  it("logs a refused push with the gateway's reason and raises an alert, without retrying it", async () => {
+    const sync = gatewaySyncService(gatewaySyncRepository(portal.prisma), secretBox(masterKey), {
+      retryDelaysMs: [10, 10],
+    });
+    sync.configure(config());
+    const merchant = await pushedMerchant();
+    refusing.add(merchant.id);
+    sync.changed(merchant.id);
+    await until(() => alertsFor(merchant.id).length > 0);
+    expect(alertsFor(merchant.id)).toEqual([
+      [
+        "gateway sync refused",
+        {
+          alert: "gateway_sync_refused",
+          merchantIds: [merchant.id],
+          status: 403,
+          code: "forbidden",
+          reason: "store 9 is held by another client partner",
+          details: { field: "store_id", id: 9 },
+        },
+      ],
+    ]);
+    // The refusal was final: no retry was scheduled.
+    expect(warnings).not.toHaveBeenCalled();
+    await sync.stop();
+  });
+
+  it("pushes a refused page of the full sync merchant by merchant, so one refusal holds back no other", async () => {
+    const refused = await pushedMerchant();
+    const fine = await pushedMerchant();
+    refusing.add(refused.id);
+    const before = gateway.received.length;
+    const sync = gatewaySyncService(gatewaySyncRepository(portal.prisma), secretBox(masterKey));
+    sync.configure(config());
+    await sync.fullSync();
+    const pushes = gateway.received.slice(before).map((r) => ({
+      ids: r.body.merchants.map((m: { merchant_id: number }) => m.merchant_id),
+      status: r.status,
+    }));
+    expect(pushes[0]).toMatchObject({ status: 403, ids: expect.arrayContaining([refused.id, fine.id]) });
+    expect(pushes).toContainEqual({ ids: [fine.id], status: 200 });
+    expect(pushes).toContainEqual({ ids: [refused.id], status: 403 });
+    expect(alertsFor(refused.id).at(-1)?.[1]).toMatchObject({
+      alert: "gateway_sync_refused",
+      merchantIds: [refused.id],
+    });
+    expect(alertsFor(fine.id)).toHaveLength(1);
+    await sync.stop();
   });
 
   it("syncs a deactivated store inactive, itself and its provider configurations", async () => {

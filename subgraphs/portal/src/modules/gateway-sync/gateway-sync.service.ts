@@ -1,5 +1,5 @@
 import { logger, type SecretBox } from "@pos-cloud/common";
-import { type GatewaySyncConfig, postSync } from "./gateway-sync.client";
+import { GatewayAnswerError, type GatewaySyncConfig, postSync } from "./gateway-sync.client";
 import type { GatewaySyncRepository } from "./gateway-sync.repository";
 
 export type GatewaySyncService = ReturnType<typeof gatewaySyncService>;
@@ -11,10 +11,21 @@ const PAGE = 100;
 
 type Credentials = Record<string, Record<string, string>>;
 
+/** What a log line says about a failed push: the gateway's answer, else the error and its cause. */
+function reasonOf(error: unknown) {
+  if (error instanceof GatewayAnswerError) {
+    const { code, message, details } = error.answer;
+    return { status: error.status, code, reason: message ?? error.message, details };
+  }
+  if (!(error instanceof Error)) return { reason: String(error) };
+  return { reason: error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message };
+}
+
 /**
  * Pushes tenant and provider configuration to the payment gateway (variant B body, HMAC scheme 1): at once when a
- * merchant or store changes, and in full at start and every 15 minutes, so a missed push is repaired. Nothing is
- * pushed until `configure` names the gateway and the portal's client partner there.
+ * merchant or store changes, and in full at start and every 15 minutes, so a missed push is repaired and the
+ * gateway's one-hour lease on every store is renewed (docs/decisions.md). Nothing is pushed until `configure` names
+ * the gateway and the portal's client partner there.
  */
 export function gatewaySyncService(
   rows: GatewaySyncRepository,
@@ -74,23 +85,37 @@ export function gatewaySyncService(
     return sent;
   }
 
-  async function push(merchantIds: number[], attempt = 0): Promise<void> {
-    if (!config || stopped) return;
+  /**
+   * Pushes these merchants. A delivery failure is retried with backoff, then left to the full sync; a refusal is not
+   * retried, since the gateway would refuse the same payload again. A refusal, and a failure retried in vain, raise
+   * an alert (an error line with `alert`; there is no alerting system yet): until someone acts, the gateway works
+   * from old configuration and these stores' lease runs out.
+   */
+  async function push(merchantIds: number[], attempt = 0): Promise<"synced" | "refused" | "failed"> {
+    if (!config || stopped) return "failed";
     try {
       await send(merchantIds);
+      return "synced";
     } catch (error) {
-      const delay = delays[attempt];
-      if (stopped) return;
-      if (delay === undefined) {
-        logger.error("gateway sync gave up; the periodic full sync will retry", { merchantIds, error });
-        return;
+      if (stopped) return "failed";
+      const why = reasonOf(error);
+      if (error instanceof GatewayAnswerError && error.refused) {
+        logger.error("gateway sync refused", { alert: "gateway_sync_refused", merchantIds, ...why });
+        return "refused";
       }
-      logger.warn("gateway sync failed; retrying", { merchantIds, attempt: attempt + 1, delay_ms: delay });
+      const delay = delays[attempt];
+      if (delay === undefined) {
+        const message = "gateway sync gave up; the periodic full sync will retry";
+        logger.error(message, { alert: "gateway_sync_failed", merchantIds, ...why });
+        return "failed";
+      }
+      logger.warn("gateway sync failed; retrying", { merchantIds, attempt: attempt + 1, delay_ms: delay, ...why });
       const timer = setTimeout(() => {
         timers.delete(timer);
         void push(merchantIds, attempt + 1);
       }, delay);
       timers.add(timer);
+      return "failed";
     }
   }
 
@@ -99,7 +124,10 @@ export function gatewaySyncService(
     for (let after = 0; !stopped; ) {
       const ids = await rows.merchantIds(after, PAGE);
       if (ids.length === 0) return;
-      await push(ids);
+      // One refused merchant must not hold back the rest of its page: their stores' lease would run out too.
+      if ((await push(ids)) === "refused" && ids.length > 1) {
+        for (const id of ids) await push([id]);
+      }
       after = ids[ids.length - 1]!;
     }
   }
@@ -122,7 +150,7 @@ export function gatewaySyncService(
     start(intervalMs = FULL_SYNC_INTERVAL_MS) {
       const run = () => {
         fullSyncRunning ??= fullSync()
-          .catch((error) => logger.error("gateway full sync failed", { error }))
+          .catch((error) => logger.error("gateway full sync failed", { alert: "gateway_sync_failed", error }))
           .finally(() => {
             fullSyncRunning = undefined;
           });
