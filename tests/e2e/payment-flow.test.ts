@@ -1,16 +1,18 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Caller } from "@pos-cloud/common";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Caller, logger } from "@pos-cloud/common";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { type Credentials, call, signed } from "../support/gateway";
 import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { callSandbox } from "../support/sandbox-provider";
 
 interface DemoProvider {
   code: string;
   base_url: string;
   webhook_secret: string;
+  credentials: { merchant_id: string; api_key: string; api_secret: string };
 }
 
 const clock = movableClock();
@@ -29,6 +31,9 @@ beforeAll(async () => {
   sandbox = demo.provider;
 });
 afterAll(() => platform?.close());
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 const ref = () => `ref-${randomBytes(6).toString("hex")}`;
 
@@ -304,7 +309,8 @@ describe("QR payments through the gateway and the sandbox provider", () => {
         platform.payments.webhooks.deadLetters({ type: "partner", id: "1", scopes: [] }),
       ).rejects.toMatchObject({ code: "forbidden" });
       const anonymous = await postGraphQL(platform.baseUrl, "{ webhookDeadLetters { id } }");
-      expect(anonymous.body.errors?.[0]?.extensions?.code).toBe("forbidden");
+      // No credential at all is UNAUTHENTICATED to a GraphQL client (a partner above is forbidden).
+      expect(anonymous.body.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
     });
   });
 
@@ -359,7 +365,10 @@ describe("QR payments through the gateway and the sandbox provider", () => {
 
     it("never refunds more than the amount under concurrent requests", async () => {
       const { id } = await confirmedAndPaid();
-      const answers = await Promise.all(Array.from({ length: 6 }, () => refund(id, { amount: 400 })));
+      // Six requests, not six copies of one: a copy of a signed request is a replay, refused before it could race.
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => refund(id, { amount: 400, reason: `attempt ${i}` })),
+      );
       const refunded = answers.filter((answer) => answer.status === 201);
       expect(refunded.length).toBeGreaterThan(0);
       for (const answer of answers) expect([201, 400, 409]).toContain(answer.status);
@@ -370,5 +379,154 @@ describe("QR payments through the gateway and the sandbox provider", () => {
       expect(refunded.length * 400).toBeLessThanOrEqual(1200);
       expect((await intentRow(id)).status).toBe("succeeded");
     });
+  });
+});
+
+describe("money safety: cancelled QRs and what providers tell the gateway", () => {
+  const service: Caller = { type: "service", id: "test", scopes: [] };
+  const cancel = (id: string, token: string) =>
+    call(platform.baseUrl, "POST", `/v1/payment_intents/${id}/cancel`, { payment_token: token });
+  const atSandbox = async (transaction_id: string) =>
+    (
+      await callSandbox(
+        sandbox.base_url,
+        { ...sandbox.credentials, delivery: "webhook" },
+        "GET",
+        `/v1/payments/${transaction_id}`,
+      )
+    ).body;
+
+  /** A QR intent confirmed with `provider`; the customer has not paid yet. */
+  async function confirmed(provider = "sandbox", amount = 1200) {
+    const { id, token } = await createIntent(amount);
+    expect((await confirm(id, token, provider)).status).toBe(200);
+    return { id, token, provider_transaction_id: (await intentRow(id)).provider_transaction_id! };
+  }
+
+  it("cancels the QR at the provider first, so the customer can no longer pay it", async () => {
+    const { id, token, provider_transaction_id } = await confirmed();
+    expect(await cancel(id, token)).toMatchObject({ status: 200, body: { id, status: "cancelled" } });
+    const paid = await fetch(`${sandbox.base_url}/sandbox/transactions/${provider_transaction_id}/pay`, {
+      method: "POST",
+    });
+    expect(paid.status).toBe(409);
+    expect((await atSandbox(provider_transaction_id)).status).toBe("cancelled");
+    expect((await intentRow(id)).status).toBe("cancelled");
+    expect(await ledgerOf(id)).toEqual([
+      ["qr_created", 1200],
+      ["cancelled", 1200],
+    ]);
+  });
+
+  it("refuses to cancel a QR the customer already paid, and the intent follows the payment", async () => {
+    // The polled provider sends no notification: only the cancel's question reveals the payment.
+    const { id, token, provider_transaction_id } = await confirmed("sandbox-poll");
+    await pay(provider_transaction_id);
+    const refused = await cancel(id, token);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: "invalid_state",
+      details: { status: "succeeded", provider_status: "succeeded" },
+    });
+    expect(await retrieve(id, token)).toMatchObject({ status: 200, body: { status: "succeeded" } });
+    expect(await eventTypes(id)).toEqual([
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.succeeded",
+    ]);
+    expect(await ledgerOf(id)).toEqual([
+      ["qr_created", 1200],
+      ["paid", 1200],
+    ]);
+  });
+
+  it("refuses the same cancel through GraphQL", async () => {
+    const { id, token, provider_transaction_id } = await confirmed("sandbox-poll");
+    await pay(provider_transaction_id);
+    const refused = await postGraphQL(
+      platform.baseUrl,
+      "mutation ($id: String!, $token: String!) { cancelPaymentIntent(id: $id, payment_token: $token) { status } }",
+      { id, token },
+    );
+    // Payment-token operations are REST only (`@inaccessible` in the public graph): /graphql has no cancel at all,
+    // so nothing ran (the intent waits for the provider's poll).
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: "GRAPHQL_VALIDATION_FAILED" });
+    expect((await intentRow(id)).status).toBe("requires_action");
+  });
+
+  it("refunds a payment that reaches an expired intent, with its ledger rows, events and an alert", async () => {
+    const alerts = vi.spyOn(logger, "error");
+    const { id, token, provider_transaction_id } = await confirmed();
+    // The intent expires (a signed list sees it past expires_at) while the QR is still open at the provider.
+    clock.advance(31 * 60_000);
+    try {
+      const listed = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=100");
+      expect(listed.body.find((intent: { id: string }) => intent.id === id)).toMatchObject({
+        status: "cancelled",
+        failure_code: "expired",
+      });
+    } finally {
+      clock.advance(-31 * 60_000);
+    }
+    await pay(provider_transaction_id);
+    let refund = null;
+    for (let attempt = 0; attempt < 200 && refund?.status !== "succeeded"; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      refund = await platform.payments.prisma.refund.findFirst({ where: { payment_intent_id: id } });
+    }
+    expect(refund).toMatchObject({ status: "succeeded", amount: 1200, provider_refund_id: expect.any(String) });
+    expect(await retrieve(id, token)).toMatchObject({ body: { status: "cancelled", failure_code: "expired" } });
+    expect(await atSandbox(provider_transaction_id)).toMatchObject({ status: "refunded", refunded_amount: 1200 });
+    // The expiry was written 31 minutes "ahead", so rows are compared without their order.
+    expect((await ledgerOf(id)).sort()).toEqual([
+      ["cancelled", 1200],
+      ["paid", 1200],
+      ["qr_created", 1200],
+      ["refunded", 1200],
+    ]);
+    expect((await eventTypes(id)).sort()).toEqual([
+      "late_payment.received",
+      "late_payment.refunded",
+      "payment_intent.cancelled",
+      "payment_intent.created",
+      "payment_intent.requires_action",
+    ]);
+    expect(alerts).toHaveBeenCalledWith(
+      expect.any(String),
+      expect.objectContaining({ alert: "late_payment", payment_intent_id: id }),
+    );
+  });
+
+  it.each([
+    ["amount", { amount: 1 }],
+    ["currency", { currency: "USD" }],
+  ])("dead-letters a signed paid notification with the wrong %s and moves nothing", async (field, overrides) => {
+    const alerts = vi.spyOn(logger, "error");
+    const { id, provider_transaction_id } = await confirmed("sandbox", 2222);
+    const forged = flatNotification(provider_transaction_id, "paid", { amount: 2222, ...overrides });
+    const response = await notify(forged);
+    expect(response.status).toBe(200);
+    expect((await intentRow(id)).status).toBe("requires_action");
+    expect(await eventTypes(id)).toEqual(["payment_intent.created", "payment_intent.requires_action"]);
+    expect(await ledgerOf(id)).toEqual([["qr_created", 2222]]);
+    const letter = (await platform.payments.webhooks.deadLetters(service)).find(
+      (row) => row.event_id === forged.event_id,
+    );
+    expect(letter?.last_error).toContain(field);
+    expect(alerts).toHaveBeenCalledWith(
+      expect.any(String),
+      expect.objectContaining({ alert: "provider_notification_dead_lettered", event_id: forged.event_id }),
+    );
+  });
+
+  it("refuses a notification two days old with 401 and moves nothing", async () => {
+    const { id, provider_transaction_id } = await confirmed();
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    const response = await notify(flatNotification(provider_transaction_id, "paid", { timestamp: twoDaysAgo }));
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code: "unauthorized", details: { field: "timestamp" } });
+    expect((await intentRow(id)).status).toBe("requires_action");
+    expect((await notify(flatNotification(provider_transaction_id, "paid"))).status).toBe(200);
+    expect((await intentRow(id)).status).toBe("succeeded");
   });
 });

@@ -48,6 +48,17 @@ const ledgerOf = async (payment_intent_id: string) =>
     (row) => row.type,
   );
 
+/** The intent followed the provider's payment: succeeded, with its events and ledger rows. */
+async function expectPaid(id: string) {
+  expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("succeeded");
+  expect(await eventsOf(id)).toEqual([
+    "payment_intent.created",
+    "payment_intent.requires_action",
+    "payment_intent.succeeded",
+  ]);
+  expect(await ledgerOf(id)).toEqual(["qr_created", "paid"]);
+}
+
 describe("confirm", () => {
   it("gets a QR, consumes the token and writes the intent, its event and ledger row together", async () => {
     const { id, token } = await seeded();
@@ -115,13 +126,7 @@ describe("confirm", () => {
     const { provider_transaction_id } = await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
     await fetch(`${sandbox.baseUrl}/sandbox/transactions/${provider_transaction_id}/pay`, { method: "POST" });
     await deps.poller.pollOnce();
-    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("succeeded");
-    expect(await eventsOf(id)).toEqual([
-      "payment_intent.created",
-      "payment_intent.requires_action",
-      "payment_intent.succeeded",
-    ]);
-    expect(await ledgerOf(id)).toEqual(["qr_created", "paid"]);
+    await expectPaid(id);
   });
 
   it("leads to refunds whose dead request the sweep settles at the provider, without refunding twice", async () => {
@@ -162,5 +167,49 @@ describe("confirm", () => {
       baseUrl: sandbox.baseUrl,
     }).getPaymentStatus(provider_transaction_id!, { merchant_id, api_key, api_secret });
     expect(atProvider.refunded_amount).toBe(300);
+  });
+});
+
+describe("cancel of a confirmed QR", () => {
+  const atProvider = (transaction: string) =>
+    sandboxProvider({ code: "sandbox-poll", delivery: "polling", baseUrl: sandbox.baseUrl }).getPaymentStatus(
+      transaction,
+      { merchant_id: account.merchant_id, api_key: account.api_key, api_secret: account.api_secret },
+    );
+  const payAtSandbox = (transaction: string) =>
+    fetch(`${sandbox.baseUrl}/sandbox/transactions/${transaction}/pay`, { method: "POST" });
+
+  async function confirmedQr() {
+    const seed = await seeded();
+    await deps.confirmations.confirm(seed.id, { payment_token: seed.token, provider: "sandbox-poll" });
+    const { provider_transaction_id } = await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: seed.id } });
+    return { ...seed, transaction: provider_transaction_id! };
+  }
+
+  it("cancels the QR at the provider first, so it can no longer be paid", async () => {
+    const { id, token, transaction } = await confirmedQr();
+    expect(await deps.paymentIntents.cancel(id, token)).toMatchObject({ status: "cancelled" });
+    expect((await atProvider(transaction)).status).toBe("cancelled");
+    expect((await payAtSandbox(transaction)).status).toBe(409);
+    expect(await ledgerOf(id)).toEqual(["qr_created", "cancelled"]);
+  });
+
+  it("refuses to cancel a paid QR with 409, and the intent follows the payment", async () => {
+    const { id, token, transaction } = await confirmedQr();
+    await payAtSandbox(transaction);
+    await expect(deps.paymentIntents.cancel(id, token)).rejects.toMatchObject({
+      code: "invalid_state",
+      details: { status: "succeeded", provider_status: "succeeded" },
+    });
+    await expectPaid(id);
+  });
+
+  it("refuses with 502 and changes nothing while the provider cannot be asked", async () => {
+    const { id, token } = await confirmedQr();
+    // The QR's provider is down (its configuration points nowhere).
+    await deps.prisma.paymentIntent.update({ where: { id }, data: { provider_name: "down" } });
+    await expect(deps.paymentIntents.cancel(id, token)).rejects.toMatchObject({ code: "bad_gateway" });
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("requires_action");
+    expect(await eventsOf(id)).toEqual(["payment_intent.created", "payment_intent.requires_action"]);
   });
 });

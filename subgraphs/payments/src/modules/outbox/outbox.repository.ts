@@ -38,10 +38,19 @@ export function appendIntentEvent(
   return tx.outboxEvent.create({ data: intentEventRow(event_type, intent, occurred_at) });
 }
 
-/** Internal events that are not an intent's status (`provider_webhook.received`); never sent to partners. */
+/**
+ * Events that are not an intent's status, never sent to partners: a provider notification arrived, or a payment
+ * reached an intent that could no longer take it (`late_payment.*`, aggregate `payment_intent`) and was refunded.
+ */
+export type InternalEventType =
+  | "provider_webhook.received"
+  | "late_payment.received"
+  | "late_payment.refunded"
+  | "late_payment.refund_failed";
+
 export function appendInternalEvent(
   tx: Prisma.TransactionClient,
-  event_type: "provider_webhook.received",
+  event_type: InternalEventType,
   aggregate: { type: string; id: string },
   payload: Record<string, unknown>,
   occurred_at: Date,

@@ -1,8 +1,8 @@
 import { logger } from "@pos-cloud/common";
-import type { Clock } from "../../clock";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
 import type { ProviderEventRepository } from "./provider-event.repository";
+import type { ProviderOutcomeService } from "./provider-outcome.service";
 
 export type PaymentPoller = ReturnType<typeof paymentPoller>;
 
@@ -13,13 +13,13 @@ export const MAX_POLL_INTERVAL_MS = 60_000;
 /** Asks polled providers about intents waiting on them; what they answer moves the intent as a webhook would. */
 export function paymentPoller(deps: {
   events: ProviderEventRepository;
+  outcomes: ProviderOutcomeService;
   providers: ProviderDirectory;
   credentials: ProviderCredentialStore;
-  clock: Clock;
   /** Other periodic repairs that ride on the same worker (stale provider refunds). */
   sweeps?: Array<() => Promise<unknown>>;
 }) {
-  const { events, providers, credentials, clock } = deps;
+  const { events, outcomes, providers, credentials } = deps;
   const sweeps = deps.sweeps ?? [];
 
   /** One cycle over at most one batch; one intent's failure (provider down) does not stop the others. */
@@ -34,7 +34,7 @@ export function paymentPoller(deps: {
           intent.provider_transaction_id!,
           await credentials.forStore(intent.store_id, provider.name),
         );
-        if ((await events.applyPolled(intent.id, payment, clock())) === "applied") applied++;
+        if ((await outcomes.applyPolled(intent, payment)).result === "applied") applied++;
       } catch (error) {
         logger.warn("polling a payment failed", { payment_intent_id: intent.id, error });
       }

@@ -1,26 +1,56 @@
 import { AppError, newUlid } from "@pos-cloud/common";
-import type { PrismaClient } from "../../generated/prisma/client";
+import type { PaymentIntent, Prisma, PrismaClient } from "../../generated/prisma/client";
 import { appendInternalEvent } from "../outbox/outbox.repository";
 import { transitionWithin } from "../payment-intents/payment-intent.repository";
 import type { ProviderNotification } from "../providers/webhook-notification";
+import { beginLatePaymentRefund } from "../refunds/refund.repository";
 import { outcomeTransition, type ProviderOutcome } from "./provider-outcome";
 
 export type ProviderEventRepository = ReturnType<typeof providerEventRepository>;
 
-/** What became of a notification or a poll: it moved the intent, or it was already known or out of date. */
-export type OutcomeResult = "applied" | "duplicate" | "stale" | "pending";
+/**
+ * What became of a notification or a poll: it moved the intent, was already known or out of date, changed nothing
+ * yet, or was a payment for an intent that could no longer take it (recorded for a refund).
+ */
+export type OutcomeResult = "applied" | "duplicate" | "stale" | "pending" | "late_payment";
 
 export const noIntent = (provider_transaction_id: string) =>
   new AppError("not_found", `no payment intent has provider transaction ${provider_transaction_id}`);
 
+/**
+ * Moves the intent as the provider says, the same for a webhook and a poll. A payment for an intent already
+ * closed (cancelled, expired, failed) is not dropped as stale: it is recorded for a refund.
+ */
+async function applyOutcome(
+  tx: Prisma.TransactionClient,
+  payment_intent_id: string,
+  outcome: ProviderOutcome,
+  now: Date,
+): Promise<OutcomeResult> {
+  const transition = outcomeTransition(outcome, now);
+  if (!transition) return "pending";
+  if (await transitionWithin(tx, payment_intent_id, transition.from, transition.change, transition.event, now)) {
+    return "applied";
+  }
+  if (outcome.status === "succeeded" && (await beginLatePaymentRefund(tx, payment_intent_id, now))) {
+    return "late_payment";
+  }
+  return "stale";
+}
+
 export function providerEventRepository(prisma: PrismaClient) {
   return {
+    /** The intent of a provider's transaction; none (yet) throws, so the notification is retried or dead-lettered. */
+    async findIntent(provider: string, provider_transaction_id: string): Promise<PaymentIntent> {
+      const intent = await prisma.paymentIntent.findUnique({ where: { provider_transaction_id } });
+      if (!intent || intent.provider_name !== provider) throw noIntent(provider_transaction_id);
+      return intent;
+    },
     /**
-     * Applies a notification in one transaction: its event id claimed (a second delivery finds it and changes
-     * nothing), `provider_webhook.received` recorded, and the intent moved with its event and ledger row. An
-     * unknown transaction throws, so nothing is claimed and a retry or replay can still apply it.
+     * Applies a notification about `intent` in one transaction: its event id claimed (a second delivery finds it
+     * and changes nothing), `provider_webhook.received` recorded, and the intent moved with its event and ledger row.
      */
-    applyNotification: (notification: ProviderNotification, now: Date) =>
+    applyNotification: (intent: PaymentIntent, notification: ProviderNotification, now: Date) =>
       prisma.$transaction(async (tx): Promise<OutcomeResult> => {
         const { provider, event_id, provider_transaction_id } = notification;
         const claimed = await tx.providerWebhookEvent.createMany({
@@ -28,8 +58,6 @@ export function providerEventRepository(prisma: PrismaClient) {
           skipDuplicates: true,
         });
         if (claimed.count === 0) return "duplicate";
-        const intent = await tx.paymentIntent.findUnique({ where: { provider_transaction_id } });
-        if (!intent || intent.provider_name !== provider) throw noIntent(provider_transaction_id);
         await appendInternalEvent(
           tx,
           "provider_webhook.received",
@@ -37,11 +65,7 @@ export function providerEventRepository(prisma: PrismaClient) {
           { provider_webhook: { ...notification, payment_intent_id: intent.id } },
           now,
         );
-        const transition = outcomeTransition(notification, now);
-        const moved = transition
-          ? await transitionWithin(tx, intent.id, transition.from, transition.change, transition.event, now)
-          : null;
-        const result: OutcomeResult = moved ? "applied" : transition ? "stale" : "pending";
+        const result = await applyOutcome(tx, intent.id, notification, now);
         await tx.providerWebhookEvent.update({
           where: { provider_event_id: { provider, event_id } },
           data: { status: result },
@@ -50,19 +74,7 @@ export function providerEventRepository(prisma: PrismaClient) {
       }),
     /** A polled status, with the same transition as a webhook's. */
     applyPolled: (payment_intent_id: string, outcome: ProviderOutcome, now: Date) =>
-      prisma.$transaction(async (tx): Promise<OutcomeResult> => {
-        const transition = outcomeTransition(outcome, now);
-        if (!transition) return "pending";
-        const moved = await transitionWithin(
-          tx,
-          payment_intent_id,
-          transition.from,
-          transition.change,
-          transition.event,
-          now,
-        );
-        return moved ? "applied" : "stale";
-      }),
+      prisma.$transaction((tx) => applyOutcome(tx, payment_intent_id, outcome, now)),
     /** Intents waiting on a polled provider, the longest-waiting first. */
     awaitingPoll: (provider_names: string[], limit: number) =>
       prisma.paymentIntent.findMany({

@@ -1,9 +1,22 @@
-import type { Prisma } from "../../generated/prisma/client";
+import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import type { PaymentIntentEventType } from "../outbox/outbox.repository";
 import type { ProviderFailure, ProviderPaymentStatus } from "../providers/provider";
 
 export interface ProviderOutcome extends ProviderFailure {
   status: ProviderPaymentStatus;
+  amount: number;
+  currency: string;
+}
+
+/**
+ * Why a provider's word cannot be about this intent, or null: its amount and currency must be the intent's, so a
+ * signed "paid" for 1 JPY never settles a 2,222 JPY intent.
+ */
+export function mismatchOf(intent: PaymentIntent, outcome: ProviderOutcome): string | null {
+  const currency = outcome.currency.toUpperCase();
+  if (currency !== intent.currency) return `currency ${currency} is not intent ${intent.id}'s ${intent.currency}`;
+  if (outcome.amount !== intent.amount) return `amount ${outcome.amount} is not intent ${intent.id}'s ${intent.amount}`;
+  return null;
 }
 
 export interface OutcomeTransition {

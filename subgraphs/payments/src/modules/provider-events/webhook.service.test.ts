@@ -1,14 +1,15 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { Caller } from "@pos-cloud/common";
+import { type Caller, logger } from "@pos-cloud/common";
 import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cloud/sandbox-provider";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { testAccount } from "../../../../../tests/support/sandbox-provider";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, openTestPayments, seedPartner } from "../../testing";
+import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 import { sandboxProvider } from "../providers/sandbox.provider";
 
 const secret = "webhook-service-test-secret";
 const service: Caller = { type: "service", id: "test", scopes: [] };
+const clock = movableClock();
 let deps: PaymentsDeps;
 let sandbox: RunningSandbox;
 let account: MerchantAccount;
@@ -16,7 +17,7 @@ let account: MerchantAccount;
 beforeAll(async () => {
   account = testAccount("webhook");
   sandbox = await startSandbox({ webhookSecret: secret, accounts: [account], retryDelaysMs: [] });
-  deps = await openTestPayments();
+  deps = await openTestPayments(clock);
   // No notify URL: the test plays the provider's notifications itself.
   deps.providers.attach({
     providers: [sandboxProvider({ code: "sandbox", delivery: "webhook", baseUrl: sandbox.baseUrl })],
@@ -27,13 +28,16 @@ afterAll(async () => {
   await deps?.close();
   await sandbox?.close();
 });
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
-async function confirmedIntent() {
+async function confirmedIntent(body: Record<string, unknown> = {}) {
   const { merchant_id, api_key, api_secret } = account;
   const { caller } = await seedPartner(deps, [
     { provider_code: "sandbox", credentials: { merchant_id, api_key, api_secret }, is_active: true },
   ]);
-  const { payment_intent, payment_token } = await deps.paymentIntents.create(caller, intentBody());
+  const { payment_intent, payment_token } = await deps.paymentIntents.create(caller, intentBody(body));
   await deps.confirmations.confirm(payment_intent.id, { payment_token: payment_token!.token, provider: "sandbox" });
   return deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: payment_intent.id } });
 }
@@ -46,8 +50,19 @@ function signedNotification(transaction_id: string, status: string, extra: Recor
     status,
     amount: 1200,
     currency: "JPY",
-    timestamp: new Date().toISOString(),
+    timestamp: clock().toISOString(),
     ...extra,
+  });
+  const signature = createHmac("sha256", secret).update(raw).digest("hex");
+  return { raw: Buffer.from(raw).toString("base64"), headers: { "x-sandbox-signature": signature } };
+}
+
+function signedNested(transaction_id: string, created: Date) {
+  const raw = JSON.stringify({
+    id: `evt_${randomBytes(8).toString("hex")}`,
+    event: "payment.succeeded",
+    created: Math.floor(created.getTime() / 1000),
+    data: { object: { id: transaction_id, status: "succeeded", amount: 1200, currency: "jpy" } },
   });
   const signature = createHmac("sha256", secret).update(raw).digest("hex");
   return { raw: Buffer.from(raw).toString("base64"), headers: { "x-sandbox-signature": signature } };
@@ -149,6 +164,109 @@ describe("inbound provider notifications", () => {
     await expect(deps.webhooks.replay({ type: "partner", id: "1", scopes: [] }, letter!.id)).rejects.toMatchObject({
       code: "forbidden",
     });
+  });
+
+  it.each([
+    ["amount", { amount: 1 }],
+    ["currency", { currency: "USD" }],
+  ])("dead-letters a paid notification whose %s is not the intent's, with an alert", async (field, extra) => {
+    const alerts = vi.spyOn(logger, "error");
+    const intent = await confirmedIntent({ amount: 2222 });
+    const forged = signedNotification(intent.provider_transaction_id!, "paid", { amount: 2222, ...extra });
+    expect(await deps.webhooks.receive("sandbox", forged.raw, forged.headers)).toEqual({
+      received: true,
+      result: "dead_lettered",
+    });
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: intent.id } })).status).toBe(
+      "requires_action",
+    );
+    expect(await eventsOf(intent.id)).toEqual(["payment_intent.created", "payment_intent.requires_action"]);
+    const letter = (await deps.webhooks.deadLetters(service)).find(
+      (row) => row.raw_body === Buffer.from(forged.raw, "base64").toString(),
+    );
+    expect(letter).toMatchObject({ attempts: 1, last_error: expect.stringContaining(field) });
+    expect(alerts).toHaveBeenCalledWith(
+      expect.any(String),
+      expect.objectContaining({
+        alert: "provider_notification_dead_lettered",
+        reason: expect.stringMatching(new RegExp(`${field} .*${intent.id}`)),
+      }),
+    );
+    // A replay cannot make it fit: the letter stays open.
+    expect((await deps.webhooks.replay(service, letter!.id)).result).toBe("rejected");
+  });
+
+  it("refuses notifications older (or newer) than the provider's window, in both shapes", async () => {
+    const intent = await confirmedIntent();
+    const transaction = intent.provider_transaction_id!;
+    const twoDaysAgo = new Date(clock().getTime() - 2 * 86_400_000);
+    for (const note of [
+      signedNotification(transaction, "paid", { timestamp: twoDaysAgo.toISOString() }),
+      signedNotification(transaction, "paid", { timestamp: new Date(clock().getTime() + 3_600_000).toISOString() }),
+      signedNested(transaction, twoDaysAgo),
+    ]) {
+      await expect(deps.webhooks.receive("sandbox", note.raw, note.headers)).rejects.toMatchObject({
+        code: "unauthorized",
+        details: { field: "timestamp", max_age_seconds: 600 },
+      });
+    }
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: intent.id } })).status).toBe(
+      "requires_action",
+    );
+    // Within the window (the sandbox retries for about 3 minutes), the nested shape is applied.
+    const late = signedNested(transaction, new Date(clock().getTime() - 300_000));
+    expect(await deps.webhooks.receive("sandbox", late.raw, late.headers)).toMatchObject({ result: "applied" });
+  });
+
+  it("refunds a payment that reaches an expired intent at the provider, once, with ledger rows and an alert", async () => {
+    const alerts = vi.spyOn(logger, "error");
+    const intent = await confirmedIntent();
+    const transaction = intent.provider_transaction_id!;
+    // The customer pays; the notification is delayed past the intent's expiry, which a read applies.
+    await fetch(`${sandbox.baseUrl}/sandbox/transactions/${transaction}/pay`, { method: "POST" });
+    clock.advance(31 * 60_000);
+    await deps.paymentIntents.list({ type: "partner", id: String(intent.client_partner_id), scopes: [] }, {});
+    const paid = signedNotification(transaction, "paid");
+    expect(await deps.webhooks.receive("sandbox", paid.raw, paid.headers)).toMatchObject({ result: "late_payment" });
+    const again = signedNotification(transaction, "paid");
+    expect(await deps.webhooks.receive("sandbox", again.raw, again.headers)).toMatchObject({ result: "stale" });
+
+    expect(await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: intent.id } })).toMatchObject({
+      status: "cancelled",
+      failure_code: "expired",
+    });
+    const refunds = await deps.prisma.refund.findMany({ where: { payment_intent_id: intent.id } });
+    expect(refunds).toEqual([
+      expect.objectContaining({ status: "succeeded", amount: 1200, provider_refund_id: expect.any(String) }),
+    ]);
+    const ledger = await deps.prisma.ledgerTransaction.findMany({
+      where: { payment_intent_id: intent.id },
+      orderBy: { id: "asc" },
+    });
+    expect(ledger.map((row) => [row.type, row.status, row.amount, row.refund_id])).toEqual([
+      ["qr_created", "succeeded", 1200, null],
+      ["cancelled", "succeeded", 1200, null],
+      ["paid", "succeeded", 1200, refunds[0]!.id],
+      ["refunded", "succeeded", 1200, refunds[0]!.id],
+    ]);
+    expect(await eventsOf(intent.id)).toEqual([
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.cancelled",
+      "late_payment.received",
+      "late_payment.refunded",
+    ]);
+    const { merchant_id, api_key, api_secret } = account;
+    const atProvider = await sandboxProvider({
+      code: "sandbox",
+      delivery: "webhook",
+      baseUrl: sandbox.baseUrl,
+    }).getPaymentStatus(transaction, { merchant_id, api_key, api_secret });
+    expect(atProvider).toMatchObject({ status: "refunded", refunded_amount: 1200 });
+    expect(alerts).toHaveBeenCalledWith(
+      expect.any(String),
+      expect.objectContaining({ alert: "late_payment", payment_intent_id: intent.id, refund_id: refunds[0]!.id }),
+    );
   });
 
   it("answers an unknown provider path with not_found", async () => {

@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { AppError, type Caller, logger } from "@pos-cloud/common";
+import { AppError, type Caller, logger, requireOperator } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
+import type { PaymentProvider } from "../providers/provider";
 import type { ProviderDirectory } from "../providers/provider-directory";
-import { parseProviderNotification } from "../providers/webhook-notification";
+import { type ProviderNotification, parseProviderNotification } from "../providers/webhook-notification";
 import { verifyWebhookSignature, webhookSignatureHeader } from "../providers/webhook-signature";
-import type { OutcomeResult, ProviderEventRepository } from "./provider-event.repository";
+import type { ProviderEventRepository } from "./provider-event.repository";
+import type { ProviderOutcomeService } from "./provider-outcome.service";
 
 export type WebhookService = ReturnType<typeof webhookService>;
 
@@ -12,32 +14,60 @@ export type WebhookService = ReturnType<typeof webhookService>;
 export const DEFAULT_RETRY_DELAYS_MS = [50, 250];
 const MAX_LISTED = 100;
 
-/** Dead letters are for operators: the platform's own SYSTEM_OP users and the edge itself, never partners. */
-function requireOperator(caller: Caller): void {
-  if (caller.type === "service" || (caller.type === "user" && caller.role === "SYSTEM_OP")) return;
-  throw new AppError("forbidden", "only platform operators may see or replay dead letters");
-}
-
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export function webhookService(deps: {
   events: ProviderEventRepository;
+  outcomes: ProviderOutcomeService;
   providers: ProviderDirectory;
   clock: Clock;
   retryDelaysMs?: number[];
 }) {
-  const { events, providers, clock } = deps;
+  const { events, outcomes, providers, clock } = deps;
   const delays = deps.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
 
-  async function apply(code: string, raw: Buffer): Promise<OutcomeResult> {
-    return events.applyNotification(parseProviderNotification(code, raw), clock());
+  /**
+   * A signed body is a replay risk for as long as it is accepted: a notification whose own time is further from
+   * now than the provider's window (either way) is refused as an expired timestamp is (401), and moves nothing.
+   */
+  function refuseOutsideWindow(provider: PaymentProvider, notification: ProviderNotification) {
+    const maxAge = provider.notificationMaxAgeSeconds;
+    if (Math.abs(clock().getTime() - notification.occurred_at.getTime()) <= maxAge * 1000) return;
+    logger.error("provider notification outside its time window refused", {
+      alert: "provider_notification_outside_window",
+      provider: provider.name,
+      event_id: notification.event_id,
+      occurred_at: notification.occurred_at,
+    });
+    throw new AppError("unauthorized", `the notification's timestamp is more than ${maxAge} seconds from now`, {
+      field: "timestamp",
+      constraint: "max_age",
+      max_age_seconds: maxAge,
+    });
+  }
+
+  /** Applies with retries; the reason it still failed (or does not match its intent) goes to the dead letter. */
+  async function applyWithRetries(notification: ProviderNotification) {
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= delays.length; attempt++) {
+      if (attempt > 0) await sleep(delays[attempt - 1]);
+      try {
+        const applied = await outcomes.applyNotification(notification);
+        // A mismatch is the same at every attempt: it is kept at once.
+        return applied.result === "rejected" ? { reason: applied.reason, attempts: attempt + 1 } : applied;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    return { reason: describe(lastError), attempts: delays.length + 1 };
   }
 
   return {
     /**
-     * One inbound notification: signature over the raw bytes first (401 `unauthorized`), then the body (400), then
-     * processing with retries. A notification that still fails is kept as a dead letter and acknowledged, so the
-     * provider stops resending what only an operator can fix.
+     * One inbound notification: signature over the raw bytes first (401 `unauthorized`), then the body (400), its
+     * age (401), then processing with retries. A notification that still fails, or whose amount or currency is not
+     * its intent's, is kept as a dead letter with an alert and acknowledged, so the provider stops resending what
+     * only an operator can fix.
      */
     async receive(code: string, rawBase64: string, signatures: Record<string, unknown>) {
       const { provider, secret } = providers.forWebhook(code);
@@ -47,22 +77,21 @@ export function webhookService(deps: {
         throw new AppError("unauthorized", "the provider signature does not match");
       }
       const notification = parseProviderNotification(provider.name, raw);
-      let lastError: unknown;
-      for (let attempt = 0; attempt <= delays.length; attempt++) {
-        if (attempt > 0) await sleep(delays[attempt - 1]);
-        try {
-          return { received: true, result: await apply(provider.name, raw) };
-        } catch (error) {
-          lastError = error;
-        }
-      }
-      logger.warn("provider notification dead-lettered", { provider: provider.name, event_id: notification.event_id });
+      refuseOutsideWindow(provider, notification);
+      const applied = await applyWithRetries(notification);
+      if ("result" in applied) return { received: true, result: applied.result };
+      logger.error("provider notification dead-lettered", {
+        alert: "provider_notification_dead_lettered",
+        provider: provider.name,
+        event_id: notification.event_id,
+        reason: applied.reason,
+      });
       await events.deadLetter(
         provider.name,
         notification.event_id,
         raw.toString("utf8"),
-        describe(lastError),
-        delays.length + 1,
+        applied.reason,
+        applied.attempts,
         clock(),
       );
       return { received: true, result: "dead_lettered" };
@@ -71,21 +100,25 @@ export function webhookService(deps: {
       requireOperator(caller);
       return events.openDeadLetters(MAX_LISTED);
     },
-    /** Processes a dead letter once more; it stays open with its new error when that fails again. */
+    /**
+     * Processes a dead letter once more, whatever its age (an operator chose to); it stays open with its new error
+     * when that fails again or still does not match its intent.
+     */
     async replay(caller: Caller, id: string) {
       requireOperator(caller);
       const letter = await events.findDeadLetter(id);
       if (!letter) throw new AppError("not_found", "dead letter not found");
       if (letter.resolved_at) return { dead_letter: letter, result: "duplicate" };
-      try {
-        const result = await apply(letter.provider, Buffer.from(letter.raw_body, "utf8"));
-        return { dead_letter: await events.replayed(id, { resolved: true }, clock()), result };
-      } catch (error) {
+      const applied = await outcomes
+        .applyNotification(parseProviderNotification(letter.provider, letter.raw_body))
+        .catch((error: unknown) => ({ result: "failed" as const, reason: describe(error) }));
+      if ("reason" in applied) {
         return {
-          dead_letter: await events.replayed(id, { resolved: false, error: describe(error) }, clock()),
-          result: "failed",
+          dead_letter: await events.replayed(id, { resolved: false, error: applied.reason }, clock()),
+          result: applied.result,
         };
       }
+      return { dead_letter: await events.replayed(id, { resolved: true }, clock()), result: applied.result };
     },
   };
 }

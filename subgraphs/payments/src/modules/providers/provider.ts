@@ -24,6 +24,13 @@ export type QrMode = "mpm" | "cpm";
 /** How the gateway learns of outcomes: the provider notifies `POST /v1/webhooks/{provider}`, or the gateway polls. */
 export type OutcomeDelivery = "webhook" | "polling";
 
+/**
+ * How far a notification's own timestamp may be from the gateway's clock (either way) unless a provider says
+ * otherwise: long enough for a provider's retries (the sandbox's end after about 3 minutes), short enough that a
+ * copied signed body cannot be replayed days later (docs/decisions.md).
+ */
+export const DEFAULT_NOTIFICATION_MAX_AGE_SECONDS = 600;
+
 export interface CreateQrRequest {
   amount: number;
   currency: string;
@@ -74,6 +81,8 @@ export interface PaymentProvider {
   /** The lowercase provider code (`provider_code` of a store's configuration). */
   readonly name: string;
   readonly delivery: OutcomeDelivery;
+  /** Notifications whose timestamp is further than this from now are refused. */
+  readonly notificationMaxAgeSeconds: number;
   createQr(request: CreateQrRequest, credentials: ProviderCredentials): Promise<CreatedQr>;
   getPaymentStatus(providerTransactionId: string, credentials: ProviderCredentials): Promise<ProviderPayment>;
   cancelPayment(providerTransactionId: string, credentials: ProviderCredentials): Promise<ProviderPayment>;

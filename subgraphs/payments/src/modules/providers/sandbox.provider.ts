@@ -1,13 +1,14 @@
 import { createHmac } from "node:crypto";
 import { AppError, invalidField } from "@pos-cloud/common";
 import { z } from "zod";
-import type {
-  OutcomeDelivery,
-  PaymentProvider,
-  ProviderCredentials,
-  ProviderFailure,
-  ProviderPayment,
-  ProviderPaymentStatus,
+import {
+  DEFAULT_NOTIFICATION_MAX_AGE_SECONDS,
+  type OutcomeDelivery,
+  type PaymentProvider,
+  type ProviderCredentials,
+  type ProviderFailure,
+  type ProviderPayment,
+  type ProviderPaymentStatus,
 } from "./provider";
 
 /** The sandbox's own statuses and decline codes (its API, not ours). */
@@ -89,6 +90,8 @@ export interface SandboxProviderOptions {
   /** Where the sandbox posts notifications: the gateway's `POST /v1/webhooks/{code}`; unused when polling. */
   notifyUrl?: string;
   timeoutMs?: number;
+  /** How old a notification may be; `DEFAULT_NOTIFICATION_MAX_AGE_SECONDS` when absent. */
+  notificationMaxAgeSeconds?: number;
 }
 
 /** The HTTP adapter for the sandbox QR provider: signed JSON calls, answers mapped onto the contract. */
@@ -155,6 +158,7 @@ export function sandboxProvider(options: SandboxProviderOptions): PaymentProvide
   return {
     name: options.code,
     delivery: options.delivery,
+    notificationMaxAgeSeconds: options.notificationMaxAgeSeconds ?? DEFAULT_NOTIFICATION_MAX_AGE_SECONDS,
     async createQr(request, credentials) {
       const transaction = await call(credentials, "POST", "/v1/payments", transactionSchema, {
         ...request,

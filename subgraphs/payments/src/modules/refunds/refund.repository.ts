@@ -1,6 +1,7 @@
 import { AppError, invalidField, newUlid } from "@pos-cloud/common";
 import type { PaymentIntent, Prisma, PrismaClient, Refund } from "../../generated/prisma/client";
-import { appendLedgerEntry } from "../ledger/transaction.repository";
+import { appendLedgerEntry, type LedgerEntry } from "../ledger/transaction.repository";
+import { appendInternalEvent } from "../outbox/outbox.repository";
 import { transitionWithin } from "../payment-intents/payment-intent.repository";
 
 export type RefundRepository = ReturnType<typeof refundRepository>;
@@ -19,6 +20,94 @@ export interface RefundRequest {
 export type WithinRefund = (tx: Prisma.TransactionClient, refund: Refund) => Promise<void>;
 
 const inProgress = () => new AppError("invalid_state", "a refund of this payment intent is in progress");
+
+/** Statuses in which an intent can no longer take a payment (an expired intent is cancelled). */
+const CLOSED = ["cancelled", "failed"];
+/** The reason of the refund the gateway makes of a late payment by itself. */
+const LATE_PAYMENT_REASON = "late_payment";
+
+/** Locks an intent's row for the transaction, so refunds of one intent are checked one after another. */
+const lockIntent = (tx: Prisma.TransactionClient, id: string) =>
+  tx.$queryRaw`SELECT id FROM payment_intents WHERE id = ${id} FOR UPDATE`;
+
+const refundRow = (intent: PaymentIntent, amount: number, reason: string | null, status: string, now: Date) => ({
+  id: `re_${newUlid(now.getTime())}`,
+  payment_intent_id: intent.id,
+  client_partner_id: intent.client_partner_id,
+  amount,
+  currency: intent.currency,
+  reason,
+  status,
+  created_at: now,
+  updated_at: now,
+});
+
+const intentAggregate = (intent: PaymentIntent) => ({ type: "payment_intent", id: intent.id });
+
+/**
+ * Records a payment that the provider took for an intent that can no longer take it (a late payment): the money in
+ * (ledger `paid`), a pending refund of all of it and `late_payment.received`, in the caller's transaction; the
+ * intent keeps its status. Once per intent: a closed intent has no other refund, so a refund means another
+ * notification or poll recorded this payment already. Null when there is nothing to record.
+ */
+export async function beginLatePaymentRefund(
+  tx: Prisma.TransactionClient,
+  payment_intent_id: string,
+  now: Date,
+): Promise<Refund | null> {
+  await lockIntent(tx, payment_intent_id);
+  const intent = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment_intent_id } });
+  if (!CLOSED.includes(intent.status) || (await tx.refund.count({ where: { payment_intent_id } })) > 0) return null;
+  const refund = await tx.refund.create({
+    data: refundRow(intent, intent.amount, LATE_PAYMENT_REASON, "pending", now),
+  });
+  await appendLedgerEntry(
+    tx,
+    intent,
+    { type: "paid", status: "succeeded", amount: intent.amount, refund_id: refund.id },
+    now,
+  );
+  await appendInternalEvent(
+    tx,
+    "late_payment.received",
+    intentAggregate(intent),
+    { payment_intent: intent, refund },
+    now,
+  );
+  return refund;
+}
+
+/**
+ * The ledger row of a refund just settled, with the intent's return from cancelling to succeeded; a late payment's
+ * refund leaves its closed intent as it is, so its row comes with an internal event instead of a transition.
+ */
+async function recordSettlement(tx: Prisma.TransactionClient, refund: Refund, now: Date) {
+  const moved = { amount: refund.amount, refund_id: refund.id };
+  const entry: LedgerEntry =
+    refund.status === "succeeded"
+      ? { ...moved, type: "refunded", status: "succeeded", provider_refund_id: refund.provider_refund_id }
+      : {
+          ...moved,
+          type: "refund_failed",
+          status: "failed",
+          failure_code: refund.failure_code,
+          failure_message: refund.failure_message,
+        };
+  const resumed = await transitionWithin(
+    tx,
+    refund.payment_intent_id,
+    ["cancelling"],
+    { status: "succeeded" },
+    "payment_intent.succeeded",
+    now,
+    entry,
+  );
+  if (resumed) return;
+  const intent = await tx.paymentIntent.findUniqueOrThrow({ where: { id: refund.payment_intent_id } });
+  await appendLedgerEntry(tx, intent, entry, now);
+  const event = refund.status === "succeeded" ? "late_payment.refunded" : "late_payment.refund_failed";
+  await appendInternalEvent(tx, event, intentAggregate(intent), { payment_intent: intent, refund }, now);
+}
 
 export function refundRepository(prisma: PrismaClient) {
   return {
@@ -41,12 +130,11 @@ export function refundRepository(prisma: PrismaClient) {
      */
     begin: (request: RefundRequest, now: Date, within: WithinRefund) =>
       prisma.$transaction(async (tx): Promise<{ refund: Refund; intent: PaymentIntent }> => {
-        const locked = await tx.$queryRaw<{ id: string }[]>`
-          SELECT id FROM payment_intents
-          WHERE id = ${request.payment_intent_id} AND client_partner_id = ${request.client_partner_id}
-          FOR UPDATE`;
-        if (locked.length === 0) throw new AppError("not_found", "payment intent not found");
-        const intent = await tx.paymentIntent.findUniqueOrThrow({ where: { id: request.payment_intent_id } });
+        await lockIntent(tx, request.payment_intent_id);
+        const intent = await tx.paymentIntent.findFirst({
+          where: { id: request.payment_intent_id, client_partner_id: request.client_partner_id },
+        });
+        if (!intent) throw new AppError("not_found", "payment intent not found");
         if (intent.status === "cancelling") throw inProgress();
         if (intent.status !== "succeeded") {
           throw new AppError("invalid_state", `a ${intent.status} payment intent cannot be refunded`, {
@@ -63,17 +151,7 @@ export function refundRepository(prisma: PrismaClient) {
           throw invalidField("amount", "refundable_amount", `at most ${remaining} of ${intent.amount} can be refunded`);
         }
         const refund = await tx.refund.create({
-          data: {
-            id: `re_${newUlid(now.getTime())}`,
-            payment_intent_id: intent.id,
-            client_partner_id: intent.client_partner_id,
-            amount,
-            currency: intent.currency,
-            reason: request.reason,
-            status: request.viaProvider ? "pending" : "succeeded",
-            created_at: now,
-            updated_at: now,
-          },
+          data: refundRow(intent, amount, request.reason, request.viaProvider ? "pending" : "succeeded", now),
         });
         if (!request.viaProvider) {
           await appendLedgerEntry(
@@ -96,7 +174,10 @@ export function refundRepository(prisma: PrismaClient) {
         );
         return { refund, intent: cancelling! };
       }),
-    /** The provider's answer: the refund settled, the intent back to succeeded, the ledger row, in one transaction. */
+    /**
+     * The provider's answer: the refund settled, the intent back to succeeded, the ledger row, in one transaction.
+     * Only a pending refund is settled, so of two answers to one refund (a slow call and the sweep) one is written.
+     */
     settle: (
       refund: Refund,
       outcome: { provider_refund_id: string } | { failure_code: string; failure_message: string },
@@ -105,22 +186,12 @@ export function refundRepository(prisma: PrismaClient) {
     ) =>
       prisma.$transaction(async (tx) => {
         const succeeded = "provider_refund_id" in outcome;
-        const settled = await tx.refund.update({
-          where: { id: refund.id },
+        const { count } = await tx.refund.updateMany({
+          where: { id: refund.id, status: "pending" },
           data: { ...outcome, status: succeeded ? "succeeded" : "failed", updated_at: now },
         });
-        const entry = succeeded
-          ? { type: "refunded" as const, status: "succeeded" as const, provider_refund_id: outcome.provider_refund_id }
-          : { type: "refund_failed" as const, status: "failed" as const, ...outcome };
-        await transitionWithin(
-          tx,
-          refund.payment_intent_id,
-          ["cancelling"],
-          { status: "succeeded" },
-          "payment_intent.succeeded",
-          now,
-          { ...entry, amount: refund.amount, refund_id: refund.id },
-        );
+        const settled = await tx.refund.findUniqueOrThrow({ where: { id: refund.id } });
+        if (count > 0) await recordSettlement(tx, settled, now);
         await within(tx, settled);
         return settled;
       }),

@@ -1,8 +1,7 @@
-import { AppError, type Caller, invalidField } from "@pos-cloud/common";
+import { AppError, type Caller, invalidField, logger, partnerIdOf } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
-import type { Refund } from "../../generated/prisma/client";
+import type { PaymentIntent, Refund } from "../../generated/prisma/client";
 import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
-import { partnerIdOf } from "../partners/partner-caller";
 import { parseAmount } from "../payment-intents/payment-intent.input";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
@@ -33,6 +32,35 @@ export function refundService(deps: {
   clock: Clock;
 }) {
   const { refunds, idempotency, providers, credentials, clock } = deps;
+  const noRecord = async () => {};
+
+  /**
+   * Asks the provider for a pending refund and writes its answer. The refund id is the provider's idempotency key,
+   * so asking again returns the refund made the first time instead of refunding twice. An unreachable provider
+   * leaves it pending for the next sweep (null); a refusal settles it failed and raises an alert.
+   */
+  async function askProvider(refund: Refund, intent: PaymentIntent): Promise<Refund | null> {
+    if (!intent.provider_name || !intent.provider_transaction_id) return null;
+    try {
+      const provider = providers.get(intent.provider_name);
+      const answer = await provider.refundPayment(
+        { provider_transaction_id: intent.provider_transaction_id, amount: refund.amount, idempotency_key: refund.id },
+        await credentials.forStore(intent.store_id, provider.name),
+      );
+      return await refunds.settle(refund, { provider_refund_id: answer.provider_refund_id }, clock(), noRecord);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code === "bad_gateway") return null;
+      logger.error("the provider refused a refund", {
+        alert: "provider_refund_failed",
+        refund_id: refund.id,
+        payment_intent_id: refund.payment_intent_id,
+        code: error.code,
+        error: error.message,
+      });
+      return refunds.settle(refund, { failure_code: error.code, failure_message: error.message }, clock(), noRecord);
+    }
+  }
+
   return {
     /**
      * Refunds all or part of a succeeded intent. A QR payment is refunded at its provider (the refund id is the
@@ -74,7 +102,7 @@ export function refundService(deps: {
             refund,
             { failure_code: failure.code, failure_message: failure.message },
             clock(),
-            async () => {},
+            noRecord,
           );
           throw failure;
         }
@@ -82,39 +110,38 @@ export function refundService(deps: {
     },
     /**
      * Settles provider refunds whose request died between the provider call and its answer being written, which
-     * would leave the intent in cancelling. The refund id is the provider's idempotency key, so asking again returns
-     * the refund made the first time instead of refunding twice. Unreachable providers are left for the next sweep.
+     * would leave the intent in cancelling, and late payments' refunds the provider could not take at once.
      */
     async resumePending(): Promise<number> {
       const now = clock();
       let settled = 0;
       for (const refund of await refunds.stalePending(new Date(now.getTime() - STALE_REFUND_MS), SWEEP_BATCH)) {
         const intent = await refunds.findIntentById(refund.payment_intent_id);
-        if (!intent?.provider_name || !intent.provider_transaction_id) continue;
-        try {
-          const provider = providers.get(intent.provider_name);
-          const answer = await provider.refundPayment(
-            {
-              provider_transaction_id: intent.provider_transaction_id,
-              amount: refund.amount,
-              idempotency_key: refund.id,
-            },
-            await credentials.forStore(intent.store_id, provider.name),
-          );
-          await refunds.settle(refund, { provider_refund_id: answer.provider_refund_id }, clock(), async () => {});
-          settled++;
-        } catch (error) {
-          if (!(error instanceof AppError) || error.code === "bad_gateway") continue;
-          await refunds.settle(
-            refund,
-            { failure_code: error.code, failure_message: error.message },
-            clock(),
-            async () => {},
-          );
-          settled++;
-        }
+        if (intent && (await askProvider(refund, intent))) settled++;
       }
       return settled;
+    },
+    /**
+     * Gives back at the provider a payment recorded for an intent that could no longer take it (a late payment),
+     * with an alert: money moved that the merchant did not expect, and someone should know.
+     */
+    async refundLatePayment(payment_intent_id: string) {
+      const intent = await refunds.findIntentById(payment_intent_id);
+      if (!intent) return;
+      for (const refund of await refunds.listForIntent(payment_intent_id)) {
+        if (refund.status !== "pending") continue;
+        logger.error("a payment reached an intent that can no longer take it: refunding it at the provider", {
+          alert: "late_payment",
+          payment_intent_id,
+          status: intent.status,
+          provider: intent.provider_name,
+          provider_transaction_id: intent.provider_transaction_id,
+          refund_id: refund.id,
+          amount: refund.amount,
+          currency: refund.currency,
+        });
+        await askProvider(refund, intent);
+      }
     },
     async listForIntent(caller: Caller, id: string) {
       const found = await refunds.findIntent(id, partnerIdOf(caller));

@@ -1,0 +1,103 @@
+import { AppError, logger } from "@pos-cloud/common";
+import type { Clock } from "../../clock";
+import type { PaymentIntent } from "../../generated/prisma/client";
+import type { ProviderPayment } from "../providers/provider";
+import type { ProviderCredentialStore } from "../providers/provider-credentials";
+import type { ProviderDirectory } from "../providers/provider-directory";
+import type { ProviderNotification } from "../providers/webhook-notification";
+import type { RefundService } from "../refunds/refund.service";
+import type { OutcomeResult, ProviderEventRepository } from "./provider-event.repository";
+import { mismatchOf } from "./provider-outcome";
+
+export type ProviderOutcomeService = ReturnType<typeof providerOutcomeService>;
+
+/** What a provider's word did; `rejected` when it does not match its intent, which it leaves as it was. */
+export type Applied = { result: OutcomeResult } | { result: "rejected"; reason: string };
+
+/**
+ * Applies what providers say about payments (notifications, polls, the answer to a cancel) to their intents: only
+ * when amount and currency match the intent, and a payment that reaches an intent already closed is refunded.
+ */
+export function providerOutcomeService(deps: {
+  events: ProviderEventRepository;
+  refunds: RefundService;
+  providers: ProviderDirectory;
+  credentials: ProviderCredentialStore;
+  clock: Clock;
+}) {
+  const { events, refunds, providers, credentials, clock } = deps;
+
+  async function refundIfLate(intent: PaymentIntent, result: OutcomeResult): Promise<Applied> {
+    if (result === "late_payment") await refunds.refundLatePayment(intent.id);
+    return { result };
+  }
+
+  /** A provider's status of a payment the gateway asked for; a mismatch raises an alert (there is no letter). */
+  async function applyPolled(intent: PaymentIntent, payment: ProviderPayment): Promise<Applied> {
+    const reason = mismatchOf(intent, payment);
+    if (reason) {
+      logger.error("a provider's payment does not match its intent: not applied", {
+        alert: "provider_payment_mismatch",
+        payment_intent_id: intent.id,
+        provider: intent.provider_name,
+        provider_transaction_id: payment.provider_transaction_id,
+        reason,
+      });
+      return { result: "rejected", reason };
+    }
+    return refundIfLate(intent, await events.applyPolled(intent.id, payment, clock()));
+  }
+
+  return {
+    /** A notification whose signature and age checked out; no intent for its transaction throws (to be retried). */
+    async applyNotification(notification: ProviderNotification): Promise<Applied> {
+      const intent = await events.findIntent(notification.provider, notification.provider_transaction_id);
+      const reason = mismatchOf(intent, notification);
+      if (reason) return { result: "rejected", reason };
+      return refundIfLate(intent, await events.applyNotification(intent, notification, clock()));
+    },
+
+    applyPolled,
+
+    /**
+     * Cancels an intent's QR at its provider before the intent is cancelled, since only the provider knows whether
+     * the customer paid. A payment that moved on (paid, processing, failed) is applied as a poll would be and the
+     * cancel is refused with 409; a provider that cannot be asked, or does not cancel, is 502 with the intent
+     * unchanged, so the caller retries (fail closed: a cancelled intent must not have a payable QR).
+     */
+    async cancelAtProvider(intent: PaymentIntent): Promise<void> {
+      const transaction = intent.provider_transaction_id!;
+      const notCancelled = (error?: unknown) =>
+        new AppError("bad_gateway", `the ${intent.provider_name} provider did not cancel the QR; try again`, {
+          provider: intent.provider_name,
+          provider_error: error instanceof AppError ? error.code : null,
+        });
+      let payment: ProviderPayment;
+      try {
+        const provider = providers.get(intent.provider_name!);
+        const storeCredentials = await credentials.forStore(intent.store_id, provider.name);
+        payment = await provider.cancelPayment(transaction, storeCredentials).catch((error: unknown) => {
+          // A provider refuses to cancel a payment that moved on; its status says where it went.
+          if (error instanceof AppError && error.code === "invalid_state") {
+            return provider.getPaymentStatus(transaction, storeCredentials);
+          }
+          throw error;
+        });
+      } catch (error) {
+        throw notCancelled(error);
+      }
+      if (payment.status === "cancelled") return;
+      if (payment.status === "pending") throw notCancelled();
+      await applyPolled(intent, payment);
+      const now = await events.findIntent(intent.provider_name!, transaction);
+      throw new AppError(
+        "invalid_state",
+        `the provider reports the payment ${payment.status}: it cannot be cancelled`,
+        {
+          status: now.status,
+          provider_status: payment.status,
+        },
+      );
+    },
+  };
+}
