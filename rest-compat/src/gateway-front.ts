@@ -2,8 +2,10 @@ import type { IncomingHttpHeaders } from "node:http";
 import { AppError, type Caller } from "@pos-cloud/common";
 import type { HmacVerifier } from "./hmac";
 import type { RequestBody } from "./http";
+import { cachedLookup } from "./lookup-cache";
 import type { Bucket, RateLimiter } from "./rate-limit";
 import type { RestResponse, RestRoute } from "./router";
+import type { SeenSignatures } from "./seen-signatures";
 
 const anonymousCaller: Caller = { type: "anonymous", scopes: [] };
 const exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Idempotent-Replayed";
@@ -16,16 +18,42 @@ export interface GatewayAdmission {
   ip: string;
   /** Absent when the body could not be read; the request is then counted as an unauthenticated one. */
   body: RequestBody | undefined;
-  /** A store the request names (create body, list query), for the per-store limit. */
+  /** A store the request names (create body, list query), for the per-store and per-merchant limits. */
   storeHint: string | undefined;
 }
 
+/** The store a signed request is for, and its merchant: what the per-store and per-merchant limits count. */
+export type GatewayStore = { store_id: number; merchant_id: number } | null;
+
+/** A store moved to another merchant is counted against the new one within this time. */
+const STORE_CACHE_MS = 30_000;
+
+const replayed = () =>
+  new AppError("unauthorized", "this signature was already used; sign every state-changing request anew");
+
+/** Reads change nothing, so a signed GET may be sent again (a partner polling its list); anything else is once. */
+const changesState = (method: string) => method !== "GET";
+
 /**
  * What every `/v1` request passes before its route runs: rate limits, partner signatures, CORS for web views.
- * Unsigned traffic (web views with a payment token, unknown paths, bad signatures) counts per IP; a verified
- * signed call counts per client partner and per named store instead, since many terminals share a POS server's IP.
+ * Unsigned traffic (web views with a payment token, unknown paths, bad or replayed signatures) counts per IP; a
+ * verified signed call counts per merchant and per store of the store it names instead, since many terminals share
+ * a POS server's IP and one POS partner serves many merchants. A call that names no store the edge can find (and
+ * whose partner has more than one) counts against the partner's own bucket under the per-merchant limit.
  */
-export function createGatewayFront(options: { hmac: HmacVerifier; limiter: RateLimiter; corsOrigins: string[] }) {
+export function createGatewayFront(options: {
+  hmac: HmacVerifier;
+  limiter: RateLimiter;
+  corsOrigins: string[];
+  /** Remembers signatures of state-changing requests, so each is accepted once. */
+  seenSignatures: SeenSignatures;
+  /** The partner's store a request names (none named: the partner's only store), from the payments subgraph. */
+  fetchStore: (client_partner_id: number, merchant_store_id: string | null) => Promise<GatewayStore>;
+}) {
+  const storeOf = cachedLookup(
+    ({ partner, hint }: { partner: number; hint: string | null }) => options.fetchStore(partner, hint),
+    { ttlMs: STORE_CACHE_MS, keyOf: ({ partner, hint }) => `${partner}:${hint ?? ""}` },
+  );
   const origins = new Set(options.corsOrigins);
   const allowedOrigin = (headers: IncomingHttpHeaders) => {
     const origin = headers.origin;
@@ -77,18 +105,31 @@ export function createGatewayFront(options: { hmac: HmacVerifier; limiter: RateL
       }
       let partnerId: number;
       try {
-        partnerId = await options.hmac.verify({
+        const signature = await options.hmac.verify({
           method: request.method,
           target: request.target,
           rawBody: request.body.raw,
           authorization: request.headers.authorization,
         });
+        // Before the partner's limits, so replaying a captured request spends the replayer's budget, not theirs.
+        if (
+          changesState(request.method) &&
+          !(await options.seenSignatures.claim(signature.fingerprint, signature.ttl_seconds))
+        ) {
+          throw replayed();
+        }
+        partnerId = signature.client_partner_id;
       } catch (error) {
         await limit([{ limit: "ip", key: request.ip }], out);
         throw error;
       }
-      const buckets: Bucket[] = [{ limit: "merchant", key: String(partnerId) }];
-      if (request.storeHint) buckets.push({ limit: "store", key: `${partnerId}:${request.storeHint}` });
+      const store = await storeOf({ partner: partnerId, hint: request.storeHint ?? null });
+      const buckets: Bucket[] = store
+        ? [
+            { limit: "merchant", key: `merchant:${store.merchant_id}` },
+            { limit: "store", key: String(store.store_id) },
+          ]
+        : [{ limit: "merchant", key: `partner:${partnerId}` }];
       await limit(buckets, out);
       return { type: "partner", id: String(partnerId), scopes: [] };
     },

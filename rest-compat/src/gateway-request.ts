@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { RestRequest } from "./router";
 
 /**
@@ -13,10 +12,12 @@ export function paymentTokenOf({ query, body, headers }: RestRequest): string {
   return bearer ?? query.get("payment_token") ?? (typeof fromBody === "string" ? fromBody : "");
 }
 
-/** `Idempotency-Key` and the request's fingerprint: the same key must come with the same method, path and body. */
-export function idempotencyOf({ headers, method, target, body }: RestRequest) {
+/**
+ * The `Idempotency-Key` header, or null. The payments subgraph binds it to the operation's parameters, not to these
+ * bytes, so a retry that re-serialises the same body is still the same request.
+ */
+export function idempotencyKeyOf({ headers }: RestRequest): string | null {
   const key = headers["idempotency-key"];
   if (key === undefined) return null;
-  const request_hash = createHash("sha256").update(`${method}\n${target}\n`).update(body.raw).digest("hex");
-  return { key: Array.isArray(key) ? key.join(",") : key, request_hash };
+  return Array.isArray(key) ? key.join(",") : key;
 }

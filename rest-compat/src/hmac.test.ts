@@ -18,6 +18,8 @@ function verifier(secrets = [secret]) {
   return { verify: verify.verify, fetches: () => fetches };
 }
 
+const partner7 = { client_partner_id: 7 };
+
 const request = (signature: string, timestamp = at, target = "/v1/payment_intents?limit=5") => ({
   method: "POST",
   target,
@@ -29,23 +31,46 @@ describe("HMAC verification", () => {
   it("accepts the spec's two schemes and names the partner", async () => {
     const { verify } = verifier();
     const target = "/v1/payment_intents?limit=5";
-    await expect(verify(request(signatureV1(secret, "POST", target, String(at), body)))).resolves.toBe(7);
-    await expect(verify(request(signatureV2(secret, "POST", target, String(at), body)))).resolves.toBe(7);
+    await expect(verify(request(signatureV1(secret, "POST", target, String(at), body)))).resolves.toMatchObject(
+      partner7,
+    );
+    await expect(verify(request(signatureV2(secret, "POST", target, String(at), body)))).resolves.toMatchObject(
+      partner7,
+    );
   });
 
   it("accepts either secret during a rotation", async () => {
     const { verify } = verifier([secret, rotated]);
     const target = "/v1/payment_intents?limit=5";
-    await expect(verify(request(signatureV1(rotated, "POST", target, String(at), body)))).resolves.toBe(7);
+    await expect(verify(request(signatureV1(rotated, "POST", target, String(at), body)))).resolves.toMatchObject(
+      partner7,
+    );
   });
 
   it("refuses the edge of the window plus one second, and accepts the edge", async () => {
     const { verify } = verifier();
     const sign = (ts: number) => signatureV1(secret, "POST", "/v1/payment_intents?limit=5", String(ts), body);
-    await expect(verify(request(sign(at - 300), at - 300))).resolves.toBe(7);
-    await expect(verify(request(sign(at + 300), at + 300))).resolves.toBe(7);
+    await expect(verify(request(sign(at - 300), at - 300))).resolves.toMatchObject(partner7);
+    await expect(verify(request(sign(at + 300), at + 300))).resolves.toMatchObject(partner7);
     await expect(verify(request(sign(at - 301), at - 301))).rejects.toMatchObject({ code: "unauthorized" });
     await expect(verify(request(sign(at + 301), at + 301))).rejects.toMatchObject({ code: "unauthorized" });
+  });
+
+  it("names each signature for the replay check, for as long as its timestamp stays in the window", async () => {
+    const { verify } = verifier();
+    const sign = (ts: number) => signatureV1(secret, "POST", "/v1/payment_intents?limit=5", String(ts), body);
+    const now = await verify(request(sign(at)));
+    expect(now).toEqual({
+      client_partner_id: 7,
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      ttl_seconds: 300,
+    });
+    expect((await verify(request(sign(at)))).fingerprint).toBe(now.fingerprint);
+    const earlier = await verify(request(sign(at - 100), at - 100));
+    expect(earlier.fingerprint).not.toBe(now.fingerprint);
+    expect(earlier.ttl_seconds).toBe(200);
+    expect((await verify(request(sign(at + 300), at + 300))).ttl_seconds).toBe(600);
+    expect((await verify(request(sign(at - 300), at - 300))).ttl_seconds).toBe(1);
   });
 
   it("refuses another path, method or body, and unknown clients, all alike", async () => {

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { AppError } from "@pos-cloud/common";
+import { cachedLookup } from "./lookup-cache";
 
 /** The active secrets of a client_id and the partner they belong to; null when the client_id is unknown. */
 export type PartnerSecrets = { client_partner_id: number; secrets: string[] } | null;
@@ -10,6 +11,15 @@ export interface SignedRequest {
   target: string;
   rawBody: Buffer;
   authorization: string | undefined;
+}
+
+/** A verified signature: who signed, and what the replay check needs to accept the signature once. */
+export interface VerifiedSignature {
+  client_partner_id: number;
+  /** Names the signature for the replay check: SHA-256 (hex) of the client_id, timestamp and signature. */
+  fingerprint: string;
+  /** Seconds until the timestamp leaves the window (at least 1): as long as a replay must be refused. */
+  ttl_seconds: number;
 }
 
 export const HMAC_WINDOW_SECONDS = 300;
@@ -50,25 +60,16 @@ export function createHmacVerifier(options: {
   now?: () => number;
 }) {
   const now = options.now ?? Date.now;
-  const cache = new Map<string, { value: Promise<PartnerSecrets>; until: number }>();
-
-  function secretsOf(clientId: string): Promise<PartnerSecrets> {
-    const cached = cache.get(clientId);
-    if (cached && cached.until > now()) return cached.value;
-    const value = options.fetchSecrets(clientId);
-    if (cache.size > 10_000) cache.clear();
-    cache.set(clientId, { value, until: now() + SECRETS_CACHE_MS });
-    value.catch(() => cache.delete(clientId));
-    return value;
-  }
+  const secretsOf = cachedLookup(options.fetchSecrets, { ttlMs: SECRETS_CACHE_MS, keyOf: (clientId) => clientId, now });
 
   return {
-    /** The client partner that signed the request; `unauthorized` otherwise. */
-    async verify(request: SignedRequest): Promise<number> {
+    /** The client partner that signed the request, with the signature's replay identity; `unauthorized` otherwise. */
+    async verify(request: SignedRequest): Promise<VerifiedSignature> {
       const parts = header.exec(request.authorization ?? "");
       if (!parts) throw unauthorized();
       const [, clientId, timestamp, signature] = parts as unknown as [string, string, string, string];
-      if (Math.abs(now() / 1000 - Number(timestamp)) > HMAC_WINDOW_SECONDS) throw unauthorized();
+      const age = now() / 1000 - Number(timestamp);
+      if (Math.abs(age) > HMAC_WINDOW_SECONDS) throw unauthorized();
       const found = await secretsOf(clientId);
       if (!found) throw unauthorized();
       const { method, target, rawBody } = request;
@@ -78,7 +79,11 @@ export function createHmacVerifier(options: {
           same(signature, signatureV2(secret, method, target, timestamp, rawBody)),
       );
       if (!matches) throw unauthorized();
-      return found.client_partner_id;
+      return {
+        client_partner_id: found.client_partner_id,
+        fingerprint: createHash("sha256").update(`${clientId}:${timestamp}:${signature}`).digest("hex"),
+        ttl_seconds: Math.max(1, Math.ceil(HMAC_WINDOW_SECONDS - age)),
+      };
     },
   };
 }

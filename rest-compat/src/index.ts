@@ -17,6 +17,7 @@ export * from "./hmac";
 export * from "./http";
 export * from "./rate-limit";
 export * from "./router";
+export * from "./seen-signatures";
 
 /** Every REST endpoint of the spec, each mapped onto one GraphQL operation of the supergraph. */
 export const restRoutes = [

@@ -31,12 +31,13 @@ export function operationRoute(
   field: string,
   query: string,
   variables: (request: RestRequest) => Record<string, unknown>,
-  { status = 200, auth }: { status?: number; auth?: RestRoute["auth"] } = {},
+  { status = 200, auth, subgraph }: { status?: number } & Pick<RestRoute, "auth" | "subgraph"> = {},
 ): RestRoute {
   return {
     method,
     path,
     auth,
+    subgraph,
     alsoUnprefixed: path.startsWith("/api/v1/"),
     async handle(request, execute) {
       try {

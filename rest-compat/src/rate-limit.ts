@@ -28,7 +28,6 @@ export type Bucket = { limit: "merchant" | "store" | "ip" | "global" | "api"; ke
 /** Counts hits of a key within one fixed window; shared by every edge instance when it lives in Redis. */
 export interface Counters {
   increment(key: string, window: number, windowMs: number): Promise<number>;
-  close(): Promise<void>;
 }
 
 export function memoryCounters(): Counters {
@@ -47,14 +46,21 @@ export function memoryCounters(): Counters {
       counts.set(key, count);
       return count;
     },
-    async close() {},
   };
 }
 
-/** `prefix` separates deployments (or test runs) that share one Redis. */
-export function redisCounters(url: string, prefix = "pgw"): Counters {
+/**
+ * The edge's one connection to Redis (rate-limit counters, seen signatures). A command fails at once while it is
+ * down rather than waiting in a queue: each user decides what a failure means.
+ */
+export function connectRedis(url: string): Redis {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  redis.on("error", (error) => logger.warn("rate-limit redis error", { error: error.message }));
+  redis.on("error", (error) => logger.warn("redis error", { error: error.message }));
+  return redis;
+}
+
+/** `prefix` separates deployments (or test runs) that share one Redis. */
+export function redisCounters(redis: Redis, prefix = "pgw"): Counters {
   return {
     async increment(key, window, windowMs) {
       const windowKey = `${prefix}:${key}:${window}`;
@@ -62,9 +68,6 @@ export function redisCounters(url: string, prefix = "pgw"): Counters {
       const [error, count] = results?.[0] ?? [new Error("no reply from redis"), 0];
       if (error) throw error;
       return Number(count);
-    },
-    async close() {
-      redis.disconnect();
     },
   };
 }

@@ -19,8 +19,16 @@ const intent = (overrides: Record<string, unknown> = {}) => ({
   merchant_store_id: demo.store.code,
   ...overrides,
 });
+// Every request is signed at a second of its own: the same bytes under the same signature twice are a replay (401),
+// so a client's retry is signed anew, as these are.
+let lastSecond = 0;
+const freshTimestamp = () => {
+  lastSecond = Math.max(lastSecond + 1, Math.floor(Date.now() / 1000) - 200);
+  return lastSecond;
+};
 const create = (body: unknown, key: string) =>
   signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", body, {
+    timestamp: freshTimestamp(),
     headers: { "idempotency-key": key },
   });
 
@@ -35,6 +43,23 @@ it("replays the first create response, status and body, for the same key and req
   expect(again.headers.get("idempotent-replayed")).toBe("true");
   const list = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?limit=100");
   expect(list.body.filter((row: any) => row.merchant_ref_id === body.merchant_ref_id)).toHaveLength(1);
+});
+
+it("compares parameters, not bytes: the same body in another key order and spacing is replayed", async () => {
+  const key = randomUUID();
+  const metadata = { till: 3, shift: "early" };
+  const body = intent({ metadata });
+  const first = await create(body, key);
+  const reordered = (value: object) => Object.fromEntries(Object.entries(value).reverse());
+  const reserialised = JSON.stringify({ ...reordered(body), metadata: reordered(metadata) }, null, 2);
+  expect(reserialised).not.toBe(JSON.stringify(body));
+  const again = await create(reserialised, key);
+  expect(again.status).toBe(201);
+  expect(again.body).toEqual(first.body);
+  expect(again.headers.get("idempotent-replayed")).toBe("true");
+  const changed = await create({ ...body, metadata: { till: 4, shift: "early" } }, key);
+  expect(changed.status).toBe(409);
+  expect(changed.body.code).toBe("idempotency_conflict");
 });
 
 it("answers 409 idempotency_conflict for the same key with a different request", async () => {
@@ -82,9 +107,7 @@ it("replays a capture and refuses the key on another intent's capture", async ()
       "POST",
       `/v1/payment_intents/${id}/capture`,
       { amount: 2000 },
-      {
-        headers: { "idempotency-key": key },
-      },
+      { timestamp: freshTimestamp(), headers: { "idempotency-key": key } },
     );
   const captured = await capture(first.id);
   const replay = await capture(first.id);

@@ -137,8 +137,10 @@ describe("create", () => {
   it("refuses a duplicate merchant_ref_id of the merchant with 409 conflict", async () => {
     const first = await create();
     expect(first.status).toBe(201);
+    // Another request (its amount differs) with the same reference: the very same bytes would be a replay, 401.
     const again = await create({
       merchant_ref_id: (await retrieve(first.body.id, first.body.payment_token.token)).body.merchant_ref_id,
+      amount: 1600,
     });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: "conflict", details: { field: "merchant_ref_id" } });
@@ -348,7 +350,11 @@ describe("sync", () => {
       ],
     };
     expect((await sync(variantB)).body).toEqual({ synced_merchants: 1, synced_stores: 1 });
-    expect((await sync(variantB)).body).toEqual({ synced_merchants: 1, synced_stores: 1 });
+    // The same body again, signed anew: the same signature twice would be a replay.
+    const again = await signed(platform.baseUrl, demo.partner, "POST", "/v1/sync/merchants", variantB, {
+      timestamp: Math.floor(Date.now() / 1000) - 10,
+    });
+    expect(again.body).toEqual({ synced_merchants: 1, synced_stores: 1 });
     const created = await create({ merchant_store_id: code });
     expect(created.status).toBe(201);
     const listed = await signed(platform.baseUrl, demo.partner, "GET", `/v1/payment_intents?merchant_store_id=${code}`);

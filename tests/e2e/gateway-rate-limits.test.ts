@@ -50,7 +50,7 @@ for (const counters of redisUrl ? ["memory", "redis"] : ["memory"]) {
       const storeKey = await platform.partners.issueApiKey(storePartner.id);
       const store = { store_id: 2_000_000_000, store_code: "LIMITED" };
       const sync = { merchants: [{ merchant_id: 2_000_000_000, stores: [store] }] };
-      expect((await signed(platform.baseUrl, storeKey, "POST", "/v1/sync/merchants", sync)).status).toBe(200);
+      await platform.payments.merchantSync.grant(storePartner.id, sync);
       const stores = [];
       for (let i = 0; i < limits.store + 1; i++) {
         const query = `/v1/payment_intents?merchant_store_id=${store.store_code}`;
@@ -59,6 +59,43 @@ for (const counters of redisUrl ? ["memory", "redis"] : ["memory"]) {
       }
       expect(stores.at(0)).toEqual([200, String(limits.store)]);
       expect(stores.at(-1)).toEqual([429, String(limits.store)]);
+    });
+
+    it("counts per merchant and per store, not per partner, when a partner serves several merchants", async () => {
+      const partner = await platform.partners.createPartner(`pos partner ${counters}`);
+      const key = await platform.partners.issueApiKey(partner.id);
+      const [a1, a2, b1] = [
+        { store_id: 2_000_000_101, store_code: "A1" },
+        { store_id: 2_000_000_102, store_code: "A2" },
+        { store_id: 2_000_000_201, store_code: "B1" },
+      ];
+      const sync = {
+        merchants: [
+          { merchant_id: 2_000_000_100, stores: [a1, a2] },
+          { merchant_id: 2_000_000_200, stores: [b1] },
+        ],
+      };
+      // Granted as by an operator: only the platform's own sync partner creates merchant and store ids by syncing.
+      await platform.payments.merchantSync.grant(partner.id, sync);
+      const list = async (store?: string | number) => {
+        const query = store === undefined ? "" : `?merchant_store_id=${store}`;
+        return (await signed(platform.baseUrl, key, "GET", `/v1/payment_intents${query}`)).status;
+      };
+      const times = async (n: number, store?: string | number) => {
+        const statuses = [];
+        for (let i = 0; i < n; i++) statuses.push(await list(store));
+        return statuses;
+      };
+      // A store is one bucket whether it is named by code or by id.
+      expect(await times(limits.store, a1.store_code)).toEqual([200, 200, 200, 200]);
+      expect(await list(a1.store_id)).toBe(429);
+      // Its merchant has counted those five; its other store has budget left, the merchant one more request.
+      expect(await times(2, a2.store_code)).toEqual([200, 429]);
+      // The partner's other merchant has a budget of its own.
+      expect(await times(3, b1.store_code)).toEqual([200, 200, 200]);
+      // A request that names no store counts against the partner's own bucket, under the per-merchant limit.
+      expect(await times(limits.merchant + 1)).toEqual([200, 200, 200, 200, 200, 200, 429]);
+      expect(await list(b1.store_id)).toBe(200);
     });
   });
 }

@@ -1,14 +1,37 @@
 import { AppError, type Caller, callerHeaders } from "@pos-cloud/common";
-import { dataOf } from "@pos-cloud/rest-compat";
+import { dataOf, type ExecuteOperation } from "@pos-cloud/rest-compat";
 import type { FormattedExecutionResult } from "graphql";
 import type { SubgraphEndpoint } from "./gateway";
 
 const edgeItself: Caller = { type: "service", id: "edge", scopes: [] };
 
 /**
+ * Runs operations on one subgraph directly, on behalf of a caller, over the same in-process or HTTP hop as the
+ * gateway: for what the public graph leaves out (`@inaccessible`), which the gateway cannot execute.
+ */
+export function subgraphExecutor(
+  subgraphs: Record<string, SubgraphEndpoint>,
+  internalToken: string,
+  subgraph: string,
+): ExecuteOperation {
+  return async (query, variables, caller) => {
+    const endpoint = subgraphs[subgraph];
+    if (!endpoint) throw new AppError("internal_error", `no endpoint for subgraph ${subgraph}`);
+    const headers = callerHeaders(caller, internalToken);
+    if ("host" in endpoint) return endpoint.host.execute({ query, variables }, headers);
+    const response = await fetch(endpoint.url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await response.json()) as FormattedExecutionResult;
+  };
+}
+
+/**
  * Calls one subgraph directly, as the edge itself (`service` caller), for what the edge alone may see: signing
- * keys to verify tokens, partner secrets to verify signatures. Such fields are `@inaccessible` in the supergraph,
- * so no client can reach them through the gateway. Uses the same in-process or HTTP hop as the gateway.
+ * keys to verify tokens, partner secrets to verify signatures, seen signatures. Such fields are `@inaccessible` in
+ * the supergraph and answer only a `service` caller, so no client can reach them.
  */
 export function createSubgraphClient(subgraphs: Record<string, SubgraphEndpoint>, internalToken: string) {
   return async function callSubgraph(
@@ -16,16 +39,7 @@ export function createSubgraphClient(subgraphs: Record<string, SubgraphEndpoint>
     query: string,
     variables: Record<string, unknown> = {},
   ): Promise<Record<string, unknown>> {
-    const endpoint = subgraphs[subgraph];
-    if (!endpoint) throw new AppError("internal_error", `no endpoint for subgraph ${subgraph}`);
-    const headers = callerHeaders(edgeItself, internalToken);
-    if ("host" in endpoint) return dataOf(await endpoint.host.execute({ query, variables }, headers));
-    const response = await fetch(endpoint.url, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify({ query, variables }),
-    });
-    return dataOf((await response.json()) as FormattedExecutionResult);
+    return dataOf(await subgraphExecutor(subgraphs, internalToken, subgraph)(query, variables, edgeItself));
   };
 }
 

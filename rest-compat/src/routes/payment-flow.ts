@@ -1,4 +1,4 @@
-import { idempotencyOf, paymentTokenOf } from "../gateway-request";
+import { idempotencyKeyOf, paymentTokenOf } from "../gateway-request";
 import { dataOf } from "../graphql";
 import type { RestRoute } from "../router";
 
@@ -17,6 +17,7 @@ export const paymentFlowRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/payment_intents/:id/confirm",
     auth: "payment_token",
+    subgraph: "payments",
     async handle(request, execute) {
       const variables = {
         id: request.params.id,
@@ -43,11 +44,15 @@ export const paymentFlowRoutes: RestRoute[] = [
     path: "/v1/payment_intents/:id/refund",
     auth: "hmac",
     async handle(request, execute) {
-      const variables = { id: request.params.id, input: request.body.fields, idempotency: idempotencyOf(request) };
+      const variables = {
+        id: request.params.id,
+        input: request.body.fields,
+        idempotency_key: idempotencyKeyOf(request),
+      };
       const data = dataOf(
         await execute(
-          `mutation RefundPaymentIntent($id: String!, $input: JSON!, $idempotency: IdempotencyInput) {
-            refundPaymentIntent(id: $id, input: $input, idempotency: $idempotency) {
+          `mutation RefundPaymentIntent($id: String!, $input: JSON!, $idempotency_key: String) {
+            refundPaymentIntent(id: $id, input: $input, idempotency_key: $idempotency_key) {
               refund { ${refundFields} }
               replayed
             }

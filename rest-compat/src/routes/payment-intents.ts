@@ -1,4 +1,4 @@
-import { idempotencyOf, paymentTokenOf } from "../gateway-request";
+import { idempotencyKeyOf, paymentTokenOf } from "../gateway-request";
 import { dataOf } from "../graphql";
 import { operationRoute } from "../operation-route";
 import { pageParams } from "../params";
@@ -9,8 +9,8 @@ const intentFields = `id merchant_id store_id client_partner_id merchant_ref_id 
   provider_transaction_id failure_code failure_message description metadata captured_at created_at updated_at
   expires_at`;
 
-const createMutation = `mutation CreatePaymentIntent($input: JSON!, $idempotency: IdempotencyInput) {
-  createPaymentIntent(input: $input, idempotency: $idempotency) {
+const createMutation = `mutation CreatePaymentIntent($input: JSON!, $idempotency_key: String) {
+  createPaymentIntent(input: $input, idempotency_key: $idempotency_key) {
     payment_intent { id status amount currency payment_method_types merchant_ref_id merchant_store_id created_at
       expires_at }
     payment_token { token payment_intent_id expires_in }
@@ -18,8 +18,8 @@ const createMutation = `mutation CreatePaymentIntent($input: JSON!, $idempotency
   }
 }`;
 
-const captureMutation = `mutation CapturePaymentIntent($id: String!, $amount: JSON, $idempotency: IdempotencyInput) {
-  capturePaymentIntent(id: $id, amount: $amount, idempotency: $idempotency) {
+const captureMutation = `mutation CapturePaymentIntent($id: String!, $amount: JSON, $idempotency_key: String) {
+  capturePaymentIntent(id: $id, amount: $amount, idempotency_key: $idempotency_key) {
     payment_intent { id status amount currency }
     replayed
   }
@@ -41,7 +41,7 @@ export const paymentIntentRoutes: RestRoute[] = [
     path: "/v1/payment_intents",
     auth: "hmac",
     async handle(request, execute): Promise<RestResponse> {
-      const variables = { input: request.body.fields, idempotency: idempotencyOf(request) };
+      const variables = { input: request.body.fields, idempotency_key: idempotencyKeyOf(request) };
       const result = dataOf(await execute(createMutation, variables, request.caller)).createPaymentIntent as Result;
       return {
         status: 201,
@@ -77,7 +77,7 @@ export const paymentIntentRoutes: RestRoute[] = [
       }
     }`,
     (request) => ({ id: request.params.id, payment_token: paymentTokenOf(request) }),
-    { auth: "payment_token" },
+    { auth: "payment_token", subgraph: "payments" },
   ),
   operationRoute(
     "POST",
@@ -87,7 +87,7 @@ export const paymentIntentRoutes: RestRoute[] = [
       cancelPaymentIntent(id: $id, payment_token: $payment_token) { id status }
     }`,
     (request) => ({ id: request.params.id, payment_token: paymentTokenOf(request) }),
-    { auth: "payment_token" },
+    { auth: "payment_token", subgraph: "payments" },
   ),
   {
     method: "POST",
@@ -97,7 +97,7 @@ export const paymentIntentRoutes: RestRoute[] = [
       const variables = {
         id: request.params.id,
         amount: bodyField(request.body.fields, "amount"),
-        idempotency: idempotencyOf(request),
+        idempotency_key: idempotencyKeyOf(request),
       };
       const result = dataOf(await execute(captureMutation, variables, request.caller)).capturePaymentIntent as Result;
       return { status: 200, body: result.payment_intent, headers: replayHeaders(result) };

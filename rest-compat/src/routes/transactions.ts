@@ -15,7 +15,7 @@ export const transactionRoutes: RestRoute[] = [
       paymentIntentTransactions(id: $id, payment_token: $payment_token) { ${transactionFields} }
     }`,
     (request) => ({ id: request.params.id, payment_token: paymentTokenOf(request) }),
-    { auth: "payment_token" },
+    { auth: "payment_token", subgraph: "payments" },
   ),
   operationRoute(
     "GET",

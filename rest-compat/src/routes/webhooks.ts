@@ -4,12 +4,14 @@ import type { RestRoute } from "../router";
 /**
  * Inbound provider notifications. No partner authentication: the provider's signature is the credential, checked
  * by the payments service over the raw bytes, which travel base64-encoded so not a byte changes on the way. Every
- * `*-signature` header is passed on; the service knows which one its provider uses.
+ * `*-signature` header is passed on; the service knows which one its provider uses. The operation is not in the
+ * public graph: raw bytes and signature headers are HTTP details, and `/v1` counts this path per IP.
  */
 export const webhookRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/webhooks/:provider",
+    subgraph: "payments",
     async handle(request, execute) {
       const signatures = Object.fromEntries(
         Object.entries(request.headers).filter(

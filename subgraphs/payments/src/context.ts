@@ -1,6 +1,7 @@
 import type { Caller, Database } from "@pos-cloud/common";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { ConfirmService } from "./modules/confirm/confirm.service";
+import type { GatewayFrontService } from "./modules/gateway-front/gateway-front.service";
 import type { TransactionService } from "./modules/ledger/transaction.service";
 import type { MerchantSyncService } from "./modules/partners/merchant-sync.service";
 import type { PartnerService } from "./modules/partners/partner.service";
@@ -24,11 +25,15 @@ export interface PaymentsDeps {
   poller: PaymentPoller;
   refunds: RefundService;
   transactions: TransactionService;
+  /** The edge's questions before a signed request runs (replayed signature, store of the rate limits). */
+  gatewayFront: GatewayFrontService;
   close(): Promise<void>;
 }
 
+/** What one request sees: who calls, the services, and the request's batch loaders for entity references. */
 export interface PaymentsContext {
   caller: Caller;
+  loaders: { stores: ReturnType<PaymentIntentService["storeLoader"]> };
   partners: PartnerService;
   merchantSync: MerchantSyncService;
   paymentIntents: PaymentIntentService;
@@ -36,11 +41,13 @@ export interface PaymentsContext {
   webhooks: WebhookService;
   refunds: RefundService;
   transactions: TransactionService;
+  gatewayFront: GatewayFrontService;
 }
 
 export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsContext {
   return {
     caller,
+    loaders: { stores: deps.paymentIntents.storeLoader(caller) },
     partners: deps.partners,
     merchantSync: deps.merchantSync,
     paymentIntents: deps.paymentIntents,
@@ -48,5 +55,6 @@ export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsConte
     webhooks: deps.webhooks,
     refunds: deps.refunds,
     transactions: deps.transactions,
+    gatewayFront: deps.gatewayFront,
   };
 }

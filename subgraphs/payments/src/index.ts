@@ -13,6 +13,9 @@ import { PrismaClient } from "./generated/prisma/client";
 import { confirmRepository } from "./modules/confirm/confirm.repository";
 import { confirmService } from "./modules/confirm/confirm.service";
 import { confirmResolvers } from "./modules/confirm/resolvers";
+import { gatewayFrontService } from "./modules/gateway-front/gateway-front.service";
+import { gatewayFrontResolvers } from "./modules/gateway-front/resolvers";
+import { seenSignatureRepository } from "./modules/gateway-front/seen-signature.repository";
 import { idempotencyRepository } from "./modules/idempotency/idempotency.repository";
 import { idempotencyService } from "./modules/idempotency/idempotency.service";
 import { ledgerResolvers } from "./modules/ledger/resolvers";
@@ -29,6 +32,7 @@ import { paymentIntentService } from "./modules/payment-intents/payment-intent.s
 import { paymentIntentResolvers } from "./modules/payment-intents/resolvers";
 import { paymentPoller } from "./modules/provider-events/payment-poller";
 import { providerEventRepository } from "./modules/provider-events/provider-event.repository";
+import { providerOutcomeService } from "./modules/provider-events/provider-outcome.service";
 import { providerEventResolvers } from "./modules/provider-events/resolvers";
 import { webhookService } from "./modules/provider-events/webhook.service";
 import { providerCredentialStore } from "./modules/providers/provider-credentials";
@@ -62,6 +66,7 @@ export const payments: SubgraphDefinition<PaymentsDeps, PaymentsContext> = {
     providerEventResolvers,
     refundResolvers,
     ledgerResolvers,
+    gatewayFrontResolvers,
   ),
   createContext,
 };
@@ -78,17 +83,20 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   const credentials = providerCredentialStore(prisma, box);
   const events = providerEventRepository(prisma);
   const refunds = refundService({ refunds: refundRepository(prisma), idempotency, providers, credentials, clock });
+  const outcomes = providerOutcomeService({ events, refunds, providers, credentials, clock });
+  const stores = storeResolver(partners);
   const paymentIntents = paymentIntentService({
     intents: paymentIntentRepository(prisma, sql),
-    stores: storeResolver(partners),
+    stores,
     idempotency,
+    outcomes,
     clock,
   });
   return {
     db,
     prisma,
     partners: partnerService(partners, box, clock),
-    merchantSync: merchantSyncService(merchantSyncRepository(prisma), box),
+    merchantSync: merchantSyncService(merchantSyncRepository(prisma), box, clock),
     paymentIntents,
     providers,
     confirmations: confirmService({
@@ -98,10 +106,11 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
       credentials,
       clock,
     }),
-    webhooks: webhookService({ events, providers, clock, retryDelaysMs: config.webhookRetryDelaysMs }),
-    poller: paymentPoller({ events, providers, credentials, clock, sweeps: [() => refunds.resumePending()] }),
+    webhooks: webhookService({ events, outcomes, providers, clock, retryDelaysMs: config.webhookRetryDelaysMs }),
+    poller: paymentPoller({ events, outcomes, providers, credentials, sweeps: [() => refunds.resumePending()] }),
     refunds,
     transactions: transactionService({ ledger: transactionRepository(prisma), intents: paymentIntents }),
+    gatewayFront: gatewayFrontService({ signatures: seenSignatureRepository(prisma, sql), stores, clock }),
     close: async () => {
       await prisma.$disconnect();
       await db.close();

@@ -6,7 +6,7 @@ import type { PaymentsDeps } from "../../index";
 import { type PreparedSql, preparedSql } from "../../sql";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 import { idempotencyRepository } from "./idempotency.repository";
-import { idempotencyService } from "./idempotency.service";
+import { idempotencyRequest, idempotencyService } from "./idempotency.service";
 
 const clock = movableClock();
 let deps: PaymentsDeps;
@@ -115,4 +115,20 @@ it("commits a claim without waiting for the disk, and only the claim", async () 
   expect(returned).toEqual([{ id, synchronous_commit: "off" }]);
   // The setting was local to the claim's transaction: the connection's next commit waits for the disk again.
   expect(await deps.db.query("SHOW synchronous_commit")).toEqual([{ synchronous_commit: "on" }]);
+});
+
+it("fingerprints the operation and its parameters, whatever their order, not their bytes", () => {
+  const hash = (operation: string, parameters: Record<string, unknown>) =>
+    idempotencyRequest("k", operation, parameters)?.request_hash;
+  const input = { amount: 100, currency: "JPY", metadata: { a: 1, b: [1, { y: 2, x: 1 }] }, note: null };
+  const reordered = { note: undefined, metadata: { b: [1, { x: 1, y: 2 }], a: 1 }, currency: "JPY", amount: 100 };
+  expect(hash("createPaymentIntent", { input })).toBe(hash("createPaymentIntent", { input: reordered }));
+  expect(hash("createPaymentIntent", { input })).not.toBe(
+    hash("createPaymentIntent", { input: { ...input, amount: 101 } }),
+  );
+  // Array order is meaning, not serialisation.
+  const swapped = { ...input, metadata: { a: 1, b: [{ y: 2, x: 1 }, 1] } };
+  expect(hash("createPaymentIntent", { input })).not.toBe(hash("createPaymentIntent", { input: swapped }));
+  expect(hash("createPaymentIntent", { input })).not.toBe(hash("refundPaymentIntent", { input }));
+  expect(idempotencyRequest(null, "createPaymentIntent", { input })).toBeNull();
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { AppError, invalidField, type SecretBox } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { Prisma } from "../../generated/prisma/client";
@@ -8,10 +9,41 @@ export type IdempotencyService = ReturnType<typeof idempotencyService>;
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
 
-/** What a caller sends with a POST: its Idempotency-Key and a fingerprint of the request (method, path, body). */
+/** An Idempotency-Key and the fingerprint of the request it came with (`idempotencyRequest`). */
 export interface IdempotencyRequest {
   key: string;
   request_hash: string;
+}
+
+/**
+ * Sorts every object's keys and drops null fields (absent and null mean the same to these operations), so the same
+ * parameters give the same text however a client serialised them.
+ */
+const canonicalJson = (value: unknown) =>
+  JSON.stringify(value, (_, field: unknown) => {
+    if (field === null) return undefined;
+    if (typeof field !== "object" || Array.isArray(field)) return field;
+    const object = field as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(object)
+        .sort()
+        .map((name) => [name, object[name]]),
+    );
+  });
+
+/**
+ * Binds an Idempotency-Key to an operation and its parameters, as Stripe does: the request's meaning, not its bytes,
+ * so a retry that re-serialises the same body (another key order, other spacing) is the same request. Null when
+ * the caller sent no key.
+ */
+export function idempotencyRequest(
+  key: string | null | undefined,
+  operation: string,
+  parameters: Record<string, unknown>,
+): IdempotencyRequest | null {
+  if (key === null || key === undefined) return null;
+  const request_hash = createHash("sha256").update(canonicalJson({ operation, parameters })).digest("hex");
+  return { key, request_hash };
 }
 
 /** Given to the work: keeps its response for replays, in the work's own transaction. */

@@ -14,25 +14,42 @@ function active<T extends { is_active: boolean }>(store: T): T {
  * failing that, by its numeric id. Without it a partner with exactly one store uses that store.
  */
 export function storeResolver(partners: PartnerRepository) {
+  const onlyStore = async (client_partner_id: number) =>
+    (await partners.partnerStoreCount(client_partner_id)) === 1 ? partners.firstPartnerStore(client_partner_id) : null;
+
+  /** The partner's stores `merchant_store_id` may mean: those with that code, else the one with that id. */
+  async function named(client_partner_id: number, merchant_store_id: string) {
+    const id = /^[1-9][0-9]{0,9}$/.test(merchant_store_id) ? Number(merchant_store_id) : undefined;
+    const found = await partners.partnerStores(client_partner_id, { code: merchant_store_id, id });
+    const byCode = found.filter((store) => store.store_code === merchant_store_id);
+    return { id, stores: byCode.length > 0 ? byCode : found.slice(0, 1) };
+  }
+
   return {
+    /**
+     * The store a request is for, as `resolve` would find it but without refusing anything (an inactive store, an
+     * ambiguous code: the first), for the edge's per-store and per-merchant limits; null when there is none.
+     */
+    async find(client_partner_id: number, merchant_store_id: string | null) {
+      if (merchant_store_id === null) return onlyStore(client_partner_id);
+      return (await named(client_partner_id, merchant_store_id)).stores[0] ?? null;
+    },
+
     async resolve(client_partner_id: number, merchant_store_id: string | null) {
       if (merchant_store_id === null) {
-        if ((await partners.partnerStoreCount(client_partner_id)) === 1) {
-          return active((await partners.firstPartnerStore(client_partner_id))!);
-        }
+        const only = await onlyStore(client_partner_id);
+        if (only) return active(only);
         throw invalidField("merchant_store_id", "required", "merchant_store_id is required: name one of your stores");
       }
-      const id = /^[1-9][0-9]{0,9}$/.test(merchant_store_id) ? Number(merchant_store_id) : undefined;
-      const found = await partners.partnerStores(client_partner_id, { code: merchant_store_id, id });
-      const byCode = found.filter((store) => store.store_code === merchant_store_id);
-      if (byCode.length > 1) {
+      const { id, stores } = await named(client_partner_id, merchant_store_id);
+      if (stores.length > 1) {
         throw invalidField(
           "merchant_store_id",
           "ambiguous",
           "several of your stores have this code; send the store id",
         );
       }
-      const store = byCode[0] ?? found[0];
+      const store = stores[0];
       if (store) return active(store);
       if (id !== undefined && (await partners.storeOwner(id))) {
         throw new AppError("forbidden", "this store belongs to another client partner", { field: "merchant_store_id" });

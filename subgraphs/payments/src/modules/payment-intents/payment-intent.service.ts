@@ -1,9 +1,10 @@
-import { AppError, type Caller, invalidField, newUlid, parseEntityId } from "@pos-cloud/common";
+import { AppError, type Caller, invalidField, newUlid, partnerIdOf, storeReferenceLoader } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
-import { partnerIdOf } from "../partners/partner-caller";
 import type { StoreResolver } from "../partners/store-resolver";
+import { requireCurrentSync } from "../partners/sync-lease";
+import type { ProviderOutcomeService } from "../provider-events/provider-outcome.service";
 import { parseAmount, parseCreateInput } from "./payment-intent.input";
 import type { PaymentIntentRepository } from "./payment-intent.repository";
 import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
@@ -39,9 +40,10 @@ export function paymentIntentService(deps: {
   intents: PaymentIntentRepository;
   stores: StoreResolver;
   idempotency: IdempotencyService;
+  outcomes: Pick<ProviderOutcomeService, "cancelAtProvider">;
   clock: Clock;
 }) {
-  const { intents, stores, idempotency, clock } = deps;
+  const { intents, stores, idempotency, outcomes, clock } = deps;
 
   /**
    * Expiry holds whether or not a worker ran: an open intent read after `expires_at` is cancelled (failure_code
@@ -82,7 +84,19 @@ export function paymentIntentService(deps: {
   });
 
   return {
-    payment_intents_count: (storeId: string | number) => intents.countByStore(parseEntityId(storeId, "store_id")),
+    /**
+     * One request's Store references (`payment_intents_count` of every store of a hierarchy) in one statement. Each
+     * store is checked against the caller first; its intents count only under the merchant the portal placed it in.
+     */
+    storeLoader: (caller: Caller) =>
+      storeReferenceLoader(caller, async (stores) => {
+        const counts = await intents.countByStores(stores.map((store) => store.id));
+        return stores.map((store) => ({
+          id: store.id,
+          payment_intents_count:
+            counts.find((row) => row.store_id === store.id && row.merchant_id === store.merchantId)?._count._all ?? 0,
+        }));
+      }),
 
     async create(caller: Caller, input: unknown, request?: IdempotencyRequest | null) {
       const client_partner_id = partnerIdOf(caller);
@@ -90,6 +104,7 @@ export function paymentIntentService(deps: {
         const parsed = parseCreateInput(input);
         const store = await stores.resolve(client_partner_id, parsed.merchant_store_id);
         const now = clock();
+        requireCurrentSync(store, now);
         const status = initialStatus[parsed.processing_mode];
         // Every intent gets a token, a cash one too: the create response has one shape and a terminal's web view
         // can read any intent it shows.
@@ -143,6 +158,9 @@ export function paymentIntentService(deps: {
       const intent = await withToken(id, token, "follow");
       if (isExpired(intent)) throw expired();
       if (!CANCELLABLE.includes(intent.status)) throw wrongState(intent, "cancelled");
+      // A confirmed QR is cancelled at its provider first: if the customer paid it, the provider refuses and the
+      // intent follows the payment instead (409).
+      if (intent.provider_transaction_id) await outcomes.cancelAtProvider(intent);
       const moved = await intents.transition(
         id,
         [intent.status],

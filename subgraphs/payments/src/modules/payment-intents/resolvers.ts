@@ -1,5 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
+import type { Resolvers, StoreReference } from "@pos-cloud/common";
 import type { PaymentsContext } from "../../context";
+import { idempotencyRequest } from "../idempotency/idempotency.service";
 
 export const paymentIntentResolvers: Resolvers<PaymentsContext> = {
   Query: {
@@ -7,17 +8,22 @@ export const paymentIntentResolvers: Resolvers<PaymentsContext> = {
     paymentIntentByToken: (_, { id, payment_token }, { paymentIntents }) => paymentIntents.retrieve(id, payment_token),
   },
   Mutation: {
-    createPaymentIntent: (_, { input, idempotency }, { paymentIntents, caller }) =>
-      paymentIntents.create(caller, input, idempotency),
+    createPaymentIntent: (_, { input, idempotency_key }, { paymentIntents, caller }) =>
+      paymentIntents.create(caller, input, idempotencyRequest(idempotency_key, "createPaymentIntent", { input })),
     cancelPaymentIntent: (_, { id, payment_token }, { paymentIntents }) => paymentIntents.cancel(id, payment_token),
-    capturePaymentIntent: (_, { id, amount, idempotency }, { paymentIntents, caller }) =>
-      paymentIntents.capture(caller, id, amount, idempotency),
+    capturePaymentIntent: (_, { id, amount, idempotency_key }, { paymentIntents, caller }) =>
+      paymentIntents.capture(
+        caller,
+        id,
+        amount,
+        idempotencyRequest(idempotency_key, "capturePaymentIntent", { id, amount }),
+      ),
   },
   PaymentIntent: {
     __resolveReference: ({ id }: { id: string }, { paymentIntents, caller }: PaymentsContext) =>
       paymentIntents.findForCaller(caller, id),
   },
   Store: {
-    payment_intents_count: ({ id }: { id: number }, _, { paymentIntents }) => paymentIntents.payment_intents_count(id),
+    __resolveReference: (reference: StoreReference, { loaders }: PaymentsContext) => loaders.stores.load(reference),
   },
 };

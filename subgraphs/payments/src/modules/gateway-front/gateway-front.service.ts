@@ -1,0 +1,46 @@
+import { type Caller, invalidField, requireService } from "@pos-cloud/common";
+import type { Clock } from "../../clock";
+import type { StoreResolver } from "../partners/store-resolver";
+import type { SeenSignatureRepository } from "./seen-signature.repository";
+
+export type GatewayFrontService = ReturnType<typeof gatewayFrontService>;
+
+/** Longer than any signature can stay inside the ±5-minute window; a bound, so no row is kept for ever. */
+const MAX_TTL_SECONDS = 15 * 60;
+const MAX_SIGNATURE_LENGTH = 128;
+/** Expired signatures are deleted by the first claim after this much time, so the table holds about 10 minutes. */
+const CLEANUP_EVERY_MS = 60_000;
+
+/** What the edge asks before a signed `/v1` request runs: is its signature new, and which store is it for. */
+export function gatewayFrontService(deps: {
+  signatures: SeenSignatureRepository;
+  stores: StoreResolver;
+  clock: Clock;
+}) {
+  const { signatures, stores, clock } = deps;
+  let nextCleanup = 0;
+  return {
+    /** True the first time a signature is claimed within its lifetime; false for a replay. */
+    async claimSignature(caller: Caller, signature: string, ttl_seconds: number): Promise<boolean> {
+      requireService(caller);
+      if (signature.length === 0 || signature.length > MAX_SIGNATURE_LENGTH) {
+        throw invalidField("signature", "length", `signature must be 1 to ${MAX_SIGNATURE_LENGTH} characters`);
+      }
+      if (!Number.isInteger(ttl_seconds) || ttl_seconds < 1 || ttl_seconds > MAX_TTL_SECONDS) {
+        throw invalidField("ttl_seconds", "range", `ttl_seconds must be 1 to ${MAX_TTL_SECONDS}`);
+      }
+      const now = clock();
+      if (now.getTime() >= nextCleanup) {
+        nextCleanup = now.getTime() + CLEANUP_EVERY_MS;
+        await signatures.deleteExpired(now);
+      }
+      return signatures.claim(signature, new Date(now.getTime() + ttl_seconds * 1000));
+    },
+
+    async storeFor(caller: Caller, client_partner_id: number, merchant_store_id: string | null | undefined) {
+      requireService(caller);
+      const store = await stores.find(client_partner_id, merchant_store_id ?? null);
+      return store && { store_id: store.id, merchant_id: store.merchant_id };
+    },
+  };
+}

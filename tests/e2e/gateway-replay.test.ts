@@ -1,0 +1,88 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisUrl } from "../support/environment";
+import { type Demo, readDemo, signed } from "../support/gateway";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
+
+const now = () => Math.floor(Date.now() / 1000);
+
+// Embedded, the payments database remembers the signatures; in the cluster suite, Redis does as well.
+for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
+  describe(`replayed signed requests (${store})`, () => {
+    let platform: TestPlatform;
+    let demo: Demo;
+    beforeAll(async () => {
+      platform = await startTestPlatform({
+        redisUrl: store === "redis" ? redisUrl : undefined,
+        redisKeyPrefix: `test-${randomUUID()}`,
+      });
+      demo = readDemo(platform.dataDir);
+    });
+    afterAll(() => platform?.close());
+
+    const cashIntent = async () => {
+      const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+        amount: 1000,
+        currency: "JPY",
+        payment_method_types: ["cash"],
+        merchant_ref_id: `replay-${randomUUID()}`,
+        merchant_store_id: demo.store.code,
+      });
+      expect(created.body.status).toBe("succeeded");
+      return created.body.id as string;
+    };
+    const refunds = (payment_intent_id: string) =>
+      platform.payments.prisma.refund.count({ where: { payment_intent_id } });
+
+    it("refuses the same signed refund a second time with 401, and refunds once", async () => {
+      const id = await cashIntent();
+      const path = `/v1/payment_intents/${id}/refund`;
+      const timestamp = now();
+      const first = await signed(platform.baseUrl, demo.partner, "POST", path, { amount: 100 }, { timestamp });
+      const replay = await signed(platform.baseUrl, demo.partner, "POST", path, { amount: 100 }, { timestamp });
+      expect(first.status).toBe(201);
+      expect(replay.status).toBe(401);
+      expect(replay.body).toMatchObject({ code: "unauthorized", details: {} });
+      expect(replay.headers.get("x-ratelimit-limit")).not.toBeNull();
+      expect(await refunds(id)).toBe(1);
+      // The same refund signed anew (another timestamp) is a new request.
+      const resigned = await signed(
+        platform.baseUrl,
+        demo.partner,
+        "POST",
+        path,
+        { amount: 100 },
+        {
+          timestamp: timestamp - 1,
+        },
+      );
+      expect(resigned.status).toBe(201);
+      expect(await refunds(id)).toBe(2);
+    });
+
+    it("lets one of many concurrent copies through, under either scheme", async () => {
+      for (const scheme of [1, 2] as const) {
+        const id = await cashIntent();
+        const path = `/v1/payment_intents/${id}/refund`;
+        const timestamp = now();
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            signed(platform.baseUrl, demo.partner, "POST", path, { amount: 10 }, { timestamp, scheme }),
+          ),
+        );
+        expect(answers.map((answer) => answer.status).sort()).toEqual([201, ...Array(9).fill(401)]);
+        expect(await refunds(id)).toBe(1);
+      }
+    });
+
+    it("lets a signed GET be sent again: reads change nothing", async () => {
+      const timestamp = now();
+      for (let i = 0; i < 2; i++) {
+        const list = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?limit=1", undefined, {
+          timestamp,
+        });
+        expect(list.status).toBe(200);
+      }
+    });
+  });
+}
