@@ -3,6 +3,10 @@ import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled } from "@apollo/server/plugin/disabled";
 import { anonymous, type Caller, callerHeaders, type SubgraphHost } from "@pos-cloud/common";
 import type { GraphQLSchema } from "graphql";
+import { timeBudget } from "./graphql-budget";
+import { clientErrorFormatter, storableLiterals, storableVariables } from "./graphql-errors";
+import { documentRules, type GraphQLLimits } from "./graphql-limits";
+import { unauthenticatedPlugin } from "./unauthenticated";
 
 export type GatewayContext = {
   caller: Caller;
@@ -53,23 +57,39 @@ export async function startGraphQL(options: {
   supergraphSdl: string;
   subgraphs: Record<string, SubgraphEndpoint>;
   internalToken: string;
+  limits: GraphQLLimits;
+  /** Introspection and "Did you mean ..." suggestions: for development, off in production. */
+  schemaDetails: boolean;
 }): Promise<{ server: ApolloServer<GatewayContext>; apiSchema: () => GraphQLSchema }> {
+  const budget = timeBudget(options.limits.timeoutMs);
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     buildService: ({ name }) => {
       const endpoint = options.subgraphs[name];
       if (!endpoint) throw new Error(`no endpoint configured for subgraph ${name}`);
-      return "host" in endpoint
-        ? new InProcessDataSource(endpoint.host, options.internalToken)
-        : new RemoteSubgraphDataSource(endpoint.url, options.internalToken);
+      return budget.guard(
+        "host" in endpoint
+          ? new InProcessDataSource(endpoint.host, options.internalToken)
+          : new RemoteSubgraphDataSource(endpoint.url, options.internalToken),
+      );
     },
+    // The query plan names the subgraphs; it is never shown to clients (a header asks for it outside production).
+    __exposeQueryPlanExperimental: false,
   });
   const server = new ApolloServer<GatewayContext>({
-    gateway,
-    introspection: true,
+    gateway: budget.wrap(gateway),
+    introspection: options.schemaDetails,
     includeStacktraceInErrorResponses: false,
+    formatError: clientErrorFormatter({ schemaDetails: options.schemaDetails }),
+    // Parsing stops at the token limit; the document limits run with the specified rules, before the gateway plans.
+    parseOptions: { maxTokens: options.limits.maxTokens },
+    validationRules: [...documentRules(options.limits), storableLiterals],
+    // Apollo's defaults, stated because they are part of the API: a request without a JSON content type (or a
+    // preflight header) is refused, as are batches; a GET may carry only a query.
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
     // No type or field carries a cache hint, so the plugin would only cost memory (docs/decisions.md).
-    plugins: [ApolloServerPluginCacheControlDisabled()],
+    plugins: [ApolloServerPluginCacheControlDisabled(), unauthenticatedPlugin(), storableVariables],
   });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((update) => {

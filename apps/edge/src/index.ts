@@ -3,24 +3,32 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { repositoryRoot } from "@pos-cloud/common";
 import {
+  connectRedis,
   createGatewayFront,
   createHmacVerifier,
   createRateLimiter,
   createRouter,
+  type GatewayStore,
   memoryCounters,
   type PartnerSecrets,
   type RateLimiter,
   type RateLimits,
+  type RestRoute,
   redisCounters,
+  redisSeenSignatures,
   restRoutes,
+  type SeenSignatures,
 } from "@pos-cloud/rest-compat";
+import type { Redis } from "ioredis";
 import { createAuthenticator } from "./authenticate";
 import { type SubgraphEndpoint, startGraphQL } from "./gateway";
+import { type GraphQLLimits, graphQLLimits } from "./graphql-limits";
 import { createEdgeServer } from "./server";
-import { type CallSubgraph, createSubgraphClient } from "./subgraph-client";
+import { type CallSubgraph, createSubgraphClient, subgraphExecutor } from "./subgraph-client";
 import { attachWebSocket } from "./websocket";
 
 export type { SubgraphEndpoint } from "./gateway";
+export type { GraphQLLimits } from "./graphql-limits";
 
 export interface EdgeConfig {
   port: number;
@@ -29,7 +37,10 @@ export interface EdgeConfig {
   internalToken: string;
   /** Web-view origins allowed on the payment-token endpoints. */
   corsOrigins?: string[];
-  /** Rate-limit counters in Redis (shared by edge instances); in memory when absent. */
+  /**
+   * Rate-limit counters and seen request signatures in Redis (shared by edge instances); when absent, counters in
+   * memory and signatures in the payments database.
+   */
   redisUrl?: string;
   redisKeyPrefix?: string;
   /** The spec's limits unless a test or benchmark changes them. */
@@ -38,18 +49,53 @@ export interface EdgeConfig {
   clock?: () => Date;
   /** The embedded platform's recorded messages, served at `GET /api/v1/dev/messages`. */
   devMessages?: () => unknown[];
+  /** What one GraphQL operation may ask for and how long it may run; unset values keep their defaults. */
+  graphqlLimits?: Partial<GraphQLLimits>;
+  /** Introspection and field suggestions in GraphQL errors; off unless set (development only). */
+  graphqlSchemaDetails?: boolean;
 }
 
 const partnerCredentialsQuery = `query PartnerCredentials($client_id: String!) {
   partnerCredentials(client_id: $client_id) { client_partner_id secrets }
 }`;
 
-function createGateway(config: EdgeConfig, limiter: RateLimiter, callSubgraph: CallSubgraph) {
+const gatewayStoreQuery = `query GatewayStore($client_partner_id: Int!, $merchant_store_id: String) {
+  gatewayStore(client_partner_id: $client_partner_id, merchant_store_id: $merchant_store_id) { store_id merchant_id }
+}`;
+
+const claimSignatureMutation = `mutation ClaimSignature($signature: String!, $ttl_seconds: Int!) {
+  claimSignature(signature: $signature, ttl_seconds: $ttl_seconds)
+}`;
+
+function createGateway(config: EdgeConfig, limiter: RateLimiter, callSubgraph: CallSubgraph, redis?: Redis) {
   const hmac = createHmacVerifier({
     fetchSecrets: async (client_id) =>
       (await callSubgraph("payments", partnerCredentialsQuery, { client_id })).partnerCredentials as PartnerSecrets,
   });
-  return createGatewayFront({ hmac, limiter, corsOrigins: config.corsOrigins ?? [] });
+  const seenSignatures: SeenSignatures = redis
+    ? redisSeenSignatures(redis, config.redisKeyPrefix)
+    : {
+        claim: async (signature, ttl_seconds) =>
+          (await callSubgraph("payments", claimSignatureMutation, { signature, ttl_seconds })).claimSignature === true,
+      };
+  return createGatewayFront({
+    hmac,
+    limiter,
+    corsOrigins: config.corsOrigins ?? [],
+    seenSignatures,
+    fetchStore: async (client_partner_id, merchant_store_id) =>
+      (await callSubgraph("payments", gatewayStoreQuery, { client_partner_id, merchant_store_id }))
+        .gatewayStore as GatewayStore,
+  });
+}
+
+/** A route whose operation the public graph leaves out runs on its subgraph directly (`RestRoute.subgraph`). */
+function routesFor(config: EdgeConfig): RestRoute[] {
+  return restRoutes.map((route) => {
+    if (!route.subgraph) return route;
+    const execute = subgraphExecutor(config.subgraphs, config.internalToken, route.subgraph);
+    return { ...route, handle: (request) => route.handle(request, execute) };
+  });
 }
 
 /** How long in-flight requests may take to finish on shutdown before their connections are cut. */
@@ -57,25 +103,33 @@ const DRAIN_MS = 4000;
 
 export async function startEdge(config: EdgeConfig) {
   const supergraphSdl = readFileSync(join(repositoryRoot, "schema", "supergraph.graphql"), "utf8");
+  const limits = graphQLLimits(config.graphqlLimits);
   const graphql = await startGraphQL({
     supergraphSdl,
     subgraphs: config.subgraphs,
     internalToken: config.internalToken,
+    limits,
+    schemaDetails: config.graphqlSchemaDetails ?? false,
   });
-  const counters = config.redisUrl ? redisCounters(config.redisUrl, config.redisKeyPrefix) : memoryCounters();
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  const counters = redis ? redisCounters(redis, config.redisKeyPrefix) : memoryCounters();
   const clock = config.clock ?? (() => new Date());
   const limiter = createRateLimiter({ limits: config.rateLimits, counters, now: () => clock().getTime() });
   const callSubgraph = createSubgraphClient(config.subgraphs, config.internalToken);
   const authenticator = createAuthenticator(callSubgraph, config.clock);
   const server = createEdgeServer({
     graphql: graphql.server,
-    router: createRouter(restRoutes),
-    gateway: createGateway(config, limiter, callSubgraph),
+    router: createRouter(routesFor(config)),
+    gateway: createGateway(config, limiter, callSubgraph, redis),
     authenticator,
     limiter,
     devMessages: config.devMessages,
   });
-  const websocket = attachWebSocket(server, graphql.server, graphql.apiSchema, authenticator, config.clock);
+  const websocket = attachWebSocket(server, graphql.server, graphql.apiSchema, authenticator, {
+    limiter,
+    limits,
+    clock: config.clock,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, resolve);
@@ -91,7 +145,7 @@ export async function startEdge(config: EdgeConfig) {
       await closed;
       clearTimeout(cut);
       await graphql.server.stop();
-      await counters.close();
+      redis?.disconnect();
     },
   };
 }

@@ -1,14 +1,31 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { ApolloServer } from "@apollo/server";
-import { AppError, type Caller } from "@pos-cloud/common";
-import { type ExecutionResult, GraphQLError, type GraphQLSchema, print } from "graphql";
+import { AppError, anonymous, type Caller } from "@pos-cloud/common";
+import { MAX_BODY_BYTES, type RateLimiter } from "@pos-cloud/rest-compat";
+import { type ExecutionResult, type FormattedExecutionResult, GraphQLError, type GraphQLSchema, print } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
-import { WebSocketServer } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
+import { takeApiLimit } from "./api-limit";
 import type { Authenticated, Authenticator } from "./authenticate";
 import type { GatewayContext } from "./gateway";
+import { asGraphQLError } from "./graphql-errors";
+import { documentRules, type GraphQLLimits, limitedDocument } from "./graphql-limits";
 
 /** Close code for a connection whose token was refused (graphql-ws reserves 4400-4499 for such reasons). */
 const UNAUTHORIZED_CLOSE = 4401;
+/** Close code for a connection whose operations went over the caller's API limit (HTTP's 429). */
+const RATE_LIMITED_CLOSE = 4429;
+
+export interface WebSocketOptions {
+  /** Every operation counts against its caller's API limit (per user and per IP), as an HTTP request does. */
+  limiter: RateLimiter;
+  /** The same document limits as over HTTP, applied before graphql-ws would parse and validate on its own. */
+  limits: GraphQLLimits;
+  clock?: () => Date;
+}
+
+const tooManyRequests = () =>
+  asGraphQLError(new AppError("rate_limit_exceeded", "too many requests; the connection is closed, retry later"));
 
 const authorizationOf = (params: Record<string, unknown> | undefined, header: string | undefined) => {
   const value = params?.authorization ?? params?.Authorization ?? header;
@@ -20,20 +37,43 @@ const authorizationOf = (params: Record<string, unknown> | undefined, header: st
 /**
  * graphql-ws on `/graphql` of the same port. The connection authenticates once (`connectionParams.authorization`
  * or `Authorization`, else the upgrade request's header); operations after its token expired are refused, so a
- * client reconnects with a fresh token. Queries and mutations run through the gateway exactly as over HTTP.
+ * client reconnects with a fresh token. Each operation is counted against the caller's API limit (over it, the
+ * connection is closed with 4429), parsed and checked against the document limits, then run through the gateway
+ * exactly as over HTTP (the same validation, plugins and time budget).
  */
 export function attachWebSocket(
   httpServer: Server,
   graphql: ApolloServer<GatewayContext>,
   apiSchema: () => GraphQLSchema,
   authenticator: Authenticator,
-  clock: () => Date = () => new Date(),
+  { limiter, limits, clock = () => new Date() }: WebSocketOptions,
 ) {
-  const wss = new WebSocketServer({ server: httpServer, path: "/graphql" });
+  // A message is at most what an HTTP body may be (ws accepts 100 MiB by default).
+  const wss = new WebSocketServer({ server: httpServer, path: "/graphql", maxPayload: MAX_BODY_BYTES });
   const sessions = new WeakMap<object, Authenticated>();
+  const rules = documentRules(limits);
+  const callerOf = (extra: { request: IncomingMessage }): Caller =>
+    sessions.get(extra)?.caller ?? { ...anonymous, ip: extra.request.socket.remoteAddress };
+
+  async function admit(extra: { socket: WebSocket; request: IncomingMessage }): Promise<GraphQLError[] | undefined> {
+    const expiresAt = sessions.get(extra)?.expiresAt;
+    if (expiresAt && expiresAt <= clock()) {
+      return [
+        new GraphQLError("the bearer token has expired; reconnect with a new one", {
+          extensions: { code: "unauthorized" },
+        }),
+      ];
+    }
+    // Operations already queued on a connection closed for its rate are not counted again.
+    if (extra.socket.readyState !== extra.socket.OPEN) return [tooManyRequests()];
+    if ((await takeApiLimit(limiter, callerOf(extra))).exceeded) {
+      extra.socket.close(RATE_LIMITED_CLOSE, "Too many requests");
+      return [tooManyRequests()];
+    }
+    return undefined;
+  }
   const cleanup = useServer<Record<string, unknown>, GatewayContext>(
     {
-      schema: () => apiSchema(),
       onConnect: async (ctx) => {
         const { request, socket } = ctx.extra;
         try {
@@ -53,18 +93,23 @@ export function attachWebSocket(
           return false;
         }
       },
-      onSubscribe: (ctx) => {
-        const expiresAt = sessions.get(ctx.extra)?.expiresAt;
-        if (expiresAt && expiresAt <= clock()) {
-          return [
-            new GraphQLError("the bearer token has expired; reconnect with a new one", {
-              extensions: { code: "unauthorized" },
-            }),
-          ];
-        }
-        return undefined;
+      onSubscribe: async (ctx, _id, payload) => {
+        const refused = await admit(ctx.extra);
+        if (refused) return refused;
+        const schema = apiSchema();
+        const checked = limitedDocument(schema, payload.query, limits, rules);
+        if ("errors" in checked) return [...checked.errors];
+        return {
+          schema,
+          document: checked.document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+        };
       },
-      context: (ctx) => ({ caller: sessions.get(ctx.extra)?.caller ?? { type: "anonymous", scopes: [] } }),
+      context: (ctx) => ({ caller: callerOf(ctx.extra) }),
+      // Results come formatted by Apollo Server (plain error objects): sent as they are, where graphql-ws would call
+      // each error's toJSON and close the connection (4500) on the first error.
+      onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
       execute: async (args) => {
         const response = await graphql.executeOperation(
           {

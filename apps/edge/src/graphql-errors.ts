@@ -1,0 +1,89 @@
+import type { ApolloServerPlugin } from "@apollo/server";
+import { AppError, assertStorableText, isErrorCode, logger, unstorableTextPath } from "@pos-cloud/common";
+import { GraphQLError, type GraphQLFormattedError, Kind, type ValidationRule } from "graphql";
+
+/** An expected failure as a GraphQL error: `{code, details}` as every subgraph reports them, and its HTTP status. */
+export const asGraphQLError = (error: AppError) =>
+  new GraphQLError(error.message, {
+    extensions: { code: error.code, details: error.details, http: { status: error.status } },
+  });
+
+/** Apollo Server's own codes for a request the client got wrong, and the gateway's answers to the caller. */
+const apolloClientCodes = new Set([
+  "GRAPHQL_PARSE_FAILED",
+  "GRAPHQL_VALIDATION_FAILED",
+  "BAD_USER_INPUT",
+  "BAD_REQUEST",
+  "OPERATION_RESOLUTION_FAILURE",
+  "PERSISTED_QUERY_NOT_FOUND",
+  "PERSISTED_QUERY_NOT_SUPPORTED",
+  "UNAUTHENTICATED",
+  "FORBIDDEN",
+  "DOWNSTREAM_SERVICE_ERROR",
+]);
+
+const suggestion = / ?Did you mean(.+?)\?$/;
+
+/**
+ * What a client sees of an error: its message, path and `{code, details}`, nothing else: no stack, no subgraph
+ * (`serviceName`), no subgraph URL (`response`). Anything that is not an expected failure is logged and answered as
+ * `internal_error`. Without schema details, "Did you mean ..." suggestions (validation, variable coercion) go too.
+ */
+export function clientErrorFormatter({ schemaDetails }: { schemaDetails: boolean }) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const code = formatted.extensions?.code;
+    if (!isErrorCode(code) && !(typeof code === "string" && apolloClientCodes.has(code))) {
+      logger.error("unexpected error in a GraphQL operation", { error: originalOf(error), path: formatted.path });
+      return { message: "internal error", path: formatted.path, extensions: { code: "internal_error", details: {} } };
+    }
+    const details = formatted.extensions?.details;
+    return {
+      message: schemaDetails ? formatted.message : formatted.message.replace(suggestion, ""),
+      ...(formatted.locations ? { locations: formatted.locations } : {}),
+      ...(formatted.path ? { path: formatted.path } : {}),
+      extensions: details === undefined ? { code } : { code, details },
+    };
+  };
+}
+
+const originalOf = (error: unknown) =>
+  error instanceof GraphQLError && error.originalError ? error.originalError : error;
+
+/**
+ * Text PostgreSQL cannot store (NUL, a lone surrogate) is refused before the operation runs, naming the field: in
+ * variables (HTTP, graphql-ws and the REST compat all run through it) ...
+ */
+export const storableVariables: ApolloServerPlugin = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ request }) {
+        try {
+          assertStorableText(request.variables ?? {});
+        } catch (error) {
+          throw error instanceof AppError ? asGraphQLError(error) : error;
+        }
+      },
+    };
+  },
+};
+
+/** ... and in string literals of the document (`"\u0000"` is a valid GraphQL escape), naming the argument's path. */
+export const storableLiterals: ValidationRule = (context) => ({
+  StringValue(node, _key, parent, _path, ancestors) {
+    if (unstorableTextPath(node.value) === undefined) return;
+    const field =
+      [...ancestors, parent ?? []]
+        .flatMap((ancestor) =>
+          "kind" in ancestor && (ancestor.kind === Kind.ARGUMENT || ancestor.kind === Kind.OBJECT_FIELD)
+            ? [ancestor.name.value]
+            : [],
+        )
+        .join(".") || "query";
+    context.reportError(
+      new GraphQLError(`${field} contains a NUL character or invalid Unicode`, {
+        nodes: [node],
+        extensions: { details: { field, constraint: "text" } },
+      }),
+    );
+  },
+});
