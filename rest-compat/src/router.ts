@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Caller } from "@pos-cloud/common";
-import { AppError } from "@pos-cloud/common";
+import { AppError, invalidField } from "@pos-cloud/common";
 import type { ExecuteOperation } from "./graphql";
 import type { RequestBody } from "./http";
 
@@ -34,6 +34,11 @@ export interface RestRoute {
    * the caller that partner; `payment_token` routes serve web views (CORS, per-IP limit) and pass the token on.
    */
   auth?: "hmac" | "payment_token";
+  /**
+   * The subgraph that runs this route's operation directly, for operations kept out of the public graph
+   * (`@inaccessible`: web-view and provider operations `/graphql` must not serve); absent: through the gateway.
+   */
+  subgraph?: "payments";
   handle(request: RestRequest, execute: ExecuteOperation): Promise<RestResponse>;
 }
 
@@ -56,6 +61,15 @@ function compile(route: RestRoute, path: string): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
+/** A path parameter as text; percent-escapes that are no UTF-8 (`%ED%A0%80`, a lone surrogate) are a 400. */
+function decodeParam(value: string, name: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw invalidField(name, "text", `${name} is not valid percent-encoded UTF-8`);
+  }
+}
+
 export function createRouter(routes: RestRoute[]) {
   const compiled = routes.flatMap((route) => {
     const paths = [route.path];
@@ -71,7 +85,7 @@ export function createRouter(routes: RestRoute[]) {
         if (!found) continue;
         pathKnown = true;
         if (route.method !== method) continue;
-        const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1]!)]));
+        const params = Object.fromEntries(names.map((name, i) => [name, decodeParam(found[i + 1]!, name)]));
         return { route, params };
       }
       if (pathKnown) throw new AppError("method_not_allowed", `${method} is not allowed on ${pathname}`);

@@ -89,3 +89,6 @@ export const callerOf = (user: {
 });
 
 export const totpCode = (secret: string, at: Date) => generate({ secret, epoch: Math.floor(at.getTime() / 1000) });
+
+/** A login id of the same shape as a user's that no user has (the few users of a test do not end in ZZZ or YYY). */
+export const unusedLoginId = (loginId: string) => loginId.replace(/...$/, (last) => (last === "ZZZ" ? "YYY" : "ZZZ"));

@@ -30,7 +30,15 @@ export interface TestPlatform {
 export async function startTestPlatform(
   options: { demo?: boolean; clock?: () => Date } & Pick<
     PlatformConfig,
-    "rateLimits" | "corsOrigins" | "redisUrl" | "redisKeyPrefix" | "paymentsPollIntervalMs" | "webhookRetryDelaysMs"
+    | "rateLimits"
+    | "corsOrigins"
+    | "redisUrl"
+    | "redisKeyPrefix"
+    | "paymentsPollIntervalMs"
+    | "webhookRetryDelaysMs"
+    | "devMailbox"
+    | "graphqlLimits"
+    | "graphqlSchemaDetails"
   > = {},
 ): Promise<TestPlatform> {
   const dir = temporaryDirectory();
@@ -90,6 +98,12 @@ export async function postGraphQL(
 export const readDemo = (dataDir: string): DemoFile => JSON.parse(readFileSync(join(dataDir, "demo.json"), "utf8"));
 
 export const demoUser = (demo: DemoFile, role: DemoUser["role"]) => demo.users.find((user) => user.role === role)!;
+
+/** GETs a REST path; returns the status, the headers and the parsed body. */
+export async function getJson(baseUrl: string, path: string, token?: string) {
+  const response = await fetch(`${baseUrl}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
 
 /** POSTs JSON to a REST path; returns the status and the parsed body (null for 204). */
 export async function postJson(baseUrl: string, path: string, body: unknown, token?: string) {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type ApolloServer, HeaderMap } from "@apollo/server";
-import { AppError, type Caller } from "@pos-cloud/common";
+import { AppError, type Caller, roles, tierOf } from "@pos-cloud/common";
 import {
   type ExecuteOperation,
   type GatewayFront,
@@ -17,6 +17,7 @@ import {
 import { takeApiLimit } from "./api-limit";
 import type { Authenticator } from "./authenticate";
 import type { GatewayContext } from "./gateway";
+import { assertStorableRequest, refuseClientError, securityHeaders } from "./request-guards";
 
 export interface EdgeOptions {
   graphql: ApolloServer<GatewayContext>;
@@ -27,8 +28,18 @@ export interface EdgeOptions {
   authenticator: Authenticator;
   /** Counts portal and POS requests against the `api` bucket (`/v1` counts its own buckets in `gateway`). */
   limiter: RateLimiter;
-  /** The embedded platform's recorded SMS and e-mail (`GET /api/v1/dev/messages`); absent in other wirings. */
+  /**
+   * The embedded platform's recorded SMS and e-mail (`GET /api/v1/dev/messages`, system operators only); absent
+   * unless the mailbox is configured on.
+   */
   devMessages?: () => unknown[];
+}
+
+/** The development mailbox holds login codes: only a system operator, who may reach every tenant anyway, reads it. */
+function assertSystemOperator(caller: Caller) {
+  if (caller.type === "anonymous") throw new AppError("unauthorized", "log in as a system operator");
+  if (tierOf(caller) !== roles.SYSTEM_OP)
+    throw new AppError("forbidden", "only a system operator may read the development mailbox");
 }
 
 /** The caller of a request: its bearer token's identity (or anonymous), with the client's address and agent. */
@@ -64,10 +75,12 @@ export function createEdgeServer({
     const method = req.method ?? "GET";
     if (url.pathname === "/health" && method === "GET") return sendJson(res, 200, { status: "ok" });
     if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return serveGateway(req, res, url, method);
-    if (devMessages && url.pathname === "/api/v1/dev/messages" && method === "GET")
-      return sendJson(res, 200, { data: devMessages() });
     const caller = await callerOf(req, authenticator);
     await admitApiRequest(caller, res);
+    if (devMessages && url.pathname === "/api/v1/dev/messages" && method === "GET") {
+      assertSystemOperator(caller);
+      return sendJson(res, 200, { data: devMessages() });
+    }
     if (url.pathname === "/graphql") return serveGraphQL(req, res, url, caller);
     const matched = router.match(method, url.pathname);
     if (!matched) throw new AppError("not_found", `no route for ${method} ${url.pathname}`);
@@ -83,6 +96,7 @@ export function createEdgeServer({
     body: RequestBody,
     caller: Caller,
   ) {
+    assertStorableRequest(matched.params, url.searchParams, body);
     return matched.route.handle(
       {
         method,
@@ -164,7 +178,8 @@ export function createEdgeServer({
     res.end();
   }
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
+    for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
     handle(req, res).catch((error) => {
       if (res.headersSent) {
         res.destroy();
@@ -173,4 +188,6 @@ export function createEdgeServer({
       sendError(res, error);
     });
   });
+  server.on("clientError", refuseClientError);
+  return server;
 }

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { parseEnvironment } from "@pos-cloud/common";
+import type { GraphQLLimits } from "@pos-cloud/edge";
 import type { RateLimits } from "@pos-cloud/rest-compat";
 import { z } from "zod";
 
@@ -8,9 +9,15 @@ const postgresUrl = z
   .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL")
   .optional();
 
+/** A GraphQL limit; unset keeps the edge's default (apps/edge/src/graphql-limits.ts). */
+const graphqlLimit = z.coerce.number().int().positive().optional();
+
 const schema = z.object({
+  /** `production` turns GraphQL introspection and field suggestions off. */
+  NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  HOST: z.string().min(1).default("0.0.0.0"),
+  /** Loopback unless told otherwise: the embedded platform is a developer's machine, not a server. */
+  HOST: z.string().min(1).default("127.0.0.1"),
   DATA_DIR: z.string().min(1).default(".data"),
   DEMO: z.enum(["on", "off"]).default("on"),
   MASTER_KEY: z
@@ -45,10 +52,19 @@ const schema = z.object({
     .optional(),
   MESSAGE_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   MESSAGE_WEBHOOK_TOKEN: z.string().min(1).optional(),
+  /** `GET /api/v1/dev/messages` for system operators; unset: on with the demo tenant and no relay, else off. */
+  DEV_MAILBOX: z.enum(["on", "off"]).optional(),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[\w.-]{1,64}$/, "letters, digits, . _ - only")
     .default("pgw"),
+  GRAPHQL_MAX_DEPTH: graphqlLimit,
+  GRAPHQL_MAX_ALIASES: graphqlLimit,
+  GRAPHQL_MAX_TOKENS: graphqlLimit,
+  GRAPHQL_MAX_DIRECTIVES: graphqlLimit,
+  GRAPHQL_MAX_COST: graphqlLimit,
+  GRAPHQL_DEFAULT_PAGE_SIZE: graphqlLimit,
+  GRAPHQL_TIMEOUT_MS: graphqlLimit,
 });
 
 /**
@@ -66,6 +82,10 @@ const checked = schema.superRefine((e, context) => {
   if (e.GATEWAY_URL !== undefined && set.length === 0) {
     const message = `needs ${gatewaySyncKeys.join(", ")}: the platform's own sync partner is at this platform's gateway`;
     context.addIssue({ code: "custom", path: ["GATEWAY_URL"], message });
+  }
+  if (e.DEV_MAILBOX === "on" && e.MESSAGE_WEBHOOK_URL !== undefined) {
+    const message = "messages go to MESSAGE_WEBHOOK_URL, so the mailbox would stay empty; leave DEV_MAILBOX unset";
+    context.addIssue({ code: "custom", path: ["DEV_MAILBOX"], message });
   }
 });
 
@@ -94,8 +114,17 @@ export interface PlatformConfig {
   redisKeyPrefix?: string;
   /** The gateway's rate limits; the spec's values unless a test lowers them. */
   rateLimits?: Partial<RateLimits>;
-  /** Where MFA codes by SMS and e-mail go; unset: recorded only (log and `GET /api/v1/dev/messages`). */
+  /** Where MFA codes by SMS and e-mail go; unset: kept in memory only, never sent and never logged. */
   messageWebhook?: { url: string; token?: string };
+  /**
+   * Serves the messages kept in memory at `GET /api/v1/dev/messages`, to system operators only. Off unless set:
+   * the codes there log anyone in who knows a password.
+   */
+  devMailbox?: boolean;
+  /** What one GraphQL operation may ask for and how long it may run; the edge's defaults where unset. */
+  graphqlLimits?: Partial<GraphQLLimits>;
+  /** GraphQL introspection and "Did you mean ..." suggestions: on for development, off in production. */
+  graphqlSchemaDetails?: boolean;
 }
 
 /** The embedded platform's configuration from the environment; every problem is listed before exiting. */
@@ -122,6 +151,17 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
     corsOrigins: e.CORS_ORIGINS,
     redisUrl: e.REDIS_URL,
     messageWebhook: e.MESSAGE_WEBHOOK_URL ? { url: e.MESSAGE_WEBHOOK_URL, token: e.MESSAGE_WEBHOOK_TOKEN } : undefined,
+    devMailbox: (e.DEV_MAILBOX ?? (e.DEMO === "on" && !e.MESSAGE_WEBHOOK_URL ? "on" : "off")) === "on",
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    graphqlLimits: {
+      maxDepth: e.GRAPHQL_MAX_DEPTH,
+      maxAliases: e.GRAPHQL_MAX_ALIASES,
+      maxTokens: e.GRAPHQL_MAX_TOKENS,
+      maxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
+      maxCost: e.GRAPHQL_MAX_COST,
+      defaultPageSize: e.GRAPHQL_DEFAULT_PAGE_SIZE,
+      timeoutMs: e.GRAPHQL_TIMEOUT_MS,
+    },
+    graphqlSchemaDetails: e.NODE_ENV !== "production",
   };
 }

@@ -45,6 +45,7 @@ async function stop(signal: string) {
   }, 5000);
   forced.unref();
   await platform.close();
+  console.log("stopped");
   process.exit(0);
 }
 process.on("SIGINT", () => void stop("SIGINT"));

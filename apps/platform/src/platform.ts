@@ -119,6 +119,8 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
       redisUrl: config.redisUrl,
       redisKeyPrefix: config.redisKeyPrefix,
       rateLimits: config.rateLimits,
+      graphqlLimits: config.graphqlLimits,
+      graphqlSchemaDetails: config.graphqlSchemaDetails,
       clock: options.clock,
       devMessages: config.devMailbox ? recorded?.messages : undefined,
       subgraphs: {
@@ -144,6 +146,9 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     // The portal syncs every merchant as one client partner: the configured one, else the platform's own POS partner
     // at this platform's gateway.
     const partner = config.gatewaySync ?? (await ensureSyncPartner(deps.payments.partners));
+    // This gateway lets that partner alone create merchant and store ids (they are the portal's); a gateway
+    // elsewhere designates it at its own start.
+    if (!config.gatewaySync?.url) await deps.payments.partners.designateSyncPartner(partner.clientPartnerId);
     deps.portal.gatewaySync.configure({ ...partner, url: config.gatewaySync?.url ?? baseUrl });
     demoFile = config.demo
       ? await ensureDemoTenant(config.dataDir, baseUrl, deps.portal, deps.payments, {

@@ -6,6 +6,7 @@ export const errorStatus = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   idempotency_conflict: 409,
   invalid_state: 409,
@@ -13,9 +14,11 @@ export const errorStatus = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   locked: 423,
+  headers_too_large: 431,
   rate_limit_exceeded: 429,
   internal_error: 500,
   bad_gateway: 502,
+  gateway_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

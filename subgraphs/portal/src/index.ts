@@ -118,6 +118,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     auth: authService({
       users: userRows,
       userService: users,
+      logins: auth,
       mfa: mfaService({
         users: userRows,
         auth: auth,

@@ -29,6 +29,20 @@ export function authRepository(prisma: PrismaClient) {
     closeChallenge: async (id: string, now: Date) =>
       (await prisma.mfaChallenge.updateMany({ where: { id, closed_at: null }, data: { closed_at: now } })).count === 1,
 
+    /** The failures counted against an identifier no active user answers to (its key, a hash), if any. */
+    unknownLoginFailure: (key: string) => prisma.unknownLoginFailure.findUnique({ where: { key } }),
+    /** Counts one more failure and returns the new count; one atomic upsert, so racing attempts all count. */
+    countUnknownLoginFailure: async (key: string) =>
+      (
+        await prisma.unknownLoginFailure.upsert({
+          where: { key },
+          create: { key, failures: 1 },
+          update: { failures: { increment: 1 } },
+        })
+      ).failures,
+    lockUnknownLogin: (key: string, locked_at: Date) =>
+      prisma.unknownLoginFailure.update({ where: { key }, data: { failures: 0, locked_at } }),
+
     createRefreshToken: (data: {
       family_id: string;
       user_id: string;

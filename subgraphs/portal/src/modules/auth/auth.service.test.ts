@@ -1,7 +1,15 @@
 import { HUMAN_TOKEN_ISSUER, roles } from "@pos-cloud/common";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callerOf, PASSWORD, PIN, portalWithClock, seedTenant, totpCode } from "../../../../../tests/support/identity";
+import {
+  callerOf,
+  PASSWORD,
+  PIN,
+  portalWithClock,
+  seedTenant,
+  totpCode,
+  unusedLoginId,
+} from "../../../../../tests/support/identity";
 import { LOGIN_LOCK_MS } from "./auth.service";
 import { MFA_CODE_MS } from "./mfa.service";
 
@@ -116,6 +124,53 @@ describe("human authentication", () => {
       code: "unauthorized",
       message: "the login id or the secret is wrong",
     });
+  });
+
+  /** What a client sees of a login attempt: the error's code and details, or "ok". */
+  const outcome = (attempt: Promise<unknown>) =>
+    attempt.then(
+      () => "ok",
+      (error: { code: string; details: unknown }) => ({ code: error.code, details: error.details }),
+    );
+
+  it("locks an unknown login id or e-mail after five failures exactly like a known one", async () => {
+    const known = await tenant.user("STORE_MANAGER", { mfa_enabled: false });
+    const unknownId = unusedLoginId(known.login_id);
+    const tries = (given: { login_id?: string; email?: string }) => async () => {
+      const seen = [];
+      for (let i = 0; i < 6; i++)
+        seen.push(await outcome(auth().login({ ...given, password: "wrong!" }, anonymousFrom)));
+      return seen;
+    };
+    const knownSeen = await tries({ login_id: known.login_id })();
+    expect(knownSeen.map((seen) => (typeof seen === "string" ? seen : seen.code))).toEqual([
+      ...Array(5).fill("unauthorized"),
+      "locked",
+    ]);
+    expect(await tries({ login_id: unknownId })()).toEqual(knownSeen);
+    expect(await tries({ email: "Nobody-Here@example.com" })()).toEqual(knownSeen);
+    expect(await outcome(auth().login({ email: "nobody-here@example.com", password: "x" }, anonymousFrom))).toEqual(
+      knownSeen[5],
+    );
+    env.advance(LOGIN_LOCK_MS + MINUTE);
+    expect(await outcome(auth().login({ login_id: unknownId, password: "wrong!" }, anonymousFrom))).toMatchObject({
+      code: "unauthorized",
+    });
+  });
+
+  it("locks PIN login of an unknown login id after five wrong PINs, as it does a known one", async () => {
+    const staff = await tenant.user("STAFF");
+    const unknownId = unusedLoginId(staff.login_id);
+    const tries = async (login_id: string) => {
+      const seen = [];
+      for (let i = 0; i < 6; i++) seen.push(await outcome(auth().pinLogin({ login_id, pin: "000000" }, anonymousFrom)));
+      return seen;
+    };
+    const knownSeen = await tries(staff.login_id);
+    expect(knownSeen.at(-1)).toMatchObject({ code: "locked" });
+    expect(await tries(unknownId)).toEqual(knownSeen);
+    env.advance(24 * 60 * MINUTE);
+    expect(await outcome(auth().pinLogin({ login_id: unknownId, pin: PIN }, anonymousFrom))).toEqual(knownSeen[5]);
   });
 
   it("locks PIN login after five wrong PINs until a store manager unlocks it", async () => {

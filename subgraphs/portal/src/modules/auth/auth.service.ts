@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { AppError, type Caller, invalidField, roles, tierOf } from "@pos-cloud/common";
 import type { AuditLog } from "../audit/audit.repository";
 import { verifySecret } from "../users/credentials";
 import type { UserRepository, UserRow } from "../users/user.repository";
 import type { UserService } from "../users/user.service";
 import { usesPassword } from "../users/user-input";
+import type { AuthRepository } from "./auth.repository";
 import type { MfaService } from "./mfa.service";
 import { isActive, type SessionService, type Tokens } from "./session.service";
 
@@ -13,23 +15,38 @@ export const MAX_FAILED_PINS = 5;
 
 export type AuthService = ReturnType<typeof authService>;
 
+type Method = "password" | "pin";
+
 const rejected = () => new AppError("unauthorized", "the login id or the secret is wrong");
+
+// The answers while a login is locked, the same whether the id belongs to a user or not.
+const passwordLocked = (until: Date) =>
+  new AppError("locked", "too many failed logins; try again later", { locked_until: until.toISOString() });
+const pinLocked = () =>
+  new AppError("locked", "too many wrong PINs; a store manager must unlock this user", { reason: "pin_locked" });
+
+/** Where the failures of an identifier no user answers to are counted: a hash, so the id itself is not kept. */
+const unknownKey = (method: Method, given: Record<string, unknown>) =>
+  createHash("sha256")
+    .update(JSON.stringify([method, given]))
+    .digest("base64url");
 
 /** Password and PIN login with their lockouts, the MFA step, sessions and impersonation: what `/auth/...` does. */
 export function authService(deps: {
   users: UserRepository;
   userService: UserService;
+  logins: AuthRepository;
   mfa: MfaService;
   sessions: SessionService;
   audit: AuditLog;
   clock: () => Date;
 }) {
-  const { users, mfa, sessions, audit, clock } = deps;
+  const { users, logins, mfa, sessions, audit, clock } = deps;
   const failed = (userId: string | null, caller: Caller, metadata: Record<string, unknown>) =>
     audit.record({ event: "user.login_failed", user_id: userId, success: false, metadata }, caller);
 
   /** Counts a failure: the fifth wrong password in a row locks for 15 minutes, the fifth wrong PIN until unlocked. */
-  async function countFailure(user: UserRow, caller: Caller, method: "password" | "pin") {
+  async function countFailure(user: UserRow, caller: Caller, method: Method) {
     if (method === "password") {
       if ((await users.countFailedLogin(user.id)) >= MAX_FAILED_LOGINS)
         await users.update(user.id, { failed_logins: 0, locked_until: new Date(clock().getTime() + LOGIN_LOCK_MS) });
@@ -40,9 +57,22 @@ export function authService(deps: {
     return rejected();
   }
 
-  /** Unknown users cost one hash too and get the same answer as a wrong secret. */
-  async function unknown(caller: Caller, method: string, given: Record<string, unknown>, secret: string) {
+  /**
+   * An id no active user of this method answers to is answered exactly like a user's: one hash, the same refusal,
+   * and its failures are counted and lock it the same way, so neither the answer nor the lockout tells that it does
+   * not exist.
+   */
+  async function unknown(caller: Caller, method: Method, given: Record<string, unknown>, secret: string) {
+    const key = unknownKey(method, given);
+    const lockedAt = (await logins.unknownLoginFailure(key))?.locked_at;
+    const until = lockedAt && new Date(lockedAt.getTime() + LOGIN_LOCK_MS);
+    if (until && (method === "pin" || until > clock())) {
+      await failed(null, caller, { method, ...given, reason: "locked" });
+      return method === "pin" ? pinLocked() : passwordLocked(until);
+    }
     await verifySecret(secret, null);
+    if ((await logins.countUnknownLoginFailure(key)) >= (method === "password" ? MAX_FAILED_LOGINS : MAX_FAILED_PINS))
+      await logins.lockUnknownLogin(key, clock());
     await failed(null, caller, { method, ...given, reason: "unknown_user" });
     return rejected();
   }
@@ -51,16 +81,14 @@ export function authService(deps: {
     /** Password login (L0 to L4). With MFA it opens a challenge; without, it returns tokens at once. */
     async login(input: { login_id?: string | null; email?: string | null; password: string }, caller: Caller) {
       if (!input.login_id && !input.email) throw invalidField("login_id", "required", "send login_id or email");
-      const given = input.login_id ? { login_id: input.login_id } : { email: input.email };
+      const given = input.login_id ? { login_id: input.login_id } : { email: input.email!.toLowerCase() };
       const user = input.login_id
         ? await users.findByLoginId(input.login_id)
         : await users.findByEmail(input.email!.toLowerCase());
       if (!isActive(user) || !usesPassword(user.role)) throw await unknown(caller, "password", given, input.password);
       if (user.locked_until && user.locked_until > clock()) {
         await failed(user.id, caller, { method: "password", reason: "locked" });
-        throw new AppError("locked", "too many failed logins; try again later", {
-          locked_until: user.locked_until.toISOString(),
-        });
+        throw passwordLocked(user.locked_until);
       }
       if (!(await verifySecret(input.password, user.password_hash))) throw await countFailure(user, caller, "password");
       await users.update(user.id, { failed_logins: 0, locked_until: null });
@@ -86,9 +114,7 @@ export function authService(deps: {
         throw await unknown(caller, "pin", { login_id: input.login_id }, input.pin);
       if (user.pin_locked_at) {
         await failed(user.id, caller, { method: "pin", reason: "locked" });
-        throw new AppError("locked", "too many wrong PINs; a store manager must unlock this user", {
-          reason: "pin_locked",
-        });
+        throw pinLocked();
       }
       if (!(await verifySecret(input.pin, user.pin_hash))) throw await countFailure(user, caller, "pin");
       await users.update(user.id, { failed_pins: 0 });

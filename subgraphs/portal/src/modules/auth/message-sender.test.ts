@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loggedDuring } from "../../../../../tests/support/log";
 import { recordingMessageSender, webhookMessageSender } from "./message-sender";
 
 describe("message senders", () => {
@@ -36,5 +37,10 @@ describe("message senders", () => {
     await sender.send(message);
     await sender.send({ ...message, to: "+81300000000" });
     expect(sender.messages().map((m) => m.to)).toEqual(["+81300000000", "+81312345678"]);
+  });
+
+  it("never writes a recorded code or its recipient to the log", async () => {
+    const logged = await loggedDuring(() => recordingMessageSender().send(message));
+    expect(logged).not.toMatch(/123456|\+81312345678/);
   });
 });

@@ -18,8 +18,9 @@ export interface SentMessage extends OutgoingMessage {
 }
 
 /**
- * The embedded platform's sender: nothing leaves the machine. Each message is logged and kept (the newest 100),
- * so a developer reads codes from the log or from `GET /api/v1/dev/messages`.
+ * The embedded platform's sender: nothing leaves the machine. Each message is kept in memory (the newest 100) for
+ * the development mailbox (`GET /api/v1/dev/messages`, system operators only). The log says only that one was
+ * kept: a code in a log file logs in anyone who has the password.
  */
 export function recordingMessageSender() {
   const sent: SentMessage[] = [];
@@ -27,7 +28,7 @@ export function recordingMessageSender() {
     async send(message: OutgoingMessage) {
       sent.push({ ...message, sent_at: new Date().toISOString() });
       if (sent.length > 100) sent.shift();
-      logger.info("message recorded instead of sent (embedded sender)", { ...message });
+      logger.info("message kept instead of sent (no relay configured)", { channel: message.channel });
     },
     /** Newest first. */
     messages: (): SentMessage[] => [...sent].reverse(),

@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { loadEnvironment } from "./environment";
+
+describe("the embedded platform's configuration", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("listens on loopback only unless HOST says otherwise", () => {
+    expect(loadEnvironment({}).host).toBe("127.0.0.1");
+    expect(loadEnvironment({ HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
+  });
+
+  it("has the development mailbox with the demo and no relay, and only when asked otherwise", () => {
+    const relay = { MESSAGE_WEBHOOK_URL: "https://relay.example.com/messages" };
+    expect(loadEnvironment({}).devMailbox).toBe(true);
+    expect(loadEnvironment({ DEMO: "off" }).devMailbox).toBe(false);
+    expect(loadEnvironment(relay).devMailbox).toBe(false);
+    expect(loadEnvironment({ DEV_MAILBOX: "off" }).devMailbox).toBe(false);
+    expect(loadEnvironment({ DEMO: "off", DEV_MAILBOX: "on" }).devMailbox).toBe(true);
+  });
+
+  it("refuses a mailbox that a relay would leave empty", () => {
+    const exit = vi.spyOn(process, "exit").mockImplementation(() => {
+      throw new Error("exit");
+    });
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    expect(() =>
+      loadEnvironment({ DEV_MAILBOX: "on", MESSAGE_WEBHOOK_URL: "https://relay.example.com/messages" }),
+    ).toThrow("exit");
+    expect(exit).toHaveBeenCalledWith(1);
+    expect(printed.mock.calls.join("")).toMatch(/DEV_MAILBOX/);
+  });
+
+  it("shows schema details (introspection, suggestions) unless NODE_ENV is production", () => {
+    expect(loadEnvironment({}).graphqlSchemaDetails).toBe(true);
+    expect(loadEnvironment({ NODE_ENV: "production" }).graphqlSchemaDetails).toBe(false);
+  });
+
+  it("reads the GraphQL limits, keeping the defaults for what is unset, and refuses nonsense", () => {
+    const limits = loadEnvironment({ GRAPHQL_MAX_DEPTH: "9", GRAPHQL_TIMEOUT_MS: "2000" }).graphqlLimits;
+    expect(limits).toMatchObject({ maxDepth: 9, timeoutMs: 2000 });
+    expect(limits?.maxCost).toBeUndefined();
+    const exit = vi.spyOn(process, "exit").mockImplementation(() => {
+      throw new Error("exit");
+    });
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    expect(() => loadEnvironment({ GRAPHQL_MAX_COST: "lots" })).toThrow("exit");
+    expect(exit).toHaveBeenCalledWith(1);
+    expect(printed.mock.calls.join("")).toMatch(/GRAPHQL_MAX_COST/);
+  });
+});
