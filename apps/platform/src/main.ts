@@ -1,5 +1,6 @@
 import { relative } from "node:path";
-import { MigrationError, tuneGarbageCollection } from "@pos-cloud/common";
+import { tuneGarbageCollection } from "@pos-cloud/common";
+import { MigrationError } from "@pos-cloud/common/storage";
 import { loadEnvironment } from "./environment";
 import { startPlatform } from "./platform";
 
@@ -36,13 +37,15 @@ console.log(
 
 let stopping = false;
 async function stop(signal: string) {
-  if (stopping) process.exit(1);
+  // Ctrl-C under `npm start` reaches this process twice: from the terminal and forwarded by npm. The second must
+  // not cut the clean stop short; a stop that hangs is ended by the timer below.
+  if (stopping) return;
   stopping = true;
   console.log(`${signal}: stopping`);
   const forced = setTimeout(() => {
-    console.error("did not stop within 5 seconds; exiting");
+    console.error("did not stop within 15 seconds; exiting");
     process.exit(1);
-  }, 5000);
+  }, 15_000);
   forced.unref();
   await platform.close();
   console.log("stopped");
