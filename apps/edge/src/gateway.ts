@@ -78,6 +78,8 @@ export async function startGraphQL(options: {
   });
   const server = new ApolloServer<GatewayContext>({
     gateway: budget.wrap(gateway),
+    // The process owns its signals (a clean close in order); Apollo's own handler would stop it half-way.
+    stopOnTerminationSignals: false,
     introspection: options.schemaDetails,
     includeStacktraceInErrorResponses: false,
     formatError: clientErrorFormatter({ schemaDetails: options.schemaDetails }),

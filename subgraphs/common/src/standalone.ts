@@ -15,6 +15,8 @@ import { formatError, type SubgraphHost } from "./subgraph";
 export async function serveSubgraph(host: SubgraphHost, listen: { port: number; host?: string }) {
   const server = new ApolloServer<object>({
     schema: host.schema,
+    // The process owns its signals (a clean close in order); Apollo's own handler would stop it half-way.
+    stopOnTerminationSignals: false,
     // Traces go to Apollo's hosted studio, which this platform does not use; no type or field carries a cache hint
     // (docs/decisions.md).
     plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
