@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { applyMigrations, openDatabase, readMigrations } from "@pos-cloud/common";
+import { applyMigrations, openDatabase, readMigrations } from "@pos-cloud/common/storage";
 import {
   bindMigrationAwareSqlAdapterFactory,
   type SqlMigrationAwareDriverAdapterFactory,

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
+import { repositoryRoot } from "@pos-cloud/common";
 import { afterAll, describe, expect, it } from "vitest";
-import { repositoryRoot } from "../../subgraphs/common/src/storage";
 import { temporaryDirectory } from "../support/environment";
 
 /** A child's stdout and stderr as one text, and a wait for a line in it; rejects if the child ends first. */

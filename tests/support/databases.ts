@@ -2,7 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { cpSync, existsSync, readFileSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSubgraphDatabase, readMigrations, repositoryRoot } from "@pos-cloud/common";
+import { repositoryRoot } from "@pos-cloud/common";
+import { openSubgraphDatabase, readMigrations } from "@pos-cloud/common/storage";
 import pg from "pg";
 import { onPostgres, postgresUrl, type SubgraphName, subgraphNames, temporaryDirectory } from "./environment";
 

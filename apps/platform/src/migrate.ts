@@ -1,6 +1,6 @@
 // npm run db:migrate: brings every subgraph's database (PGlite under DATA_DIR, or DATABASE_URL_<SUBGRAPH>) to its
 // newest migration, without starting the platform.
-import { MigrationError, openSubgraphDatabase } from "@pos-cloud/common";
+import { MigrationError, openSubgraphDatabase } from "@pos-cloud/common/storage";
 import { loadEnvironment } from "./environment";
 
 const config = loadEnvironment();

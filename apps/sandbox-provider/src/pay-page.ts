@@ -1,10 +1,12 @@
-import type { transactionView } from "./server";
+import type { SandboxTransaction } from "./transactions";
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** What a phone shows when it opens the QR content: the amount and, while payable, a Pay button. */
-export function payPage(transaction: ReturnType<typeof transactionView>): string {
+export function payPage(
+  transaction: Pick<SandboxTransaction, "amount" | "currency" | "status" | "decline_code" | "reference">,
+): string {
   const amount = `${transaction.amount.toLocaleString("en-US")} ${escapeHtml(transaction.currency)}`;
   const action =
     transaction.status === "pending"

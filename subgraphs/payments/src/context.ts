@@ -1,4 +1,5 @@
-import type { Caller, Database } from "@pos-cloud/common";
+import type { Caller } from "@pos-cloud/common";
+import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { ConfirmService } from "./modules/confirm/confirm.service";
 import type { GatewayFrontService } from "./modules/gateway-front/gateway-front.service";

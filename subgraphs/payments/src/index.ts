@@ -1,12 +1,5 @@
-import {
-  loadTypeDefs,
-  mergeResolvers,
-  openSubgraphDatabase,
-  type StorageOptions,
-  type SubgraphDefinition,
-  scalarResolvers,
-  secretBox,
-} from "@pos-cloud/common";
+import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers, secretBox } from "@pos-cloud/common";
+import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
 import { type Clock, systemClock } from "./clock";
 import { createContext, type PaymentsContext, type PaymentsDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";

@@ -1,4 +1,4 @@
-import type { SqlRunner } from "@pos-cloud/common";
+import type { SqlRunner } from "@pos-cloud/common/storage";
 import type { Prisma } from "./generated/prisma/client";
 
 /**

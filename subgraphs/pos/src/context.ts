@@ -1,4 +1,5 @@
-import type { Caller, Database } from "@pos-cloud/common";
+import type { Caller } from "@pos-cloud/common";
+import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { OrderService } from "./modules/orders/order.service";
 

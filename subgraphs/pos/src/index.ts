@@ -1,11 +1,5 @@
-import {
-  loadTypeDefs,
-  mergeResolvers,
-  openSubgraphDatabase,
-  type StorageOptions,
-  type SubgraphDefinition,
-  scalarResolvers,
-} from "@pos-cloud/common";
+import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers } from "@pos-cloud/common";
+import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
 import { createContext, type PosContext, type PosDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
 import { orderRepository } from "./modules/orders/order.repository";

@@ -1,9 +1,8 @@
 import { join } from "node:path";
+import { logger } from "../logger";
+import { repositoryRoot } from "../repository-root";
 import { type Database, openDatabase } from "./database";
-import { logger } from "./logger";
 import { applyMigrations, readMigrations } from "./migrations";
-
-export const repositoryRoot = join(import.meta.dirname, "..", "..", "..");
 
 export interface StorageOptions {
   /** `postgresql://...`; when absent the subgraph keeps its data in embedded PGlite. */

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { onPostgres, postgresUrl, temporaryDirectory } from "../../../tests/support/environment";
+import { onPostgres, postgresUrl, temporaryDirectory } from "../../../../tests/support/environment";
 import { openDatabase } from "./database";
 
 describe.runIf(onPostgres)("a PostgreSQL database", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresUrl } from "../../../tests/support/environment";
+import { postgresUrl } from "../../../../tests/support/environment";
 import { type Database, openDatabase } from "./database";
 import { applyMigrations, type Migration, MigrationError } from "./migrations";
 

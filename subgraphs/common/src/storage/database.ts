@@ -5,7 +5,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { logger } from "./logger";
+import { logger } from "../logger";
 
 /** Raw SQL access, for what Prisma does not do: migrations, `FOR UPDATE SKIP LOCKED` claims, benchmarks. */
 export interface SqlRunner {

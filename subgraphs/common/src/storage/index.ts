@@ -1,0 +1,5 @@
+// Storage (PGlite, PostgreSQL, Prisma adapters, migrations) is a subpath of its own, `@pos-cloud/common/storage`,
+// so that what only needs errors, callers or access rules (the edge, the REST layer) does not load it.
+export * from "./database";
+export * from "./migrations";
+export * from "./subgraph-database";
