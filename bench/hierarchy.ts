@@ -34,12 +34,14 @@ export const withoutCounts = hierarchyQuery.replace(/\s+open_orders_count\s+paym
 export async function seedHierarchy(platform: RunningPlatform, demo: DemoFile): Promise<number[]> {
   const storeIds: number[] = [];
   const merchantOf: number[] = [];
+  const merchantIds: number[] = [];
   for (let m = 0; m < MERCHANTS; m++) {
     const merchant = await platform.portal.tenants.createMerchant(operator, {
       psp_id: demo.psp.id,
       code: `BENCH${m}`,
       name: `Bench merchant ${m}`,
     });
+    merchantIds.push(merchant.id);
     for (let s = 0; s < STORES_PER_MERCHANT; s++) {
       const store = await platform.portal.tenants.createStore(operator, {
         merchant_id: merchant.id,
@@ -72,6 +74,9 @@ export async function seedHierarchy(platform: RunningPlatform, demo: DemoFile): 
      JOIN unnest($3::text[]) WITH ORDINALITY AS i(id, k) ON (i.k - 1) / 3 + 1 = s.n`,
     [storeIds, merchantOf, intentIds, demo.partner.client_partner_id],
   );
+  // Every write above queued a push of its merchant to the payment gateway, one at a time: 420 of them would run
+  // during the measurement. This push waits behind them.
+  await platform.portal.gatewaySync.sync(merchantIds);
   return storeIds;
 }
 

@@ -7,8 +7,8 @@ const token = "internal-token-for-tests";
 export interface StoreReferenceSubject {
   /** The subgraph hosted with `token` as its internal credential. */
   host: SubgraphHost;
-  /** The Prisma model whose `groupBy` reads the field for a batch of stores: one SQL statement per call. */
-  model: { groupBy: (...args: never[]) => unknown };
+  /** What runs the statement that reads the field for a batch of stores, and its method: one statement per call. */
+  statements: { runner: object; method: string };
   /** Gives store k of `stores` exactly k rows that the field counts, under `merchantId`. */
   seed(merchantId: number, stores: number[]): Promise<unknown>;
   close(): Promise<unknown>;
@@ -39,9 +39,11 @@ export function describeStoreReferences(
 
     beforeAll(async () => {
       subject = await open(token);
-      // Prisma's model delegates cannot be spied on with vi.spyOn; the subgraph's repository reads this property.
-      counted = vi.fn(subject.model.groupBy.bind(subject.model));
-      subject.model.groupBy = counted;
+      // Prisma's client cannot be spied on with vi.spyOn; the subgraph's repository reads this property per call.
+      const { runner, method } = subject.statements;
+      const run = runner as Record<string, (...args: unknown[]) => unknown>;
+      counted = vi.fn(run[method]!.bind(runner));
+      run[method] = counted;
       await subject.seed(merchant, stores);
     });
     afterAll(() => subject?.close());

@@ -190,3 +190,12 @@ export function storeReferenceLoader<T>(caller: Caller, load: (stores: Reachable
     { cacheKeyFn: (reference) => String(reference.id) },
   );
 }
+
+/**
+ * How many rows each store has under the merchant the portal placed it in, from a grouped count (`store_id`,
+ * `merchant_id`, count): a store's rows under another merchant do not count.
+ */
+export function countsPerStore(rows: { store_id: number; merchant_id: number; _count: { _all: number } }[]) {
+  const counts = new Map(rows.map((row) => [`${row.store_id}:${row.merchant_id}`, row._count._all]));
+  return (store: ReachableStore) => counts.get(`${store.id}:${store.merchantId}`) ?? 0;
+}

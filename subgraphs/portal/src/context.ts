@@ -1,4 +1,5 @@
-import type { Caller, Database } from "@pos-cloud/common";
+import type { Caller } from "@pos-cloud/common";
+import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { AppUpdateService } from "./modules/app-updates/app-update.service";
 import type { AreaService } from "./modules/areas/area.service";
@@ -9,7 +10,7 @@ import type { DeviceService } from "./modules/devices/device.service";
 import type { GatewaySyncService } from "./modules/gateway-sync/gateway-sync.service";
 import type { SigningKeyService } from "./modules/keys/signing-key.service";
 import type { ProvisioningService } from "./modules/provisioning/provisioning.service";
-import type { TenantLoaders, TenantService } from "./modules/tenants/tenant.service";
+import type { TenantLoaders, TenantReferences, TenantService } from "./modules/tenants/tenant.service";
 import type { UserService } from "./modules/users/user.service";
 
 /** The services, built once in `openPortal`. */
@@ -35,10 +36,19 @@ export interface PortalDeps extends PortalServices {
   close(): Promise<void>;
 }
 
-/** What one request sees: who calls, the services, and the request's batch loaders for nested lists. */
+/**
+ * What one request sees: who calls, the services, and the request's batch loaders for nested lists, parent links
+ * and entity references (one statement per type per request).
+ */
 export interface PortalContext extends PortalServices {
   caller: Caller;
-  loaders: { tenants: TenantLoaders; devices: ReturnType<DeviceService["loader"]> };
+  loaders: {
+    tenants: TenantLoaders;
+    devices: ReturnType<DeviceService["loader"]>;
+    areas: ReturnType<AreaService["loader"]>;
+    staff: ReturnType<UserService["staffLoader"]>;
+  };
+  references: TenantReferences & { device: ReturnType<DeviceService["references"]> };
 }
 
 export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
@@ -54,6 +64,12 @@ export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
     provisioning,
     deviceTokens,
     appUpdates,
-    loaders: { tenants: tenants.loaders(caller), devices: devices.loader(caller) },
+    loaders: {
+      tenants: tenants.loaders(caller),
+      devices: devices.loader(caller),
+      areas: areas.loader(caller),
+      staff: users.staffLoader(caller),
+    },
+    references: { ...tenants.references(caller), device: devices.references(caller) },
   };
 }

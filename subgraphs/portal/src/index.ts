@@ -2,12 +2,11 @@ import {
   DEVICE_TOKEN_ISSUER,
   loadTypeDefs,
   mergeResolvers,
-  openSubgraphDatabase,
-  type StorageOptions,
   type SubgraphDefinition,
   scalarResolvers,
   secretBox,
 } from "@pos-cloud/common";
+import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
 import { auditLogSink } from "./audit-sink";
 import { createContext, type PortalContext, type PortalDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
@@ -98,14 +97,14 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const box = secretBox(config.masterKey);
   const audit = auditLog(prisma, clock);
   const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box);
-  const tenantRows = tenantRepository(prisma);
+  const tenantRows = tenantRepository(prisma, db);
   const tenants = tenantService(tenantRows, box, gatewaySync.changed);
   const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock);
   const userRows = userRepository(prisma);
   const areaRows = areaRepository(prisma);
   const users = userService(userRows, areaRows, tenantRows, box);
   const auth = authRepository(prisma);
-  const deviceRows = deviceRepository(prisma);
+  const deviceRows = deviceRepository(prisma, db);
   const devices = deviceService(deviceRows, tenants, auditLogSink(audit));
   return {
     db,

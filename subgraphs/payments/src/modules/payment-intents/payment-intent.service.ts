@@ -1,4 +1,12 @@
-import { AppError, type Caller, invalidField, newUlid, partnerIdOf, storeReferenceLoader } from "@pos-cloud/common";
+import {
+  AppError,
+  type Caller,
+  countsPerStore,
+  invalidField,
+  newUlid,
+  partnerIdOf,
+  storeReferenceLoader,
+} from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
@@ -90,12 +98,8 @@ export function paymentIntentService(deps: {
      */
     storeLoader: (caller: Caller) =>
       storeReferenceLoader(caller, async (stores) => {
-        const counts = await intents.countByStores(stores.map((store) => store.id));
-        return stores.map((store) => ({
-          id: store.id,
-          payment_intents_count:
-            counts.find((row) => row.store_id === store.id && row.merchant_id === store.merchantId)?._count._all ?? 0,
-        }));
+        const countOf = countsPerStore(await intents.countByStores(stores.map((store) => store.id)));
+        return stores.map((store) => ({ id: store.id, payment_intents_count: countOf(store) }));
       }),
 
     async create(caller: Caller, input: unknown, request?: IdempotencyRequest | null) {

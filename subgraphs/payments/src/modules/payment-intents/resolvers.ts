@@ -22,6 +22,8 @@ export const paymentIntentResolvers: Resolvers<PaymentsContext> = {
   PaymentIntent: {
     __resolveReference: ({ id }: { id: string }, { paymentIntents, caller }: PaymentsContext) =>
       paymentIntents.findForCaller(caller, id),
+    // A reference by key: the portal resolves the store (batched) and checks the caller against it.
+    store: ({ store_id }: { store_id: number }) => ({ __typename: "Store", id: store_id }),
   },
   Store: {
     __resolveReference: (reference: StoreReference, { loaders }: PaymentsContext) => loaders.stores.load(reference),

@@ -7,7 +7,7 @@ describeStoreReferences("payment_intents_count", async (internalToken) => {
   const deps = await openTestPayments();
   return {
     host: hostSubgraph(payments, deps, internalToken),
-    model: deps.prisma.paymentIntent,
+    statements: { runner: deps.db, method: "prepared" },
     // Store k has k intents.
     seed: (merchantId, stores) =>
       deps.db.query(

@@ -1,6 +1,8 @@
 import type { PrismaClient } from "../../generated/prisma/client";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Whether a string can name a row with a UUID key; PostgreSQL refuses any other in a UUID column. */
+export const isUuid = (id: string) => UUID.test(id);
 
 export type AreaRepository = ReturnType<typeof areaRepository>;
 

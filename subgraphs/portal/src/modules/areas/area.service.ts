@@ -1,5 +1,6 @@
 import {
   type Caller,
+  covers,
   invalidField,
   notFound,
   reachOf,
@@ -8,8 +9,9 @@ import {
   requireUser,
   roles,
 } from "@pos-cloud/common";
+import DataLoader from "dataloader";
 import type { TenantRepository } from "../tenants/tenant.repository";
-import { present } from "../tenants/tenant.service";
+import { merchantPath, present } from "../tenants/tenant.service";
 import type { AreaRepository } from "./area.repository";
 
 export type AreaService = ReturnType<typeof areaService>;
@@ -62,6 +64,24 @@ export function areaService(areas: AreaRepository, tenants: TenantRepository) {
     },
 
     storeIds: (areaId: string) => areas.storeIds(areaId),
+    /**
+     * Per-request batching of `merchant { areas }`, one statement for every merchant: the areas `list` shows the
+     * caller (L0 to L2 those of the merchants they reach, L3 its own area), none for store tiers and devices.
+     */
+    loader: (caller: Caller) =>
+      new DataLoader<{ id: number; psp_id: number }, Awaited<ReturnType<AreaRepository["list"]>>, number>(
+        async (merchants) => {
+          const reach = reachOf(caller);
+          const own = reach.level === "area" ? reach : undefined;
+          const shown = merchants.filter((merchant) =>
+            own ? merchant.id === own.merchantId : covers(reach, merchantPath(merchant)),
+          );
+          const rows =
+            shown.length === 0 ? [] : await areas.list({ merchant_ids: shown.map((m) => m.id), id: own?.areaId });
+          return merchants.map((merchant) => rows.filter((area) => area.merchant_id === merchant.id));
+        },
+        { cacheKeyFn: (merchant) => merchant.id },
+      ),
 
     /** Without a caller check, for the demo tenant and tests, like `tenants.createStore`. */
     createUnchecked: (merchant_id: number, name: string) => areas.create({ merchant_id, name }),

@@ -13,5 +13,9 @@ export const areaResolvers: Resolvers<PortalContext> = {
   },
   Area: {
     store_ids: ({ id }: { id: string }, _, { areas }) => areas.storeIds(id),
+    stores: ({ id }: { id: string }, _, { loaders }) => loaders.tenants.storesOfArea.load(id),
+  },
+  Merchant: {
+    areas: (merchant: { id: number; psp_id: number }, _, { loaders }) => loaders.areas.load(merchant),
   },
 };

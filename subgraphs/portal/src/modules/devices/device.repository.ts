@@ -1,7 +1,10 @@
-import type { Caller } from "@pos-cloud/common";
-import type { Prisma, PrismaClient } from "../../generated/prisma/client";
+import { type Caller, reachOf } from "@pos-cloud/common";
+import type { SqlRunner } from "@pos-cloud/common/storage";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import type { Page } from "../../validation";
+import { isUuid } from "../areas/area.repository";
 import { deviceScope } from "../tenants/scope";
+import { run, storeScopeSql } from "../tenants/tenant.repository";
 
 export type DeviceRepository = ReturnType<typeof deviceRepository>;
 const withTenant = {
@@ -12,7 +15,18 @@ export type DeviceRow = Prisma.DeviceGetPayload<{ include: typeof withTenant }>;
 /** Devices that count against a store's terminal limit: all but decommissioned ones. */
 const occupying = { status: { not: "decommissioned" } };
 
-export function deviceRepository(prisma: PrismaClient) {
+/** A device without the join used for scope, as `presentDevice` shows it. */
+export type DeviceListRow = Omit<DeviceRow, "store">;
+
+/** `deviceScope` as SQL over `devices d JOIN stores s JOIN merchants m`, for the reads that go to the driver. */
+function deviceScopeSql(caller: Caller): Prisma.Sql {
+  const reach = reachOf(caller);
+  if (caller.type === "device") return Prisma.sql`d.id::text = ${caller.id ?? ""}`;
+  if (reach.level === "platform") return Prisma.sql`TRUE`;
+  return storeScopeSql(caller);
+}
+
+export function deviceRepository(prisma: PrismaClient, db: SqlRunner) {
   return {
     list: (caller: Caller, filter: { store_id?: number; status?: string }, page: Page) =>
       prisma.device.findMany({
@@ -22,12 +36,26 @@ export function deviceRepository(prisma: PrismaClient) {
         take: page.limit,
         skip: page.offset,
       }),
+    /**
+     * The devices of many stores (a hierarchy read's `stores { devices }`) in one statement on the driver: through
+     * Prisma's client, with the relation include its scope needed, they cost several times the database's own work.
+     * The ids are joined as a table: `store_id = ANY(ids)` beside the join's own equality made each store's index
+     * search compare against the whole array (25 ms for 400 stores).
+     */
     ofStores: (caller: Caller, storeIds: readonly number[]) =>
-      prisma.device.findMany({
-        where: { AND: [deviceScope(caller), { store_id: { in: [...storeIds] } }] },
-        include: withTenant,
-        orderBy: { created_at: "asc" },
-      }),
+      run<DeviceListRow>(
+        db,
+        Prisma.sql`SELECT d.id, d.serial_number, d.client_id, d.merchant_id, d.store_id, d.public_key_jwk, d.status,
+          d.model, d.manufacturer, d.activated_at, d.last_connected_at, d.battery_level, d.paper_status, d.latitude,
+          d.longitude, d.config, d.created_at, d.updated_at
+        FROM unnest(${[...storeIds]}::int[]) AS wanted(store_id) JOIN devices d ON d.store_id = wanted.store_id
+          JOIN stores s ON s.id = d.store_id JOIN merchants m ON m.id = s.merchant_id
+        WHERE ${deviceScopeSql(caller)}
+        ORDER BY d.created_at, d.id`,
+      ),
+    /** Ids that are not UUIDs name no device (and would fail the whole statement). */
+    byIds: (ids: string[]) =>
+      prisma.device.findMany({ where: { id: { in: ids.filter(isUuid) } }, include: withTenant }),
     find: (id: string) => prisma.device.findUnique({ where: { id }, include: withTenant }),
     findBySerial: (serial_number: string) =>
       prisma.device.findUnique({ where: { serial_number }, include: withTenant }),

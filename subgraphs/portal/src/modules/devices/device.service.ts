@@ -11,11 +11,12 @@ import {
 } from "@pos-cloud/common";
 import DataLoader from "dataloader";
 import type { AuditSink } from "../../audit-sink";
+import { referenceLoader } from "../../reference-loader";
 import { type PageArgs, parseInput, parsePage } from "../../validation";
 import type { TenantService } from "../tenants/tenant.service";
 import { deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";
 import { type DeviceMove, deviceStatuses, requireMove } from "./device.lifecycle";
-import type { DeviceRepository, DeviceRow } from "./device.repository";
+import type { DeviceListRow, DeviceRepository, DeviceRow } from "./device.repository";
 
 export type DeviceService = ReturnType<typeof deviceService>;
 
@@ -176,11 +177,19 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
       return presentDevice(moved);
     },
 
+    /** Device entity references of one request: one statement, each checked as `get` checks it. */
+    references: (caller: Caller) =>
+      referenceLoader(caller, "device", devices.byIds, (device) => {
+        reachable(caller, device, roles.STAFF);
+        return presentDevice(device);
+      }),
+
     /** Per-request batching of `stores { devices }`. */
     loader: (caller: Caller) =>
       new DataLoader(async (storeIds: readonly number[]) => {
-        const rows = (await devices.ofStores(caller, storeIds)).map(presentDevice);
-        return storeIds.map((id) => rows.filter((row) => row.store_id === id));
+        const byStore = new Map(storeIds.map((id) => [id, [] as DeviceListRow[]]));
+        for (const row of await devices.ofStores(caller, storeIds)) byStore.get(row.store_id as number)?.push(row);
+        return storeIds.map((id) => byStore.get(id) ?? []);
       }),
   };
 }

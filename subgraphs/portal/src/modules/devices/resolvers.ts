@@ -17,7 +17,9 @@ export const deviceResolvers: Resolvers<PortalContext> = {
     decommissionTerminal: (_, { id }, { devices, caller }) => devices.decommission(caller, id),
   },
   Device: {
-    __resolveReference: ({ id }: { id: string }, { devices, caller }: PortalContext) => devices.get(caller, id),
+    __resolveReference: ({ id }: { id: string }, { references }: PortalContext) => references.device.load(id),
+    store: ({ store_id }: { store_id: number | null }, _, { loaders }) =>
+      store_id === null ? null : loaders.tenants.store.load(store_id),
   },
   Store: {
     devices: ({ id }: { id: number }, _, { loaders }) => loaders.devices.load(id),

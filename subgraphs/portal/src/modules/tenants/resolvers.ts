@@ -1,4 +1,4 @@
-import type { Resolvers } from "@pos-cloud/common";
+import { parseEntityId, type Resolvers } from "@pos-cloud/common";
 import type { PortalContext } from "../../context";
 
 type Parent = { id: number; psp_id: number; merchant_id: number };
@@ -26,16 +26,16 @@ export const tenantResolvers: Resolvers<PortalContext> = {
     deactivateStore: (_, { id }, { tenants, caller }) => tenants.deactivateStore(caller, id),
   },
   Psp: {
-    __resolveReference: ({ id }: Parent, { tenants, caller }: PortalContext) => tenants.getPsp(caller, id),
+    __resolveReference: ({ id }: Parent, { references }: PortalContext) => references.psp.load(parseEntityId(id)),
     merchants: ({ id }: Parent, _, { loaders }) => loaders.tenants.merchantsOfPsp.load(id),
   },
   Merchant: {
-    __resolveReference: ({ id }: Parent, { tenants, caller }: PortalContext) => tenants.getMerchant(caller, id),
+    __resolveReference: ({ id }: Parent, { references }: PortalContext) => references.merchant.load(parseEntityId(id)),
     psp: ({ psp_id }: Parent, _, { loaders }) => loaders.tenants.psp.load(psp_id),
     stores: ({ id }: Parent, _, { loaders }) => loaders.tenants.storesOfMerchant.load(id),
   },
   Store: {
-    __resolveReference: ({ id }: Parent, { tenants, caller }: PortalContext) => tenants.getStore(caller, id),
+    __resolveReference: ({ id }: Parent, { references }: PortalContext) => references.store.load(parseEntityId(id)),
     merchant: ({ merchant_id }: Parent, _, { loaders }) => loaders.tenants.merchant.load(merchant_id),
     psp_id: ({ merchant }: StoreParent) => merchant.psp_id,
   },

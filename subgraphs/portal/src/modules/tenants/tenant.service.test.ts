@@ -157,6 +157,28 @@ describe("tenant service", () => {
     });
   });
 
+  it("reads a nested store list (on the driver) as the flat list reads it, at every tier and as a device", async () => {
+    await portal.tenants.updateStore(operator, home.otherStore.id, {
+      latitude: 35.68,
+      tax_rate: 8.5,
+      operating_hours: { mon: [{ open: "09:00", close: "21:00" }] },
+      enabled_payment_methods: ["credit_card"],
+      provider_credentials: { paypay: { merchant_id: "pp-2", api_secret: "s3cret" } },
+    });
+    const device = { type: "device" as const, id: "d", storeId: home.store.id, merchantId: home.merchant.id };
+    for (const caller of [...tiers.map((t) => home.callers[t]), { ...device, scopes: [] }]) {
+      const nested = await portal.tenants.loaders(caller).storesOfMerchant.load(home.merchant.id);
+      const flat = await portal.tenants.listStores(caller, { merchant_id: home.merchant.id }, { limit: 100 });
+      expect(nested).toEqual(flat);
+    }
+    const nested = await portal.tenants.loaders(operator).storesOfMerchant.load(home.merchant.id);
+    expect(nested.find((store) => store.id === home.otherStore.id)).toMatchObject({
+      has_provider_credentials: true,
+      tax_rate: 8.5,
+    });
+    expect(nested.some((store) => "provider_credentials" in store)).toBe(false);
+  });
+
   it("refuses a code taken at its level with 409 naming the field, and allows it elsewhere", async () => {
     const input = { merchant_id: home.merchant.id, code: home.store.code, name: "dup" };
     await expect(portal.tenants.createStore(operator, input)).rejects.toMatchObject({

@@ -10,6 +10,7 @@ import {
   type Tier,
 } from "@pos-cloud/common";
 import DataLoader from "dataloader";
+import { referenceLoader } from "../../reference-loader";
 import { type Page, type PageArgs, parseInput, parsePage } from "../../validation";
 import { merchantCreate, merchantUpdate, pspInput, storeCreate, storeUpdate } from "./tenant.inputs";
 import type { MerchantRow, StoreRow, TenantRepository } from "./tenant.repository";
@@ -163,18 +164,17 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
      * by the caller's scope, instead of one per parent.
      */
     loaders(caller: Caller) {
-      const groupBy = <T, K>(keys: readonly K[], rows: T[], keyOf: (row: T) => K) =>
-        keys.map((key) => rows.filter((row) => keyOf(row) === key));
+      const groupBy = <T, K>(keys: readonly K[], rows: T[], keyOf: (row: T) => K) => {
+        const groups = new Map<K, T[]>(keys.map((key) => [key, []]));
+        for (const row of rows) groups.get(keyOf(row))?.push(row);
+        return keys.map((key) => groups.get(key) ?? []);
+      };
       return {
         merchantsOfPsp: new DataLoader(async (pspIds: readonly number[]) =>
           groupBy(pspIds, (await tenants.merchantsOfPsps(caller, pspIds)).map(present), (m) => m.psp_id),
         ),
         storesOfMerchant: new DataLoader(async (merchantIds: readonly number[]) =>
-          groupBy(
-            merchantIds,
-            (await tenants.storesOfMerchants(caller, merchantIds)).map(present),
-            (s) => s.merchant_id,
-          ),
+          groupBy(merchantIds, await tenants.storesOfMerchants(caller, merchantIds), (s) => s.merchant_id),
         ),
         // Parent links: whoever reads a child may see which merchant and PSP it belongs to.
         psp: new DataLoader(async (ids: readonly number[]) => {
@@ -185,10 +185,37 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
           const rows = (await tenants.merchants(ids)).map(present);
           return ids.map((id) => rows.find((row) => row.id === id) ?? notFound("merchant"));
         }),
+        store: referenceLoader(caller, "store", tenants.stores, present),
+        /** `area { stores }`: the stores of each area that the caller's store list holds. */
+        storesOfArea: new DataLoader(async (areaIds: readonly string[]) =>
+          groupBy(areaIds, (await tenants.storesOfAreas(caller, areaIds)).map(present), (s) => s.area_id),
+        ),
+      };
+    },
+
+    /**
+     * Entity references (another subgraph's `Store`, `Merchant` or `Psp` by key) of one request: one statement per
+     * type, each checked as its single read (`getPsp`, `getMerchant`, `getStore`) checks it.
+     */
+    references(caller: Caller) {
+      return {
+        psp: referenceLoader(caller, "psp", tenants.pspsByIds, (psp) => {
+          requireTier(caller, roles.PSP_ADMIN, { pspId: psp.id });
+          return psp;
+        }),
+        merchant: referenceLoader(caller, "merchant", tenants.merchants, (merchant) => {
+          requireTier(caller, roles.MERCHANT_ADMIN, merchantPath(merchant));
+          return present(merchant);
+        }),
+        store: referenceLoader(caller, "store", tenants.stores, (store) => {
+          requireTier(caller, roles.STAFF, storePath(store));
+          return present(store);
+        }),
       };
     },
   };
 }
 
 export type TenantLoaders = ReturnType<TenantService["loaders"]>;
+export type TenantReferences = ReturnType<TenantService["references"]>;
 export type { Page };

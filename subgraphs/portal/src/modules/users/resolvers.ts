@@ -20,4 +20,7 @@ export const userResolvers: Resolvers<PortalContext> = {
   User: {
     __resolveReference: ({ id }: { id: string }, { users, caller }: PortalContext) => users.get(caller, id),
   },
+  Store: {
+    staff: ({ id }: { id: number }, _, { loaders }) => loaders.staff.load(id),
+  },
 };

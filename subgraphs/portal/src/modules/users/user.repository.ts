@@ -14,6 +14,23 @@ export interface UserScope {
   roles: string[];
 }
 
+/** The users of the given roles inside a scope; `store_ids` widens a store filter to an area's stores. */
+function inScope(scope: UserScope, filter: { store_id?: number | { in: number[] }; role?: string }) {
+  return {
+    AND: [
+      { role: { in: scope.roles } },
+      scope.psp_id === undefined ? {} : { psp_id: scope.psp_id },
+      scope.merchant_id === undefined ? {} : { merchant_id: scope.merchant_id },
+      scope.store_ids === undefined ? {} : { store_id: { in: scope.store_ids } },
+      scope.store_id === undefined ? {} : { store_id: scope.store_id },
+      filter.store_id === undefined ? {} : { store_id: filter.store_id },
+      filter.role === undefined ? {} : { role: filter.role },
+    ],
+  } satisfies Prisma.UserWhereInput;
+}
+
+const listOrder = [{ created_at: "asc" }, { id: "asc" }] satisfies Prisma.UserOrderByWithRelationInput[];
+
 export function userRepository(prisma: PrismaClient) {
   return {
     find: (id: string) => prisma.user.findUnique({ where: { id } }),
@@ -21,24 +38,11 @@ export function userRepository(prisma: PrismaClient) {
     findByEmail: (email: string) => prisma.user.findUnique({ where: { email } }),
     create: (data: Prisma.UserUncheckedCreateInput) => prisma.user.create({ data }),
     update: (id: string, data: Prisma.UserUncheckedUpdateInput) => prisma.user.update({ where: { id }, data }),
-    /** Users of the given roles inside a scope; `store_ids` widens a store filter to an area's stores. */
     list: (scope: UserScope, filter: { store_id?: number; role?: string }, page: Page) =>
-      prisma.user.findMany({
-        where: {
-          AND: [
-            { role: { in: scope.roles } },
-            scope.psp_id === undefined ? {} : { psp_id: scope.psp_id },
-            scope.merchant_id === undefined ? {} : { merchant_id: scope.merchant_id },
-            scope.store_ids === undefined ? {} : { store_id: { in: scope.store_ids } },
-            scope.store_id === undefined ? {} : { store_id: scope.store_id },
-            filter.store_id === undefined ? {} : { store_id: filter.store_id },
-            filter.role === undefined ? {} : { role: filter.role },
-          ],
-        },
-        orderBy: [{ created_at: "asc" }, { id: "asc" }],
-        take: page.limit,
-        skip: page.offset,
-      }),
+      prisma.user.findMany({ where: inScope(scope, filter), orderBy: listOrder, take: page.limit, skip: page.offset }),
+    /** The users of several stores inside a scope, unpaginated (a nested list). */
+    ofStores: (scope: UserScope, storeIds: readonly number[]) =>
+      prisma.user.findMany({ where: inScope(scope, { store_id: { in: [...storeIds] } }), orderBy: listOrder }),
     /** Counts a failed password and returns the new count; the increment is atomic across instances. */
     countFailedLogin: async (id: string) =>
       (await prisma.user.update({ where: { id }, data: { failed_logins: { increment: 1 } } })).failed_logins,

@@ -7,6 +7,7 @@ import {
   notFound,
   type Role,
   reachOf,
+  requireCaller,
   requireReach,
   requireUser,
   roles,
@@ -14,6 +15,7 @@ import {
   type TenantPath,
   tierOf,
 } from "@pos-cloud/common";
+import DataLoader from "dataloader";
 import type { Prisma } from "../../generated/prisma/client";
 import { type PageArgs, parsePage } from "../../validation";
 import type { AreaRepository } from "../areas/area.repository";
@@ -185,6 +187,18 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
       requireReach(caller, storePath(store));
       return (await users.list(await scopeOf(caller), { store_id: storeId }, STAFF_ROSTER)).map((user) => view(user));
     },
+
+    /**
+     * Per-request batching of `store { staff }`, one statement for every store: what `staffOf` lists (users below
+     * the caller, in its reach); callers that are not users (devices) see none.
+     */
+    staffLoader: (caller: Caller) =>
+      new DataLoader(async (storeIds: readonly number[]): Promise<UserView[][]> => {
+        requireCaller(caller);
+        if (tierOf(caller) === undefined) return storeIds.map(() => []);
+        const rows = (await users.ofStores(await scopeOf(caller), storeIds)).map((user) => view(user));
+        return storeIds.map((id) => rows.filter((user) => user.store_id === id));
+      }),
 
     async update(caller: Caller, id: string, patch: UserInput): Promise<UserView> {
       const user = await requireManageable(caller, id);

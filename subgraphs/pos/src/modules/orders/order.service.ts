@@ -1,4 +1,4 @@
-import { type Caller, storeReferenceLoader } from "@pos-cloud/common";
+import { type Caller, countsPerStore, storeReferenceLoader } from "@pos-cloud/common";
 import type { OrderRepository } from "./order.repository";
 
 export type OrderService = ReturnType<typeof orderService>;
@@ -15,15 +15,13 @@ export function orderService(orders: OrderRepository) {
      */
     storeLoader: (caller: Caller) =>
       storeReferenceLoader(caller, async (stores) => {
-        const counts = await orders.countByStores(
-          stores.map((store) => store.id),
-          unfinished,
+        const countOf = countsPerStore(
+          await orders.countByStores(
+            stores.map((store) => store.id),
+            unfinished,
+          ),
         );
-        return stores.map((store) => ({
-          id: store.id,
-          open_orders_count:
-            counts.find((row) => row.store_id === store.id && row.merchant_id === store.merchantId)?._count._all ?? 0,
-        }));
+        return stores.map((store) => ({ id: store.id, open_orders_count: countOf(store) }));
       }),
   };
 }

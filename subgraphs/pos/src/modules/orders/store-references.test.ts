@@ -7,7 +7,7 @@ describeStoreReferences("open_orders_count", async (internalToken) => {
   const deps = await openPos(testStorage("pos"));
   return {
     host: hostSubgraph(pos, deps, internalToken),
-    model: deps.prisma.order,
+    statements: { runner: deps.prisma, method: "$queryRaw" },
     // Store k has k open orders, and one completed order that never counts.
     seed: (merchantId, stores) =>
       deps.db.query(
