@@ -8,7 +8,7 @@ export default defineConfig({
   // graphql refuse each other's schemas. Everything uses the one Node itself resolves.
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve("graphql") }] },
   test: {
-    include: ["{apps,subgraphs,rest-compat,prisma,tests}/**/*.test.ts"],
+    include: ["{apps,subgraphs,rest-compat,prisma,schema,tests}/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/generated/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
