@@ -127,6 +127,19 @@ export function partnerIdOf(caller: Caller): number {
   return id;
 }
 
+/**
+ * A client partner's API key (its webhook): the partner itself, signed; the admin (L1) of the partner's PSP; a
+ * system operator (L0), who alone reaches platform partners (no PSP).
+ */
+export function requireApiKeyAccess(caller: Caller, key: { client_partner_id: number; psp_id: number | null }): void {
+  if (caller.type === "partner") {
+    if (partnerIdOf(caller) !== key.client_partner_id) throw forbidden("this API key is another partner's");
+    return;
+  }
+  if (key.psp_id === null) requireTier(caller, roles.SYSTEM_OP);
+  else requireTier(caller, roles.PSP_ADMIN, { pspId: key.psp_id });
+}
+
 /** Edge-only fields (partner secrets) answer the edge itself and nobody else. */
 export function requireService(caller: Caller): void {
   if (caller.type !== "service") throw forbidden("only the edge may read this");

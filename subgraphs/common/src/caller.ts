@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { AppError } from "./errors";
+import { currentRequestId, REQUEST_ID_HEADER } from "./logger";
 
 /**
  * Who is calling, as the gateway established it. Subgraphs receive it as headers and trust them only when the
@@ -59,6 +60,8 @@ export function callerHeaders(caller: Caller, internalToken: string): Record<str
   if (caller.ip) headers[headerNames.ip] = caller.ip;
   // Only visible ASCII survives every HTTP hop unchanged; a user agent is informational, so the rest is dropped.
   if (caller.userAgent) headers[headerNames.userAgent] = caller.userAgent.replace(/[^\x20-\x7e]/g, "").slice(0, 512);
+  const requestId = currentRequestId();
+  if (requestId) headers[REQUEST_ID_HEADER] = requestId;
   return headers;
 }
 

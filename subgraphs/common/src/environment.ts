@@ -1,11 +1,42 @@
 import { z } from "zod";
 
+/** The formats of settings that several processes read, so each is checked the same way everywhere. */
+export const settings = {
+  postgresUrl: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+  natsUrl: z
+    .string()
+    .regex(/^(nats|tls):\/\/[^,]+(,(nats|tls):\/\/[^,]+)*$/, "must be nats:// URLs, comma-separated")
+    .default("nats://127.0.0.1:4222"),
+  /** Prefix of the NATS subjects, streams and consumers: deployments sharing one NATS keep apart by it. */
+  natsNamespace: z
+    .string()
+    .regex(/^\w{1,32}$/, "letters, digits, _ only")
+    .default("pgw"),
+  redisUrl: z.string().regex(/^rediss?:\/\//, "must be a redis:// URL"),
+  redisKeyPrefix: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/, "letters, digits, . _ - only")
+    .default("pgw"),
+  masterKey: z.string().regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)"),
+  /** Web-view origins allowed to call the payment-token endpoints, comma-separated. */
+  corsOrigins: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.url({ protocol: /^https?$/ }))),
+};
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535),
   HOST: z.string().min(1).default("0.0.0.0"),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+  DATABASE_URL: settings.postgresUrl,
   INTERNAL_TOKEN: z.string().min(32, "must be at least 32 characters"),
-  MASTER_KEY: z.string().regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)"),
+  MASTER_KEY: settings.masterKey,
 });
 
 export interface SubgraphServerConfig {

@@ -18,6 +18,7 @@ export const errorStatus = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   bad_gateway: 502,
+  service_unavailable: 503,
   gateway_timeout: 504,
 } as const;
 

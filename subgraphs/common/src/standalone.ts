@@ -1,18 +1,34 @@
-import { ApolloServer } from "@apollo/server";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ApolloServer, HeaderMap } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
 } from "@apollo/server/plugin/disabled";
-import { startStandaloneServer } from "@apollo/server/standalone";
 import { GraphQLError } from "graphql";
 import { AppError } from "./errors";
+import { logger, REQUEST_ID_HEADER, requestIdOf, withRequestId } from "./logger";
+import { type ReadinessChecks, sendReadiness } from "./readiness";
 import { formatError, type SubgraphHost } from "./subgraph";
 
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text ? JSON.parse(text) : undefined;
+}
+
 /**
- * Serves one subgraph over HTTP for the cluster wiring. The caller is read from the hop's headers by the same
- * `contextFor` the in-process hop uses; a request without the internal credential is refused with 401.
+ * Serves one subgraph over HTTP for the cluster wiring: `/health`, `/ready` (its `readiness` checks) and GraphQL on
+ * every other path. The caller is read from the hop's headers by the same `contextFor` the in-process hop uses; a
+ * request without the internal credential is refused with 401. The edge's request id runs with the request, so
+ * every log line it writes carries it.
  */
-export async function serveSubgraph(host: SubgraphHost, listen: { port: number; host?: string }) {
+export async function serveSubgraph(
+  host: SubgraphHost,
+  listen: { port: number; host?: string },
+  readiness: ReadinessChecks = {},
+) {
   const server = new ApolloServer<object>({
     schema: host.schema,
     // The process owns its signals (a clean close in order); Apollo's own handler would stop it half-way.
@@ -22,18 +38,94 @@ export async function serveSubgraph(host: SubgraphHost, listen: { port: number; 
     plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
     formatError: (formatted, error) => (error instanceof GraphQLError ? formatError(error) : formatted),
   });
-  const { url } = await startStandaloneServer(server, {
-    listen,
-    context: async ({ req }) => {
-      try {
-        return host.contextFor(req.headers) as object;
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        throw new GraphQLError(error.message, {
-          extensions: { code: error.code, details: error.details, http: { status: error.status } },
-        });
-      }
-    },
+  await server.start();
+
+  const contextFor = async (req: IncomingMessage) => {
+    try {
+      return host.contextFor(req.headers) as object;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      throw new GraphQLError(error.message, {
+        extensions: { code: error.code, details: error.details, http: { status: error.status } },
+      });
+    }
+  };
+
+  async function serveGraphQL(req: IncomingMessage, res: ServerResponse) {
+    const headers = new HeaderMap();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const url = new URL(req.url ?? "/", "http://subgraph");
+    const response = await server.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: {
+        method: req.method ?? "GET",
+        headers,
+        search: url.search,
+        body: req.method === "POST" ? await readJson(req) : undefined,
+      },
+      context: () => contextFor(req),
+    });
+    res.statusCode = response.status ?? 200;
+    for (const [name, value] of response.headers) res.setHeader(name, value);
+    if (response.body.kind === "complete") {
+      res.end(response.body.string);
+      return;
+    }
+    for await (const chunk of response.body.asyncIterator) res.write(chunk);
+    res.end();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === "/health" && req.method === "GET") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ status: "ok" }));
+      return;
+    }
+    if (path === "/ready" && req.method === "GET") return sendReadiness(res, readiness);
+    return serveGraphQL(req, res);
+  }
+
+  const http = createServer((req, res) => {
+    const started = performance.now();
+    const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
+    res.once("close", () =>
+      withRequestId(requestId, () =>
+        logger.info("subgraph request", {
+          method: req.method,
+          path: (req.url ?? "/").split("?")[0],
+          status: res.statusCode,
+          duration_ms: Math.round(performance.now() - started),
+        }),
+      ),
+    );
+    withRequestId(requestId, () =>
+      handle(req, res).catch((error) => {
+        logger.error("subgraph request failed", { error });
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ errors: [{ message: "bad request", extensions: { code: "invalid_request" } }] }));
+      }),
+    );
   });
-  return { url, close: () => server.stop() };
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(listen.port, listen.host, resolve);
+  });
+  const { port } = http.address() as AddressInfo;
+  const url = `http://${listen.host && !["0.0.0.0", "::"].includes(listen.host) ? listen.host : "localhost"}:${port}/`;
+  return {
+    url,
+    async close() {
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeIdleConnections();
+      });
+      await server.stop();
+    },
+  };
 }

@@ -12,7 +12,7 @@ import {
   type GraphQLSchema,
   parse,
 } from "graphql";
-import { type Caller, callerFromHeaders, type HeaderBag } from "./caller";
+import { type Caller, callerFromHeaders, callerHeaders, type HeaderBag } from "./caller";
 import { AppError } from "./errors";
 import { logger } from "./logger";
 
@@ -32,8 +32,12 @@ export interface GraphQLRequest {
   operationName?: string | null;
 }
 
-/** The subgraph's SDL: `src/schema.graphql` (federation link, shared scalars) and each `src/modules/<m>/schema.graphql`. */
-export function loadTypeDefs(srcDir: string): DocumentNode {
+/**
+ * The subgraph's SDL: `src/schema.graphql` (federation link, shared scalars) and each `src/modules/<m>/schema.graphql`,
+ * read from `src/` beside `indexDir` (the calling module's `src/`, or `dist/` when compiled: the build copies no SDL).
+ */
+export function loadTypeDefs(indexDir: string): DocumentNode {
+  const srcDir = join(indexDir, "..", "src");
   const modulesDir = join(srcDir, "modules");
   const moduleFiles = existsSync(modulesDir)
     ? readdirSync(modulesDir)
@@ -115,6 +119,26 @@ export function hostSubgraph<Deps, Context>(
 }
 
 export type SubgraphHost = ReturnType<typeof hostSubgraph>;
+
+/** Where a subgraph answers: in this process (embedded wiring) or at a URL (cluster wiring). */
+export type SubgraphEndpoint = { host: SubgraphHost } | { url: string };
+
+/** Runs one operation on a subgraph for a caller, over the internal hop: the caller's headers and the credential. */
+export async function callSubgraphAs(
+  endpoint: SubgraphEndpoint,
+  internalToken: string,
+  request: GraphQLRequest,
+  caller: Caller,
+): Promise<FormattedExecutionResult> {
+  const headers = callerHeaders(caller, internalToken);
+  if ("host" in endpoint) return endpoint.host.execute(request, headers);
+  const response = await fetch(endpoint.url, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(request),
+  });
+  return (await response.json()) as FormattedExecutionResult;
+}
 
 /** Combines module resolver maps; modules may each add fields to the same type (Query, Mutation, an entity). */
 export function mergeResolvers<Context>(...maps: Resolvers<Context>[]): Resolvers<Context> {

@@ -24,6 +24,11 @@ export interface Database extends SqlRunner {
   /** What a generated PrismaClient takes as `adapter`. */
   adapter: SqlMigrationAwareDriverAdapterFactory;
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotify` after each commit that ran `NOTIFY channel` (a trigger, usually), until the returned stop. A
+   * lost PostgreSQL connection is reopened; notifications sent meanwhile are lost, so listeners poll as well.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -58,6 +63,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     adapter: new PrismaPGlite(db),
     ...runner(db),
     transaction: (work) => db.transaction((tx) => work(runner(tx))),
+    listen: (channel, onNotify) => db.listen(channel, onNotify),
     close: () => db.close(),
   };
 }
@@ -84,18 +90,68 @@ async function openPostgres(url: string): Promise<Database> {
     ...runner(pool),
     transaction: async (work) => {
       const client = await pool.connect();
+      // The server may end the session mid-transaction (a restart, an operator); the statement under way fails, and
+      // without a listener the client's error event would end the process.
+      const lost = (error: Error) => logger.warn("database connection lost in a transaction", { error: error.message });
+      client.on("error", lost);
+      let failure: Error | undefined;
       try {
         await client.query("BEGIN");
         const result = await work(runner(client));
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK");
+        await client.query("ROLLBACK").catch((rollback: Error) => {
+          failure = rollback;
+        });
         throw error;
       } finally {
-        client.release();
+        client.off("error", lost);
+        // A client whose rollback failed is broken: the pool drops it rather than lending it again.
+        client.release(failure);
       }
     },
+    listen: (channel, onNotify) => listenOnPostgres(url, channel, onNotify),
     close: () => pool.end(),
+  };
+}
+
+const RELISTEN_DELAY_MS = 1000;
+
+/** LISTEN holds a connection for as long as it listens, so it gets one of its own rather than one of the pool's. */
+async function listenOnPostgres(url: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const reopenLater = () => {
+    if (stopped) return;
+    retry = setTimeout(
+      () =>
+        open().catch((error: Error) => {
+          logger.warn("database listener could not reconnect", { channel, error: error.message });
+          reopenLater();
+        }),
+      RELISTEN_DELAY_MS,
+    );
+  };
+  const open = async () => {
+    const next = new pg.Client({ connectionString: url });
+    next.on("notification", (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    next.on("error", (error) => {
+      logger.warn("database listener connection lost; reopening", { channel, error: error.message });
+      void next.end().catch(() => {});
+      reopenLater();
+    });
+    client = next;
+    await next.connect();
+    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+  };
+  await open();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end();
   };
 }

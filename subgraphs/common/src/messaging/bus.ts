@@ -1,0 +1,38 @@
+/**
+ * The message bus between the platform's processes: the outbox publisher puts published events on it; the partner
+ * webhook dispatcher, the terminals' subscriptions and the POS service read them. `memory` when embedded (one
+ * process), NATS JetStream in cluster mode (`MESSAGING_DRIVER=nats`); both keep the semantics below.
+ */
+
+/** The internal topic carries every published event; the webhook-delivery queue only terminal-state intent events. */
+export type Topic = "events.internal" | "webhooks.delivery";
+
+/** One published outbox event, as it travels. `id` is the outbox row's ULID: consumers deduplicate by it. */
+export interface BusEvent {
+  id: string;
+  event_type: string;
+  aggregate_type: string;
+  aggregate_id: string;
+  payload: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface BusSubscription {
+  stop(): Promise<void>;
+}
+
+export interface MessageBus {
+  /** Resolves once the bus holds the event (NATS: the stream acknowledged it), so the publisher may mark it published. */
+  publish(topic: Topic, event: BusEvent): Promise<void>;
+  /**
+   * A durable consumer group: each event goes to one member of `group`, in publish order per topic, and is given
+   * again (at least once) until `handle` resolves; events published while no member runs wait for the group.
+   */
+  consume(topic: Topic, group: string, handle: (event: BusEvent) => Promise<void>): Promise<BusSubscription>;
+  /** Every listener gets every event published from now on, nothing durable: for fan-out such as subscriptions. */
+  listen(topic: Topic, handle: (event: BusEvent) => void): Promise<BusSubscription>;
+  close(): Promise<void>;
+}
+
+/** Pause before an event whose handler failed is given again (`attempt` from 0), doubling up to 30 s. */
+export const redeliveryDelayMs = (attempt: number) => Math.min(30_000, 250 * 2 ** attempt);

@@ -1,0 +1,165 @@
+import {
+  AckPolicy,
+  type ConsumerMessages,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+} from "@nats-io/jetstream";
+import { connect, nanos } from "@nats-io/transport-node";
+import { logger } from "../logger";
+import { type BusEvent, type BusSubscription, type MessageBus, redeliveryDelayMs, type Topic } from "./bus";
+
+export interface NatsBusOptions {
+  /** `nats://host:port`, or several separated by commas. */
+  url: string;
+  /** Prefix of the streams' names and subjects, so that deployments (or test runs) can share one NATS. */
+  namespace?: string;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Published events stay in the stream for a week, like published outbox rows. */
+const RETENTION_MS = 7 * DAY_MS;
+/** The publisher gives an event again after a crash; within this window the stream drops the copy by its id. */
+const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
+/** An event not acknowledged in this time goes to another member; a handler still working says so sooner. */
+const ACK_WAIT_MS = 30_000;
+
+const topics: Topic[] = ["events.internal", "webhooks.delivery"];
+
+/** Durable names may not hold `.`, `*`, `>` or white space. */
+const durableName = (group: string) => group.replace(/[.*>\s]/g, "_");
+
+async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+  try {
+    await jsm.streams.info(config.name);
+  } catch (error) {
+    if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
+    await jsm.streams.add(config);
+    return;
+  }
+  await jsm.streams.update(config.name, config);
+}
+
+/**
+ * The cluster bus on NATS JetStream: a stream per topic, created (or brought to this configuration) on start; a
+ * consumer group is a durable pull consumer with explicit acks that holds one event at a time, so its members get
+ * events in publish order and a failed one is given again (nak with a growing delay) before the next; `listen` is an
+ * ordered ephemeral consumer that starts after the stream's last event.
+ */
+export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promise<MessageBus> {
+  const nc = await connect({ servers: url.split(","), name: `${namespace}-bus` });
+  const js = jetstream(nc);
+  const streams = new Map(
+    topics.map((topic) => {
+      const subject = `${namespace}.${topic}`;
+      return [topic, { name: subject.replace(/\W/g, "_"), subject }] as const;
+    }),
+  );
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const { name, subject } of streams.values()) {
+      await ensureStream(jsm, {
+        name,
+        subjects: [subject],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        max_age: nanos(RETENTION_MS),
+        duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      });
+    }
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  const streamOf = (topic: Topic) => streams.get(topic)!;
+  const running = new Set<BusSubscription>();
+
+  /** Reads messages until stopped; `each` handles one at a time. */
+  function run(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void>) {
+    const loop = (async () => {
+      for await (const msg of messages) await each(msg);
+    })().catch((error: unknown) => logger.warn("a message bus subscription ended", { error }));
+    const subscription: BusSubscription = {
+      stop: async () => {
+        running.delete(subscription);
+        await messages.close();
+        await loop;
+      },
+    };
+    running.add(subscription);
+    return subscription;
+  }
+
+  const decode = (msg: JsMsg): BusEvent | undefined => {
+    try {
+      return msg.json<BusEvent>();
+    } catch (error) {
+      logger.error("a message on the bus is not an event; it is dropped", { subject: msg.subject, error });
+      return undefined;
+    }
+  };
+
+  return {
+    async publish(topic, event) {
+      await js.publish(streamOf(topic).subject, JSON.stringify(event), { msgID: event.id });
+    },
+    async consume(topic, group, handle) {
+      const stream = streamOf(topic).name;
+      const durable = durableName(group);
+      const jsm = await jetstreamManager(nc);
+      await jsm.consumers.add(stream, {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        // A new group starts with the events published from now on, as in the memory bus.
+        deliver_policy: DeliverPolicy.New,
+        ack_wait: nanos(ACK_WAIT_MS),
+        max_ack_pending: 1,
+        max_deliver: -1,
+      });
+      const consumer = await js.consumers.get(stream, durable);
+      return run(await consumer.consume({ max_messages: 1 }), async (msg) => {
+        const event = decode(msg);
+        if (!event) return msg.term();
+        const working = setInterval(() => msg.working(), ACK_WAIT_MS / 3);
+        try {
+          await handle(event);
+          msg.ack();
+        } catch (error) {
+          logger.warn("event handler failed; the event is given again", { event_id: event.id, group, error });
+          msg.nak(redeliveryDelayMs(msg.info.deliveryCount - 1));
+        } finally {
+          clearInterval(working);
+        }
+      });
+    },
+    async listen(topic, handle) {
+      const stream = streamOf(topic).name;
+      const jsm = await jetstreamManager(nc);
+      const { state } = await jsm.streams.info(stream);
+      const consumer = await js.consumers.get(stream, {
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: state.last_seq + 1,
+      });
+      return run(await consumer.consume(), async (msg) => {
+        const event = decode(msg);
+        if (!event) return;
+        try {
+          handle(event);
+        } catch (error) {
+          logger.warn("event listener failed", { event_id: event.id, error });
+        }
+      });
+    },
+    async close() {
+      await Promise.all([...running].map((subscription) => subscription.stop()));
+      await nc.drain();
+    },
+  };
+}
