@@ -1,9 +1,13 @@
 import type { Caller } from "@pos-cloud/common";
+import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { ConfirmService } from "./modules/confirm/confirm.service";
+import type { ConfirmRecoveryService } from "./modules/confirm/confirm-recovery.service";
 import type { GatewayFrontService } from "./modules/gateway-front/gateway-front.service";
 import type { TransactionService } from "./modules/ledger/transaction.service";
+import type { OutboxService } from "./modules/outbox/outbox.service";
+import type { OutboxPublisher } from "./modules/outbox/outbox-publisher";
 import type { MerchantSyncService } from "./modules/partners/merchant-sync.service";
 import type { PartnerService } from "./modules/partners/partner.service";
 import type { PaymentIntentService } from "./modules/payment-intents/payment-intent.service";
@@ -11,6 +15,8 @@ import type { PaymentPoller } from "./modules/provider-events/payment-poller";
 import type { WebhookService } from "./modules/provider-events/webhook.service";
 import type { ProviderDirectory } from "./modules/providers/provider-directory";
 import type { RefundService } from "./modules/refunds/refund.service";
+import type { ApiKeyWebhookService } from "./modules/webhooks/api-key-webhook.service";
+import type { WebhookDispatcher } from "./modules/webhooks/webhook-dispatcher";
 
 export interface PaymentsDeps {
   db: Database;
@@ -21,6 +27,8 @@ export interface PaymentsDeps {
   /** Attach the providers once their addresses are known (`providers.attach`). */
   providers: ProviderDirectory;
   confirmations: ConfirmService;
+  /** Resolves confirms whose request died after the provider call; a sweep of the poller. */
+  confirmRecovery: ConfirmRecoveryService;
   webhooks: WebhookService;
   /** Started by the platform for providers that must be polled; tests run `pollOnce` themselves. */
   poller: PaymentPoller;
@@ -28,13 +36,21 @@ export interface PaymentsDeps {
   transactions: TransactionService;
   /** The edge's questions before a signed request runs (replayed signature, store of the rate limits). */
   gatewayFront: GatewayFrontService;
+  /** Failed outbox events, for operators. */
+  outbox: OutboxService;
+  /** The publisher of committed outbox rows onto `bus`; the platform starts it (`start`), tests drive its batches. */
+  outboxPublisher(bus: MessageBus): OutboxPublisher;
+  /** Partner webhooks: the platform starts the dispatcher on its bus (`start`); tests drive `deliverDue`. */
+  partnerWebhooks: WebhookDispatcher;
+  /** API keys' webhook settings and the dead letters of partner webhooks. */
+  apiKeyWebhooks: ApiKeyWebhookService;
   close(): Promise<void>;
 }
 
 /** What one request sees: who calls, the services, and the request's batch loaders for entity references. */
 export interface PaymentsContext {
   caller: Caller;
-  loaders: { stores: ReturnType<PaymentIntentService["storeLoader"]> };
+  loaders: { intentCounts: ReturnType<PaymentIntentService["intentCountLoader"]> };
   partners: PartnerService;
   merchantSync: MerchantSyncService;
   paymentIntents: PaymentIntentService;
@@ -43,12 +59,14 @@ export interface PaymentsContext {
   refunds: RefundService;
   transactions: TransactionService;
   gatewayFront: GatewayFrontService;
+  outbox: OutboxService;
+  apiKeyWebhooks: ApiKeyWebhookService;
 }
 
 export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsContext {
   return {
     caller,
-    loaders: { stores: deps.paymentIntents.storeLoader(caller) },
+    loaders: { intentCounts: deps.paymentIntents.intentCountLoader() },
     partners: deps.partners,
     merchantSync: deps.merchantSync,
     paymentIntents: deps.paymentIntents,
@@ -57,5 +75,7 @@ export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsConte
     refunds: deps.refunds,
     transactions: deps.transactions,
     gatewayFront: deps.gatewayFront,
+    outbox: deps.outbox,
+    apiKeyWebhooks: deps.apiKeyWebhooks,
   };
 }

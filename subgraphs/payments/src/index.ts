@@ -5,6 +5,7 @@ import { createContext, type PaymentsContext, type PaymentsDeps } from "./contex
 import { PrismaClient } from "./generated/prisma/client";
 import { confirmRepository } from "./modules/confirm/confirm.repository";
 import { confirmService } from "./modules/confirm/confirm.service";
+import { confirmRecoveryService } from "./modules/confirm/confirm-recovery.service";
 import { confirmResolvers } from "./modules/confirm/resolvers";
 import { gatewayFrontService } from "./modules/gateway-front/gateway-front.service";
 import { gatewayFrontResolvers } from "./modules/gateway-front/resolvers";
@@ -14,6 +15,10 @@ import { idempotencyService } from "./modules/idempotency/idempotency.service";
 import { ledgerResolvers } from "./modules/ledger/resolvers";
 import { transactionRepository } from "./modules/ledger/transaction.repository";
 import { transactionService } from "./modules/ledger/transaction.service";
+import { outboxRepository } from "./modules/outbox/outbox.repository";
+import { outboxService } from "./modules/outbox/outbox.service";
+import { outboxPublisher } from "./modules/outbox/outbox-publisher";
+import { outboxResolvers } from "./modules/outbox/resolvers";
 import { merchantSyncRepository } from "./modules/partners/merchant-sync.repository";
 import { merchantSyncService } from "./modules/partners/merchant-sync.service";
 import { partnerRepository } from "./modules/partners/partner.repository";
@@ -33,12 +38,17 @@ import { providerDirectory } from "./modules/providers/provider-directory";
 import { refundRepository } from "./modules/refunds/refund.repository";
 import { refundService } from "./modules/refunds/refund.service";
 import { refundResolvers } from "./modules/refunds/resolvers";
+import { apiKeyWebhookService } from "./modules/webhooks/api-key-webhook.service";
+import { webhookResolvers } from "./modules/webhooks/resolvers";
+import { webhookDeliveryRepository } from "./modules/webhooks/webhook-delivery.repository";
+import { type WebhookDeliverySettings, webhookDispatcher } from "./modules/webhooks/webhook-dispatcher";
 import { preparedSql } from "./sql";
 
 export type { Clock } from "./clock";
 export type { PaymentsContext, PaymentsDeps } from "./context";
 export type { IssuedApiKey, PartnerService } from "./modules/partners/partner.service";
-export { sandboxProviders } from "./modules/providers/sandbox.provider";
+export { sandboxSetup } from "./modules/providers/sandbox.provider";
+export type { WebhookDeliverySettings } from "./modules/webhooks/webhook-dispatcher";
 
 export interface PaymentsConfig extends StorageOptions {
   /** Encrypts partner secrets, provider credentials and stored idempotent responses. */
@@ -46,6 +56,8 @@ export interface PaymentsConfig extends StorageOptions {
   clock?: Clock;
   /** Pauses between attempts at a failing provider notification before it is dead-lettered (tests shorten them). */
   webhookRetryDelaysMs?: number[];
+  /** Outbound partner webhooks: retries, timeout, concurrency and whether private URLs may be posted to. */
+  partnerWebhooks?: WebhookDeliverySettings;
 }
 
 export const payments: SubgraphDefinition<PaymentsDeps, PaymentsContext> = {
@@ -60,6 +72,8 @@ export const payments: SubgraphDefinition<PaymentsDeps, PaymentsContext> = {
     refundResolvers,
     ledgerResolvers,
     gatewayFrontResolvers,
+    outboxResolvers,
+    webhookResolvers,
   ),
   createContext,
 };
@@ -78,6 +92,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   const refunds = refundService({ refunds: refundRepository(prisma), idempotency, providers, credentials, clock });
   const outcomes = providerOutcomeService({ events, refunds, providers, credentials, clock });
   const stores = storeResolver(partners);
+  const outbox = outboxRepository(db);
   const paymentIntents = paymentIntentService({
     intents: paymentIntentRepository(prisma, sql),
     stores,
@@ -85,25 +100,45 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     outcomes,
     clock,
   });
+  const confirmations = confirmRepository(prisma);
+  const partnerKeys = partnerService(partners, box, clock);
+  const webhookDeliveries = webhookDeliveryRepository(prisma);
+  const partnerWebhooks = webhookDispatcher(
+    { deliveries: webhookDeliveries, partners: partnerKeys, clock },
+    config.partnerWebhooks,
+  );
+  const confirmRecovery = confirmRecoveryService({ confirmations, providers, credentials, clock });
   return {
     db,
     prisma,
-    partners: partnerService(partners, box, clock),
+    partners: partnerKeys,
     merchantSync: merchantSyncService(merchantSyncRepository(prisma), box, clock),
     paymentIntents,
     providers,
-    confirmations: confirmService({
-      intents: paymentIntents,
-      confirmations: confirmRepository(prisma),
+    confirmations: confirmService({ intents: paymentIntents, confirmations, providers, credentials, clock }),
+    confirmRecovery,
+    webhooks: webhookService({ events, outcomes, providers, clock, retryDelaysMs: config.webhookRetryDelaysMs }),
+    poller: paymentPoller({
+      events,
+      outcomes,
       providers,
       credentials,
       clock,
+      sweeps: [refunds.resumePending, paymentIntents.expireOverdue, confirmRecovery.recoverAttempts],
     }),
-    webhooks: webhookService({ events, outcomes, providers, clock, retryDelaysMs: config.webhookRetryDelaysMs }),
-    poller: paymentPoller({ events, outcomes, providers, credentials, sweeps: [() => refunds.resumePending()] }),
     refunds,
     transactions: transactionService({ ledger: transactionRepository(prisma), intents: paymentIntents }),
     gatewayFront: gatewayFrontService({ signatures: seenSignatureRepository(prisma, sql), stores, clock }),
+    outbox: outboxService(outbox),
+    outboxPublisher: (bus) => outboxPublisher({ outbox, bus, clock }),
+    partnerWebhooks,
+    apiKeyWebhooks: apiKeyWebhookService({
+      partners: partnerKeys,
+      deliveries: webhookDeliveries,
+      clock,
+      allowPrivateUrls: config.partnerWebhooks?.allowPrivateUrls ?? false,
+      onDue: partnerWebhooks.wake,
+    }),
     close: async () => {
       await prisma.$disconnect();
       await db.close();

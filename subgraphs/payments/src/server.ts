@@ -1,14 +1,27 @@
-// The payments subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY.
-import { hostSubgraph, loadSubgraphEnvironment, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
-import { openPayments, payments } from "./index";
+// The payments subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY, and
+// SANDBOX_URL, SANDBOX_WEBHOOK_SECRET, GATEWAY_URL, WEBHOOK_ALLOW_PRIVATE_URLS (src/environment.ts).
+import { hostSubgraph, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
+import { loadPaymentsEnvironment } from "./environment";
+import { openPayments, payments, sandboxSetup } from "./index";
 
 tuneGarbageCollection();
-const config = loadSubgraphEnvironment();
-const deps = await openPayments({ url: config.databaseUrl, masterKey: config.masterKey });
-const server = await serveSubgraph(hostSubgraph(payments, deps, config.internalToken), {
-  port: config.port,
-  host: config.host,
+const config = loadPaymentsEnvironment();
+const deps = await openPayments({
+  url: config.databaseUrl,
+  masterKey: config.masterKey,
+  partnerWebhooks: config.partnerWebhooks,
 });
+if (config.sandbox) deps.providers.attach(sandboxSetup(config.sandbox, config.sandbox.gatewayUrl));
+const server = await serveSubgraph(
+  hostSubgraph(payments, deps, config.internalToken),
+  {
+    port: config.port,
+    host: config.host,
+  },
+  {
+    database: () => deps.db.query("SELECT 1"),
+  },
+);
 console.log(`payments subgraph at ${server.url}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

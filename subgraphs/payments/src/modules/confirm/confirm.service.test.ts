@@ -2,18 +2,20 @@ import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cl
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testAccount } from "../../../../../tests/support/sandbox-provider";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, openTestPayments, seedPartner } from "../../testing";
+import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
+import { FIRST_POLL_DELAY_MS } from "../provider-events/payment-poller";
 import { sandboxProvider } from "../providers/sandbox.provider";
 import { refundRepository } from "../refunds/refund.repository";
 
 let deps: PaymentsDeps;
+const clock = movableClock();
 let sandbox: RunningSandbox;
 let account: MerchantAccount;
 
 beforeAll(async () => {
   account = testAccount("polling");
   sandbox = await startSandbox({ webhookSecret: "s", accounts: [account], retryDelaysMs: [] });
-  deps = await openTestPayments();
+  deps = await openTestPayments(clock);
   deps.providers.attach({
     providers: [
       sandboxProvider({ code: "sandbox-poll", delivery: "polling", baseUrl: sandbox.baseUrl }),
@@ -125,6 +127,10 @@ describe("confirm", () => {
     expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("requires_action");
     const { provider_transaction_id } = await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
     await fetch(`${sandbox.baseUrl}/sandbox/transactions/${provider_transaction_id}/pay`, { method: "POST" });
+    // A poll that found the payment pending put the intent back in the queue.
+    await deps.poller.pollOnce();
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("requires_action");
+    clock.advance(FIRST_POLL_DELAY_MS);
     await deps.poller.pollOnce();
     await expectPaid(id);
   });

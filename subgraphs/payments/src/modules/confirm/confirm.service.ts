@@ -1,11 +1,12 @@
 import { AppError, invalidField, logger } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
+import type { PaymentIntent } from "../../generated/prisma/client";
 import type { PaymentIntentService } from "../payment-intents/payment-intent.service";
 import { hashPaymentToken } from "../payment-intents/payment-token";
-import type { QrMode } from "../providers/provider";
+import type { CreatedQr, CreateQrRequest, QrMode } from "../providers/provider";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
-import type { ConfirmRepository } from "./confirm.repository";
+import type { ConfirmChange, ConfirmRepository } from "./confirm.repository";
 
 export type ConfirmService = ReturnType<typeof confirmService>;
 
@@ -15,7 +16,30 @@ export interface ConfirmInput {
   provider?: string | null;
 }
 
-const qrModes: Record<string, QrMode> = { qr_mpm: "mpm", qr_cpm: "cpm" };
+export const qrModes: Record<string, QrMode> = { qr_mpm: "mpm", qr_cpm: "cpm" };
+
+/**
+ * The provider call of an attempt; the attempt id is its idempotency key, so the recovery pass asking again gets the
+ * QR made the first time. The QR can be paid no longer than the intent lives.
+ */
+export const qrRequest = (intent: PaymentIntent, mode: QrMode, attempt_id: string, now: Date): CreateQrRequest => ({
+  amount: intent.amount,
+  currency: intent.currency,
+  reference: intent.id,
+  mode,
+  expires_in_seconds: Math.max(1, Math.floor((intent.expires_at.getTime() - now.getTime()) / 1000)),
+  idempotency_key: attempt_id,
+});
+
+/** The intent change of a confirmed QR; its first poll is due at once. */
+export const confirmedChange = (method: string, provider: string, qr: string, now: Date): ConfirmChange => ({
+  status: "requires_action",
+  payment_method_type: method,
+  provider_name: provider,
+  provider_transaction_id: qr,
+  next_poll_at: now,
+  poll_attempts: 0,
+});
 
 export function confirmService(deps: {
   intents: PaymentIntentService;
@@ -27,8 +51,10 @@ export function confirmService(deps: {
   const { intents, confirmations, providers, credentials, clock } = deps;
   return {
     /**
-     * Asks the chosen provider for a QR and moves the intent to requires_action. The provider is called before
-     * anything is written: when it fails the intent and the token stay as they were, so the web view may retry.
+     * Asks the chosen provider for a QR and moves the intent to requires_action. The attempt is recorded first (as
+     * refunds are), so a request that dies after the provider made a QR leaves a row the recovery pass resolves
+     * (confirm-recovery.service.ts). When the provider fails, the intent and the token stay as they were, so the web
+     * view may retry.
      */
     async confirm(id: string, input: ConfirmInput) {
       const intent = await intents.forConfirm(id, input.payment_token);
@@ -52,34 +78,38 @@ export function confirmService(deps: {
       if (!input.provider) throw invalidField("provider", "required", "provider is required");
       const provider = providers.get(input.provider);
       const storeCredentials = await credentials.forStore(intent.store_id, provider.name);
-      const now = clock();
-      const qr = await provider.createQr(
-        {
-          amount: intent.amount,
-          currency: intent.currency,
-          reference: intent.id,
-          mode,
-          expires_in_seconds: Math.max(1, Math.floor((intent.expires_at.getTime() - now.getTime()) / 1000)),
-        },
-        storeCredentials,
-      );
+      const attempt = await confirmations.begin(intent.id, provider.name, method, clock());
+      let qr: CreatedQr;
+      try {
+        qr = await provider.createQr(qrRequest(intent, mode, attempt.id, clock()), storeCredentials);
+      } catch (error) {
+        // A refusal made no QR; an unreachable provider may have made one, which the recovery pass finds out.
+        if (error instanceof AppError && error.code !== "bad_gateway") {
+          await confirmations.update(attempt.id, { status: "failed", failure_code: error.code }, clock());
+        }
+        throw error;
+      }
+      const transaction = qr.provider_transaction_id;
       try {
         await confirmations.confirm(
+          attempt.id,
           id,
           hashPaymentToken(input.payment_token),
-          {
-            status: "requires_action",
-            payment_method_type: method,
-            provider_name: provider.name,
-            provider_transaction_id: qr.provider_transaction_id,
-          },
+          confirmedChange(method, provider.name, transaction, clock()),
           clock(),
         );
       } catch (error) {
-        // A concurrent confirm won: the QR made for this one must not stay payable.
-        await provider.cancelPayment(qr.provider_transaction_id, storeCredentials).catch((cancelError: unknown) => {
-          logger.warn("could not cancel the QR of a lost confirm", { id, error: cancelError });
-        });
+        // A concurrent confirm won: the QR made for this one must not stay payable. If it cannot be cancelled now,
+        // the attempt stays pending with its QR, for the recovery pass.
+        const cancelled = await provider.cancelPayment(transaction, storeCredentials).then(
+          () => true,
+          (cancelError: unknown) => {
+            logger.warn("could not cancel the QR of a lost confirm", { id, error: cancelError });
+            return false;
+          },
+        );
+        const outcome = cancelled ? { status: "cancelled", failure_code: "lost_race" } : {};
+        await confirmations.update(attempt.id, { ...outcome, provider_transaction_id: transaction }, clock());
         throw error;
       }
       return { payment_id: intent.id, qr_content: qr.qr_content, expires_at: qr.expires_at, provider: provider.name };

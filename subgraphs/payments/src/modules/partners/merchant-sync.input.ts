@@ -68,10 +68,10 @@ export function parseSyncInput(input: unknown): { client_partner_id?: number; me
   if (body.merchants === undefined) throw invalidField("merchants", "required", "merchants is required");
   let storeCount = 0;
   const merchants = list(body.merchants, "merchants", MAX_MERCHANTS).map((raw, m) => {
-    const at = `merchants[${m}]`;
+    const at = `merchants.${m}`;
     const merchant = object(raw, at);
     const stores = list(merchant.stores, `${at}.stores`, MAX_STORES).map((rawStore, s) => {
-      const storeAt = `${at}.stores[${s}]`;
+      const storeAt = `${at}.stores.${s}`;
       const store = object(rawStore, storeAt);
       const configs = store.provider_configs ?? store.payment_processor_configs;
       return {
@@ -80,7 +80,7 @@ export function parseSyncInput(input: unknown): { client_partner_id?: number; me
         name: text(store.name, `${storeAt}.name`),
         is_active: flag(store.is_active, `${storeAt}.is_active`),
         provider_configs: list(configs, `${storeAt}.provider_configs`, 20).map((rawConfig, c) => {
-          const configAt = `${storeAt}.provider_configs[${c}]`;
+          const configAt = `${storeAt}.provider_configs.${c}`;
           const config = object(rawConfig, configAt);
           const code = config.provider_code ?? config.provider;
           if (typeof code !== "string" || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(code)) {

@@ -101,7 +101,7 @@ it("keeps a store synced inactive from new intents until it is synced active aga
     deps.merchantSync.syncMerchants(caller, {
       merchants: [{ merchant_id: merchantId, stores: [{ ...store, is_active: "no" }] }],
     }),
-  ).rejects.toMatchObject({ details: { field: "merchants[0].stores[0].is_active" } });
+  ).rejects.toMatchObject({ details: { field: "merchants.0.stores.0.is_active" } });
 });
 
 it("lets only the sync partner create merchant and store ids, so no partner can claim the portal's ahead of it", async () => {

@@ -1,11 +1,16 @@
-import { Prisma, type PrismaClient, type Store } from "../../generated/prisma/client";
+import { type ApiKey, Prisma, type PrismaClient, type Store } from "../../generated/prisma/client";
 import type { PreparedSql } from "../../sql";
 
 export type PartnerRepository = ReturnType<typeof partnerRepository>;
 
+export type WebhookSettings = Pick<
+  ApiKey,
+  "webhook_url" | "webhook_secret_sealed" | "previous_webhook_secret_sealed" | "previous_webhook_secret_expires_at"
+>;
+
 export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
-    createPartner: (name: string) => prisma.clientPartner.create({ data: { name } }),
+    createPartner: (name: string, psp_id?: number) => prisma.clientPartner.create({ data: { name, psp_id } }),
     findPartner: (id: number) => prisma.clientPartner.findUnique({ where: { id } }),
     /** Makes this partner the sync partner and no other. */
     designateSyncPartner: (id: number) =>
@@ -18,13 +23,23 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
       ]),
     activeKeys: (client_id: string) =>
       prisma.apiKey.findMany({ where: { client_id, is_active: true }, orderBy: { created_at: "desc" } }),
-    createKey: (data: {
-      id: string;
-      client_partner_id: number;
-      client_id: string;
-      secret_sealed: string;
-      webhook_secret_sealed: string;
-    }) => prisma.apiKey.create({ data }),
+    createKey: (
+      data: Pick<ApiKey, "id" | "client_partner_id" | "client_id" | "secret_sealed"> & Partial<WebhookSettings>,
+    ) => prisma.apiKey.create({ data }),
+    /** The webhook settings are the client_id's: every active secret of it carries the same ones. */
+    /** With `secretWas`, only while the webhook secret is still that one (two rotations at once: one wins). */
+    updateWebhook: (client_id: string, data: Partial<WebhookSettings>, secretWas?: string | null) =>
+      prisma.apiKey.updateMany({
+        where: { client_id, is_active: true, ...(secretWas === undefined ? {} : { webhook_secret_sealed: secretWas }) },
+        data,
+      }),
+    /** One active row per client_id of the partner with a webhook_url (the newest; all carry the same settings). */
+    webhookKeys: (client_partner_id: number) =>
+      prisma.apiKey.findMany({
+        where: { client_partner_id, is_active: true, webhook_url: { not: null } },
+        orderBy: [{ client_id: "asc" }, { created_at: "desc" }],
+        distinct: ["client_id"],
+      }),
     revokeKey: (id: string, client_partner_id: number, at: Date) =>
       prisma.apiKey.updateMany({
         where: { id, client_partner_id, is_active: true },

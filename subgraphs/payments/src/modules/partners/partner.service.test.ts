@@ -35,3 +35,20 @@ it("allows two active secrets per client_id while rotating, not three", async ()
   await deps.partners.revokeApiKey(partner.id, key.id);
   expect((await deps.partners.credentialsFor(edge, key.client_id))?.secrets).toEqual([second.secret]);
 });
+
+it("keeps a client_id's webhook when its HMAC secret rotates, and posts once per client_id", async () => {
+  const { partner, key } = await seedPartner(deps);
+  await deps.partners.setWebhookUrl(key.client_id, "https://partner.example.com/hooks");
+  const second = await deps.partners.issueApiKey(partner.id, { client_id: key.client_id });
+  expect(second.webhook_secret).toBe(key.webhook_secret);
+  expect(await deps.partners.webhookTargets(partner.id)).toEqual([
+    {
+      client_partner_id: partner.id,
+      client_id: key.client_id,
+      webhook_url: "https://partner.example.com/hooks",
+      secrets: [key.webhook_secret],
+    },
+  ]);
+  await deps.partners.revokeApiKey(partner.id, key.id);
+  expect((await deps.partners.webhookTarget(key.client_id))?.webhook_url).toBe("https://partner.example.com/hooks");
+});

@@ -1,4 +1,4 @@
-import { AppError } from "@pos-cloud/common";
+import { AppError, type CursorPage, readPageByTime } from "@pos-cloud/common";
 import type { PaymentIntent } from "../../generated/prisma/client";
 import { type Prisma, type PrismaClient, Prisma as PrismaRuntime } from "../../generated/prisma/client";
 import type { PreparedSql } from "../../sql";
@@ -19,8 +19,6 @@ export interface IntentListFilter {
   client_partner_id: number;
   merchant_store_id?: string;
   status?: string;
-  limit: number;
-  offset: number;
 }
 
 /** What a status change writes besides the intent: its event, and a ledger row unless `ledger` says otherwise. */
@@ -99,15 +97,22 @@ export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) 
 
     findById: (id: string) => prisma.paymentIntent.findUnique({ where: { id } }),
 
+    findInStore: (id: string, store_id: number, merchant_id: number) =>
+      prisma.paymentIntent.findFirst({ where: { id, store_id, merchant_id } }),
+
     findForPartner: (id: string, client_partner_id: number) =>
       prisma.paymentIntent.findFirst({ where: { id, client_partner_id } }),
 
-    list: ({ client_partner_id, merchant_store_id, status, limit, offset }: IntentListFilter) =>
-      prisma.paymentIntent.findMany({
-        where: { client_partner_id, merchant_store_id, status },
-        orderBy: [{ created_at: "desc" }, { id: "desc" }],
-        take: limit,
-        skip: offset,
+    list: (where: IntentListFilter, page: CursorPage) =>
+      readPageByTime(page, "desc", {
+        rows: (take, after) =>
+          prisma.paymentIntent.findMany({
+            where: { AND: [where, after] },
+            orderBy: [{ created_at: "desc" }, { id: "desc" }],
+            take,
+            skip: page.offset,
+          }),
+        total: () => prisma.paymentIntent.count({ where }),
       }),
 
     /** Open intents of a partner past their expiry, so a list shows them as the expiry made them. */
@@ -115,6 +120,27 @@ export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) 
       prisma.paymentIntent.findMany({
         where: { client_partner_id, status: { in: statuses }, expires_at: { lte: now } },
         take: 100,
+      }),
+
+    /**
+     * Moves open intents past their expiry (`from`) with `change`, each with its event, in one transaction that
+     * claims them with `FOR UPDATE SKIP LOCKED`: another instance's sweep takes other intents meanwhile, and a
+     * worker that dies mid-sweep commits none of its changes, so the next sweep finds them again.
+     */
+    expireOverdue: (
+      from: string[],
+      change: Prisma.PaymentIntentUncheckedUpdateManyInput & { status: string },
+      event: PaymentIntentEventType,
+      now: Date,
+      limit: number,
+    ) =>
+      prisma.$transaction(async (tx) => {
+        const due = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payment_intents
+          WHERE status = ANY(${from}::text[]) AND expires_at <= ${now}
+          ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+        let expired = 0;
+        for (const { id } of due) if (await transitionWithin(tx, id, from, change, event, now)) expired++;
+        return expired;
       }),
 
     findToken: (token_hash: string) => prisma.paymentToken.findUnique({ where: { token_hash } }),

@@ -139,7 +139,7 @@ describe("payment intent lifecycle", () => {
     await expect(deps.paymentIntents.capture(theirs.caller, payment_intent.id, null)).rejects.toMatchObject({
       code: "not_found",
     });
-    expect(await deps.paymentIntents.list(theirs.caller, {})).toEqual([]);
+    expect(await deps.paymentIntents.list(theirs.caller, {})).toMatchObject({ nodes: [], total_count: 0 });
     await expect(
       deps.paymentIntents.create(mine.caller, intentBody({ merchant_store_id: String(theirs.store.store_id) })),
     ).rejects.toMatchObject({ code: "forbidden" });

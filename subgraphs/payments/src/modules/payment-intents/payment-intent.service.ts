@@ -4,9 +4,12 @@ import {
   countsPerStore,
   invalidField,
   newUlid,
+  parseCursor,
   partnerIdOf,
-  storeReferenceLoader,
+  type ReachableStore,
+  requireService,
 } from "@pos-cloud/common";
+import DataLoader from "dataloader";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
@@ -40,6 +43,14 @@ export interface PaymentIntentResult {
 
 const initialStatus = { pgw_processed: "requires_payment_method", external: "requires_action", manual: "succeeded" };
 
+/** What expiry does to an open intent, whether a read or the sweeper sees it first. */
+const EXPIRY = {
+  status: "cancelled",
+  failure_code: "expired",
+  failure_message: "the payment intent expired before it was completed",
+};
+const EXPIRY_BATCH = 100;
+
 const expired = () => new AppError("intent_expired", "the payment intent has expired");
 const wrongState = (intent: PaymentIntent, action: string) =>
   new AppError("invalid_state", `a ${intent.status} payment intent cannot be ${action}`, { status: intent.status });
@@ -54,18 +65,13 @@ export function paymentIntentService(deps: {
   const { intents, stores, idempotency, outcomes, clock } = deps;
 
   /**
-   * Expiry holds whether or not a worker ran: an open intent read after `expires_at` is cancelled (failure_code
-   * `expired`) with its event, by whichever read sees it first.
+   * Expiry holds whether or not the sweeper ran: an open intent read after `expires_at` is cancelled (failure_code
+   * `expired`) with its event, by whichever read (or sweep) sees it first.
    */
   async function observe(intent: PaymentIntent): Promise<PaymentIntent> {
     const now = clock();
     if (!EXPIRING.includes(intent.status) || intent.expires_at > now) return intent;
-    const change = {
-      status: "cancelled",
-      failure_code: "expired",
-      failure_message: "the payment intent expired before it was completed",
-    };
-    const moved = await intents.transition(intent.id, [intent.status], change, "payment_intent.cancelled", now);
+    const moved = await intents.transition(intent.id, [intent.status], EXPIRY, "payment_intent.cancelled", now);
     return moved ?? (await intents.findById(intent.id)) ?? intent;
   }
 
@@ -93,14 +99,17 @@ export function paymentIntentService(deps: {
 
   return {
     /**
-     * One request's Store references (`payment_intents_count` of every store of a hierarchy) in one statement. Each
-     * store is checked against the caller first; its intents count only under the merchant the portal placed it in.
+     * One request's `payment_intents_count` (every store of a hierarchy) in one statement, for stores already
+     * checked against the caller; intents count only under the merchant the portal placed the store in.
      */
-    storeLoader: (caller: Caller) =>
-      storeReferenceLoader(caller, async (stores) => {
-        const countOf = countsPerStore(await intents.countByStores(stores.map((store) => store.id)));
-        return stores.map((store) => ({ id: store.id, payment_intents_count: countOf(store) }));
-      }),
+    intentCountLoader: () =>
+      new DataLoader<ReachableStore, number, string>(
+        async (stores) => {
+          const countOf = countsPerStore(await intents.countByStores(stores.map((store) => store.id)));
+          return stores.map(countOf);
+        },
+        { cacheKeyFn: (store) => `${store.id}:${store.merchantId}` },
+      ),
 
     async create(caller: Caller, input: unknown, request?: IdempotencyRequest | null) {
       const client_partner_id = partnerIdOf(caller);
@@ -142,6 +151,8 @@ export function paymentIntentService(deps: {
           created_at: now,
           updated_at: now,
           expires_at: new Date(now.getTime() + parsed.expires_in_minutes * 60_000),
+          next_poll_at: now,
+          poll_attempts: 0,
         };
         const response = result(intent, grant);
         await intents.create(
@@ -211,6 +222,7 @@ export function paymentIntentService(deps: {
         status?: string | null;
         limit?: number | null;
         offset?: number | null;
+        after?: string | null;
       },
     ) {
       const client_partner_id = partnerIdOf(caller);
@@ -223,14 +235,37 @@ export function paymentIntentService(deps: {
       if (filter.status && !STATUSES.includes(filter.status)) {
         throw invalidField("status", "enum", `status must be one of ${STATUSES}`);
       }
+      const after = parseCursor(filter.after);
       for (const intent of await intents.overdue(client_partner_id, EXPIRING, clock())) await observe(intent);
-      return intents.list({
-        client_partner_id,
-        merchant_store_id: filter.merchant_store_id ?? undefined,
-        status: filter.status ?? undefined,
-        limit,
-        offset,
-      });
+      return intents.list(
+        {
+          client_partner_id,
+          merchant_store_id: filter.merchant_store_id ?? undefined,
+          status: filter.status ?? undefined,
+        },
+        { limit, offset, after },
+      );
+    },
+
+    /**
+     * The expiry sweeper: open intents past `expires_at` reach their terminal state (as a read would move them) with
+     * their event, so it is published without anyone reading them. Instances claim their intents, so none waits on
+     * another. The number expired.
+     */
+    expireOverdue: () => intents.expireOverdue(EXPIRING, EXPIRY, "payment_intent.cancelled", clock(), EXPIRY_BATCH),
+
+    /** An intent of a store already checked against the caller (`Store.payment_intent`), under its merchant. */
+    async findInStore(store: ReachableStore, id: string) {
+      const intent = await intents.findInStore(id, store.id, store.merchantId);
+      if (!intent) throw new AppError("not_found", "payment intent not found");
+      return observe(intent);
+    },
+
+    /** The edge's look-up behind a subscription: any intent by id, for the edge alone. */
+    async findForEdge(caller: Caller, id: string) {
+      requireService(caller);
+      const intent = await intents.findById(id);
+      return intent && observe(intent);
     },
 
     /** Another subgraph asking for an intent by key: partners see their own; nobody else reads through here. */

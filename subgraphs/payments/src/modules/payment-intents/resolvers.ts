@@ -1,11 +1,14 @@
-import type { Resolvers, StoreReference } from "@pos-cloud/common";
+import { type ReachableStore, type Resolvers, reachableStoreReference, type StoreReference } from "@pos-cloud/common";
+import { JSONObjectResolver } from "graphql-scalars";
 import type { PaymentsContext } from "../../context";
 import { idempotencyRequest } from "../idempotency/idempotency.service";
 
 export const paymentIntentResolvers: Resolvers<PaymentsContext> = {
+  JSONObject: JSONObjectResolver,
   Query: {
     paymentIntents: (_, filter, { paymentIntents, caller }) => paymentIntents.list(caller, filter),
     paymentIntentByToken: (_, { id, payment_token }, { paymentIntents }) => paymentIntents.retrieve(id, payment_token),
+    subscribedPaymentIntent: (_, { id }, { paymentIntents, caller }) => paymentIntents.findForEdge(caller, id),
   },
   Mutation: {
     createPaymentIntent: (_, { input, idempotency_key }, { paymentIntents, caller }) =>
@@ -26,6 +29,10 @@ export const paymentIntentResolvers: Resolvers<PaymentsContext> = {
     store: ({ store_id }: { store_id: number }) => ({ __typename: "Store", id: store_id }),
   },
   Store: {
-    __resolveReference: (reference: StoreReference, { loaders }: PaymentsContext) => loaders.stores.load(reference),
+    // Async, so that a refusal fails this reference alone, not the whole batch of `_entities`.
+    __resolveReference: async (reference: StoreReference, { caller }: PaymentsContext) =>
+      reachableStoreReference(caller, reference),
+    payment_intents_count: (store: ReachableStore, _, { loaders }) => loaders.intentCounts.load(store),
+    payment_intent: (store: ReachableStore, { id }, { paymentIntents }) => paymentIntents.findInStore(store, id),
   },
 };

@@ -1,4 +1,6 @@
 import { logger } from "@pos-cloud/common";
+import { backoffMs } from "../../claims";
+import type { Clock } from "../../clock";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
 import type { ProviderEventRepository } from "./provider-event.repository";
@@ -9,35 +11,50 @@ export type PaymentPoller = ReturnType<typeof paymentPoller>;
 const BATCH = 100;
 export const MIN_POLL_INTERVAL_MS = 100;
 export const MAX_POLL_INTERVAL_MS = 60_000;
+/** An intent is polled again 5 s after a poll that moved it, and 5, 10, 20, then every 30 s while it waits. */
+export const FIRST_POLL_DELAY_MS = 5_000;
+export const MAX_POLL_DELAY_MS = 30_000;
 
-/** Asks polled providers about intents waiting on them; what they answer moves the intent as a webhook would. */
+/**
+ * Asks polled providers about intents waiting on them; what they answer moves the intent as a webhook would. Any
+ * number of instances may run: each claims its intents (claims.ts), so no intent is asked about twice at once.
+ */
 export function paymentPoller(deps: {
   events: ProviderEventRepository;
   outcomes: ProviderOutcomeService;
   providers: ProviderDirectory;
   credentials: ProviderCredentialStore;
-  /** Other periodic repairs that ride on the same worker (stale provider refunds). */
+  clock: Clock;
+  /** Other periodic repairs that ride on the same worker (stale provider refunds, expiry, unfinished confirms). */
   sweeps?: Array<() => Promise<unknown>>;
 }) {
-  const { events, outcomes, providers, credentials } = deps;
+  const { events, outcomes, providers, credentials, clock } = deps;
   const sweeps = deps.sweeps ?? [];
 
-  /** One cycle over at most one batch; one intent's failure (provider down) does not stop the others. */
+  /**
+   * One cycle over at most one batch of due intents; one intent's failure (provider down) does not stop the others.
+   * Every polled intent is pushed back by the backoff, so a payment still pending lets the queue move on.
+   */
   async function pollOnce(): Promise<number> {
     const codes = providers.pollingCodes();
     if (codes.length === 0) return 0;
     let applied = 0;
-    for (const intent of await events.awaitingPoll(codes, BATCH)) {
+    for (const intent of await events.claimPolls(codes, clock(), BATCH)) {
+      let moved = false;
       try {
         const provider = providers.get(intent.provider_name!);
         const payment = await provider.getPaymentStatus(
           intent.provider_transaction_id!,
           await credentials.forStore(intent.store_id, provider.name),
         );
-        if ((await outcomes.applyPolled(intent, payment)).result === "applied") applied++;
+        moved = (await outcomes.applyPolled(intent, payment)).result === "applied";
       } catch (error) {
         logger.warn("polling a payment failed", { payment_intent_id: intent.id, error });
       }
+      if (moved) applied++;
+      const attempts = moved ? 0 : intent.poll_attempts + 1;
+      const delay = moved ? FIRST_POLL_DELAY_MS : backoffMs(attempts, FIRST_POLL_DELAY_MS, MAX_POLL_DELAY_MS);
+      await events.schedulePoll(intent.id, attempts, new Date(clock().getTime() + delay));
     }
     return applied;
   }
@@ -52,9 +69,10 @@ export function paymentPoller(deps: {
       let stopped = false;
       const schedule = () => {
         timer = setTimeout(() => {
+          const failed = (error: unknown) => logger.warn("a polling cycle failed", { error });
           running = pollOnce()
-            .then(() => Promise.all(sweeps.map((sweep) => sweep())))
-            .catch((error: unknown) => logger.warn("a polling cycle failed", { error }))
+            .catch(failed)
+            .then(() => Promise.all(sweeps.map((sweep) => sweep().catch(failed))))
             .finally(() => {
               if (!stopped) schedule();
             });

@@ -1,5 +1,6 @@
 import { AppError, newUlid } from "@pos-cloud/common";
-import type { PaymentIntent, Prisma, PrismaClient } from "../../generated/prisma/client";
+import { claimDue, reschedule } from "../../claims";
+import { type PaymentIntent, Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { appendInternalEvent } from "../outbox/outbox.repository";
 import { transitionWithin } from "../payment-intents/payment-intent.repository";
 import type { ProviderNotification } from "../providers/webhook-notification";
@@ -40,10 +41,17 @@ async function applyOutcome(
 
 export function providerEventRepository(prisma: PrismaClient) {
   return {
-    /** The intent of a provider's transaction; none (yet) throws, so the notification is retried or dead-lettered. */
+    /**
+     * The intent of a provider's transaction: the intent's own QR, or one a confirm attempt made and the recovery
+     * pass cancelled (docs/decisions.md). None (yet) throws, so the notification is retried or dead-lettered.
+     */
     async findIntent(provider: string, provider_transaction_id: string): Promise<PaymentIntent> {
-      const intent = await prisma.paymentIntent.findUnique({ where: { provider_transaction_id } });
-      if (!intent || intent.provider_name !== provider) throw noIntent(provider_transaction_id);
+      const attempt = await prisma.confirmAttempt.findUnique({ where: { provider_transaction_id } });
+      const intent = await prisma.paymentIntent.findUnique({
+        where: attempt ? { id: attempt.payment_intent_id } : { provider_transaction_id },
+      });
+      const provider_name = attempt ? attempt.provider_name : intent?.provider_name;
+      if (!intent || provider_name !== provider) throw noIntent(provider_transaction_id);
       return intent;
     },
     /**
@@ -65,7 +73,11 @@ export function providerEventRepository(prisma: PrismaClient) {
           { provider_webhook: { ...notification, payment_intent_id: intent.id } },
           now,
         );
-        const result = await applyOutcome(tx, intent.id, notification, now);
+        // A QR the intent no longer has (a cancelled attempt's) moves nothing.
+        const result =
+          intent.provider_transaction_id === provider_transaction_id
+            ? await applyOutcome(tx, intent.id, notification, now)
+            : "stale";
         await tx.providerWebhookEvent.update({
           where: { provider_event_id: { provider, event_id } },
           data: { status: result },
@@ -75,13 +87,14 @@ export function providerEventRepository(prisma: PrismaClient) {
     /** A polled status, with the same transition as a webhook's. */
     applyPolled: (payment_intent_id: string, outcome: ProviderOutcome, now: Date) =>
       prisma.$transaction((tx) => applyOutcome(tx, payment_intent_id, outcome, now)),
-    /** Intents waiting on a polled provider, the longest-waiting first. */
-    awaitingPoll: (provider_names: string[], limit: number) =>
-      prisma.paymentIntent.findMany({
-        where: { status: { in: ["requires_action", "processing"] }, provider_name: { in: provider_names } },
-        orderBy: { updated_at: "asc" },
-        take: limit,
-      }),
+    /** Claims intents waiting on a polled provider whose next poll is due, the longest-due first (claims.ts). */
+    async claimPolls(provider_names: string[], now: Date, limit: number): Promise<PaymentIntent[]> {
+      const condition = Prisma.sql`status IN ('requires_action', 'processing') AND provider_name = ANY(${provider_names}::text[])`;
+      const ids = await claimDue(prisma, "payment_intents", condition, now, limit);
+      return prisma.paymentIntent.findMany({ where: { id: { in: ids } } });
+    },
+    /** When the intent is next polled, after `attempts` polls in a row that changed nothing. */
+    schedulePoll: (id: string, attempts: number, due: Date) => reschedule(prisma, "payment_intents", id, attempts, due),
     /** Keeps a notification whose processing kept failing; a redelivery of the same event adds to its attempts. */
     async deadLetter(provider: string, event_id: string, raw_body: string, error: string, attempts: number, now: Date) {
       const open = await prisma.webhookDeadLetter.findFirst({ where: { provider, event_id, resolved_at: null } });

@@ -39,6 +39,8 @@ export interface CreateQrRequest {
   mode: QrMode;
   /** How long the code can be paid; the provider's default when absent. Keep it within the intent's expiry. */
   expires_in_seconds?: number;
+  /** The same key returns the QR made the first time instead of making another, so a retried create is safe. */
+  idempotency_key?: string;
 }
 
 export interface CreatedQr {

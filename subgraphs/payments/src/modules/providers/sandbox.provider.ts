@@ -10,6 +10,7 @@ import {
   type ProviderPayment,
   type ProviderPaymentStatus,
 } from "./provider";
+import type { ProviderSetup } from "./provider-directory";
 
 /** The sandbox's own statuses and decline codes (its API, not ours). */
 export const sandboxStatuses = [
@@ -159,11 +160,18 @@ export function sandboxProvider(options: SandboxProviderOptions): PaymentProvide
     name: options.code,
     delivery: options.delivery,
     notificationMaxAgeSeconds: options.notificationMaxAgeSeconds ?? DEFAULT_NOTIFICATION_MAX_AGE_SECONDS,
-    async createQr(request, credentials) {
-      const transaction = await call(credentials, "POST", "/v1/payments", transactionSchema, {
-        ...request,
-        ...(options.delivery === "webhook" && options.notifyUrl ? { notify_url: options.notifyUrl } : {}),
-      });
+    async createQr({ idempotency_key, ...request }, credentials) {
+      const transaction = await call(
+        credentials,
+        "POST",
+        "/v1/payments",
+        transactionSchema,
+        {
+          ...request,
+          ...(options.delivery === "webhook" && options.notifyUrl ? { notify_url: options.notifyUrl } : {}),
+        },
+        idempotency_key ? { "idempotency-key": idempotency_key } : {},
+      );
       const { status } = toPayment(transaction);
       return {
         provider_transaction_id: transaction.transaction_id,
@@ -201,4 +209,15 @@ export function sandboxProviders(options: { baseUrl: string; gatewayBaseUrl: str
     }),
     sandboxProvider({ code: "sandbox-poll", delivery: "polling", baseUrl: options.baseUrl }),
   ];
+}
+
+/** What the payments subgraph attaches for the sandbox QR provider: both configurations, and its one webhook secret. */
+export function sandboxSetup(
+  sandbox: { baseUrl: string; webhookSecret: string },
+  gatewayBaseUrl: string,
+): ProviderSetup {
+  return {
+    providers: sandboxProviders({ baseUrl: sandbox.baseUrl, gatewayBaseUrl }),
+    webhookSecrets: { sandbox: sandbox.webhookSecret, "sandbox-poll": sandbox.webhookSecret },
+  };
 }

@@ -1,5 +1,6 @@
 import { AppError, invalidField, newUlid } from "@pos-cloud/common";
-import type { PaymentIntent, Prisma, PrismaClient, Refund } from "../../generated/prisma/client";
+import { claimDue, reschedule } from "../../claims";
+import { type PaymentIntent, Prisma, type PrismaClient, type Refund } from "../../generated/prisma/client";
 import { appendLedgerEntry, type LedgerEntry } from "../ledger/transaction.repository";
 import { appendInternalEvent } from "../outbox/outbox.repository";
 import { transitionWithin } from "../payment-intents/payment-intent.repository";
@@ -30,6 +31,9 @@ const LATE_PAYMENT_REASON = "late_payment";
 const lockIntent = (tx: Prisma.TransactionClient, id: string) =>
   tx.$queryRaw`SELECT id FROM payment_intents WHERE id = ${id} FOR UPDATE`;
 
+/** A pending provider refund is first taken by the sweep after this long: its own request has had time to finish. */
+export const STALE_REFUND_MS = 60_000;
+
 const refundRow = (intent: PaymentIntent, amount: number, reason: string | null, status: string, now: Date) => ({
   id: `re_${newUlid(now.getTime())}`,
   payment_intent_id: intent.id,
@@ -40,6 +44,7 @@ const refundRow = (intent: PaymentIntent, amount: number, reason: string | null,
   status,
   created_at: now,
   updated_at: now,
+  next_poll_at: new Date(now.getTime() + STALE_REFUND_MS),
 });
 
 const intentAggregate = (intent: PaymentIntent) => ({ type: "payment_intent", id: intent.id });
@@ -114,13 +119,13 @@ export function refundRepository(prisma: PrismaClient) {
     findIntent: (id: string, client_partner_id: number) =>
       prisma.paymentIntent.findFirst({ where: { id, client_partner_id } }),
     findIntentById: (id: string) => prisma.paymentIntent.findUnique({ where: { id } }),
-    /** Provider refunds left pending by a call that never came back (a crash, a timeout), oldest first. */
-    stalePending: (before: Date, limit: number) =>
-      prisma.refund.findMany({
-        where: { status: "pending", updated_at: { lt: before } },
-        orderBy: { updated_at: "asc" },
-        take: limit,
-      }),
+    /** Claims provider refunds left pending by a call that never came back (a crash, a timeout), due first. */
+    async claimPending(now: Date, limit: number) {
+      const ids = await claimDue(prisma, "refunds", Prisma.sql`status = 'pending'`, now, limit);
+      return prisma.refund.findMany({ where: { id: { in: ids } } });
+    },
+    /** When the sweep asks again about a refund the provider could not take, after `attempts` tries. */
+    retryLater: (id: string, attempts: number, due: Date) => reschedule(prisma, "refunds", id, attempts, due),
     listForIntent: (payment_intent_id: string) =>
       prisma.refund.findMany({ where: { payment_intent_id }, orderBy: { created_at: "asc" } }),
     /**

@@ -1,18 +1,19 @@
 import { AppError, type Caller, invalidField, logger, partnerIdOf } from "@pos-cloud/common";
+import { backoffMs } from "../../claims";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Refund } from "../../generated/prisma/client";
 import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
 import { parseAmount } from "../payment-intents/payment-intent.input";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
-import type { RefundRepository } from "./refund.repository";
+import { type RefundRepository, STALE_REFUND_MS } from "./refund.repository";
 
 export type RefundService = ReturnType<typeof refundService>;
 
 const MAX_REASON = 255;
-/** A provider refund still pending after this long lost its caller; the sweep asks the provider again. */
-export const STALE_REFUND_MS = 60_000;
 const SWEEP_BATCH = 50;
+/** The sweep asks again about a refund the provider could not take after 1, 2, 4 ... minutes, at most 15. */
+const MAX_SWEEP_DELAY_MS = 15 * 60_000;
 
 function parseRefundInput(input: unknown): { amount: number | null; reason: string | null } {
   const body = (input && typeof input === "object" && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
@@ -110,14 +111,20 @@ export function refundService(deps: {
     },
     /**
      * Settles provider refunds whose request died between the provider call and its answer being written, which
-     * would leave the intent in cancelling, and late payments' refunds the provider could not take at once.
+     * would leave the intent in cancelling, and late payments' refunds the provider could not take at once. Each
+     * instance claims its refunds, so none is asked about twice at once; one still unsettled is pushed back.
      */
     async resumePending(): Promise<number> {
-      const now = clock();
       let settled = 0;
-      for (const refund of await refunds.stalePending(new Date(now.getTime() - STALE_REFUND_MS), SWEEP_BATCH)) {
+      for (const refund of await refunds.claimPending(clock(), SWEEP_BATCH)) {
         const intent = await refunds.findIntentById(refund.payment_intent_id);
-        if (intent && (await askProvider(refund, intent))) settled++;
+        if (intent && (await askProvider(refund, intent))) {
+          settled++;
+          continue;
+        }
+        const attempts = refund.poll_attempts + 1;
+        const delay = backoffMs(attempts, STALE_REFUND_MS, MAX_SWEEP_DELAY_MS);
+        await refunds.retryLater(refund.id, attempts, new Date(clock().getTime() + delay));
       }
       return settled;
     },

@@ -1,0 +1,34 @@
+import { loadSubgraphEnvironment, parseEnvironment } from "@pos-cloud/common";
+import { z } from "zod";
+
+const schema = z
+  .object({
+    /** The sandbox QR provider's API; with SANDBOX_WEBHOOK_SECRET and GATEWAY_URL, or none of the three. */
+    SANDBOX_URL: z.url({ protocol: /^https?$/ }).optional(),
+    SANDBOX_WEBHOOK_SECRET: z.string().min(16, "at least 16 characters").optional(),
+    /** The edge's public address: the sandbox notifies `<GATEWAY_URL>/v1/webhooks/sandbox`. */
+    GATEWAY_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Partner webhooks may go to loopback and private addresses, over http too (a developer's receiver). */
+    WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
+  })
+  .superRefine((e, context) => {
+    const keys = ["SANDBOX_URL", "SANDBOX_WEBHOOK_SECRET", "GATEWAY_URL"] as const;
+    const set = keys.filter((key) => e[key] !== undefined);
+    if (set.length === 0 || set.length === keys.length) return;
+    for (const key of keys.filter((k) => e[k] === undefined)) {
+      context.addIssue({ code: "custom", path: [key], message: `set together with ${set.join(", ")}` });
+    }
+  });
+
+/** The payments subgraph's standalone configuration: a subgraph's, plus the sandbox provider and webhook policy. */
+export function loadPaymentsEnvironment(env: NodeJS.ProcessEnv = process.env) {
+  const e = parseEnvironment(schema, env);
+  return {
+    ...loadSubgraphEnvironment(env),
+    sandbox:
+      e.SANDBOX_URL && e.SANDBOX_WEBHOOK_SECRET && e.GATEWAY_URL
+        ? { baseUrl: e.SANDBOX_URL, webhookSecret: e.SANDBOX_WEBHOOK_SECRET, gatewayUrl: e.GATEWAY_URL }
+        : undefined,
+    partnerWebhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true" },
+  };
+}

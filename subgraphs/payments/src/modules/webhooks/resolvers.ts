@@ -1,0 +1,18 @@
+import type { Resolvers } from "@pos-cloud/common";
+import type { PaymentsContext } from "../../context";
+
+export const webhookResolvers: Resolvers<PaymentsContext> = {
+  Query: {
+    apiKeyWebhook: (_, { client_id }, { apiKeyWebhooks, caller }) => apiKeyWebhooks.webhook(caller, client_id),
+    partnerWebhookDeadLetters: (_, { client_id }, { apiKeyWebhooks, caller }) =>
+      apiKeyWebhooks.deadLetters(caller, client_id ?? null),
+  },
+  Mutation: {
+    setApiKeyWebhook: (_, { input }, { apiKeyWebhooks, caller }) => apiKeyWebhooks.setWebhook(caller, input),
+    deleteApiKeyWebhook: (_, { client_id }, { apiKeyWebhooks, caller }) =>
+      apiKeyWebhooks.deleteWebhook(caller, client_id),
+    rotateApiKeyWebhookSecret: (_, { client_id }, { apiKeyWebhooks, caller }) =>
+      apiKeyWebhooks.rotateSecret(caller, client_id),
+    replayPartnerWebhook: (_, { id }, { apiKeyWebhooks, caller }) => apiKeyWebhooks.replay(caller, id),
+  },
+};

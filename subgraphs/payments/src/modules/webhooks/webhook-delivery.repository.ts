@@ -1,0 +1,92 @@
+import { type PartnerWebhookDelivery, Prisma, type PrismaClient } from "../../generated/prisma/client";
+
+export type WebhookDeliveryRepository = ReturnType<typeof webhookDeliveryRepository>;
+
+export type NewDelivery = Pick<
+  PartnerWebhookDelivery,
+  "id" | "source_event_id" | "client_partner_id" | "client_id" | "event_type" | "body"
+>;
+
+/** How an attempt ended, as written to its claimed row. */
+export type AttemptRecord =
+  | { status: "delivered"; status_code: number }
+  | { status: "pending"; next_attempt_at: Date; status_code: number | null; error: string }
+  | { status: "dead"; status_code: number | null; error: string };
+
+export function webhookDeliveryRepository(prisma: PrismaClient) {
+  return {
+    /** New deliveries, due now; one that exists (the same event and client_id) is left as it is. */
+    enqueue: (rows: NewDelivery[], now: Date) =>
+      prisma.partnerWebhookDelivery.createMany({
+        data: rows.map((row) => ({
+          ...row,
+          status: "pending",
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        })),
+        skipDuplicates: true,
+      }),
+
+    /**
+     * Claims up to `limit` due deliveries, oldest due first, skipping rows other workers hold (`FOR UPDATE SKIP
+     * LOCKED`) and the client_ids in `skip`. A claimed row is due again only at `leaseUntil`: if its worker dies
+     * mid-attempt, another takes it over then.
+     */
+    claimDue: (now: Date, limit: number, leaseUntil: Date, skip: string[]) =>
+      prisma.$queryRaw<PartnerWebhookDelivery[]>`UPDATE partner_webhook_deliveries SET next_attempt_at = ${leaseUntil}
+        WHERE id IN (SELECT id FROM partner_webhook_deliveries
+          WHERE status = 'pending' AND next_attempt_at <= ${now}
+            ${skip.length > 0 ? Prisma.sql`AND client_id NOT IN (${Prisma.join(skip)})` : Prisma.empty}
+          ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+
+    /** Gives claimed rows back unattempted, due at once. */
+    release: (ids: string[], now: Date) =>
+      prisma.partnerWebhookDelivery.updateMany({
+        where: { id: { in: ids }, status: "pending" },
+        data: { next_attempt_at: now },
+      }),
+
+    /** Writes an attempt's outcome, unless the row changed since it was claimed (then the attempt is not counted). */
+    recordAttempt: (claimed: PartnerWebhookDelivery, outcome: AttemptRecord, now: Date) =>
+      prisma.partnerWebhookDelivery.updateMany({
+        where: { id: claimed.id, status: "pending", attempts: claimed.attempts },
+        data: {
+          status: outcome.status,
+          attempts: claimed.attempts + 1,
+          last_status_code: outcome.status_code,
+          last_error: outcome.status === "delivered" ? null : outcome.error,
+          next_attempt_at: outcome.status === "pending" ? outcome.next_attempt_at : claimed.next_attempt_at,
+          delivered_at: outcome.status === "delivered" ? now : null,
+          updated_at: now,
+        },
+      }),
+
+    /** A delivery whose key lost its webhook (or was revoked) before it went out. */
+    drop: (id: string, now: Date) =>
+      prisma.partnerWebhookDelivery.updateMany({
+        where: { id, status: "pending" },
+        data: { status: "dropped", last_error: "the API key has no webhook any more", updated_at: now },
+      }),
+
+    find: (id: string) => prisma.partnerWebhookDelivery.findUnique({ where: { id } }),
+
+    /** Dead letters, newest first: of one client_id, or of every key. */
+    deadLetters: (client_id: string | null, limit: number) =>
+      prisma.partnerWebhookDelivery.findMany({
+        where: { status: "dead", ...(client_id === null ? {} : { client_id }) },
+        orderBy: { updated_at: "desc" },
+        take: limit,
+      }),
+
+    /** A dead letter due again at once with its attempts anew; null when it is not (or no longer) dead. */
+    async replay(id: string, now: Date) {
+      const { count } = await prisma.partnerWebhookDelivery.updateMany({
+        where: { id, status: "dead" },
+        data: { status: "pending", attempts: 0, next_attempt_at: now, updated_at: now },
+      });
+      return count === 0 ? null : prisma.partnerWebhookDelivery.findUnique({ where: { id } });
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import { logger, newUlid } from "@pos-cloud/common";
+import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
+import { CLAIM_LEASE_MS } from "../../claims";
+import type { Clock } from "../../clock";
+import type { PartnerWebhookDelivery } from "../../generated/prisma/client";
+import type { PartnerService } from "../partners/partner.service";
+import type { AttemptRecord, WebhookDeliveryRepository } from "./webhook-delivery.repository";
+import { eventIntent, partnerEventTypes, webhookBody } from "./webhook-event";
+import { webhookMetrics } from "./webhook-metrics";
+import { type AttemptResult, sendWebhook, signedHeaders } from "./webhook-sender";
+
+export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
+
+export interface WebhookDeliverySettings {
+  /** Pauses after failed attempts: attempts at 0 s, 5 s and 25 s, then a dead letter. */
+  retryDelaysMs?: number[];
+  /** A partner that has not answered by then has failed the attempt. */
+  timeoutMs?: number;
+  /** Attempts under way at once in this process, and at once for one client_id (a slow partner holds no more). */
+  concurrency?: number;
+  perKeyConcurrency?: number;
+  /** Between looks for due retries (and for deliveries other instances enqueued). */
+  pollIntervalMs?: number;
+  /** Posts to loopback, private and link-local addresses and over plain http: a developer's own receiver. */
+  allowPrivateUrls?: boolean;
+}
+
+const metricStatus = { delivered: "delivered", pending: "retried", dead: "dead_lettered" } as const;
+
+/**
+ * Partner webhooks: a durable consumer of the webhook-delivery topic records one delivery per client_id with a
+ * webhook for each terminal intent event (so a redelivered bus event adds nothing), and a worker posts due
+ * deliveries, claimed in the database, so retries survive a restart and instances share the work.
+ */
+export function webhookDispatcher(
+  deps: { deliveries: WebhookDeliveryRepository; partners: PartnerService; clock: Clock },
+  settings: WebhookDeliverySettings = {},
+) {
+  const { deliveries, partners, clock } = deps;
+  const {
+    retryDelaysMs = [5_000, 20_000],
+    timeoutMs = 10_000,
+    concurrency = 16,
+    perKeyConcurrency = 4,
+    pollIntervalMs = 1_000,
+    allowPrivateUrls = false,
+  } = settings;
+  const inFlight = new Set<Promise<void>>();
+  const perKey = new Map<string, number>();
+  let woken = false;
+  let endSleep: (() => void) | undefined;
+
+  const wake = () => {
+    woken = true;
+    endSleep?.();
+  };
+
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      if (woken) {
+        woken = false;
+        return resolve();
+      }
+      const timer = setTimeout(() => endSleep?.(), pollIntervalMs);
+      endSleep = () => {
+        clearTimeout(timer);
+        endSleep = undefined;
+        woken = false;
+        resolve();
+      };
+    });
+
+  async function accept(event: BusEvent): Promise<void> {
+    if (!partnerEventTypes.has(event.event_type)) return;
+    const { client_partner_id } = eventIntent(event);
+    const targets = Number.isSafeInteger(client_partner_id) ? await partners.webhookTargets(client_partner_id) : [];
+    if (targets.length === 0) return;
+    const time = Date.parse(event.created_at);
+    const rows = targets.map(({ client_id }) => {
+      const id = `evt_${newUlid(Number.isNaN(time) ? undefined : time)}`;
+      return {
+        id,
+        source_event_id: event.id,
+        client_partner_id,
+        client_id,
+        event_type: event.event_type,
+        body: webhookBody(id, event),
+      };
+    });
+    await deliveries.enqueue(rows, clock());
+    wake();
+  }
+
+  function recordOf(row: PartnerWebhookDelivery, result: AttemptResult, now: Date): AttemptRecord {
+    if (result.delivered) return { status: "delivered", status_code: result.status ?? 200 };
+    const failure = { status_code: result.status ?? null, error: result.error ?? "failed" };
+    const pause = retryDelaysMs[row.attempts];
+    if (pause === undefined) return { status: "dead", ...failure };
+    return { status: "pending", next_attempt_at: new Date(now.getTime() + pause), ...failure };
+  }
+
+  async function attempt(row: PartnerWebhookDelivery): Promise<void> {
+    const target = await partners.webhookTarget(row.client_id);
+    if (!target || target.client_partner_id !== row.client_partner_id) {
+      await deliveries.drop(row.id, clock());
+      return;
+    }
+    const message = { id: row.id, body: row.body, timestamp: clock() };
+    const started = performance.now();
+    const result = await sendWebhook(target.webhook_url, signedHeaders(message, target.secrets), row.body, {
+      timeoutMs,
+      allowPrivate: allowPrivateUrls,
+    });
+    webhookMetrics.latency.observe({ api_key_id: row.client_id }, (performance.now() - started) / 1000);
+    const now = clock();
+    const record = recordOf(row, result, now);
+    webhookMetrics.deliveries.inc({ api_key_id: row.client_id, status: metricStatus[record.status] });
+    await deliveries.recordAttempt(row, record, now);
+    if (record.status === "dead") {
+      logger.warn("partner webhook dead-lettered", { id: row.id, client_id: row.client_id, error: record.error });
+    }
+  }
+
+  /** Claims what is due, up to the free slots and per-key limits, and starts the attempts; returns them. */
+  async function claimAndStart(): Promise<Promise<void>[]> {
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return [];
+    const now = clock();
+    const full = [...perKey].filter(([, running]) => running >= perKeyConcurrency).map(([clientId]) => clientId);
+    const rows = await deliveries.claimDue(now, free, new Date(now.getTime() + CLAIM_LEASE_MS), full);
+    const started: Promise<void>[] = [];
+    const giveBack: string[] = [];
+    for (const row of rows) {
+      const running = perKey.get(row.client_id) ?? 0;
+      if (running >= perKeyConcurrency) {
+        giveBack.push(row.id);
+        continue;
+      }
+      perKey.set(row.client_id, running + 1);
+      const run: Promise<void> = attempt(row)
+        .catch((error: unknown) => logger.error("partner webhook attempt failed to run", { id: row.id, error }))
+        .finally(() => {
+          const left = (perKey.get(row.client_id) ?? 1) - 1;
+          if (left > 0) perKey.set(row.client_id, left);
+          else perKey.delete(row.client_id);
+          inFlight.delete(run);
+          wake();
+        });
+      inFlight.add(run);
+      started.push(run);
+    }
+    if (giveBack.length > 0) await deliveries.release(giveBack, now);
+    return started;
+  }
+
+  return {
+    /** The bus consumer's handler: one delivery per client_id of the intent's partner that has a webhook. */
+    accept,
+    /** A delivery became due (a replay): look at once rather than at the next poll. */
+    wake,
+    /** One pass, for tests and operators: attempts what is due now and waits for those attempts. */
+    async deliverDue(): Promise<void> {
+      await Promise.all(await claimAndStart());
+    },
+    /** Consumes the webhook-delivery topic and posts due deliveries until `stop`, which waits for attempts under way. */
+    async start(bus: MessageBus) {
+      let running = true;
+      const subscription = await bus.consume("webhooks.delivery", "partner-webhooks", accept);
+      const loop = (async () => {
+        while (running) {
+          try {
+            await claimAndStart();
+          } catch (error) {
+            logger.warn("partner webhook claim failed; trying again", { error });
+          }
+          await sleep();
+        }
+      })();
+      return {
+        async stop() {
+          running = false;
+          await subscription.stop();
+          wake();
+          await loop;
+          await Promise.all(inFlight);
+        },
+      };
+    },
+  };
+}

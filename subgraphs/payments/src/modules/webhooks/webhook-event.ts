@@ -1,0 +1,39 @@
+import type { BusEvent } from "@pos-cloud/common/messaging";
+
+/** The intent events partners receive: terminal states only (the webhook-delivery topic carries no others). */
+export const partnerEventTypes = new Set([
+  "payment_intent.succeeded",
+  "payment_intent.failed",
+  "payment_intent.cancelled",
+]);
+
+/** The intent and its partner as the outbox payload carries them (`intentEventRow`). */
+export function eventIntent(event: BusEvent) {
+  const intent = (event.payload.payment_intent ?? {}) as Record<string, unknown>;
+  const metadata = (event.payload.metadata ?? {}) as Record<string, unknown>;
+  const client_partner_id = Number(metadata.client_partner_id ?? intent.client_partner_id);
+  const occurred_at = typeof metadata.occurred_at === "string" ? metadata.occurred_at : event.created_at;
+  return { intent, client_partner_id, occurred_at };
+}
+
+/**
+ * The JSON body a partner receives, built once per delivery so every attempt sends the same bytes. Failed and
+ * cancelled events also say why (`failure_code`, `failure_message`).
+ */
+export function webhookBody(id: string, event: BusEvent): string {
+  const { intent, occurred_at } = eventIntent(event);
+  const data: Record<string, unknown> = {
+    id: intent.id,
+    status: intent.status,
+    amount: intent.amount,
+    currency: intent.currency,
+    store_id: intent.store_id,
+    merchant_ref_id: intent.merchant_ref_id,
+    captured_at: intent.captured_at ?? null,
+  };
+  if (event.event_type !== "payment_intent.succeeded") {
+    data.failure_code = intent.failure_code ?? null;
+    data.failure_message = intent.failure_message ?? null;
+  }
+  return JSON.stringify({ id, type: event.event_type, created_at: occurred_at, data });
+}
