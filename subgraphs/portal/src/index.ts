@@ -96,8 +96,8 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const clock = config.clock ?? (() => new Date());
   const box = secretBox(config.masterKey);
   const audit = auditLog(prisma, clock);
-  const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box);
-  const tenantRows = tenantRepository(prisma, db);
+  const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box, { clock });
+  const tenantRows = tenantRepository(prisma, db, clock);
   const tenants = tenantService(tenantRows, box, gatewaySync.changed);
   const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock);
   const userRows = userRepository(prisma);

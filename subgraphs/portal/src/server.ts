@@ -1,14 +1,25 @@
-// The portal subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY.
-import { hostSubgraph, loadSubgraphEnvironment, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
+// The portal subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY, PUBLIC_URL.
+import { hostSubgraph, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
+import { loadPortalEnvironment } from "./environment";
 import { openPortal, portal } from "./index";
 
 tuneGarbageCollection();
-const config = loadSubgraphEnvironment();
-const deps = await openPortal({ url: config.databaseUrl, masterKey: config.masterKey });
-const server = await serveSubgraph(hostSubgraph(portal, deps, config.internalToken), {
-  port: config.port,
-  host: config.host,
+const config = loadPortalEnvironment();
+const deps = await openPortal({
+  url: config.databaseUrl,
+  masterKey: config.masterKey,
+  publicUrl: () => config.publicUrl,
 });
+const server = await serveSubgraph(
+  hostSubgraph(portal, deps, config.internalToken),
+  {
+    port: config.port,
+    host: config.host,
+  },
+  {
+    database: () => deps.db.query("SELECT 1"),
+  },
+);
 console.log(`portal subgraph at ${server.url}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

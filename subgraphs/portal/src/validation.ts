@@ -1,31 +1,6 @@
-import { invalidField } from "@pos-cloud/common";
 import { z } from "zod";
 
-/**
- * Checks an input against a schema and names the first bad field (dotted path) and the rule it broke, so every
- * service reports bad input the same way: 400 `invalid_request` with `details.field` and `details.constraint`.
- */
-export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const result = schema.safeParse(input ?? {});
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
-  const field = [...issue.path, ...keys.slice(0, 1)].join(".") || "body";
-  throw invalidField(field, issue.code, issue.message);
-}
-
-/** Page of a list: limit default 20, at most 100; offset from 0. */
-export const pageSchema = z.object({
-  limit: z.number().int().min(1).max(100).default(20),
-  offset: z.number().int().min(0).default(0),
-});
-export type Page = z.output<typeof pageSchema>;
-
-/** A page as a caller asks for it (GraphQL arguments may be null). */
-export type PageArgs = { limit?: number | null; offset?: number | null };
-
-export const parsePage = (page: PageArgs): Page =>
-  parseInput(pageSchema, { limit: page.limit ?? undefined, offset: page.offset ?? undefined });
+export { type Page, type PageArgs, parseInput, parsePage } from "@pos-cloud/common";
 
 export const code = z
   .string()

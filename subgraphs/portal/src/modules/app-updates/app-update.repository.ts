@@ -1,3 +1,4 @@
+import { readPage } from "@pos-cloud/common";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { Page } from "../../validation";
 import { uniqueCode } from "../tenants/tenant.repository";
@@ -8,11 +9,15 @@ export type AppVersionRow = Prisma.AppVersionGetPayload<object>;
 export function appUpdateRepository(prisma: PrismaClient) {
   return {
     list: (filter: { app_name?: string }, page: Page) =>
-      prisma.appVersion.findMany({
-        where: filter,
-        orderBy: [{ app_name: "asc" }, { version_code: "desc" }],
-        take: page.limit,
-        skip: page.offset,
+      readPage(page, {
+        rows: (take) =>
+          prisma.appVersion.findMany({
+            where: filter,
+            orderBy: [{ app_name: "asc" }, { version_code: "desc" }],
+            take,
+            skip: page.offset,
+          }),
+        total: () => prisma.appVersion.count({ where: filter }),
       }),
     find: (id: number) => prisma.appVersion.findUnique({ where: { id } }),
     create: (data: Prisma.AppVersionCreateInput) => uniqueCode(prisma.appVersion.create({ data })),

@@ -57,7 +57,8 @@ export function appUpdateService(versions: AppUpdateRepository, clock: () => Dat
     },
     async list(caller: Caller, filter: { app_name?: string }, page: { limit?: number; offset?: number } = {}) {
       requireTier(caller, MANAGE_TIER);
-      return Promise.all((await versions.list(filter, parsePage(page))).map(withEnrollments));
+      const listed = await versions.list(filter, parsePage(page));
+      return { ...listed, nodes: await Promise.all(listed.nodes.map(withEnrollments)) };
     },
     async update(caller: Caller, id: number, input: unknown) {
       requireTier(caller, MANAGE_TIER);

@@ -18,7 +18,9 @@ describe("areas", () => {
     await env.portal.areas.assignStore(admin, tenant.otherStore.id, area.id);
     expect(await env.portal.areas.storeIds(area.id)).toEqual([tenant.otherStore.id]);
     const manager = callerOf(await tenant.user("AREA_MANAGER", { area_id: area.id }));
-    expect((await env.portal.tenants.listStores(manager, {})).map((store) => store.id)).toEqual([tenant.otherStore.id]);
+    expect((await env.portal.tenants.listStores(manager, {})).nodes.map((store) => store.id)).toEqual([
+      tenant.otherStore.id,
+    ]);
     expect((await env.portal.areas.list(manager)).map((a) => a.id)).toEqual([area.id]);
     expect((await env.portal.areas.list(admin)).map((a) => a.id)).toEqual(
       expect.arrayContaining([area.id, tenant.area.id]),

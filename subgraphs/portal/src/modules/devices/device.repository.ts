@@ -1,4 +1,4 @@
-import { type Caller, reachOf } from "@pos-cloud/common";
+import { type Caller, reachOf, readPage } from "@pos-cloud/common";
 import type { SqlRunner } from "@pos-cloud/common/storage";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import type { Page } from "../../validation";
@@ -28,14 +28,20 @@ function deviceScopeSql(caller: Caller): Prisma.Sql {
 
 export function deviceRepository(prisma: PrismaClient, db: SqlRunner) {
   return {
-    list: (caller: Caller, filter: { store_id?: number; status?: string }, page: Page) =>
-      prisma.device.findMany({
-        where: { AND: [deviceScope(caller), filter] },
-        include: withTenant,
-        orderBy: { created_at: "asc" },
-        take: page.limit,
-        skip: page.offset,
-      }),
+    list(caller: Caller, filter: { store_id?: number; status?: string }, page: Page) {
+      const where = { AND: [deviceScope(caller), filter] };
+      return readPage(page, {
+        rows: (take) =>
+          prisma.device.findMany({
+            where,
+            include: withTenant,
+            orderBy: [{ created_at: "asc" }, { id: "asc" }],
+            take,
+            skip: page.offset,
+          }),
+        total: () => prisma.device.count({ where }),
+      });
+    },
     /**
      * The devices of many stores (a hierarchy read's `stores { devices }`) in one statement on the driver: through
      * Prisma's client, with the relation include its scope needed, they cost several times the database's own work.

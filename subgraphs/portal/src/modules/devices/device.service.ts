@@ -2,6 +2,7 @@ import {
   AppError,
   type Caller,
   forbidden,
+  mapPage,
   notFound,
   requireCaller,
   requireTier,
@@ -86,11 +87,11 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
           constraint: "enum",
         });
       }
-      return (await devices.list(caller, filter, parsePage(page))).map(presentDevice);
+      return mapPage(await devices.list(caller, filter, parsePage(page)), presentDevice);
     },
     async listOfStore(caller: Caller, storeId: number, page: PageArgs = {}) {
       await tenants.reachableStore(caller, storeId);
-      return (await devices.list(caller, { store_id: storeId }, parsePage(page))).map(presentDevice);
+      return mapPage(await devices.list(caller, { store_id: storeId }, parsePage(page)), presentDevice);
     },
     get: async (caller: Caller, id: string) => presentDevice(await load(caller, id, roles.STAFF)),
 

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { signScheme1 } from "@pos-cloud/common";
 
 export interface GatewaySyncConfig {
   /** The payment gateway's base URL ({base_url}). */
@@ -7,13 +7,6 @@ export interface GatewaySyncConfig {
   clientId: string;
   secret: string;
   clientPartnerId: number;
-}
-
-/** The spec's HMAC scheme 1: hex HMAC-SHA256 over METHOD\nPATH\nTIMESTAMP\nhex(SHA-256(body)), key hex(SHA-256(secret)). */
-export function signScheme1(secret: string, method: string, path: string, timestamp: number, body: string) {
-  const key = createHash("sha256").update(secret).digest("hex");
-  const bodyHash = createHash("sha256").update(body).digest("hex");
-  return createHmac("sha256", key).update(`${method}\n${path}\n${timestamp}\n${bodyHash}`).digest("hex");
 }
 
 export const SYNC_PATH = "/v1/sync/merchants";

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "../../generated/prisma/client";
+import { owedAgain } from "./sync-outbox.repository";
 
 export type GatewaySyncRepository = ReturnType<typeof gatewaySyncRepository>;
 
@@ -12,6 +13,13 @@ const merchantWithStores = {
   },
 } as const;
 
+/** A claimed row: the merchant to push, and the version of its configuration the push stands for. */
+export interface ClaimedSync {
+  merchant_id: number;
+  version: number;
+  attempts: number;
+}
+
 export function gatewaySyncRepository(prisma: PrismaClient) {
   return {
     merchants: (ids?: number[]) =>
@@ -20,15 +28,34 @@ export function gatewaySyncRepository(prisma: PrismaClient) {
         orderBy: { id: "asc" },
         ...merchantWithStores,
       }),
-    /** Merchant ids in pages, for the full sync. */
-    merchantIds: async (afterId: number, take: number) =>
-      (
-        await prisma.merchant.findMany({
-          where: { id: { gt: afterId } },
-          orderBy: { id: "asc" },
-          take,
-          select: { id: true },
-        })
-      ).map((row) => row.id),
+    /** Every merchant owes a push (the full sync): the gateway's lease on every store is renewed. */
+    enqueueAll: (now: Date) =>
+      prisma.$executeRaw`INSERT INTO gateway_sync_outbox (merchant_id, next_attempt_at, created_at)
+        SELECT id, ${now}, ${now} FROM merchants
+        ON CONFLICT (merchant_id) DO UPDATE SET ${owedAgain(now)}`,
+    /**
+     * Claims up to `limit` due merchants until `lockedUntil`, oldest due first. `FOR UPDATE SKIP LOCKED` passes over
+     * rows another worker is claiming; the lock column keeps them from every other worker until the push is done or
+     * the claim runs out (the worker died), so two pushes of one merchant never cross.
+     */
+    claim: (now: Date, lockedUntil: Date, limit: number) =>
+      prisma.$queryRaw<ClaimedSync[]>`UPDATE gateway_sync_outbox SET locked_until = ${lockedUntil}
+        WHERE merchant_id IN (SELECT merchant_id FROM gateway_sync_outbox
+          WHERE next_attempt_at <= ${now} AND (locked_until IS NULL OR locked_until <= ${now})
+          ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING merchant_id, version, attempts`,
+    /** The gateway has `version` (or refused it for good): the row goes, unless a change came after that version. */
+    async done(row: ClaimedSync) {
+      await prisma.$executeRaw`DELETE FROM gateway_sync_outbox
+        WHERE merchant_id = ${row.merchant_id} AND version = ${row.version}`;
+      await prisma.$executeRaw`UPDATE gateway_sync_outbox SET locked_until = NULL WHERE merchant_id = ${row.merchant_id}`;
+    },
+    /** A failed push is tried again at `next`, unless a change came meanwhile, which is due at once. */
+    async failed(row: ClaimedSync, next: Date, error: string) {
+      await prisma.$executeRaw`UPDATE gateway_sync_outbox
+        SET attempts = ${row.attempts + 1}, next_attempt_at = ${next}, last_error = ${error}
+        WHERE merchant_id = ${row.merchant_id} AND version = ${row.version}`;
+      await prisma.$executeRaw`UPDATE gateway_sync_outbox SET locked_until = NULL WHERE merchant_id = ${row.merchant_id}`;
+    },
   };
 }

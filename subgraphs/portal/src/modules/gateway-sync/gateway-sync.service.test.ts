@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { logger, secretBox } from "@pos-cloud/common";
+import { logger, secretBox, signScheme1 } from "@pos-cloud/common";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { isolatedStorage } from "../../../../../tests/support/databases";
 import { uniqueCode } from "../../../../../tests/support/environment";
 import { operator } from "../../../../../tests/support/portal-seed";
 import type { PortalDeps } from "../../context";
 import { openPortal } from "../../index";
-import { SYNC_PATH, signScheme1 } from "./gateway-sync.client";
+import { SYNC_PATH } from "./gateway-sync.client";
 import { gatewaySyncRepository } from "./gateway-sync.repository";
-import { gatewaySyncService } from "./gateway-sync.service";
+import { FULL_SYNC_INTERVAL_MS, gatewaySyncService, RETRY_DELAYS_MS, SYNC_CLAIM_MS } from "./gateway-sync.service";
 
 interface Received {
   body: any;
@@ -61,13 +61,17 @@ function fakeGateway(secret: string, status: (body: any) => number) {
 }
 
 const until = async (condition: () => boolean) => {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(condition()).toBe(true);
+  await expect.poll(condition, { timeout: 5000 }).toBe(true);
 };
 
 describe("gateway sync", () => {
   const secret = randomBytes(24).toString("hex");
   const masterKey = randomBytes(32);
+  let offset = 0;
+  const clock = () => new Date(Date.now() + offset);
+  const advance = (ms: number) => {
+    offset += ms;
+  };
   let failures = 0;
   /** Merchants whose every push the gateway refuses, as for a store id another partner holds. */
   const refusing = new Set<number>();
@@ -85,13 +89,19 @@ describe("gateway sync", () => {
   let portal: PortalDeps;
   let url: string;
   const config = () => ({ url, clientId: "portal-client", secret, clientPartnerId: 7 });
-  // The full sync pages through every merchant of the database: storage of its own keeps others' merchants out.
+  // The full sync covers every merchant of the database: storage of its own keeps others' merchants out.
   let storage: Awaited<ReturnType<typeof isolatedStorage>>;
+  /** Another worker on the same database, as another instance of the portal runs one. */
+  const otherWorker = () => {
+    const sync = gatewaySyncService(gatewaySyncRepository(portal.prisma), secretBox(masterKey), { clock });
+    sync.configure(config());
+    return sync;
+  };
 
   beforeAll(async () => {
     url = await gateway.listen();
     storage = await isolatedStorage(["portal"]);
-    portal = await openPortal({ url: storage.urls.portal, masterKey });
+    portal = await openPortal({ url: storage.urls.portal, masterKey, clock });
     portal.gatewaySync.configure(config());
   });
   /** A merchant of a PSP of its own, with fresh codes. */
@@ -104,11 +114,13 @@ describe("gateway sync", () => {
       ...(provider_credentials && { provider_credentials }),
     });
   };
-  /** A new merchant once the portal's own push of it (on creation) has reached the gateway. */
-  const pushedMerchant = async () => {
-    const merchant = await newMerchant();
-    await until(() => gateway.received.some((r) => r.body.merchants[0]?.merchant_id === merchant.id));
-    return merchant;
+  const pushesOf = (merchantId: number) =>
+    gateway.received.filter((r) => r.body.merchants.some((m: { merchant_id: number }) => m.merchant_id === merchantId));
+  const rowOf = (merchant_id: number) => portal.prisma.gatewaySyncOutbox.findUnique({ where: { merchant_id } });
+  /** Every row due now is pushed, and the rows the test left are pushed too. */
+  const pushEverything = async () => {
+    advance(FULL_SYNC_INTERVAL_MS + SYNC_CLAIM_MS);
+    while ((await portal.gatewaySync.pushDue()) > 0);
   };
   afterAll(async () => {
     await portal?.close();
@@ -124,12 +136,13 @@ describe("gateway sync", () => {
       name: "s",
       provider_credentials: { paypay: { merchant_id: "pp-store" } },
     });
-    const ofStore = (r: Received) =>
-      r.body.merchants[0]?.stores.some((s: { store_id: number }) => s.store_id === store.id);
-    await until(() => gateway.received.some(ofStore));
-    const push = gateway.received.find(ofStore)!;
-    expect(push.signatureValid).toBe(true);
-    expect(push.body).toEqual({
+    // Two changes, one row: the push sends the configuration as it is when it is made.
+    expect(await rowOf(merchant.id)).toMatchObject({ version: 2, attempts: 0 });
+    expect(await portal.gatewaySync.pushDue()).toBeGreaterThan(0);
+    expect(await rowOf(merchant.id)).toBeNull();
+    const [push] = pushesOf(merchant.id);
+    expect(push!.signatureValid).toBe(true);
+    expect(push!.body).toEqual({
       client_partner_id: 7,
       merchants: [
         {
@@ -151,28 +164,38 @@ describe("gateway sync", () => {
     });
   });
 
-  it("retries a failed push with backoff, a bounded number of times", async () => {
-    const sync = gatewaySyncService(gatewaySyncRepository(portal.prisma), secretBox(masterKey), {
-      retryDelaysMs: [10, 10],
-    });
-    sync.configure(config());
+  it("writes the row in the change's transaction: a change that fails owes no push", async () => {
     const merchant = await newMerchant();
-    const ofMerchant = () => gateway.received.filter((r) => r.body.merchants[0]?.merchant_id === merchant.id).length;
-    await until(() => ofMerchant() === 1);
-    failures = 2;
-    sync.changed(merchant.id);
-    await until(() => ofMerchant() === 4);
-    failures = 10;
-    sync.changed(merchant.id);
-    await until(() => ofMerchant() === 7);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(ofMerchant()).toBe(7);
-    failures = 0;
-    // Each attempt says why it failed; giving up raises an alert.
+    const taken = await portal.tenants.createMerchant(operator, {
+      psp_id: merchant.psp_id,
+      code: uniqueCode("M"),
+      name: "m",
+    });
+    await pushEverything();
+    await expect(portal.tenants.updateMerchant(operator, merchant.id, { code: taken.code })).rejects.toMatchObject({
+      code: "conflict",
+    });
+    expect(await rowOf(merchant.id)).toBeNull();
+  });
+
+  it("retries a failed push with backoff, raises an alert once the schedule is spent, and keeps trying", async () => {
+    await pushEverything();
+    const merchant = await newMerchant();
+    failures = 100;
+    expect(await portal.gatewaySync.pushDue()).toBe(1);
+    for (const [index, delay] of RETRY_DELAYS_MS.entries()) {
+      expect(await rowOf(merchant.id)).toMatchObject({ attempts: index + 1, last_error: expect.any(String) });
+      // Not due before its delay.
+      advance(delay - 100);
+      expect(await portal.gatewaySync.pushDue()).toBe(0);
+      advance(100);
+      expect(await portal.gatewaySync.pushDue()).toBe(1);
+    }
+    expect(pushesOf(merchant.id)).toHaveLength(RETRY_DELAYS_MS.length + 1);
     expect(warnings).toHaveBeenCalledWith("gateway sync failed; retrying", {
       merchantIds: [merchant.id],
       attempt: 1,
-      delay_ms: 10,
+      delay_ms: RETRY_DELAYS_MS[0],
       status: 503,
       code: "internal_error",
       reason: "the gateway is down for a test",
@@ -180,7 +203,7 @@ describe("gateway sync", () => {
     });
     expect(alertsFor(merchant.id)).toEqual([
       [
-        "gateway sync gave up; the periodic full sync will retry",
+        "gateway sync keeps failing",
         expect.objectContaining({
           alert: "gateway_sync_failed",
           status: 503,
@@ -188,17 +211,17 @@ describe("gateway sync", () => {
         }),
       ],
     ]);
+    failures = 0;
+    advance(FULL_SYNC_INTERVAL_MS);
+    expect(await portal.gatewaySync.pushDue()).toBe(1);
+    expect(await rowOf(merchant.id)).toBeNull();
   });
 
   it("logs a refused push with the gateway's reason and raises an alert, without retrying it", async () => {
-    const sync = gatewaySyncService(gatewaySyncRepository(portal.prisma), secretBox(masterKey), {
-      retryDelaysMs: [10, 10],
-    });
-    sync.configure(config());
-    const merchant = await pushedMerchant();
+    await pushEverything();
+    const merchant = await newMerchant();
     refusing.add(merchant.id);
-    sync.changed(merchant.id);
-    await until(() => alertsFor(merchant.id).length > 0);
+    await portal.gatewaySync.pushDue();
     expect(alertsFor(merchant.id)).toEqual([
       [
         "gateway sync refused",
@@ -214,17 +237,17 @@ describe("gateway sync", () => {
     ]);
     // The refusal was final: no retry was scheduled.
     expect(warnings).not.toHaveBeenCalled();
-    await sync.stop();
+    expect(await rowOf(merchant.id)).toBeNull();
+    refusing.delete(merchant.id);
   });
 
-  it("pushes a refused page of the full sync merchant by merchant, so one refusal holds back no other", async () => {
-    const refused = await pushedMerchant();
-    const fine = await pushedMerchant();
+  it("pushes a refused batch merchant by merchant, so one refusal holds back no other", async () => {
+    await pushEverything();
+    const refused = await newMerchant();
+    const fine = await newMerchant();
     refusing.add(refused.id);
     const before = gateway.received.length;
-    const sync = gatewaySyncService(gatewaySyncRepository(portal.prisma), secretBox(masterKey));
-    sync.configure(config());
-    await sync.fullSync();
+    await portal.gatewaySync.pushDue();
     const pushes = gateway.received.slice(before).map((r) => ({
       ids: r.body.merchants.map((m: { merchant_id: number }) => m.merchant_id),
       status: r.status,
@@ -236,8 +259,44 @@ describe("gateway sync", () => {
       alert: "gateway_sync_refused",
       merchantIds: [refused.id],
     });
-    expect(alertsFor(fine.id)).toHaveLength(1);
-    await sync.stop();
+    expect(alertsFor(fine.id)).toHaveLength(0);
+    refusing.delete(refused.id);
+  });
+
+  it("pushes each merchant once when two workers take rows at the same time", async () => {
+    await pushEverything();
+    const merchants = [await newMerchant(), await newMerchant(), await newMerchant()];
+    await Promise.all([portal.gatewaySync.pushDue(), otherWorker().pushDue()]);
+    for (const merchant of merchants) expect(pushesOf(merchant.id)).toHaveLength(1);
+  });
+
+  it("leaves the rows of a worker stopped mid-claim to another worker once the claim runs out", async () => {
+    await pushEverything();
+    const merchant = await newMerchant();
+    // A worker claims the row and dies before pushing.
+    const now = clock();
+    const rows = gatewaySyncRepository(portal.prisma);
+    expect(await rows.claim(now, new Date(now.getTime() + SYNC_CLAIM_MS), 100)).toMatchObject([
+      { merchant_id: merchant.id },
+    ]);
+    expect(await otherWorker().pushDue()).toBe(0);
+    advance(SYNC_CLAIM_MS);
+    expect(await otherWorker().pushDue()).toBe(1);
+    expect(pushesOf(merchant.id)).toHaveLength(1);
+  });
+
+  it("pushes a merchant again when it changed while its push was under way", async () => {
+    await pushEverything();
+    const merchant = await newMerchant();
+    const rows = gatewaySyncRepository(portal.prisma);
+    const now = clock();
+    const [claimed] = await rows.claim(now, new Date(now.getTime() + SYNC_CLAIM_MS), 100);
+    await portal.tenants.updateMerchant(operator, merchant.id, { name: "renamed" });
+    // The claim's push is done, but it stood for the configuration before the change.
+    await rows.done(claimed!);
+    expect(await rowOf(merchant.id)).toMatchObject({ version: 2, locked_until: null });
+    expect(await portal.gatewaySync.pushDue()).toBe(1);
+    expect(await rowOf(merchant.id)).toBeNull();
   });
 
   it("syncs a deactivated store inactive, itself and its provider configurations", async () => {
@@ -249,12 +308,8 @@ describe("gateway sync", () => {
       provider_credentials: { sandbox: { merchant_id: "m-1" } },
     });
     await portal.tenants.deactivateStore(operator, store.id);
-    const inactive = (r: Received) =>
-      r.body.merchants[0]?.stores.some(
-        (s: { store_id: number; is_active: boolean }) => s.store_id === store.id && !s.is_active,
-      );
-    await until(() => gateway.received.some(inactive));
-    expect(gateway.received.find(inactive)!.body.merchants[0].stores[0]).toEqual({
+    await portal.gatewaySync.pushDue();
+    expect(pushesOf(merchant.id).at(-1)!.body.merchants[0].stores[0]).toEqual({
       store_id: store.id,
       store_code: store.code,
       is_active: false,
@@ -264,15 +319,14 @@ describe("gateway sync", () => {
 
   it("lets the caller of sync() see the gateway's refusal, without retrying", async () => {
     const merchant = await newMerchant();
-    const ofMerchant = () => gateway.received.filter((r) => r.body.merchants[0]?.merchant_id === merchant.id).length;
-    await until(() => ofMerchant() === 1);
     failures = 1;
     await expect(portal.gatewaySync.sync([merchant.id])).rejects.toThrow("the gateway answered 503");
     await portal.gatewaySync.sync([merchant.id]);
-    expect(ofMerchant()).toBe(3);
+    expect(pushesOf(merchant.id)).toHaveLength(2);
   });
 
-  it("syncs every merchant at start, without waiting for the interval", async () => {
+  it("syncs every merchant at start, pushes a change at once, and after a restart what was left", async () => {
+    await pushEverything();
     const before = gateway.received.length;
     const all = (await portal.prisma.merchant.findMany({ select: { id: true } })).map((m) => m.id);
     const synced = () =>
@@ -281,27 +335,17 @@ describe("gateway sync", () => {
           .slice(before)
           .flatMap((r) => r.body.merchants.map((m: { merchant_id: number }) => m.merchant_id)),
       );
-    const sync = gatewaySyncService(gatewaySyncRepository(portal.prisma), secretBox(masterKey));
-    sync.configure(config());
-    sync.start(60 * 60 * 1000);
+    portal.gatewaySync.start({ pollMs: 60 * 60 * 1000 });
     await until(() => all.every((id) => synced().has(id)));
-    await sync.stop();
-  });
-
-  it("repeats the full sync periodically, and stops", async () => {
-    const before = gateway.received.length;
-    const [first] = (await portal.prisma.merchant.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map(
-      (m) => m.id,
-    );
-    const runs = () =>
-      gateway.received
-        .slice(before)
-        .filter((r) => r.body.merchants.some((m: { merchant_id: number }) => m.merchant_id === first)).length;
-    portal.gatewaySync.start(50);
-    await until(() => runs() >= 3);
+    const changed = await newMerchant();
+    await until(() => pushesOf(changed.id).length === 1);
     await portal.gatewaySync.stop();
-    const stopped = gateway.received.length;
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(gateway.received.length).toBe(stopped);
+    // A change while no worker runs waits in its row for the next worker.
+    const meanwhile = await newMerchant();
+    expect(await rowOf(meanwhile.id)).toMatchObject({ attempts: 0 });
+    const restarted = otherWorker();
+    restarted.start({ pollMs: 60 * 60 * 1000 });
+    await until(() => pushesOf(meanwhile.id).length > 0);
+    await restarted.stop();
   });
 });

@@ -1,13 +1,18 @@
 import { logger, type SecretBox } from "@pos-cloud/common";
+import type { Clock } from "../keys/signing-key.service";
 import { GatewayAnswerError, type GatewaySyncConfig, postSync } from "./gateway-sync.client";
-import type { GatewaySyncRepository } from "./gateway-sync.repository";
+import type { ClaimedSync, GatewaySyncRepository } from "./gateway-sync.repository";
 
 export type GatewaySyncService = ReturnType<typeof gatewaySyncService>;
 
-/** After a failed push: wait 1 s, 5 s, 25 s, 125 s, then leave it to the periodic full sync. */
+/** After a failed push: wait 1 s, 5 s, 25 s, 125 s, then raise an alert and try every 15 minutes. */
 export const RETRY_DELAYS_MS = [1_000, 5_000, 25_000, 125_000];
 export const FULL_SYNC_INTERVAL_MS = 15 * 60 * 1000;
-const PAGE = 100;
+/** How often the worker looks for due rows when nothing wakes it. */
+export const SYNC_POLL_INTERVAL_MS = 1_000;
+/** A claim outlives any push (the client's timeout is 10 s); a worker that died gives its rows back then. */
+export const SYNC_CLAIM_MS = 60_000;
+const BATCH = 100;
 
 type Credentials = Record<string, Record<string, string>>;
 
@@ -22,24 +27,26 @@ function reasonOf(error: unknown) {
 }
 
 /**
- * Pushes tenant and provider configuration to the payment gateway (variant B body, HMAC scheme 1): at once when a
- * merchant or store changes, and in full at start and every 15 minutes, so a missed push is repaired and the
- * gateway's one-hour lease on every store is renewed (docs/decisions.md). Nothing is pushed until `configure` names
- * the gateway and the portal's client partner there.
+ * Pushes tenant and provider configuration to the payment gateway (variant B body, HMAC scheme 1), driven by rows of
+ * the portal's database: every merchant or store change writes its merchant's row in its own transaction
+ * (`enqueueGatewaySync`), and the worker claims due rows, so a push owed survives a crash and any number of
+ * instances share the work. All merchants are pushed at start and every 15 minutes, which repairs anything missed
+ * and renews the gateway's one-hour lease on every store (docs/decisions.md). Nothing is pushed until `configure`
+ * names the gateway and the portal's client partner there.
  */
 export function gatewaySyncService(
   rows: GatewaySyncRepository,
   box: SecretBox,
-  options: { retryDelaysMs?: number[] } = {},
+  options: { retryDelaysMs?: number[]; clock?: Clock } = {},
 ) {
   const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
-  const timers = new Set<NodeJS.Timeout>();
+  const clock = options.clock ?? (() => new Date());
   let config: GatewaySyncConfig | undefined;
-  let interval: NodeJS.Timeout | undefined;
-  let fullSyncRunning: Promise<void> | undefined;
-  let stopped = false;
-  // One request at a time, in the order asked: a payload read before a change never lands after the change's own.
-  let queue: Promise<unknown> = Promise.resolve();
+  // The worker's state, while `start`ed.
+  let running: Promise<unknown> | undefined;
+  let stopped = true;
+  let wake = () => {};
+  let halt = () => {};
   const open = (sealed: string | null): Credentials => (sealed ? (JSON.parse(box.open(sealed)) as Credentials) : {});
 
   /**
@@ -74,61 +81,53 @@ export function gatewaySyncService(
     };
   }
 
-  /** One signed request with the merchants' configuration as it is when its turn comes; throws on any failure. */
-  function send(merchantIds: number[]) {
-    const sent = queue.then(async () => {
-      if (!config) throw new Error("the gateway sync is not configured");
-      if (stopped) return;
-      await postSync(config, await payload(merchantIds));
-    });
-    queue = sent.catch(() => undefined);
-    return sent;
+  /** One signed request with the merchants' configuration as it is now; throws on any failure. */
+  async function send(merchantIds: number[]) {
+    if (!config) throw new Error("the gateway sync is not configured");
+    await postSync(config, await payload(merchantIds));
   }
 
-  /**
-   * Pushes these merchants. A delivery failure is retried with backoff, then left to the full sync; a refusal is not
-   * retried, since the gateway would refuse the same payload again. A refusal, and a failure retried in vain, raise
-   * an alert (an error line with `alert`; there is no alerting system yet): until someone acts, the gateway works
-   * from old configuration and these stores' lease runs out.
-   */
-  async function push(merchantIds: number[], attempt = 0): Promise<"synced" | "refused" | "failed"> {
-    if (!config || stopped) return "failed";
+  /** Pushes claimed rows in one request; true when the gateway took them, false when it refused one of them. */
+  async function push(claimed: ClaimedSync[]): Promise<boolean> {
+    const merchantIds = claimed.map((row) => row.merchant_id);
     try {
       await send(merchantIds);
-      return "synced";
+      for (const row of claimed) await rows.done(row);
+      return true;
     } catch (error) {
-      if (stopped) return "failed";
       const why = reasonOf(error);
       if (error instanceof GatewayAnswerError && error.refused) {
+        if (claimed.length > 1) return false;
+        // Not retried: the gateway would refuse the same payload again. The periodic full sync tries it again.
         logger.error("gateway sync refused", { alert: "gateway_sync_refused", merchantIds, ...why });
-        return "refused";
+        for (const row of claimed) await rows.done(row);
+        return true;
       }
-      const delay = delays[attempt];
-      if (delay === undefined) {
-        const message = "gateway sync gave up; the periodic full sync will retry";
-        logger.error(message, { alert: "gateway_sync_failed", merchantIds, ...why });
-        return "failed";
-      }
-      logger.warn("gateway sync failed; retrying", { merchantIds, attempt: attempt + 1, delay_ms: delay, ...why });
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        void push(merchantIds, attempt + 1);
-      }, delay);
-      timers.add(timer);
-      return "failed";
+      const attempt = Math.min(...claimed.map((row) => row.attempts)) + 1;
+      const delay = delays[attempt - 1];
+      // Until someone acts, the gateway works from old configuration and these stores' lease runs out.
+      if (delay === undefined)
+        logger.error("gateway sync keeps failing", { alert: "gateway_sync_failed", merchantIds, attempt, ...why });
+      else logger.warn("gateway sync failed; retrying", { merchantIds, attempt, delay_ms: delay, ...why });
+      const next = new Date(clock().getTime() + (delay ?? FULL_SYNC_INTERVAL_MS));
+      for (const row of claimed) await rows.failed(row, next, why.reason);
+      return true;
     }
   }
 
-  async function fullSync() {
-    if (!config) return;
-    for (let after = 0; !stopped; ) {
-      const ids = await rows.merchantIds(after, PAGE);
-      if (ids.length === 0) return;
-      // One refused merchant must not hold back the rest of its page: their stores' lease would run out too.
-      if ((await push(ids)) === "refused" && ids.length > 1) {
-        for (const id of ids) await push([id]);
-      }
-      after = ids[ids.length - 1]!;
+  /**
+   * One pass over the due rows, a batch per request; a refused batch is pushed merchant by merchant, so one refused
+   * merchant holds back no other (their stores' lease would run out too). The number of rows taken.
+   */
+  async function pushDue(): Promise<number> {
+    if (!config) return 0;
+    let taken = 0;
+    for (;;) {
+      const now = clock();
+      const claimed = await rows.claim(now, new Date(now.getTime() + SYNC_CLAIM_MS), BATCH);
+      if (claimed.length === 0) return taken;
+      taken += claimed.length;
+      if (!(await push(claimed))) for (const row of claimed) await push([row]);
     }
   }
 
@@ -138,33 +137,54 @@ export function gatewaySyncService(
     configure(next: GatewaySyncConfig) {
       config = next;
     },
-    /** Called after a merchant's or store's configuration changed; never fails the change itself. */
-    changed(merchantId: number) {
-      void push([merchantId]);
-    },
     /** Pushes these merchants now and waits for the gateway's answer, without retrying: its failure is the caller's. */
-    sync: (merchantIds: number[]) => send(merchantIds),
-    /** Every merchant, a page at a time. */
-    fullSync,
-    /** Runs a full sync now, without waiting for it, and then every `intervalMs` (one at a time). */
-    start(intervalMs = FULL_SYNC_INTERVAL_MS) {
+    sync: send,
+    pushDue,
+    /**
+     * Starts the worker: a full sync now (for tenants changed while the platform was down) and every `fullSyncMs`;
+     * due rows every `pollMs`, and at once on `changed`.
+     */
+    start(options: { fullSyncMs?: number; pollMs?: number } = {}) {
+      const fullSyncMs = options.fullSyncMs ?? FULL_SYNC_INTERVAL_MS;
+      let lastFullSync = Number.NEGATIVE_INFINITY;
+      let timer: NodeJS.Timeout | undefined;
+      let again = false;
+      stopped = false;
+      const pass = async () => {
+        if (clock().getTime() - lastFullSync >= fullSyncMs) {
+          await rows.enqueueAll(clock());
+          lastFullSync = clock().getTime();
+        }
+        await pushDue();
+      };
       const run = () => {
-        fullSyncRunning ??= fullSync()
-          .catch((error) => logger.error("gateway full sync failed", { alert: "gateway_sync_failed", error }))
+        clearTimeout(timer);
+        if (stopped) return;
+        if (running) {
+          again = true;
+          return;
+        }
+        running = pass()
+          .catch((error: unknown) => logger.error("gateway sync failed", { alert: "gateway_sync_failed", error }))
           .finally(() => {
-            fullSyncRunning = undefined;
+            running = undefined;
+            if (again) {
+              again = false;
+              run();
+            } else if (!stopped) timer = setTimeout(run, options.pollMs ?? SYNC_POLL_INTERVAL_MS);
           });
       };
+      wake = run;
+      halt = () => clearTimeout(timer);
       run();
-      interval = setInterval(run, intervalMs);
     },
-    /** Stops the periodic sync and pending retries, and waits for a request or full sync under way. */
+    /** A merchant's or store's change committed with its row: the worker pushes it now rather than at its next look. */
+    changed: () => wake(),
+    /** Stops the worker and waits for a pass under way. */
     async stop() {
       stopped = true;
-      clearInterval(interval);
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      await Promise.all([queue, fullSyncRunning]);
+      halt();
+      await running;
     },
   };
 }

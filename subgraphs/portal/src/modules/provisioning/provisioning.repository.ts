@@ -1,4 +1,5 @@
-import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+import { RateLimiterPrisma } from "rate-limiter-flexible";
+import type { PrismaClient } from "../../generated/prisma/client";
 
 export type ProvisioningRepository = ReturnType<typeof provisioningRepository>;
 
@@ -20,23 +21,8 @@ export function provisioningRepository(prisma: PrismaClient) {
       return count === 1;
     },
 
-    /** Counts a hit in a fixed window shared by every instance; returns the count including this hit. */
-    async hit(key: string, window_start: Date): Promise<number> {
-      await prisma.rateCounter.deleteMany({ where: { key, window_start: { lt: window_start } } });
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const row = await prisma.rateCounter.upsert({
-            where: { key_window_start: { key, window_start } },
-            create: { key, window_start, count: 1 },
-            update: { count: { increment: 1 } },
-          });
-          return row.count;
-        } catch (error) {
-          // Two first hits of a window race on the insert; the loser increments the winner's row.
-          const race = error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
-          if (!race || attempt > 0) throw error;
-        }
-      }
-    },
+    /** A limiter whose counters live in this database, so every instance of the portal shares them. */
+    rateLimiter: (options: { keyPrefix: string; points: number; duration: number }) =>
+      new RateLimiterPrisma({ ...options, storeClient: prisma, tableName: "rateLimit" }),
   };
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { AppError, type Caller, newUlid, requireCaller, roles } from "@pos-cloud/common";
 import { importJWK } from "jose";
+import { RateLimiterRes } from "rate-limiter-flexible";
 import { z } from "zod";
 import type { AuditSink } from "../../audit-sink";
 import { parseInput } from "../../validation";
@@ -49,11 +50,22 @@ export function provisioningService(
   audit: AuditSink,
   clock: () => Date,
 ) {
+  const limiters = Object.fromEntries(
+    Object.entries(provisioningLimits).map(([name, { max, windowMs }]) => [
+      name,
+      codes.rateLimiter({ keyPrefix: `provisioning:${name}`, points: max, duration: windowMs / 1000 }),
+    ]),
+  ) as Record<keyof typeof provisioningLimits, ReturnType<ProvisioningRepository["rateLimiter"]>>;
+
+  /** Fixed windows of `clock`, whose start is part of the key, so a test's clock moves them. */
   async function limit(name: keyof typeof provisioningLimits, subject: string) {
     const { max, windowMs } = provisioningLimits[name];
     const now = clock().getTime();
     const windowStart = now - (now % windowMs);
-    if ((await codes.hit(`${name}:${subject}`, new Date(windowStart))) > max) {
+    try {
+      await limiters[name].consume(`${subject}:${windowStart}`);
+    } catch (outcome) {
+      if (!(outcome instanceof RateLimiterRes)) throw outcome;
       throw new AppError("rate_limit_exceeded", `too many requests; try again later`, {
         limit: max,
         window_seconds: windowMs / 1000,

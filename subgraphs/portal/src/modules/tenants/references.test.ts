@@ -32,7 +32,9 @@ const ask = async (caller: Caller, representations: object[]) => {
   const result = await host.execute({ query, variables: { representations } }, callerHeaders(caller, token));
   const statements = reads.reduce((sum, read) => sum + read.mock.calls.length, 0);
   const data = result.data as { _entities: any[] } | undefined;
-  return { data, statements, codes: result.errors?.map((error) => error.extensions?.code) };
+  // Each type's batch settles on its own, so errors are listed in the order of the references they refuse.
+  const errors = result.errors?.toSorted((a, b) => Number(a.path?.[1]) - Number(b.path?.[1]));
+  return { data, statements, codes: errors?.map((error) => error.extensions?.code) };
 };
 const store = (id: number) => ({ __typename: "Store", id });
 

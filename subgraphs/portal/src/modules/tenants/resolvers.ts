@@ -1,4 +1,5 @@
 import { parseEntityId, type Resolvers } from "@pos-cloud/common";
+import { JSONObjectResolver } from "graphql-scalars";
 import type { PortalContext } from "../../context";
 
 type Parent = { id: number; psp_id: number; merchant_id: number };
@@ -6,6 +7,7 @@ type StoreParent = Parent & { merchant: { psp_id: number } };
 type Page = { limit?: number; offset?: number };
 
 export const tenantResolvers: Resolvers<PortalContext> = {
+  JSONObject: JSONObjectResolver,
   Query: {
     psps: (_, page: Page, { tenants, caller }) => tenants.listPsps(caller, page),
     psp: (_, { id }, { tenants, caller }) => tenants.getPsp(caller, id),

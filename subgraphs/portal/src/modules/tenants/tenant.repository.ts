@@ -1,7 +1,9 @@
-import { type Caller, reachOf } from "@pos-cloud/common";
+import { type Caller, reachOf, readPage } from "@pos-cloud/common";
 import type { SqlRunner } from "@pos-cloud/common/storage";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import type { Page } from "../../validation";
+import { enqueueGatewaySync } from "../gateway-sync/sync-outbox.repository";
+import type { Clock } from "../keys/signing-key.service";
 import { merchantScope, pspScope, storeScope } from "./scope";
 
 export type TenantRepository = ReturnType<typeof tenantRepository>;
@@ -56,21 +58,33 @@ export const run = <Row>(db: SqlRunner, statement: Prisma.Sql) => db.query<Row>(
  * clients read: through Prisma's client, reading the sealed blobs and a second statement for the merchant, they
  * cost several times the database's own work (docs/benchmarks.md, "Hierarchy read").
  */
-export function tenantRepository(prisma: PrismaClient, db: SqlRunner) {
+export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clock) {
+  /** A merchant or store write together with the gateway push it owes its merchant. */
+  const synced = <T>(write: (tx: Prisma.TransactionClient) => Promise<T>, merchantOf: (row: T) => number) =>
+    prisma.$transaction(async (tx) => {
+      const row = await write(tx);
+      await enqueueGatewaySync(tx, merchantOf(row), clock());
+      return row;
+    });
+
   return {
     listPsps: (caller: Caller, page: Page) =>
-      prisma.psp.findMany({ where: pspScope(caller), orderBy: { id: "asc" }, take: page.limit, skip: page.offset }),
+      readPage(page, {
+        rows: (take) =>
+          prisma.psp.findMany({ where: pspScope(caller), orderBy: { id: "asc" }, take, skip: page.offset }),
+        total: () => prisma.psp.count({ where: pspScope(caller) }),
+      }),
     pspsByIds: (ids: readonly number[]) => prisma.psp.findMany({ where: { id: { in: [...ids] } } }),
     findPsp: (id: number) => prisma.psp.findUnique({ where: { id } }),
     createPsp: (data: Prisma.PspCreateInput) => uniqueCode(prisma.psp.create({ data })),
 
-    listMerchants: (caller: Caller, filter: { psp_id?: number }, page: Page) =>
-      prisma.merchant.findMany({
-        where: { AND: [merchantScope(caller), filter] },
-        orderBy: { id: "asc" },
-        take: page.limit,
-        skip: page.offset,
-      }),
+    listMerchants(caller: Caller, filter: { psp_id?: number }, page: Page) {
+      const where = { AND: [merchantScope(caller), filter] };
+      return readPage(page, {
+        rows: (take) => prisma.merchant.findMany({ where, orderBy: { id: "asc" }, take, skip: page.offset }),
+        total: () => prisma.merchant.count({ where }),
+      });
+    },
     merchantsOfPsps: (caller: Caller, pspIds: readonly number[]) =>
       prisma.merchant.findMany({
         where: { AND: [merchantScope(caller), { psp_id: { in: [...pspIds] } }] },
@@ -81,18 +95,29 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner) {
       (await prisma.merchant.findMany({ where: { psp_id }, select: { id: true } })).map((row) => row.id),
     merchants: (ids: readonly number[]) => prisma.merchant.findMany({ where: { id: { in: [...ids] } } }),
     findMerchant: (id: number) => prisma.merchant.findUnique({ where: { id } }),
-    createMerchant: (data: Prisma.MerchantUncheckedCreateInput) => uniqueCode(prisma.merchant.create({ data })),
+    createMerchant: (data: Prisma.MerchantUncheckedCreateInput) =>
+      uniqueCode(
+        synced(
+          (tx) => tx.merchant.create({ data }),
+          (merchant) => merchant.id,
+        ),
+      ),
     updateMerchant: (id: number, data: Prisma.MerchantUncheckedUpdateInput) =>
-      uniqueCode(prisma.merchant.update({ where: { id }, data })),
+      uniqueCode(
+        synced(
+          (tx) => tx.merchant.update({ where: { id }, data }),
+          (merchant) => merchant.id,
+        ),
+      ),
 
-    listStores: (caller: Caller, filter: { merchant_id?: number }, page: Page) =>
-      prisma.store.findMany({
-        where: { AND: [storeScope(caller), filter] },
-        include: withPsp,
-        orderBy: { id: "asc" },
-        take: page.limit,
-        skip: page.offset,
-      }),
+    listStores(caller: Caller, filter: { merchant_id?: number }, page: Page) {
+      const where = { AND: [storeScope(caller), filter] };
+      return readPage(page, {
+        rows: (take) =>
+          prisma.store.findMany({ where, include: withPsp, orderBy: { id: "asc" }, take, skip: page.offset }),
+        total: () => prisma.store.count({ where }),
+      });
+    },
     async storesOfMerchants(caller: Caller, merchantIds: readonly number[]): Promise<StoreListRow[]> {
       const rows = await run<StoreListRow & { psp_id: number; terminal_limit_per_store: number | null }>(
         db,
@@ -122,8 +147,18 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner) {
     stores: (ids: readonly number[]) => prisma.store.findMany({ where: { id: { in: [...ids] } }, include: withPsp }),
     findStore: (id: number) => prisma.store.findUnique({ where: { id }, include: withPsp }),
     createStore: (data: Prisma.StoreUncheckedCreateInput) =>
-      uniqueCode(prisma.store.create({ data, include: withPsp })),
+      uniqueCode(
+        synced(
+          (tx) => tx.store.create({ data, include: withPsp }),
+          (store) => store.merchant_id,
+        ),
+      ),
     updateStore: (id: number, data: Prisma.StoreUncheckedUpdateInput) =>
-      uniqueCode(prisma.store.update({ where: { id }, data, include: withPsp })),
+      uniqueCode(
+        synced(
+          (tx) => tx.store.update({ where: { id }, data, include: withPsp }),
+          (store) => store.merchant_id,
+        ),
+      ),
   };
 }

@@ -138,7 +138,7 @@ describe("tenant service", () => {
   });
 
   it("lists only what the caller may see, paginated", async () => {
-    const ids = (rows: { id: number }[]) => rows.map((row) => row.id);
+    const ids = (page: { nodes: { id: number }[] }) => page.nodes.map((row) => row.id);
     const stores = await portal.tenants.listStores(home.callers.L2, {}, { limit: 100 });
     expect(ids(stores)).toEqual(expect.arrayContaining([home.store.id, home.otherStore.id]));
     expect(ids(stores)).not.toContain(away.store.id);
@@ -146,11 +146,15 @@ describe("tenant service", () => {
     const merchants = ids(await portal.tenants.listMerchants(home.callers.L1, {}, { limit: 100 }));
     expect(merchants).toContain(home.merchant.id);
     expect(merchants).not.toContain(away.merchant.id);
-    expect(await portal.tenants.listMerchants(home.callers.L4, {})).toEqual([]);
+    expect(await portal.tenants.listMerchants(home.callers.L4, {})).toMatchObject({ nodes: [], total_count: 0 });
     expect(ids(await portal.tenants.listPsps(home.callers.L1))).toEqual([home.psp.id]);
-    expect(await portal.tenants.listPsps(home.callers.L2)).toEqual([]);
+    expect(await portal.tenants.listPsps(home.callers.L2)).toMatchObject({ nodes: [], total_count: 0 });
     const page = await portal.tenants.listStores(home.callers.L2, {}, { limit: 1, offset: 1 });
-    expect(ids(page)).toEqual([stores[1]!.id]);
+    expect(ids(page)).toEqual([stores.nodes[1]!.id]);
+    expect(page).toMatchObject({
+      total_count: stores.total_count,
+      page_info: { has_next_page: stores.total_count > 2 },
+    });
     await expect(portal.tenants.listStores(operator, {}, { limit: 101 })).rejects.toMatchObject({
       code: "invalid_request",
       details: { field: "limit" },
@@ -169,7 +173,7 @@ describe("tenant service", () => {
     for (const caller of [...tiers.map((t) => home.callers[t]), { ...device, scopes: [] }]) {
       const nested = await portal.tenants.loaders(caller).storesOfMerchant.load(home.merchant.id);
       const flat = await portal.tenants.listStores(caller, { merchant_id: home.merchant.id }, { limit: 100 });
-      expect(nested).toEqual(flat);
+      expect(nested).toEqual(flat.nodes);
     }
     const nested = await portal.tenants.loaders(operator).storesOfMerchant.load(home.merchant.id);
     expect(nested.find((store) => store.id === home.otherStore.id)).toMatchObject({
@@ -206,7 +210,7 @@ describe("tenant service", () => {
       });
     }
     const stores = await portal.tenants.listStores(operator, { merchant_id: home.merchant.id }, { limit: 100 });
-    expect(stores.map((store) => store.code)).not.toContain("ok-code");
+    expect(stores.nodes.map((store) => store.code)).not.toContain("ok-code");
   });
 
   it("seals provider credentials and never returns them", async () => {

@@ -1,6 +1,7 @@
 import {
   AppError,
   type Caller,
+  mapPage,
   notFound,
   requireCaller,
   requireTier,
@@ -44,8 +45,11 @@ export function present<T extends { provider_credentials: string | null }>(row: 
 const taken = (field: string) =>
   new AppError("conflict", `this ${field} is already taken at its level`, { field, constraint: "unique" });
 
-/** `changed` hears of every merchant or store write (by merchant id): the gateway sync pushes the new configuration. */
-export function tenantService(tenants: TenantRepository, box: SecretBox, changed: (merchantId: number) => void) {
+/**
+ * Every merchant or store write records the gateway push it owes in its own transaction (the repository); `changed`
+ * hears of it once committed, so the gateway sync pushes it at once.
+ */
+export function tenantService(tenants: TenantRepository, box: SecretBox, changed: () => void) {
   const seal = (credentials: unknown) =>
     credentials === undefined ? undefined : box.seal(JSON.stringify(credentials));
 
@@ -89,7 +93,7 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
     },
 
     async listMerchants(caller: Caller, filter: { psp_id?: number }, page: PageArgs = {}) {
-      return (await tenants.listMerchants(caller, filter, parsePage(page))).map(present);
+      return mapPage(await tenants.listMerchants(caller, filter, parsePage(page)), present);
     },
     async getMerchant(caller: Caller, id: number) {
       const merchant = await merchantRow(caller, id);
@@ -103,7 +107,7 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       if (!(await tenants.findPsp(data.psp_id))) throw notFound("psp");
       const merchant = await tenants.createMerchant({ ...data, provider_credentials: seal(provider_credentials) });
       if (merchant === "taken") throw taken("code");
-      changed(merchant.id);
+      changed();
       return present(merchant);
     },
     async updateMerchant(caller: Caller, id: number, input: unknown) {
@@ -113,18 +117,18 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       requireTier(caller, data.status === undefined ? roles.MERCHANT_ADMIN : roles.PSP_ADMIN, merchantPath(merchant));
       const updated = await tenants.updateMerchant(id, { ...data, provider_credentials: seal(provider_credentials) });
       if (updated === "taken") throw taken("code");
-      changed(id);
+      changed();
       return present(updated);
     },
     async deactivateMerchant(caller: Caller, id: number) {
       requireTier(caller, roles.PSP_ADMIN, merchantPath(await merchantRow(caller, id)));
       const merchant = (await tenants.updateMerchant(id, { status: "inactive" })) as MerchantRow;
-      changed(id);
+      changed();
       return present(merchant);
     },
 
     async listStores(caller: Caller, filter: { merchant_id?: number }, page: PageArgs = {}) {
-      return (await tenants.listStores(caller, filter, parsePage(page))).map(present);
+      return mapPage(await tenants.listStores(caller, filter, parsePage(page)), present);
     },
     getStore: async (caller: Caller, id: number) => present(await reachableStore(caller, id)),
     /** The store as a scope check for other modules: found and reachable, or 404/403. */
@@ -136,7 +140,7 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       requireTier(caller, roles.MERCHANT_ADMIN, merchantPath(merchant));
       const store = await tenants.createStore({ ...data, provider_credentials: seal(provider_credentials) });
       if (store === "taken") throw taken("code");
-      changed(store.merchant_id);
+      changed();
       return present(store);
     },
     async updateStore(caller: Caller, id: number, input: unknown) {
@@ -148,14 +152,14 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       requireTier(caller, maxTier, storePath(store));
       const updated = await tenants.updateStore(id, { ...data, provider_credentials: seal(provider_credentials) });
       if (updated === "taken") throw taken("code");
-      changed(updated.merchant_id);
+      changed();
       return present(updated);
     },
     async deactivateStore(caller: Caller, id: number) {
       const store = await storeRow(caller, id);
       requireTier(caller, roles.MERCHANT_ADMIN, storePath(store));
       const updated = (await tenants.updateStore(id, { status: "inactive" })) as StoreRow;
-      changed(store.merchant_id);
+      changed();
       return present(updated);
     },
 

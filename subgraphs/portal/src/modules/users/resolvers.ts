@@ -9,6 +9,8 @@ export const userResolvers: Resolvers<PortalContext> = {
     user: (_, { id }: { id: string }, { users, caller }) => users.get(caller, id),
     storeStaff: (_, { store_id }: { store_id: number }, { users, caller }) =>
       users.staffOf(caller, parseEntityId(store_id, "store_id")),
+    storeMember: (_, { store_id, login_id }: { store_id: number; login_id: string }, { users, caller }) =>
+      users.storeMember(caller, parseEntityId(store_id, "store_id"), login_id),
   },
   Mutation: {
     createUser: (_, { input }: { input: UserInput }, { users, caller }) => users.create(caller, input),

@@ -1,3 +1,4 @@
+import { readPage } from "@pos-cloud/common";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { Page } from "../../validation";
 
@@ -38,9 +39,14 @@ export function userRepository(prisma: PrismaClient) {
     findByEmail: (email: string) => prisma.user.findUnique({ where: { email } }),
     create: (data: Prisma.UserUncheckedCreateInput) => prisma.user.create({ data }),
     update: (id: string, data: Prisma.UserUncheckedUpdateInput) => prisma.user.update({ where: { id }, data }),
-    list: (scope: UserScope, filter: { store_id?: number; role?: string }, page: Page) =>
-      prisma.user.findMany({ where: inScope(scope, filter), orderBy: listOrder, take: page.limit, skip: page.offset }),
-    /** The users of several stores inside a scope, unpaginated (a nested list). */
+    list(scope: UserScope, filter: { store_id?: number; role?: string }, page: Page) {
+      const where = inScope(scope, filter);
+      return readPage(page, {
+        rows: (take) => prisma.user.findMany({ where, orderBy: listOrder, take, skip: page.offset }),
+        total: () => prisma.user.count({ where }),
+      });
+    },
+    /** The users of several stores inside a scope, unpaginated (a store's staff, a nested list). */
     ofStores: (scope: UserScope, storeIds: readonly number[]) =>
       prisma.user.findMany({ where: inScope(scope, { store_id: { in: [...storeIds] } }), orderBy: listOrder }),
     /** Counts a failed password and returns the new count; the increment is atomic across instances. */

@@ -93,7 +93,7 @@ describe("users", () => {
     const staff = await tenant.user("STAFF");
     const other = await seedTenant(env.portal);
     const foreign = await other.user("STAFF");
-    const seen = (await env.portal.users.list(callerOf(manager), {})).map((user) => user.id);
+    const seen = (await env.portal.users.list(callerOf(manager), {})).nodes.map((user) => user.id);
     expect(seen).toContain(staff.id);
     expect(seen).not.toContain(manager.id);
     expect(seen).not.toContain(foreign.id);
@@ -126,6 +126,6 @@ describe("users", () => {
     });
     await expect(env.portal.users.get(callerOf(admin), "not-a-uuid")).rejects.toMatchObject({ code: "not_found" });
     const arealess = { ...callerOf(admin), role: "AREA_MANAGER", areaId: "x" };
-    expect(await env.portal.users.list(arealess, {})).toEqual([]);
+    expect(await env.portal.users.list(arealess, {})).toMatchObject({ nodes: [], total_count: 0 });
   });
 });

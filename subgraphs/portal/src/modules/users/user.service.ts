@@ -4,11 +4,13 @@ import {
   canReach,
   invalidField,
   isRole,
+  mapPage,
   notFound,
   type Role,
   reachOf,
   requireCaller,
   requireReach,
+  requireService,
   requireUser,
   roles,
   type SecretBox,
@@ -27,9 +29,6 @@ import { checkContact, mfaFor, secretsFor, type UserInput } from "./user-input";
 import { type UserView, view } from "./user-view";
 
 export type UserService = ReturnType<typeof userService>;
-
-/** A store's staff roster is answered whole, up to this many (it has no paging). */
-const STAFF_ROSTER = { limit: 500, offset: 0 };
 
 export function userService(users: UserRepository, areas: AreaRepository, tenants: TenantRepository, box: SecretBox) {
   /** Where a user sits in the tenant hierarchy, as `canReach` reads it; store users take their store's area. */
@@ -167,8 +166,8 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
       return createUser(input, caller.id);
     },
 
-    async list(caller: Caller, filter: { store_id?: number; role?: string }, page: PageArgs = {}): Promise<UserView[]> {
-      return (await users.list(await scopeOf(caller), filter, parsePage(page))).map((user) => view(user));
+    async list(caller: Caller, filter: { store_id?: number; role?: string }, page: PageArgs = {}) {
+      return mapPage(await users.list(await scopeOf(caller), filter, parsePage(page)), (user) => view(user));
     },
 
     async get(caller: Caller, id: string): Promise<UserView> {
@@ -180,12 +179,32 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
       return view(user);
     },
 
+    /**
+     * A staff code as the POS checks it (a platform service, never a client): the active user with this login id
+     * whose own reach covers the store (its store's staff and manager, or a tier above over it), else null.
+     */
+    async storeMember(caller: Caller, storeId: number, loginId: string): Promise<UserView | null> {
+      requireService(caller);
+      const [user, store] = await Promise.all([users.findByLoginId(loginId), tenants.findStore(storeId)]);
+      if (!user || !store || user.status !== "active" || !isRole(user.role)) return null;
+      const asCaller: Caller = {
+        type: "user",
+        role: user.role,
+        pspId: user.psp_id ?? undefined,
+        merchantId: user.merchant_id ?? undefined,
+        areaId: user.area_id ?? undefined,
+        storeId: user.store_id ?? undefined,
+        scopes: [],
+      };
+      return canReach(asCaller, storePath(store)) ? view(user) : null;
+    },
+
     async staffOf(caller: Caller, storeId: number): Promise<UserView[]> {
       requireUser(caller);
       const store = await tenants.findStore(storeId);
       if (!store) throw notFound("store");
       requireReach(caller, storePath(store));
-      return (await users.list(await scopeOf(caller), { store_id: storeId }, STAFF_ROSTER)).map((user) => view(user));
+      return (await users.ofStores(await scopeOf(caller), [storeId])).map((user) => view(user));
     },
 
     /**

@@ -1,0 +1,11 @@
+-- DropTable
+DROP TABLE "rate_counters";
+
+-- CreateTable
+CREATE TABLE "rate_limits" (
+    "key" TEXT NOT NULL,
+    "points" INTEGER NOT NULL,
+    "expire" TIMESTAMPTZ(3),
+
+    CONSTRAINT "rate_limits_pkey" PRIMARY KEY ("key")
+);

@@ -1,0 +1,11 @@
+import { loadSubgraphEnvironment, parseEnvironment } from "@pos-cloud/common";
+import { z } from "zod";
+
+/**
+ * The portal subgraph's standalone configuration: a subgraph's, plus the platform's public address (the edge's),
+ * which device client assertions may name as their audience.
+ */
+export function loadPortalEnvironment(env: NodeJS.ProcessEnv = process.env) {
+  const { PUBLIC_URL } = parseEnvironment(z.object({ PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional() }), env);
+  return { ...loadSubgraphEnvironment(env), publicUrl: PUBLIC_URL };
+}
