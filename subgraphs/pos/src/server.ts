@@ -1,10 +1,16 @@
-// The pos subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY.
-import { hostSubgraph, loadSubgraphEnvironment, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
+// The pos subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY, PORTAL_URL.
+import { hostSubgraph, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
+import { loadPosEnvironment } from "./environment";
 import { openPos, pos } from "./index";
+import { portalClient } from "./modules/stores/portal.client";
 
 tuneGarbageCollection();
-const config = loadSubgraphEnvironment();
-const deps = await openPos({ url: config.databaseUrl });
+const config = loadPosEnvironment();
+const deps = await openPos({
+  url: config.databaseUrl,
+  portal: portalClient({ url: config.portalUrl }, config.internalToken),
+  gateway: config.gateway,
+});
 const server = await serveSubgraph(hostSubgraph(pos, deps, config.internalToken), {
   port: config.port,
   host: config.host,

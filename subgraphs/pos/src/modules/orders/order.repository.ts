@@ -1,6 +1,20 @@
+import { type CursorPage, readPageByTime } from "@pos-cloud/common";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+import type { ListScope } from "../stores/store-access.service";
+import type { OrderFilter } from "./order.inputs";
 
 export type OrderRepository = ReturnType<typeof orderRepository>;
+export type Tx = Prisma.TransactionClient;
+
+const withItems = { items: { orderBy: { sequence: "asc" } } } satisfies Prisma.OrderInclude;
+export type OrderRow = Prisma.OrderGetPayload<{ include: typeof withItems }>;
+export type ItemData = Omit<Prisma.OrderItemCreateManyInput, "order_id">;
+
+/** Locks an order's row for the transaction and reads it, so changes to one order are made one after another. */
+export async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
+  await tx.$queryRaw`SELECT id FROM orders WHERE id = ${id}::uuid FOR UPDATE`;
+  return tx.order.findUnique({ where: { id }, include: withItems });
+}
 
 export function orderRepository(prisma: PrismaClient) {
   return {
@@ -17,5 +31,69 @@ export function orderRepository(prisma: PrismaClient) {
             WHERE o.status = ANY(${status}::text[]) GROUP BY o.store_id, o.merchant_id`,
         )
       ).map(({ count, ...row }) => ({ ...row, _count: { _all: count } })),
+
+    /** A new order and its items, numbered within the transaction that writes them. */
+    create: (order: (tx: Tx) => Promise<Omit<Prisma.OrderUncheckedCreateInput, "items">>, items: ItemData[]) =>
+      prisma.$transaction(async (tx) =>
+        tx.order.create({ data: { ...(await order(tx)), items: { create: items } }, include: withItems }),
+      ),
+
+    find: (id: string) => prisma.order.findUnique({ where: { id }, include: withItems }),
+
+    list(scope: ListScope, filter: OrderFilter, page: CursorPage) {
+      const where = {
+        ...scope,
+        status: filter.status,
+        table_number: filter.table_number,
+        device_id: filter.device_id,
+        created_at: { gte: filter.from, lt: filter.to },
+      } satisfies Prisma.OrderWhereInput;
+      return readPageByTime(page, "asc", {
+        rows: (take, after) =>
+          prisma.order.findMany({
+            where: { AND: [where, after] },
+            include: withItems,
+            orderBy: [{ created_at: "desc" }, { id: "asc" }],
+            take,
+            skip: page.offset,
+          }),
+        total: () => prisma.order.count({ where }),
+      });
+    },
+
+    /**
+     * Changes an order under a lock on its row: `decide` sees the order as it is now and returns the change (the
+     * new items replace the old ones), or throws to change nothing.
+     */
+    change: (id: string, decide: (order: OrderRow) => { data: Prisma.OrderUncheckedUpdateInput; items?: ItemData[] }) =>
+      prisma.$transaction(async (tx) => {
+        const order = await lockOrder(tx, id);
+        if (!order) return null;
+        const { data, items } = decide(order);
+        if (items) {
+          await tx.orderItem.deleteMany({ where: { order_id: id } });
+          await tx.orderItem.createMany({ data: items.map((item) => ({ ...item, order_id: id })) });
+        }
+        return tx.order.update({ where: { id }, data, include: withItems });
+      }),
+
+    /** Moves every order a bill collects (`bill_id`) that is in `from`, in the caller's transaction. */
+    moveOfBill: (tx: Tx, billId: string, from: string[], data: Prisma.OrderUncheckedUpdateManyInput) =>
+      tx.order.updateMany({ where: { bill_id: billId, status: { in: from } }, data }),
+    /** The orders of a cancelled bill back to `to`, without the bill's tax, in the caller's transaction. */
+    reopenOfBill: (tx: Tx, billId: string, from: string[], to: string) =>
+      tx.$executeRaw`UPDATE orders SET status = ${to}, bill_id = NULL, tax_amount = 0,
+        total_amount = subtotal - discount_amount, updated_at = now()
+        WHERE bill_id = ${billId}::uuid AND status = ANY(${from}::text[])`,
+    /** Points the orders of several bills at another bill (the combined one), in the caller's transaction. */
+    rebill: (tx: Tx, fromBillIds: string[], toBillId: string) =>
+      tx.order.updateMany({ where: { bill_id: { in: fromBillIds } }, data: { bill_id: toBillId } }),
+    update: (tx: Tx, id: string, data: Prisma.OrderUncheckedUpdateInput) =>
+      tx.order.update({ where: { id }, data, include: withItems }),
+    itemsOfBill: (tx: Tx, billId: string) =>
+      tx.orderItem.findMany({
+        where: { order: { bill_id: billId } },
+        orderBy: [{ order: { created_at: "asc" } }, { sequence: "asc" }],
+      }),
   };
 }

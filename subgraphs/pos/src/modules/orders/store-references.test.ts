@@ -4,7 +4,11 @@ import { describeStoreReferences } from "../../../../../tests/support/store-refe
 import { openPos, pos } from "../../index";
 
 describeStoreReferences("open_orders_count", async (internalToken) => {
-  const deps = await openPos(testStorage("pos"));
+  // Store references never ask the portal: it answers nothing here.
+  const deps = await openPos({
+    ...testStorage("pos"),
+    portal: async () => ({ errors: [{ message: "no portal in this test" }] }),
+  });
   return {
     host: hostSubgraph(pos, deps, internalToken),
     statements: { runner: deps.prisma, method: "$queryRaw" },

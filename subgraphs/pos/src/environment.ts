@@ -1,0 +1,24 @@
+import { loadSubgraphEnvironment, parseEnvironment } from "@pos-cloud/common";
+import { z } from "zod";
+
+/**
+ * The pos subgraph's standalone configuration: a subgraph's, plus the portal subgraph it asks about stores and staff,
+ * and the payment gateway it pays through as a client partner (GATEWAY_URL, POS_GATEWAY_CLIENT_ID,
+ * POS_GATEWAY_SECRET; without them payments answer 503).
+ */
+export function loadPosEnvironment(env: NodeJS.ProcessEnv = process.env) {
+  const e = parseEnvironment(
+    z.object({
+      PORTAL_URL: z.url(),
+      GATEWAY_URL: z.url().optional(),
+      POS_GATEWAY_CLIENT_ID: z.string().min(1).optional(),
+      POS_GATEWAY_SECRET: z.string().min(16).optional(),
+    }),
+    env,
+  );
+  const gateway =
+    e.GATEWAY_URL && e.POS_GATEWAY_CLIENT_ID && e.POS_GATEWAY_SECRET
+      ? { url: e.GATEWAY_URL, clientId: e.POS_GATEWAY_CLIENT_ID, secret: e.POS_GATEWAY_SECRET }
+      : undefined;
+  return { ...loadSubgraphEnvironment(env), portalUrl: e.PORTAL_URL, gateway };
+}

@@ -1,0 +1,278 @@
+import {
+  AppError,
+  type Caller,
+  invalidField,
+  mapPage,
+  notFound,
+  type PageArgs,
+  parseCursorPage,
+  parseInput,
+  requireDevice,
+} from "@pos-cloud/common";
+import { nextDailyNumber } from "../../daily-number";
+import { billTotals, itemSubtotal, proportionalShares, sumTotals } from "../../money";
+import { isUuid } from "../../uuid";
+import type { OrderService } from "../orders/order.service";
+import type { StoreAccess } from "../stores/store-access.service";
+import { billCombine, billCreate, billFilter, billSplit } from "./bill.inputs";
+import { type BillStatus, requireBillMove, statusAfterPayment, statusAfterRefund } from "./bill.lifecycle";
+import type { BillRepository, BillRow, Tx } from "./bill.repository";
+
+export type BillService = ReturnType<typeof billService>;
+
+/** The device token scope that lets a terminal make, split, combine and cancel bills. */
+export const BILL_SCOPE = "bill:create";
+
+/** A bill as clients see it: what remains to pay on it (refunded money is not asked again) and on each split. */
+export function presentBill(bill: BillRow) {
+  return {
+    ...bill,
+    remaining_amount: bill.total_amount - bill.paid_amount - bill.refunded_amount,
+    combined_into_bill_id: bill.combined_into_id,
+    splits: bill.splits.map((split) => ({ ...split, remaining_amount: split.amount - split.paid_amount })),
+  };
+}
+
+/** Money applied to a bill, or to one split of it. */
+export interface PaymentToApply {
+  bill_id: string;
+  split_id?: string | null;
+  amount: number;
+}
+
+export function billService(bills: BillRepository, orders: OrderService, access: StoreAccess, clock: () => Date) {
+  async function readable(caller: Caller, id: string): Promise<BillRow> {
+    const bill = isUuid(id) ? await bills.find(id) : null;
+    if (!bill) throw notFound("bill");
+    await access.requireRow(caller, bill, "bill");
+    return bill;
+  }
+
+  async function writable(caller: Caller, id: string): Promise<BillRow> {
+    if (caller.type === "device") requireDevice(caller, { scope: BILL_SCOPE });
+    return readable(caller, id);
+  }
+
+  /** Runs `work` on the bill locked; it was read and checked against the caller first. */
+  async function withLocked<T>(caller: Caller, id: string, work: (tx: Tx, bill: BillRow) => Promise<T>) {
+    await writable(caller, id);
+    return bills.transaction(async (tx) => {
+      const bill = await bills.lock(tx, id);
+      if (!bill) throw notFound("bill");
+      return work(tx, bill);
+    });
+  }
+
+  /** The split parts' amounts: as given (adding up to the total), or each part's items' share of the total. */
+  async function splitAmounts(tx: Tx, bill: BillRow, parts: { amount?: number; item_ids?: string[] }[]) {
+    if (parts[0]?.amount !== undefined) {
+      const amounts = parts.map((part) => part.amount!);
+      if (amounts.reduce((sum, amount) => sum + amount, 0) !== bill.total_amount)
+        throw invalidField("splits", "sum", `the split amounts must add up to the bill's total, ${bill.total_amount}`);
+      return amounts.map((amount) => ({ amount, item_ids: [] as string[] }));
+    }
+    const items = new Map((await orders.itemsOfBill(tx, bill.id)).map((item) => [item.id, item]));
+    const seen = new Set<string>();
+    for (const [i, part] of parts.entries()) {
+      for (const [j, id] of part.item_ids!.entries()) {
+        const field = `splits.${i}.item_ids.${j}`;
+        if (!items.has(id)) throw invalidField(field, "item_of_bill", "not an item of this bill");
+        if (seen.has(id)) throw invalidField(field, "once", "an item goes into one split only");
+        seen.add(id);
+      }
+    }
+    if (seen.size !== items.size)
+      throw invalidField("splits", "every_item", "the splits must cover every item of the bill");
+    const weights = parts.map((part) => part.item_ids!.reduce((sum, id) => sum + itemSubtotal(items.get(id)!), 0));
+    const amounts = proportionalShares(bill.total_amount, weights);
+    const empty = amounts.findIndex((amount) => amount <= 0);
+    if (empty >= 0) throw invalidField(`splits.${empty}.item_ids`, "positive", "a split must have something to pay");
+    return amounts.map((amount, i) => ({ amount, item_ids: parts[i]!.item_ids! }));
+  }
+
+  return {
+    /**
+     * Bills an open order: amounts from its items, discount and the tax rate (rounded down once per bill); the
+     * order becomes billed in the same transaction, so two bills of one order cannot both be made.
+     */
+    async create(caller: Caller, input: unknown) {
+      const data = parseInput(billCreate, input);
+      if (caller.type === "device") requireDevice(caller, { scope: BILL_SCOPE });
+      const order = await orders.get(caller, data.order_id);
+      const staff = await access.staffMember(
+        { storeId: order.store_id, merchantId: order.merchant_id },
+        data.staff_code,
+      );
+      const at = clock();
+      return presentBill(
+        await bills.transaction(async (tx) => {
+          const locked = await orders.lockForBilling(tx, order.id);
+          const totals = billTotals(locked, data.tax_percentage);
+          const bill = await bills.create(tx, {
+            merchant_id: locked.merchant_id,
+            store_id: locked.store_id,
+            order_id: locked.id,
+            bill_number: await nextDailyNumber(tx, locked.store_id, "bill", at),
+            staff_code: staff.login_id,
+            customer_id: locked.customer_id,
+            tax_percentage: data.tax_percentage,
+            ...totals,
+            // Nothing to pay (free items, a full discount): the bill is paid as it is made.
+            ...(totals.total_amount === 0 ? { status: "paid", paid_at: at } : {}),
+            table_numbers: locked.table_number ? [locked.table_number] : [],
+            created_at: at,
+          });
+          await orders.markBilled(tx, locked.id, bill.id, totals);
+          if (bill.status === "paid") await orders.completeOfBill(tx, bill.id, at);
+          return bill;
+        }),
+      );
+    },
+
+    async list(
+      caller: Caller,
+      args: { store_id?: number | null; after?: string | null } & PageArgs & Record<string, unknown>,
+    ) {
+      const { store_id, limit, offset, after, ...filter } = args;
+      const parsed = parseInput(
+        billFilter,
+        Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null && value !== undefined)),
+      );
+      if (parsed.from && parsed.to && parsed.from >= parsed.to)
+        throw invalidField("to", "after_from", "to must be after from");
+      const page = parseCursorPage({ limit, offset, after });
+      const scope = await access.listScope(caller, store_id ?? undefined);
+      return mapPage(await bills.list(scope, parsed, page), presentBill);
+    },
+
+    get: async (caller: Caller, id: string) => presentBill(await readable(caller, id)),
+
+    /** Splits a bill nothing was paid on, once: by amounts adding up to its total, or by its items. */
+    async split(caller: Caller, id: string, input: unknown) {
+      const { splits } = parseInput(billSplit, input);
+      return presentBill(
+        await withLocked(caller, id, async (tx, bill) => {
+          requireBillMove("split", bill);
+          if (bill.is_split) throw new AppError("invalid_state", "the bill is split already", { status: bill.status });
+          await bills.createSplits(tx, bill.id, await splitAmounts(tx, bill, splits));
+          return bills.update(tx, bill.id, { is_split: true });
+        }),
+      );
+    },
+
+    /**
+     * One new bill for the unpaid bills of the given tables, whose total is their sum; the sources are closed
+     * (cancelled, soft-deleted) in the same transaction, under locks taken in id order, so they cannot be paid or
+     * combined twice.
+     */
+    async combine(caller: Caller, input: unknown) {
+      const data = parseInput(billCombine, input);
+      const store = await access.storeFor(caller, data.store_id, BILL_SCOPE);
+      const staff = await access.staffMember(store, data.staff_code);
+      const at = clock();
+      return presentBill(
+        await bills.transaction(async (tx) => {
+          const sources = await bills.lockCombinable(
+            tx,
+            { store_id: store.storeId, merchant_id: store.merchantId },
+            data.table_numbers,
+          );
+          const missing = data.table_numbers.find((table) => !sources.some((b) => b.table_numbers.includes(table)));
+          if (missing !== undefined)
+            throw new AppError("invalid_state", `table ${missing} has no unpaid, unsplit bill to combine`, {
+              field: "table_numbers",
+              table_number: missing,
+            });
+          if (sources.length < 2)
+            throw new AppError("invalid_state", "these tables have one bill: nothing to combine", {
+              field: "table_numbers",
+            });
+          const tables = [...new Set(sources.flatMap((bill) => bill.table_numbers))];
+          const rates = new Set(sources.map((bill) => bill.tax_percentage));
+          const combined = await bills.create(tx, {
+            merchant_id: store.merchantId,
+            store_id: store.storeId,
+            bill_number: await nextDailyNumber(tx, store.storeId, "bill", at),
+            staff_code: staff.login_id,
+            tax_percentage: rates.size === 1 ? [...rates][0] : null,
+            ...sumTotals(sources),
+            is_combined: true,
+            table_numbers: tables,
+            combined_bill_ids: sources.map((bill) => bill.id),
+            combined_table_numbers: tables,
+            created_at: at,
+          });
+          const ids = sources.map((bill) => bill.id);
+          await bills.closeCombined(tx, ids, combined.id, at);
+          await orders.rebill(tx, ids, combined.id);
+          return combined;
+        }),
+      );
+    },
+
+    /** Cancels a bill nothing was paid on; its orders are open again. */
+    cancel: async (caller: Caller, id: string) =>
+      presentBill(
+        await withLocked(caller, id, async (tx, bill) => {
+          requireBillMove("cancel", bill);
+          await orders.reopenOfBill(tx, bill.id);
+          return bills.update(tx, bill.id, { status: "cancelled", cancelled_at: clock() });
+        }),
+      ),
+
+    /**
+     * For POS payments, inside the transaction that records the payment: applies money to a bill (and to the split
+     * it names) under a lock on the bill's row, so concurrent payments are checked one after another and never pay
+     * more than remains. A split bill is paid split by split. The bill becomes partial, or paid, and then its orders
+     * complete. Throws (changing nothing) when the amount does not fit.
+     */
+    async applyPayment(tx: Tx, payment: PaymentToApply) {
+      const bill = await bills.lock(tx, payment.bill_id);
+      if (!bill) throw notFound("bill");
+      requireBillMove("pay", bill);
+      if (!Number.isSafeInteger(payment.amount) || payment.amount <= 0)
+        throw invalidField("amount", "positive", "amount must be a positive integer");
+      const remaining = bill.total_amount - bill.paid_amount - bill.refunded_amount;
+      if (payment.amount > remaining)
+        throw invalidField("amount", "remaining_amount", `at most ${remaining} remains to pay on the bill`);
+      const at = clock();
+      if (bill.is_split || payment.split_id) {
+        const split = bill.splits.find((part) => part.id === payment.split_id);
+        if (!split) throw invalidField("split_id", "split_of_bill", "name one split of this bill to pay");
+        const left = split.amount - split.paid_amount;
+        if (payment.amount > left)
+          throw invalidField("amount", "remaining_amount", `at most ${left} remains to pay on the split`);
+        const paid = split.paid_amount + payment.amount;
+        await bills.updateSplit(tx, split.id, { paid_amount: paid, status: statusAfterPayment(paid, split.amount) });
+      }
+      const paid = bill.paid_amount + payment.amount;
+      const status = statusAfterPayment(paid, bill.total_amount);
+      if (status === "paid") await orders.completeOfBill(tx, bill.id, at);
+      return presentBill(
+        await bills.update(tx, bill.id, { paid_amount: paid, status, paid_at: status === "paid" ? at : null }),
+      );
+    },
+
+    /**
+     * For POS refunds, inside the transaction that records the refund: gives money back from a bill under its row
+     * lock. paid_amount falls by the amount and refunded_amount rises, so what remains to pay does not change; a paid
+     * bill left with nothing paid is cancelled. Splits keep what was paid on them.
+     */
+    async applyRefund(tx: Tx, refund: { bill_id: string; amount: number }) {
+      const bill = await bills.lock(tx, refund.bill_id);
+      if (!bill) throw notFound("bill");
+      requireBillMove("refund", bill);
+      if (refund.amount > bill.paid_amount)
+        throw invalidField("refund_amount", "paid_amount", `at most ${bill.paid_amount} was paid on the bill`);
+      const paid = bill.paid_amount - refund.amount;
+      return presentBill(
+        await bills.update(tx, bill.id, {
+          paid_amount: paid,
+          refunded_amount: bill.refunded_amount + refund.amount,
+          status: statusAfterRefund(bill.status as BillStatus, paid),
+        }),
+      );
+    },
+    transaction: bills.transaction,
+  };
+}

@@ -1,0 +1,18 @@
+import type { Resolvers } from "@pos-cloud/common";
+import type { PosContext } from "../../context";
+
+export const billResolvers: Resolvers<PosContext> = {
+  Query: {
+    bills: (_, args, { bills, caller }) => bills.list(caller, args),
+    bill: (_, { id }, { bills, caller }) => bills.get(caller, id),
+  },
+  Mutation: {
+    createBill: (_, { input }, { bills, caller }) => bills.create(caller, input),
+    splitBill: (_, { id, input }, { bills, caller }) => bills.split(caller, id, input),
+    combineBills: (_, { input }, { bills, caller }) => bills.combine(caller, input),
+    cancelBill: (_, { id }, { bills, caller }) => bills.cancel(caller, id),
+  },
+  Bill: {
+    store: ({ store_id }: { store_id: number }) => ({ id: store_id }),
+  },
+};

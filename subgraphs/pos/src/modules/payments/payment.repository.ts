@@ -1,0 +1,95 @@
+import type { Page } from "@pos-cloud/common";
+import type { Payment, Prisma, PrismaClient } from "../../generated/prisma/client";
+import type { ListScope } from "../stores/store-access.service";
+import type { PaymentFilter } from "./payment.inputs";
+
+export type PaymentRepository = ReturnType<typeof paymentRepository>;
+export type Tx = Prisma.TransactionClient;
+export type PaymentRow = Payment;
+
+/** A claimed Idempotency-Key, or the row that holds it already. */
+export type KeyClaim = { claimed: true } | { claimed: false; request_hash: string; response: unknown };
+
+export function paymentRepository(prisma: PrismaClient) {
+  return {
+    /**
+     * Serialises the payment writes of one bill (create and completion) with a transaction-scoped advisory lock, so
+     * the money reserved by payments in flight is counted before another payment is taken.
+     */
+    lockBillPayments: (tx: Tx, billId: string) =>
+      tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`pos-payments:${billId}`}, 0))`,
+
+    /** What payments still in flight (card or QR not yet completed) hold of a bill, or of one split of it. */
+    async reserved(tx: Tx, billId: string, splitId: string | null) {
+      const sum = await tx.payment.aggregate({
+        where: { bill_id: billId, split_id: splitId ?? undefined, status: { in: ["pending", "processing"] } },
+        _sum: { amount: true },
+      });
+      return sum._sum.amount ?? 0;
+    },
+
+    /** Locks a payment's row for the transaction and reads it: refunds of one payment go one at a time. */
+    async lock(tx: Tx, id: string): Promise<PaymentRow> {
+      await tx.$queryRaw`SELECT id FROM payments WHERE id = ${id}::uuid FOR UPDATE`;
+      return tx.payment.findUniqueOrThrow({ where: { id } });
+    },
+
+    create: (tx: Tx, data: Prisma.PaymentUncheckedCreateInput) => tx.payment.create({ data }),
+    find: (id: string) => prisma.payment.findUnique({ where: { id } }),
+    findByIntent: (tx: Tx, payment_intent_id: string) => tx.payment.findUnique({ where: { payment_intent_id } }),
+    update: (tx: Tx | PrismaClient, id: string, data: Prisma.PaymentUncheckedUpdateInput) =>
+      tx.payment.update({ where: { id }, data }),
+
+    /** Moves a payment still in flight; false when another request moved it first (it is then left alone). */
+    async settle(tx: Tx, id: string, data: Prisma.PaymentUncheckedUpdateInput) {
+      const moved = await tx.payment.updateMany({ where: { id, status: { in: ["pending", "processing"] } }, data });
+      return moved.count === 1;
+    },
+
+    list: (scope: ListScope, filter: PaymentFilter, page: Page) =>
+      prisma.payment.findMany({
+        where: { ...scope, bill_id: filter.bill_id, status: filter.status },
+        orderBy: [{ created_at: "desc" }, { id: "asc" }],
+        take: page.limit,
+        skip: page.offset,
+      }),
+
+    /** Takes a gateway event once: false when it was applied already (in a transaction that committed). */
+    async firstDelivery(tx: Tx, eventId: string) {
+      const inserted = await tx.$executeRaw`INSERT INTO processed_gateway_events (id) VALUES (${eventId})
+        ON CONFLICT (id) DO NOTHING`;
+      return inserted === 1;
+    },
+
+    /** Claims an Idempotency-Key of a store, or returns what holds it (an expired key is taken over). */
+    async claimKey(
+      store_id: number,
+      key: string,
+      request_hash: string,
+      now: Date,
+      expires_at: Date,
+    ): Promise<KeyClaim> {
+      const taken = await prisma.$executeRaw`INSERT INTO payment_idempotency_keys
+          (store_id, idempotency_key, request_hash, status, created_at, expires_at)
+        VALUES (${store_id}, ${key}, ${request_hash}, 'processing', ${now}, ${expires_at})
+        ON CONFLICT (store_id, idempotency_key) DO UPDATE
+          SET request_hash = EXCLUDED.request_hash, status = 'processing', response = NULL,
+            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+          WHERE payment_idempotency_keys.expires_at <= ${now}`;
+      if (taken === 1) return { claimed: true };
+      const row = await prisma.paymentIdempotencyKey.findUnique({
+        where: { store_id_idempotency_key: { store_id, idempotency_key: key } },
+      });
+      return { claimed: false, request_hash: row?.request_hash ?? "", response: row?.response ?? null };
+    },
+    completeKey: (tx: Tx, store_id: number, key: string, response: Prisma.InputJsonValue) =>
+      tx.paymentIdempotencyKey.update({
+        where: { store_id_idempotency_key: { store_id, idempotency_key: key } },
+        data: { status: "completed", response },
+      }),
+    releaseKey: (store_id: number, key: string) =>
+      prisma.paymentIdempotencyKey.deleteMany({ where: { store_id, idempotency_key: key, status: "processing" } }),
+
+    transaction: <T>(work: (tx: Tx) => Promise<T>) => prisma.$transaction(work, { timeout: 20_000, maxWait: 20_000 }),
+  };
+}

@@ -1,0 +1,405 @@
+import { createHash, randomUUID } from "node:crypto";
+import {
+  AppError,
+  type Caller,
+  invalidField,
+  logger,
+  notFound,
+  type PageArgs,
+  parseInput,
+  parsePage,
+  requireDevice,
+} from "@pos-cloud/common";
+import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
+import type { Prisma } from "../../generated/prisma/client";
+import { isUuid } from "../../uuid";
+import type { BillService } from "../bills/bill.service";
+import type { StoreAccess } from "../stores/store-access.service";
+import type { GatewayClient, GatewayIntent } from "./gateway.client";
+import { cardResult, type PaymentCreate, paymentCreate, paymentFilter } from "./payment.inputs";
+import type { PaymentRepository, PaymentRow, Tx } from "./payment.repository";
+
+export type PaymentService = ReturnType<typeof paymentService>;
+type Bill = Awaited<ReturnType<BillService["get"]>>;
+
+/** The device token scope that lets a terminal take payments. */
+export const PAYMENT_SCOPE = "payment:create";
+
+const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
+const MAX_KEY_LENGTH = 255;
+
+/** How the gateway records each POS method (the spec's method table). */
+const gatewayMethod = {
+  CASH: { payment_method_types: ["cash"], processing_mode: "manual" },
+  CREDIT_CARD: { payment_method_types: ["credit_card"], processing_mode: "external" },
+  QR: { payment_method_types: ["qr_mpm"], processing_mode: "pgw_processed" },
+} as const;
+
+/** The intent events that end a payment in flight. */
+const settlingEvents = new Set(["payment_intent.succeeded", "payment_intent.failed", "payment_intent.cancelled"]);
+
+/** A payment as clients see it: the method as one object, the gateway intent as transaction_id too. */
+export function presentPayment(row: PaymentRow) {
+  return {
+    ...row,
+    transaction_id: row.payment_intent_id,
+    payment_method: { type: row.method_type, provider: row.provider },
+  };
+}
+
+export type PresentedPayment = ReturnType<typeof presentPayment>;
+
+/** The same parameters give the same fingerprint, whatever order a client wrote them in. */
+const fingerprint = (data: PaymentCreate) =>
+  createHash("sha256")
+    .update(
+      JSON.stringify([
+        data.bill_id,
+        data.split_id ?? null,
+        data.amount,
+        data.payment_method.type,
+        data.payment_method.provider ?? null,
+        data.cash_received ?? null,
+      ]),
+    )
+    .digest("hex");
+
+export function paymentService(
+  payments: PaymentRepository,
+  bills: BillService,
+  access: StoreAccess,
+  gateway: GatewayClient,
+  clock: () => Date,
+) {
+  async function readable(caller: Caller, id: string): Promise<PaymentRow> {
+    const payment = isUuid(id) ? await payments.find(id) : null;
+    if (!payment) throw notFound("payment");
+    await access.requireRow(caller, payment, "payment");
+    return payment;
+  }
+
+  /**
+   * Refuses, under the bill's payment lock, an amount above what remains once the payments in flight (card and QR
+   * not yet completed) are counted, so two payments cannot both be promised the same money.
+   */
+  async function requireAvailable(tx: Tx, bill: Bill, data: PaymentCreate) {
+    const split = data.split_id ? bill.splits.find((part) => part.id === data.split_id) : undefined;
+    if (data.split_id && !split) throw invalidField("split_id", "split_of_bill", "not a split of this bill");
+    const remaining = split ? split.remaining_amount : bill.remaining_amount;
+    const available = remaining - (await payments.reserved(tx, bill.id, data.split_id ?? null));
+    if (data.amount > available)
+      throw invalidField("amount", "remaining_amount", `at most ${Math.max(0, available)} remains to pay`);
+  }
+
+  /**
+   * Claims an Idempotency-Key of a store (24 hours) for a request with this fingerprint, or answers the first
+   * response it holds; the same key with other parameters, or while the first request runs, is
+   * `idempotency_conflict`. Null when there is no key or it was just claimed.
+   */
+  async function claimKey(store_id: number, key: string | null | undefined, hash: string) {
+    if (key === null || key === undefined) return null;
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH)
+      throw invalidField("Idempotency-Key", "length", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
+    const now = clock();
+    const held = await payments.claimKey(store_id, key, hash, now, new Date(now.getTime() + KEY_RETENTION_MS));
+    if (held.claimed) return null;
+    if (held.request_hash !== hash)
+      throw new AppError("idempotency_conflict", "this Idempotency-Key was used for a different request");
+    if (held.response === null)
+      throw new AppError("idempotency_conflict", "a request with this Idempotency-Key is still being processed");
+    return { response: held.response };
+  }
+
+  const intentBody = (id: string, bill: { id: string; store_id: number }, data: PaymentCreate) => ({
+    amount: data.amount,
+    currency: "JPY",
+    ...gatewayMethod[data.payment_method.type],
+    merchant_ref_id: `pos-${id}`,
+    merchant_store_id: String(bill.store_id),
+    order_id: bill.id,
+    description: `POS payment ${id}`,
+  });
+
+  /**
+   * Cash: the money is applied, the gateway records it (manual mode, created succeeded) and the payment completes, in
+   * one transaction: a refusal changes nothing, and the gateway is asked last, under a key that finds the same
+   * intent again.
+   */
+  async function payCash(tx: Tx, id: string, caller: Caller, bill: Bill, data: PaymentCreate, cash_received: number) {
+    await payments.lockBillPayments(tx, bill.id);
+    await requireAvailable(tx, bill, data);
+    await bills.applyPayment(tx, { bill_id: bill.id, split_id: data.split_id, amount: data.amount });
+    const intent = await gateway.createIntent(intentBody(id, bill, data), `pos-payment-${id}`);
+    return payments.create(tx, {
+      ...rowOf(id, caller, bill, data),
+      status: "completed",
+      payment_intent_id: intent.id,
+      cash_received,
+      change_amount: cash_received - data.amount,
+      completed_at: clock(),
+    });
+  }
+
+  const rowOf = (id: string, caller: Caller, bill: { merchant_id: number; store_id: number }, data: PaymentCreate) => ({
+    id,
+    merchant_id: bill.merchant_id,
+    store_id: bill.store_id,
+    bill_id: data.bill_id,
+    split_id: data.split_id,
+    device_id: caller.type === "device" ? caller.id : null,
+    amount: data.amount,
+    total_amount: data.amount,
+    method_type: data.payment_method.type,
+    provider: data.payment_method.provider,
+    created_at: clock(),
+  });
+
+  /**
+   * Card and QR: the payment is recorded pending first (holding its amount), then the gateway intent is made, then
+   * the payment takes the intent's id and token. Should that last step fail, the intent is cancelled and the
+   * payment failed, so nothing is left half-done.
+   */
+  async function startExternal(
+    id: string,
+    caller: Caller,
+    bill: Bill,
+    data: PaymentCreate,
+    finish: (tx: Tx, row: PaymentRow) => Promise<void>,
+  ) {
+    await payments.transaction(async (tx) => {
+      await payments.lockBillPayments(tx, bill.id);
+      await requireAvailable(tx, bill, data);
+      await payments.create(tx, rowOf(id, caller, bill, data));
+    });
+    const fail = (failure_message: string) =>
+      payments.transaction((tx) =>
+        payments.settle(tx, id, { status: "failed", failure_code: "gateway_error", failure_message }),
+      );
+    let intent: GatewayIntent;
+    try {
+      intent = await gateway.createIntent(intentBody(id, bill, data), `pos-payment-${id}`);
+    } catch (error) {
+      await fail(error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+    const token = intent.payment_token?.token ?? null;
+    try {
+      return await payments.transaction(async (tx) => {
+        const row = await payments.update(tx, id, { payment_intent_id: intent.id, payment_token: token });
+        await finish(tx, row);
+        return row;
+      });
+    } catch (error) {
+      if (token) await gateway.cancel(intent.id, token).catch(() => undefined);
+      await fail("the payment could not be recorded");
+      throw error;
+    }
+  }
+
+  /**
+   * Completes a QR payment from its intent's state, once: the payment moves only while in flight, and the money is
+   * applied to the bill in the same transaction; a gateway event is recorded as applied there too. A payment the
+   * bill can no longer take (paid meanwhile) fails, and its money is refunded at the gateway.
+   */
+  async function settleQr(
+    intent: Pick<GatewayIntent, "id" | "status" | "failure_code" | "failure_message">,
+    eventId?: string,
+  ) {
+    const overpaid = await payments.transaction(async (tx) => {
+      const payment = await payments.findByIntent(tx, intent.id);
+      if (!payment || payment.method_type !== "QR") return null;
+      if (eventId && !(await payments.firstDelivery(tx, eventId))) return null;
+      if (intent.status === "failed" || intent.status === "cancelled") {
+        await payments.settle(tx, payment.id, {
+          status: "failed",
+          failure_code: intent.failure_code ?? intent.status,
+          failure_message: intent.failure_message,
+        });
+        return null;
+      }
+      if (intent.status !== "succeeded") return null;
+      await payments.lockBillPayments(tx, payment.bill_id);
+      if (!(await payments.settle(tx, payment.id, { status: "completed", completed_at: clock() }))) return null;
+      try {
+        await bills.applyPayment(tx, { bill_id: payment.bill_id, split_id: payment.split_id, amount: payment.amount });
+        return null;
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        await payments.update(tx, payment.id, {
+          status: "failed",
+          completed_at: null,
+          failure_code: "bill_not_payable",
+          failure_message: error.message,
+        });
+        return payment;
+      }
+    });
+    if (overpaid) {
+      logger.error("a QR payment reached a bill that could not take it; refunding", { payment_id: overpaid.id });
+      await gateway.refund(intent.id, overpaid.amount, "the bill was no longer payable", `pos-undo-${overpaid.id}`);
+    }
+  }
+
+  return {
+    /**
+     * Takes a payment of a bill (or of one of its splits). An Idempotency-Key (per store, 24 hours) replays the first
+     * response; the same key with other parameters, or while the first request runs, is `idempotency_conflict`.
+     */
+    async create(
+      caller: Caller,
+      input: unknown,
+      key?: string | null,
+    ): Promise<{ payment: PresentedPayment; replayed: boolean }> {
+      if (caller.type === "device") requireDevice(caller, { scope: PAYMENT_SCOPE });
+      const data = parseInput(paymentCreate, input);
+      const bill = await bills.get(caller, data.bill_id);
+      if (data.payment_method.type === "CASH") {
+        if (data.cash_received === undefined)
+          throw invalidField("cash_received", "required", "cash_received is required for cash");
+        if (data.cash_received < data.amount)
+          throw invalidField("cash_received", "at_least_amount", "cash_received must be at least the amount");
+      }
+      const replay = await claimKey(bill.store_id, key, fingerprint(data));
+      if (replay) return { payment: replay.response as PresentedPayment, replayed: true };
+      const remember = async (tx: Tx, row: PaymentRow) => {
+        if (key) await payments.completeKey(tx, bill.store_id, key, toJson(presentPayment(row)));
+      };
+      const id = randomUUID();
+      try {
+        let row: PaymentRow;
+        if (data.payment_method.type === "CASH") {
+          const cash = data.cash_received!;
+          row = await payments.transaction(async (tx) => {
+            const made = await payCash(tx, id, caller, bill, data, cash);
+            await remember(tx, made);
+            return made;
+          });
+        } else {
+          row = await startExternal(id, caller, bill, data, remember);
+        }
+        return { payment: presentPayment(row), replayed: false };
+      } catch (error) {
+        if (key) await payments.releaseKey(bill.store_id, key);
+        throw error;
+      }
+    },
+
+    /** One payment; a QR payment still in flight asks the gateway first, should its event be late. */
+    async get(caller: Caller, id: string) {
+      const payment = await readable(caller, id);
+      if (
+        payment.method_type === "QR" &&
+        payment.status === "pending" &&
+        payment.payment_intent_id &&
+        payment.payment_token
+      ) {
+        try {
+          await settleQr(await gateway.retrieve(payment.payment_intent_id, payment.payment_token));
+          return presentPayment(await readable(caller, id));
+        } catch (error) {
+          logger.warn("following a QR payment's intent failed", { payment_id: id, error: String(error) });
+        }
+      }
+      return presentPayment(payment);
+    },
+
+    async list(caller: Caller, args: { store_id?: number | null } & PageArgs & Record<string, unknown>) {
+      const { store_id, limit, offset, ...filter } = args;
+      const parsed = parseInput(
+        paymentFilter,
+        Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null && value !== undefined)),
+      );
+      const scope = await access.listScope(caller, store_id ?? undefined);
+      return (await payments.list(scope, parsed, parsePage({ limit, offset }))).map(presentPayment);
+    },
+
+    /**
+     * The card app's result for a card payment in flight. Approved: the money is applied to the bill, the payment
+     * completes and the intent is captured, in one transaction (a capture the gateway refuses changes nothing here).
+     * Declined, failed or cancelled: the payment fails, the intent is cancelled, the bill stays payable.
+     */
+    async recordCardResult(caller: Caller, id: string, input: unknown) {
+      if (caller.type === "device") requireDevice(caller, { scope: PAYMENT_SCOPE });
+      const result = parseInput(cardResult, input);
+      const payment = await readable(caller, id);
+      if (payment.method_type !== "CREDIT_CARD")
+        throw new AppError("invalid_state", "only a card payment takes a card app result", {
+          method: payment.method_type,
+        });
+      if (payment.status !== "pending" || !payment.payment_intent_id)
+        throw new AppError("invalid_state", `a ${payment.status} payment takes no card result`, {
+          status: payment.status,
+        });
+      const intentId = payment.payment_intent_id;
+      if (result.status !== "success") {
+        const failed = await payments.transaction(async (tx) =>
+          payments.settle(tx, id, {
+            status: "failed",
+            failure_code: result.status,
+            failure_message: result.error_message ?? `the card app reported ${result.status}`,
+          }),
+        );
+        if (!failed) throw new AppError("invalid_state", "the payment was settled meanwhile");
+        if (payment.payment_token) await gateway.cancel(intentId, payment.payment_token).catch(() => undefined);
+        return presentPayment(await readable(caller, id));
+      }
+      await payments.transaction(async (tx) => {
+        await payments.lockBillPayments(tx, payment.bill_id);
+        const moved = await payments.settle(tx, id, {
+          status: "completed",
+          completed_at: clock(),
+          approval_code: result.approval_code,
+          card_document_number: result.card_document_number,
+          card_last_4: result.card_last_4,
+          card_brand: result.card_brand,
+          card_arn: result.card_arn,
+        });
+        if (!moved) throw new AppError("invalid_state", "the payment was settled meanwhile");
+        await bills.applyPayment(tx, { bill_id: payment.bill_id, split_id: payment.split_id, amount: payment.amount });
+        await gateway.capture(intentId, payment.amount, `pos-capture-${id}`);
+      });
+      return presentPayment(await readable(caller, id));
+    },
+
+    /** For POS refunds: a payment the caller reaches, as stored. */
+    readable,
+
+    /** For POS refunds: the Idempotency-Keys of payments, shared per store (a refund's fingerprint differs). */
+    keys: {
+      claim: claimKey,
+      complete: (tx: Tx, store_id: number, key: string, response: unknown) =>
+        payments.completeKey(tx, store_id, key, toJson(response)),
+      release: (store_id: number, key: string) => payments.releaseKey(store_id, key),
+    },
+
+    /** For POS refunds, in the refund's first transaction: the payment locked, to count what its refunds hold. */
+    lock: (tx: Tx, id: string) => payments.lock(tx, id),
+
+    /**
+     * For POS refunds, in the transaction that records a refund the gateway made: the payment's refunded total and
+     * reason (refunded once it is all given back), and the bill's amounts.
+     */
+    async applyRefund(tx: Tx, refund: { payment_id: string; amount: number; reason: string }) {
+      const payment = await payments.lock(tx, refund.payment_id);
+      const refunded = payment.refund_amount + refund.amount;
+      if (refunded > payment.amount)
+        throw invalidField("refund_amount", "refundable_amount", `at most ${payment.amount} can be refunded`);
+      await payments.update(tx, payment.id, {
+        refund_amount: refunded,
+        refund_reason: refund.reason,
+        status: refunded === payment.amount ? "refunded" : payment.status,
+      });
+      await bills.applyRefund(tx, { bill_id: payment.bill_id, amount: refund.amount });
+    },
+
+    /** Consumes the gateway's internal events: a QR intent that succeeded, failed or was cancelled settles its payment. */
+    consume: (bus: MessageBus) =>
+      bus.consume("events.internal", "pos-payments", async (event: BusEvent) => {
+        if (event.aggregate_type !== "payment_intent" || !settlingEvents.has(event.event_type)) return;
+        const intent = event.payload.payment_intent as GatewayIntent | undefined;
+        if (intent) await settleQr(intent, event.id);
+      }),
+  };
+}
+
+const toJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;

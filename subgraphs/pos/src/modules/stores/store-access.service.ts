@@ -1,0 +1,162 @@
+import {
+  AppError,
+  type Caller,
+  forbidden,
+  invalidField,
+  isErrorCode,
+  notFound,
+  reachOf,
+  requireCaller,
+  requireDevice,
+  roles,
+  tierOf,
+} from "@pos-cloud/common";
+import type { PortalCall } from "./portal.client";
+
+export type StoreAccess = ReturnType<typeof storeAccess>;
+
+/** A store a caller acts in, with the merchant the portal placed it under. */
+export interface StorePlace {
+  storeId: number;
+  merchantId: number;
+}
+
+/** What a list may show a caller: one store, one merchant's stores, or every store (a system operator). */
+export type ListScope = { store_id?: number; merchant_id?: number };
+
+/** A staff member as the portal knows it. */
+export interface StaffMember {
+  login_id: string;
+  role: string;
+}
+
+/** The POS itself, when it asks the portal what no client may ask (a staff code). */
+const posService: Caller = { type: "service", id: "pos", scopes: [] };
+
+const staffCodePattern = /^[A-Z]{3}-[A-Z0-9-]{3,40}$/;
+
+/**
+ * Who may act in which store. Devices act in the store of their token, with the scope the action needs. Humans
+ * (L0 to L6) act in stores they reach: the portal answers `store(id)` for them, so its rules decide, and POS rows
+ * of a store they do not reach are not found (404), like a row that does not exist.
+ */
+export function storeAccess(portal: PortalCall) {
+  async function ask<T>(query: string, variables: Record<string, unknown>, caller: Caller): Promise<T> {
+    const result = await portal(query, variables, caller);
+    const error = result.errors?.[0];
+    if (error) {
+      const code = error.extensions?.code;
+      throw isErrorCode(code) ? new AppError(code, error.message) : new AppError("bad_gateway", "the portal failed");
+    }
+    return result.data as T;
+  }
+
+  /** A store as the portal shows it to this user; 404 when the user does not reach it. */
+  async function placeForUser(caller: Caller, storeId: number, what: string): Promise<StorePlace> {
+    try {
+      const { store } = await ask<{ store: { id: number; merchant_id: number } }>(
+        "query PosStore($id: Int!) { store(id: $id) { id merchant_id } }",
+        { id: storeId },
+        caller,
+      );
+      return { storeId: store.id, merchantId: store.merchant_id };
+    } catch (error) {
+      if (error instanceof AppError && (error.code === "forbidden" || error.code === "not_found")) throw notFound(what);
+      throw error;
+    }
+  }
+
+  function deviceStore(caller: Caller): StorePlace {
+    if (caller.storeId === undefined || caller.merchantId === undefined) throw forbidden("the device has no store");
+    return { storeId: caller.storeId, merchantId: caller.merchantId };
+  }
+
+  return {
+    /**
+     * The store a caller acts in for a write: a device's own (with `scope` on its token); a user's the one named, or
+     * its own store when it has one. Another store's id from a device is refused.
+     */
+    async storeFor(caller: Caller, storeId: number | undefined, scope: string): Promise<StorePlace> {
+      requireCaller(caller);
+      if (caller.type === "device") {
+        requireDevice(caller, { scope });
+        const own = deviceStore(caller);
+        if (storeId !== undefined && storeId !== own.storeId)
+          throw new AppError("forbidden", "a device acts in its own store only", { field: "store_id" });
+        return own;
+      }
+      const tier = tierOf(caller);
+      if (tier === undefined || tier > roles.STAFF) throw forbidden("log in as a user or a device");
+      const id = storeId ?? caller.storeId;
+      if (id === undefined) throw invalidField("store_id", "required", "store_id is required");
+      return placeForUser(caller, id, "store");
+    },
+
+    /** Refuses (404, as if it did not exist) a row of a store the caller does not reach. */
+    async requireRow(caller: Caller, row: { store_id: number; merchant_id: number }, what: string): Promise<void> {
+      const reach = reachOf(caller);
+      const sameStore = () => {
+        if (reach.level !== "store" || row.store_id !== reach.storeId || row.merchant_id !== reach.merchantId)
+          throw notFound(what);
+      };
+      switch (reach.level) {
+        case "platform":
+          return;
+        case "merchant":
+          if (row.merchant_id !== reach.merchantId) throw notFound(what);
+          return;
+        case "store":
+          return sameStore();
+        case "psp":
+        case "area":
+          if ((await placeForUser(caller, row.store_id, what)).merchantId !== row.merchant_id) throw notFound(what);
+          return;
+        case "nothing":
+          throw notFound(what);
+      }
+    },
+
+    /** The rows a list may show: a named store the caller reaches, else everything its reach covers. */
+    async listScope(caller: Caller, storeId: number | undefined): Promise<ListScope> {
+      const reach = reachOf(caller);
+      if (caller.type === "device") {
+        const own = deviceStore(caller);
+        if (storeId !== undefined && storeId !== own.storeId) throw notFound("store");
+        return { store_id: own.storeId, merchant_id: own.merchantId };
+      }
+      if (storeId !== undefined) {
+        const place = await placeForUser(caller, storeId, "store");
+        return { store_id: place.storeId, merchant_id: place.merchantId };
+      }
+      switch (reach.level) {
+        case "platform":
+          return {};
+        case "merchant":
+          return { merchant_id: reach.merchantId };
+        case "store":
+          return { store_id: reach.storeId, merchant_id: reach.merchantId };
+        case "psp":
+        case "area":
+          throw invalidField("store_id", "required", "store_id is required for your role");
+        case "nothing":
+          throw forbidden();
+      }
+    },
+
+    /**
+     * A staff code: the login id of an active user who reaches the store (its staff, its manager, or a tier above
+     * over it), as the portal answers for the POS service. Anything else is a 400 naming the field.
+     */
+    async staffMember(store: StorePlace, staffCode: unknown, field = "staff_code"): Promise<StaffMember> {
+      if (typeof staffCode !== "string" || !staffCodePattern.test(staffCode))
+        throw invalidField(field, "format", `${field} must be a staff member's login id, for example STF-ABC-123`);
+      const { storeMember } = await ask<{ storeMember: StaffMember | null }>(
+        "query PosStaffMember($store_id: Int!, $login_id: String!) { storeMember(store_id: $store_id, login_id: $login_id) { login_id role } }",
+        { store_id: store.storeId, login_id: staffCode },
+        posService,
+      );
+      if (!storeMember) throw invalidField(field, "staff_of_store", `${field} is not a staff member of this store`);
+      return storeMember;
+    },
+  };
+}
