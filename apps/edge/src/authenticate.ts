@@ -29,6 +29,8 @@ export interface Authenticated {
   caller: Caller;
   /** When the token stops being valid (long-lived WebSocket connections check it per operation). */
   expiresAt?: Date;
+  /** An opaque bearer where those are allowed: a payment token, checked by the operation that uses it. */
+  paymentToken?: string;
 }
 
 const invalid = (reason?: string) =>
@@ -110,7 +112,7 @@ export function createAuthenticator(callSubgraph: CallSubgraph, clock: () => Dat
       if (scheme?.toLowerCase() !== "bearer") return { caller: anonymous };
       if (!token || rest.length > 0) throw invalid();
       if (!JWT_SHAPE.test(token)) {
-        if (opaqueBearerAllowed) return { caller: anonymous };
+        if (opaqueBearerAllowed) return { caller: anonymous, paymentToken: token };
         throw invalid();
       }
       return verify(token);

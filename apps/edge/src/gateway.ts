@@ -1,11 +1,13 @@
 import { ApolloGateway, type GraphQLDataSource, RemoteGraphQLDataSource } from "@apollo/gateway";
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled } from "@apollo/server/plugin/disabled";
-import { anonymous, type Caller, callerHeaders, type SubgraphHost } from "@pos-cloud/common";
+import { anonymous, type Caller, callerHeaders, type SubgraphEndpoint, type SubgraphHost } from "@pos-cloud/common";
 import type { GraphQLSchema } from "graphql";
 import { timeBudget } from "./graphql-budget";
 import { clientErrorFormatter, storableLiterals, storableVariables } from "./graphql-errors";
 import { documentRules, type GraphQLLimits } from "./graphql-limits";
+import { listVariables } from "./list-variables";
+import { subscriptionsOverWebSocket } from "./subscriptions-over-http";
 import { unauthenticatedPlugin } from "./unauthenticated";
 
 export type GatewayContext = {
@@ -16,7 +18,6 @@ export type GatewayContext = {
  * Where each subgraph runs: in this process (embedded wiring) or behind a URL (cluster wiring). This is the one
  * place that tells the two apart; both hops carry the caller and the internal credential as the same headers.
  */
-export type SubgraphEndpoint = { host: SubgraphHost } | { url: string };
 
 class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
   constructor(
@@ -91,7 +92,13 @@ export async function startGraphQL(options: {
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     // No type or field carries a cache hint, so the plugin would only cost memory (docs/decisions.md).
-    plugins: [ApolloServerPluginCacheControlDisabled(), unauthenticatedPlugin(), storableVariables],
+    plugins: [
+      ApolloServerPluginCacheControlDisabled(),
+      unauthenticatedPlugin(),
+      storableVariables,
+      listVariables,
+      subscriptionsOverWebSocket,
+    ],
   });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((update) => {

@@ -68,12 +68,12 @@ const unlimited = {
 };
 
 /** Issue 12: six levels of `merchants { stores { merchant { stores ... } } }` ran the platform out of memory. */
-const sixLevels = "{ merchants { stores { merchant { stores { merchant { stores { id } } } } } } }";
+const sixLevels = "{ merchants { nodes { stores { merchant { stores { merchant { stores { id } } } } } } } }";
 /** The same walk with six lists: 20^6 stores by the page-size estimate. */
-const sixLists = `{ merchants { ${"stores { merchant { ".repeat(5)}stores { id } ${"} } ".repeat(5)}} }`;
+const sixLists = `{ merchants { nodes { ${"stores { merchant { ".repeat(5)}stores { id } ${"} } ".repeat(5)}} } }`;
 /** The portal's hierarchy read (issue 12), which the defaults must let through. */
 const hierarchy =
-  "{ psps { merchants { stores { id name open_orders_count payment_intents_count devices { id } } } } }";
+  "{ psps { nodes { merchants { stores { id name open_orders_count payment_intents_count devices { id } } } } } }";
 
 /**
  * Issue 14: about 1.5 KB of fragments, each spreading the next twice under two aliases. Unlimited, the planner
@@ -84,7 +84,7 @@ function fragmentChain(levels: number) {
     const next = i + 1 < levels ? `...F${i + 1}` : "id";
     return `fragment F${i} on Store { a: merchant { stores { ${next} } } b: merchant { stores { ${next} } } payment_intents_count }`;
   });
-  return `query { stores { ...F0 } }\n${fragments.join("\n")}`;
+  return `query { stores { nodes { ...F0 } } }\n${fragments.join("\n")}`;
 }
 
 const refusal = (constraint: string) => ({
@@ -101,7 +101,7 @@ describe("the document limits", () => {
     const rules = documentRules(defaultGraphQLLimits);
     for (const query of [
       hierarchy,
-      "query ($limit: Int) { stores(limit: $limit) { id name merchant { name psp { code } } } }",
+      "query ($limit: Int) { stores(limit: $limit) { nodes { id name merchant { name psp { code } } } } }",
       getIntrospectionQuery(),
     ]) {
       expect(validate(apiSchema(), parse(query, { maxTokens: defaultGraphQLLimits.maxTokens }), rules)).toEqual([]);
@@ -128,12 +128,14 @@ describe("the document limits", () => {
     const { apiSchema } = await gateway();
     const rules = documentRules({ ...defaultGraphQLLimits, maxCost: 0 });
     const costOf = (query: string) => /found (\d+)/.exec(validate(apiSchema(), parse(query), rules)[0]!.message)?.[1];
-    // A store and its merchant cost 2 (leaves are free), times the page size.
-    expect(costOf("{ stores(limit: 1000) { id merchant { id } } }")).toBe("2000");
-    expect(costOf("query ($n: Int) { stores(limit: $n) { merchant { id } } }")).toBe("200");
-    expect(costOf("{ stores { merchant { id } } }")).toBe("40");
-    expect(costOf("{ stores { merchant { stores { merchant { id } } } } }")).toBe("840"); // 20 * (1 + 1 + 20 * 2)
-    expect(costOf("query { ...Q } fragment Q on Query { a: stores { id } b: stores { id } }")).toBe("40");
+    // The page costs 1; a store and its merchant cost 2 (leaves are free), times the page size.
+    expect(costOf("{ stores(limit: 1000) { nodes { id merchant { id } } } }")).toBe("2001");
+    expect(costOf("query ($n: Int) { stores(limit: $n) { nodes { merchant { id } } } }")).toBe("201");
+    expect(costOf("{ stores { total_count nodes { merchant { id } } } }")).toBe("41");
+    expect(costOf("{ stores { nodes { merchant { stores { merchant { id } } } } } }")).toBe("841"); // 1 + 20 * (1 + 1 + 20 * 2)
+    expect(costOf("query { ...Q } fragment Q on Query { a: stores { nodes { id } } b: stores { nodes { id } } }")).toBe(
+      "42",
+    );
   });
 
   it("refuse 2,000 aliases", async () => {

@@ -46,7 +46,7 @@ export const defaultGraphQLLimits: GraphQLLimits = {
   maxAliases: 15,
   maxTokens: 1000,
   maxDirectives: 20,
-  // The portal's one-request view, `psps(limit: 100) { merchants { stores { devices } } }`, costs about 850,000;
+  // The portal's one-request view, `psps(limit: 100) { nodes { merchants { stores { devices } } } }`, costs about 850,000;
   // six nested lists cost 20^6 = 64,000,000.
   maxCost: 1_000_000,
   defaultPageSize: 20,

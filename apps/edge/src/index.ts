@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { repositoryRoot } from "@pos-cloud/common";
+import { type ReadinessChecks, repositoryRoot, type SubgraphEndpoint } from "@pos-cloud/common";
+import type { MessageBus } from "@pos-cloud/common/messaging";
 import {
   connectRedis,
   createGatewayFront,
@@ -9,25 +10,24 @@ import {
   createRateLimiter,
   createRouter,
   type GatewayStore,
-  memoryCounters,
   type PartnerSecrets,
   type RateLimiter,
   type RateLimits,
+  type RedisDownPolicy,
   type RestRoute,
-  redisCounters,
   redisSeenSignatures,
   restRoutes,
   type SeenSignatures,
 } from "@pos-cloud/rest-compat";
 import type { Redis } from "ioredis";
 import { createAuthenticator } from "./authenticate";
-import { type SubgraphEndpoint, startGraphQL } from "./gateway";
+import { startGraphQL } from "./gateway";
 import { type GraphQLLimits, graphQLLimits } from "./graphql-limits";
 import { createEdgeServer } from "./server";
 import { type CallSubgraph, createSubgraphClient, subgraphExecutor } from "./subgraph-client";
 import { attachWebSocket } from "./websocket";
 
-export type { SubgraphEndpoint } from "./gateway";
+export type { SubgraphEndpoint } from "@pos-cloud/common";
 export type { GraphQLLimits } from "./graphql-limits";
 
 export interface EdgeConfig {
@@ -43,6 +43,8 @@ export interface EdgeConfig {
    */
   redisUrl?: string;
   redisKeyPrefix?: string;
+  /** While Redis is unreachable: count in each instance's memory (`open`, the default) or answer 503 (`closed`). */
+  rateLimitRedisDown?: RedisDownPolicy;
   /** The spec's limits unless a test or benchmark changes them. */
   rateLimits?: Partial<RateLimits>;
   /** Token expiry and key caching read it; tests move it together with the portal's. */
@@ -53,6 +55,10 @@ export interface EdgeConfig {
   graphqlLimits?: Partial<GraphQLLimits>;
   /** Introspection and field suggestions in GraphQL errors; off unless set (development only). */
   graphqlSchemaDetails?: boolean;
+  /** What `GET /ready` checks besides Redis and the subgraphs served over HTTP (databases, messaging). */
+  readiness?: ReadinessChecks;
+  /** The platform's message bus: graphql-ws subscriptions follow its internal topic. */
+  bus: MessageBus;
 }
 
 const partnerCredentialsQuery = `query PartnerCredentials($client_id: String!) {
@@ -98,6 +104,20 @@ function routesFor(config: EdgeConfig): RestRoute[] {
   });
 }
 
+/** The edge serves when Redis (if configured) and each subgraph it reaches over HTTP is ready. */
+function readinessChecks(config: EdgeConfig, redis: Redis | undefined): ReadinessChecks {
+  const checks: ReadinessChecks = { ...config.readiness };
+  if (redis) checks.redis = () => redis.ping();
+  for (const [name, endpoint] of Object.entries(config.subgraphs)) {
+    if (!("url" in endpoint)) continue;
+    checks[name] = async () => {
+      const response = await fetch(new URL("/ready", endpoint.url));
+      if (!response.ok) throw new Error(`${name} answered ${response.status}`);
+    };
+  }
+  return checks;
+}
+
 /** How long in-flight requests may take to finish on shutdown before their connections are cut. */
 const DRAIN_MS = 4000;
 
@@ -111,10 +131,15 @@ export async function startEdge(config: EdgeConfig) {
     limits,
     schemaDetails: config.graphqlSchemaDetails ?? false,
   });
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  const counters = redis ? redisCounters(redis, config.redisKeyPrefix) : memoryCounters();
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const clock = config.clock ?? (() => new Date());
-  const limiter = createRateLimiter({ limits: config.rateLimits, counters, now: () => clock().getTime() });
+  const limiter = createRateLimiter({
+    limits: config.rateLimits,
+    redis,
+    keyPrefix: config.redisKeyPrefix,
+    whenRedisDown: config.rateLimitRedisDown,
+    now: () => clock().getTime(),
+  });
   const callSubgraph = createSubgraphClient(config.subgraphs, config.internalToken);
   const authenticator = createAuthenticator(callSubgraph, config.clock);
   const server = createEdgeServer({
@@ -124,10 +149,14 @@ export async function startEdge(config: EdgeConfig) {
     authenticator,
     limiter,
     devMessages: config.devMessages,
+    readiness: readinessChecks(config, redis),
   });
-  const websocket = attachWebSocket(server, graphql.server, graphql.apiSchema, authenticator, {
+  const websocket = await attachWebSocket(server, graphql.server, graphql.apiSchema, authenticator, {
     limiter,
     limits,
+    bus: config.bus,
+    callSubgraph,
+    payments: subgraphExecutor(config.subgraphs, config.internalToken, "payments"),
     clock: config.clock,
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type ApolloServer, HeaderMap } from "@apollo/server";
-import { AppError, type Caller, roles, tierOf } from "@pos-cloud/common";
+import {
+  AppError,
+  type Caller,
+  REQUEST_ID_HEADER,
+  type ReadinessChecks,
+  requestIdOf,
+  roles,
+  sendReadiness,
+  tierOf,
+  withRequestId,
+} from "@pos-cloud/common";
+import { metrics } from "@pos-cloud/common/metrics";
 import {
   type ExecuteOperation,
   type GatewayFront,
@@ -14,6 +25,7 @@ import {
   sendJson,
   storeHintOf,
 } from "@pos-cloud/rest-compat";
+import { logAccess, type Seen } from "./access-log";
 import { takeApiLimit } from "./api-limit";
 import type { Authenticator } from "./authenticate";
 import type { GatewayContext } from "./gateway";
@@ -33,6 +45,8 @@ export interface EdgeOptions {
    * unless the mailbox is configured on.
    */
   devMessages?: () => unknown[];
+  /** What `GET /ready` checks: every dependency by name. */
+  readiness: ReadinessChecks;
 }
 
 /** The development mailbox holds login codes: only a system operator, who may reach every tenant anyway, reads it. */
@@ -48,7 +62,17 @@ async function callerOf(req: IncomingMessage, authenticator: Authenticator): Pro
   return { ...caller, ip: req.socket.remoteAddress, userAgent: req.headers["user-agent"] };
 }
 
-/** One port: `/health`, `/graphql` (HTTP; WebSocket is attached by `attachWebSocket`), and every REST route. */
+/** Paths served outside the router, which are their own route in the request metrics. */
+const fixedPaths = new Set(["/health", "/ready", "/metrics", "/graphql", "/api/v1/dev/messages"]);
+
+/** Prometheus's scrape: plain text, no token (like `/health`); keep the port off the internet or filter the path. */
+async function sendMetrics(res: ServerResponse) {
+  const body = await metrics.metrics();
+  res.writeHead(200, { "content-type": metrics.contentType });
+  res.end(body);
+}
+
+/** One port: `/health`, `/ready`, `/metrics`, `/graphql` (HTTP; WebSocket is attached by `attachWebSocket`), and every REST route. */
 export function createEdgeServer({
   graphql,
   router,
@@ -56,6 +80,7 @@ export function createEdgeServer({
   authenticator,
   limiter,
   devMessages,
+  readiness,
 }: EdgeOptions): Server {
   async function admitApiRequest(caller: Caller, res: ServerResponse) {
     const decision = await takeApiLimit(limiter, caller);
@@ -70,12 +95,16 @@ export function createEdgeServer({
     return response.body.singleResult;
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
+  async function handle(req: IncomingMessage, res: ServerResponse, seen: Seen) {
     const url = new URL(req.url ?? "/", "http://edge");
     const method = req.method ?? "GET";
+    if (fixedPaths.has(url.pathname)) seen.route = url.pathname;
     if (url.pathname === "/health" && method === "GET") return sendJson(res, 200, { status: "ok" });
-    if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return serveGateway(req, res, url, method);
+    if (url.pathname === "/ready" && method === "GET") return sendReadiness(res, readiness);
+    if (url.pathname === "/metrics" && method === "GET") return sendMetrics(res);
+    if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return serveGateway(req, res, url, method, seen);
     const caller = await callerOf(req, authenticator);
+    seen.caller = caller;
     await admitApiRequest(caller, res);
     if (devMessages && url.pathname === "/api/v1/dev/messages" && method === "GET") {
       assertSystemOperator(caller);
@@ -84,6 +113,7 @@ export function createEdgeServer({
     if (url.pathname === "/graphql") return serveGraphQL(req, res, url, caller);
     const matched = router.match(method, url.pathname);
     if (!matched) throw new AppError("not_found", `no route for ${method} ${url.pathname}`);
+    seen.route = matched.route.path;
     const body = await readBody(req);
     reply(res, await run(matched, req, url, method, body, caller));
   }
@@ -116,7 +146,7 @@ export function createEdgeServer({
    * Every `/v1` response, errors included, carries the rate-limit headers, so the request is admitted (counted,
    * and verified when signed) even when its path or body turns out to be wrong.
    */
-  async function serveGateway(req: IncomingMessage, res: ServerResponse, url: URL, method: string) {
+  async function serveGateway(req: IncomingMessage, res: ServerResponse, url: URL, method: string, seen: Seen) {
     const headers: Record<string, string> = {};
     try {
       if (method === "OPTIONS") return reply(res, gateway.preflight(router.routesAt(url.pathname), req.headers));
@@ -126,6 +156,7 @@ export function createEdgeServer({
       try {
         matched = router.match(method, url.pathname);
         if (!matched) throw new AppError("not_found", `no route for ${method} ${url.pathname}`);
+        seen.route = matched.route.path;
         body = await readBody(req);
       } catch (error) {
         failure = error;
@@ -142,6 +173,7 @@ export function createEdgeServer({
         },
         headers,
       );
+      seen.caller = caller;
       if (failure || !matched || !body) throw failure;
       reply(res, await run(matched, req, url, method, body, caller), headers);
     } catch (error) {
@@ -179,13 +211,19 @@ export function createEdgeServer({
   }
 
   const server = createServer((req, res) => {
+    const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
-    handle(req, res).catch((error) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      sendError(res, error);
+    withRequestId(requestId, () => {
+      const seen: Seen = {};
+      logAccess(req, res, requestId, seen);
+      handle(req, res, seen).catch((error) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        sendError(res, error);
+      });
     });
   });
   server.on("clientError", refuseClientError);

@@ -1,7 +1,5 @@
-import { AppError, type Caller, callerHeaders } from "@pos-cloud/common";
+import { AppError, type Caller, callSubgraphAs, type SubgraphEndpoint } from "@pos-cloud/common";
 import { dataOf, type ExecuteOperation } from "@pos-cloud/rest-compat";
-import type { FormattedExecutionResult } from "graphql";
-import type { SubgraphEndpoint } from "./gateway";
 
 const edgeItself: Caller = { type: "service", id: "edge", scopes: [] };
 
@@ -17,14 +15,7 @@ export function subgraphExecutor(
   return async (query, variables, caller) => {
     const endpoint = subgraphs[subgraph];
     if (!endpoint) throw new AppError("internal_error", `no endpoint for subgraph ${subgraph}`);
-    const headers = callerHeaders(caller, internalToken);
-    if ("host" in endpoint) return endpoint.host.execute({ query, variables }, headers);
-    const response = await fetch(endpoint.url, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify({ query, variables }),
-    });
-    return (await response.json()) as FormattedExecutionResult;
+    return callSubgraphAs(endpoint, internalToken, { query, variables }, caller);
   };
 }
 

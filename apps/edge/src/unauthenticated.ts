@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin, BaseContext } from "@apollo/server";
 import type { GraphQLFormattedError } from "graphql";
 
-const UNAUTHENTICATED = "UNAUTHENTICATED";
+export const UNAUTHENTICATED = "UNAUTHENTICATED";
 
 const renamed = (error: GraphQLFormattedError): GraphQLFormattedError =>
   error.extensions?.code === "unauthorized"
@@ -11,7 +11,7 @@ const renamed = (error: GraphQLFormattedError): GraphQLFormattedError =>
 /**
  * A missing or refused credential reaches GraphQL clients as `UNAUTHENTICATED`, the code they know (the services say
  * `unauthorized`, the REST face's code, which REST compat maps back), and an answer that is nothing but such errors
- * is HTTP 401: `{ stores { id } }` without a token is refused, not answered with an empty list.
+ * is HTTP 401: `{ stores { nodes { id } } }` without a token is refused, not answered with an empty list.
  */
 export function unauthenticatedPlugin(): ApolloServerPlugin<BaseContext> {
   return {

@@ -1,15 +1,26 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { ApolloServer } from "@apollo/server";
 import { AppError, anonymous, type Caller } from "@pos-cloud/common";
-import { MAX_BODY_BYTES, type RateLimiter } from "@pos-cloud/rest-compat";
-import { type ExecutionResult, type FormattedExecutionResult, GraphQLError, type GraphQLSchema, print } from "graphql";
+import type { MessageBus } from "@pos-cloud/common/messaging";
+import { type ExecuteOperation, MAX_BODY_BYTES, type RateLimiter } from "@pos-cloud/rest-compat";
+import {
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+  OperationTypeNode,
+  print,
+} from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { type WebSocket, WebSocketServer } from "ws";
 import { takeApiLimit } from "./api-limit";
 import type { Authenticated, Authenticator } from "./authenticate";
 import type { GatewayContext } from "./gateway";
-import { asGraphQLError } from "./graphql-errors";
+import { asGraphQLError, clientErrorFormatter } from "./graphql-errors";
 import { documentRules, type GraphQLLimits, limitedDocument } from "./graphql-limits";
+import type { CallSubgraph } from "./subgraph-client";
+import { createSubscriptions, type ReadByToken, type RunQuery } from "./subscriptions";
 
 /** Close code for a connection whose token was refused (graphql-ws reserves 4400-4499 for such reasons). */
 const UNAUTHORIZED_CLOSE = 4401;
@@ -21,11 +32,20 @@ export interface WebSocketOptions {
   limiter: RateLimiter;
   /** The same document limits as over HTTP, applied before graphql-ws would parse and validate on its own. */
   limits: GraphQLLimits;
+  /** Subscriptions hear of changes on its internal topic, so any edge instance serves any terminal. */
+  bus: MessageBus;
+  /** The edge's own look-ups (which store an intent is in). */
+  callSubgraph: CallSubgraph;
+  /** The payments subgraph itself: a payment token's reads (`paymentIntentByToken`, outside the public graph). */
+  payments: ExecuteOperation;
   clock?: () => Date;
 }
 
 const tooManyRequests = () =>
   asGraphQLError(new AppError("rate_limit_exceeded", "too many requests; the connection is closed, retry later"));
+
+const paymentTokenOnly = () =>
+  asGraphQLError(new AppError("forbidden", "a payment token may only subscribe to paymentIntentUpdated of its intent"));
 
 const authorizationOf = (params: Record<string, unknown> | undefined, header: string | undefined) => {
   const value = params?.authorization ?? params?.Authorization ?? header;
@@ -39,15 +59,29 @@ const authorizationOf = (params: Record<string, unknown> | undefined, header: st
  * or `Authorization`, else the upgrade request's header); operations after its token expired are refused, so a
  * client reconnects with a fresh token. Each operation is counted against the caller's API limit (over it, the
  * connection is closed with 4429), parsed and checked against the document limits, then run through the gateway
- * exactly as over HTTP (the same validation, plugins and time budget).
+ * exactly as over HTTP (the same validation, plugins and time budget). A subscription is checked the same way, then
+ * each of its messages is such a run (`./subscriptions`).
  */
-export function attachWebSocket(
+export async function attachWebSocket(
   httpServer: Server,
   graphql: ApolloServer<GatewayContext>,
   apiSchema: () => GraphQLSchema,
   authenticator: Authenticator,
-  { limiter, limits, clock = () => new Date() }: WebSocketOptions,
+  { limiter, limits, bus, callSubgraph, payments, clock = () => new Date() }: WebSocketOptions,
 ) {
+  const run: RunQuery = async (document, variables, operationName, caller) => {
+    const response = await graphql.executeOperation(
+      { query: print(document), variables, operationName },
+      { contextValue: { caller } },
+    );
+    return response.body.kind === "single" ? response.body.singleResult : { errors: [] };
+  };
+  const format = clientErrorFormatter({ schemaDetails: false });
+  const readByToken: ReadByToken = async (document, variables, caller) => {
+    const result = await payments(print(document), variables ?? {}, caller);
+    return { ...result, ...(result.errors ? { errors: result.errors.map((error) => format(error, error)) } : {}) };
+  };
+  const subscriptions = await createSubscriptions({ bus, run, callSubgraph, readByToken });
   // A message is at most what an HTTP body may be (ws accepts 100 MiB by default).
   const wss = new WebSocketServer({ server: httpServer, path: "/graphql", maxPayload: MAX_BODY_BYTES });
   const sessions = new WeakMap<object, Authenticated>();
@@ -55,9 +89,13 @@ export function attachWebSocket(
   const callerOf = (extra: { request: IncomingMessage }): Caller =>
     sessions.get(extra)?.caller ?? { ...anonymous, ip: extra.request.socket.remoteAddress };
 
-  async function admit(extra: { socket: WebSocket; request: IncomingMessage }): Promise<GraphQLError[] | undefined> {
+  const expired = (extra: object) => {
     const expiresAt = sessions.get(extra)?.expiresAt;
-    if (expiresAt && expiresAt <= clock()) {
+    return expiresAt !== undefined && expiresAt <= clock();
+  };
+
+  async function admit(extra: { socket: WebSocket; request: IncomingMessage }): Promise<GraphQLError[] | undefined> {
+    if (expired(extra)) {
       return [
         new GraphQLError("the bearer token has expired; reconnect with a new one", {
           extensions: { code: "unauthorized" },
@@ -79,6 +117,7 @@ export function attachWebSocket(
         try {
           const authenticated = await authenticator.authenticate(
             authorizationOf(ctx.connectionParams, request.headers.authorization),
+            true,
           );
           const caller: Caller = {
             ...authenticated.caller,
@@ -99,34 +138,47 @@ export function attachWebSocket(
         const schema = apiSchema();
         const checked = limitedDocument(schema, payload.query, limits, rules);
         if ("errors" in checked) return [...checked.errors];
-        return {
+        const args = {
           schema,
           document: checked.document,
           operationName: payload.operationName,
           variableValues: payload.variables,
         };
+        if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.SUBSCRIPTION) {
+          return sessions.get(ctx.extra)?.paymentToken ? [paymentTokenOnly()] : args;
+        }
+        const opened = await subscriptions.open({
+          schema,
+          document: args.document,
+          operationName: args.operationName ?? undefined,
+          variables: args.variableValues ?? undefined,
+          caller: callerOf(ctx.extra),
+          paymentToken: sessions.get(ctx.extra)?.paymentToken,
+          stillValid: () => !expired(ctx.extra),
+          closeExpired: () => ctx.extra.socket.close(UNAUTHORIZED_CLOSE, "Token expired"),
+        });
+        // The root value of a subscription is its stream of messages, which `subscribe` hands to graphql-ws.
+        return "errors" in opened ? [...opened.errors] : { ...args, rootValue: opened.updates };
       },
       context: (ctx) => ({ caller: callerOf(ctx.extra) }),
       // Results come formatted by Apollo Server (plain error objects): sent as they are, where graphql-ws would call
       // each error's toJSON and close the connection (4500) on the first error.
       onNext: (_ctx, _id, _payload, _args, result) => result as FormattedExecutionResult,
-      execute: async (args) => {
-        const response = await graphql.executeOperation(
-          {
-            query: print(args.document),
-            variables: args.variableValues as Record<string, unknown> | undefined,
-            operationName: args.operationName ?? undefined,
-          },
-          { contextValue: args.contextValue as GatewayContext },
-        );
-        return (response.body.kind === "single" ? response.body.singleResult : { errors: [] }) as ExecutionResult;
-      },
+      execute: async (args) =>
+        (await run(
+          args.document,
+          args.variableValues as Record<string, unknown> | undefined,
+          args.operationName ?? undefined,
+          (args.contextValue as GatewayContext).caller,
+        )) as ExecutionResult,
+      subscribe: (args) => args.rootValue as AsyncGenerator<ExecutionResult>,
     },
     wss,
   );
   return {
     close: async () => {
       await cleanup.dispose();
+      await subscriptions.close();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };

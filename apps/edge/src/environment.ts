@@ -1,0 +1,58 @@
+import { parseEnvironment, settings } from "@pos-cloud/common";
+import type { MessagingConfig } from "@pos-cloud/common/messaging";
+import { z } from "zod";
+
+const subgraphUrl = (port: number) => z.url({ protocol: /^https?$/ }).default(`http://127.0.0.1:${port}/`);
+
+const schema = z.object({
+  /** `production` turns GraphQL introspection and field suggestions off. */
+  NODE_ENV: z.string().default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  /** Processes sharing PORT (node:cluster); a crashed one is replaced. */
+  EDGE_INSTANCES: z.coerce.number().int().min(1).max(64).default(1),
+  PORTAL_URL: subgraphUrl(4101),
+  POS_URL: subgraphUrl(4102),
+  PAYMENTS_URL: subgraphUrl(4103),
+  /** The credential of the hop to the subgraphs: the same value as theirs. */
+  INTERNAL_TOKEN: z.string().min(32, "must be at least 32 characters"),
+  NATS_URL: settings.natsUrl,
+  NATS_NAMESPACE: settings.natsNamespace,
+  REDIS_URL: settings.redisUrl.default("redis://127.0.0.1:6379"),
+  REDIS_KEY_PREFIX: settings.redisKeyPrefix,
+  /** While Redis is unreachable: count in each process's memory (`open`) or answer 503 (`closed`). */
+  RATE_LIMIT_REDIS_DOWN: z.enum(["open", "closed"]).default("open"),
+  CORS_ORIGINS: settings.corsOrigins,
+});
+
+export interface EdgeEnvironment {
+  port: number;
+  host: string;
+  instances: number;
+  subgraphUrls: Record<"portal" | "pos" | "payments", string>;
+  internalToken: string;
+  messaging: MessagingConfig;
+  redisUrl: string;
+  redisKeyPrefix: string;
+  rateLimitRedisDown: "open" | "closed";
+  corsOrigins: string[];
+  graphqlSchemaDetails: boolean;
+}
+
+/** The standalone edge's configuration (cluster mode); every problem is listed before exiting. */
+export function loadEdgeEnvironment(env: NodeJS.ProcessEnv = process.env): EdgeEnvironment {
+  const e = parseEnvironment(schema, env);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    instances: e.EDGE_INSTANCES,
+    subgraphUrls: { portal: e.PORTAL_URL, pos: e.POS_URL, payments: e.PAYMENTS_URL },
+    internalToken: e.INTERNAL_TOKEN,
+    messaging: { driver: "nats", url: e.NATS_URL, namespace: e.NATS_NAMESPACE },
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    rateLimitRedisDown: e.RATE_LIMIT_REDIS_DOWN,
+    corsOrigins: e.CORS_ORIGINS,
+    graphqlSchemaDetails: e.NODE_ENV !== "production",
+  };
+}

@@ -1,0 +1,286 @@
+import { type Caller, unauthenticated } from "@pos-cloud/common";
+import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
+import { metrics } from "@pos-cloud/common/metrics";
+import { Repeater } from "@repeaterjs/repeater";
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FormattedExecutionResult,
+  GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  getArgumentValues,
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+} from "graphql";
+import { Gauge } from "prom-client";
+import { asQuery, asUpdate, selectsObjects, storeField, storeReadDocument, tokenReadDocument } from "./intent-updates";
+import { storeEventFields, storeEventMessage, storeOfEvent } from "./store-events";
+import type { CallSubgraph } from "./subgraph-client";
+import { UNAUTHENTICATED } from "./unauthenticated";
+
+/** Statuses an intent never leaves: the subscription completes after sending one. */
+const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+
+/** Runs a query through the gateway as `caller`, exactly as over HTTP (validation, plugins, time budget). */
+export type RunQuery = (
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+  caller: Caller,
+) => Promise<FormattedExecutionResult>;
+
+/** Runs a query on the payments subgraph itself, for what the public graph leaves out (`paymentIntentByToken`). */
+export type ReadByToken = (
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  caller: Caller,
+) => Promise<FormattedExecutionResult>;
+
+export interface SubscriptionRequest {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string;
+  variables?: Record<string, unknown>;
+  caller: Caller;
+  /** The payment token a connection authenticated with: it follows its own intent, nothing else. */
+  paymentToken?: string;
+  /** Whether the connection's token still holds, asked before each message. */
+  stillValid: () => boolean;
+  /** Ends the connection whose token expired: the client reconnects with a fresh one. */
+  closeExpired: () => void;
+}
+
+const subscribedIntentQuery = `query SubscribedPaymentIntent($id: String!) {
+  subscribedPaymentIntent(id: $id) { store_id status }
+}`;
+
+const refusal = (message: string, code: string, details?: Record<string, string>) => [
+  new GraphQLError(message, { extensions: details ? { code, details } : { code } }),
+];
+
+const asGraphQLErrors = (errors: readonly GraphQLFormattedError[]) =>
+  errors.map((error) => new GraphQLError(error.message, { path: error.path, extensions: error.extensions }));
+
+/** Subscriptions being served by this process, per root field. */
+const active = new Gauge({
+  name: "pgw_subscriptions_active",
+  help: "graphql-ws subscriptions this edge process serves, by root field.",
+  labelNames: ["field"] as const,
+  registers: [metrics],
+});
+
+/**
+ * The terminals' real-time channel, on the edge: one listener on the bus's internal topic for the whole edge, and
+ * per subscription a read through the gateway as the subscriber after each event of its intent or store. Events only
+ * say that something changed; what a subscriber gets is always a fresh read, so a late or repeated event changes
+ * nothing, and an intent's answer equal to the last one sent is not sent again.
+ */
+export async function createSubscriptions(deps: {
+  bus: MessageBus;
+  run: RunQuery;
+  callSubgraph: CallSubgraph;
+  readByToken: ReadByToken;
+}) {
+  const { run, callSubgraph, readByToken } = deps;
+  const watchers = new Map<string, Set<(event: BusEvent) => void>>();
+  const listening = await deps.bus.listen("events.internal", (event) => {
+    if (event.aggregate_type !== "payment_intent") return;
+    const keys = [`intent:${event.aggregate_id}`, `store:${storeOfEvent(event)}`];
+    for (const key of keys) for (const changed of watchers.get(key) ?? []) changed(event);
+  });
+
+  function watch(key: string, changed: (event: BusEvent) => void) {
+    const set = watchers.get(key) ?? new Set();
+    watchers.set(key, set.add(changed));
+    return () => {
+      set.delete(changed);
+      if (set.size === 0) watchers.delete(key);
+    };
+  }
+
+  const lookUp = async (id: string) =>
+    (await callSubgraph("payments", subscribedIntentQuery, { id })).subscribedPaymentIntent as {
+      store_id: number;
+      status: string;
+    } | null;
+
+  /**
+   * Runs `step` for each event of `key` in order, until it answers false, the client leaves or the token expires. A
+   * `state` feed steps once at the start (no event) and once per batch of events that came while it was busy.
+   * Watching starts before that first step, so no event after it is missed; the client's complete or a closed socket
+   * stops it at once, even while it waits for an event.
+   */
+  const feed = (
+    field: string,
+    key: string,
+    request: SubscriptionRequest,
+    step: (
+      event: BusEvent | undefined,
+      push: (result: FormattedExecutionResult) => Promise<unknown>,
+    ) => Promise<boolean>,
+    state: boolean,
+  ) =>
+    new Repeater<FormattedExecutionResult>(async (push, stop) => {
+      const queue: (BusEvent | undefined)[] = state ? [undefined] : [];
+      let wake = () => {};
+      let stopped = false;
+      const unwatch = watch(key, (event) => {
+        queue.push(event);
+        wake();
+      });
+      active.inc({ field });
+      stop.then(() => {
+        stopped = true;
+        wake();
+      });
+      try {
+        for (;;) {
+          if (queue.length === 0 && !stopped) {
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+          }
+          if (stopped) return;
+          const event = state ? queue.splice(0).at(-1) : queue.shift();
+          if (!request.stillValid()) return request.closeExpired();
+          if (!(await step(event, push))) return;
+        }
+      } finally {
+        unwatch();
+        active.dec({ field });
+        stop();
+      }
+    });
+
+  /**
+   * The intent's state after every change, starting with the current one, until a terminal state. Changes queued
+   * while a read runs are one read: a subscriber is sent states, not every event.
+   */
+  function intentUpdates(id: string, read: () => Promise<FormattedExecutionResult>, request: SubscriptionRequest) {
+    let last: string | undefined;
+    return feed(
+      "paymentIntentUpdated",
+      `intent:${id}`,
+      request,
+      async (_event, push) => {
+        // The status before the read: a terminal one is what the read shows too, as it never changes again.
+        const ending = TERMINAL.has((await lookUp(id))?.status ?? "");
+        const result = await read();
+        // A payment token refused after it opened the subscription has expired.
+        if (result.errors?.some((error) => error.extensions?.code === "invalid_token")) {
+          request.closeExpired();
+          return false;
+        }
+        const sent = JSON.stringify(result);
+        if (sent !== last) {
+          last = sent;
+          await push(result);
+        }
+        return !ending;
+      },
+      true,
+    );
+  }
+
+  async function openIntentUpdates(
+    request: SubscriptionRequest,
+    operation: OperationDefinitionNode,
+    field: FieldNode,
+    id: string,
+  ) {
+    const { document, operationName, variables, caller, paymentToken } = request;
+    const key = field.alias?.value ?? field.name.value;
+    let read: () => Promise<FormattedExecutionResult>;
+    if (paymentToken) {
+      if (selectsObjects(document, field)) {
+        return { errors: refusal("a payment token reads the intent's own fields only", "forbidden") };
+      }
+      // The token itself says whether it opens this intent, before anything tells whether the intent exists.
+      const query = tokenReadDocument(document, operation, field, paymentToken);
+      read = async () => asUpdate(await readByToken(query, variables, caller), ["paymentIntentByToken"], key);
+    } else {
+      const intent = await lookUp(id);
+      if (!intent) return { errors: refusal("payment intent not found", "not_found") };
+      const query = storeReadDocument(document, operation, field, intent.store_id);
+      read = async () => asUpdate(await run(query, variables, operationName, caller), ["store", "payment_intent"], key);
+    }
+    const first = await read();
+    if (!first.data) return { errors: asGraphQLErrors(first.errors ?? []) };
+    return { updates: intentUpdates(id, read, request) };
+  }
+
+  /** Each event of the store, in order; authorized as reading the store is, at subscribe time and in every read. */
+  async function openStoreEvents(
+    request: SubscriptionRequest,
+    operation: OperationDefinitionNode,
+    field: FieldNode,
+    args: { store_id?: number | null },
+    variables: Record<string, unknown>,
+  ) {
+    const { document, operationName, caller } = request;
+    if (request.paymentToken)
+      return { errors: refusal("a payment token follows its own payment intent only", "forbidden") };
+    const storeId = args.store_id ?? (caller.type === "device" ? caller.storeId : undefined);
+    if (storeId === undefined) {
+      return {
+        errors: refusal("store_id is required", "invalid_request", { field: "store_id", constraint: "required" }),
+      };
+    }
+    const fields = storeEventFields(field, variables);
+    if (!fields) {
+      return { errors: refusal("select StoreEvent's fields without fragments", "invalid_request") };
+    }
+    const allowed = await run(parse(`query { store(id: ${storeId}) { __typename } }`), {}, undefined, caller);
+    if (!allowed.data?.store) return { errors: asGraphQLErrors(allowed.errors ?? []) };
+    const readStore = (selections: FieldNode[]) =>
+      run(asQuery(document, operation, [storeField(storeId, selections)]), request.variables, operationName, caller);
+    const key = field.alias?.value ?? field.name.value;
+    const updates = feed(
+      "storeEvents",
+      `store:${storeId}`,
+      request,
+      async (event, push) => {
+        if (event) await push(await storeEventMessage(readStore, fields, storeId, event, key));
+        return true;
+      },
+      false,
+    );
+    return { updates };
+  }
+
+  return {
+    /**
+     * Checks a subscription and the subscriber's first read of it: the errors to refuse it with, or its messages
+     * (started when graphql-ws first asks, so one abandoned before that holds nothing).
+     */
+    async open(
+      request: SubscriptionRequest,
+    ): Promise<{ errors: readonly GraphQLError[] } | { updates: Repeater<FormattedExecutionResult> }> {
+      const { schema, document, operationName, variables, caller } = request;
+      // Before any look-up, so that no token learns whether an intent exists.
+      if (caller.type === "anonymous" && !request.paymentToken)
+        return { errors: refusal(unauthenticated().message, UNAUTHENTICATED) };
+      const operation = getOperationAST(document, operationName);
+      const [field, ...more] = operation?.selectionSet.selections ?? [];
+      const definition =
+        field?.kind === Kind.FIELD ? schema.getSubscriptionType()?.getFields()[field.name.value] : undefined;
+      if (!operation || !definition || field?.kind !== Kind.FIELD || more.length > 0) {
+        return {
+          errors: refusal("a subscription selects one root field itself, without fragments", "invalid_request"),
+        };
+      }
+      const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+      if (coerced.errors) return { errors: coerced.errors };
+      const args = getArgumentValues(definition, field, coerced.coerced);
+      if (field.name.value === "storeEvents") return openStoreEvents(request, operation, field, args, coerced.coerced);
+      return openIntentUpdates(request, operation, field, (args as { id: string }).id);
+    },
+    close: () => listening.stop(),
+  };
+}
+
+export type Subscriptions = Awaited<ReturnType<typeof createSubscriptions>>;
