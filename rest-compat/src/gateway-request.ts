@@ -21,3 +21,7 @@ export function idempotencyKeyOf({ headers }: RestRequest): string | null {
   if (key === undefined) return null;
   return Array.isArray(key) ? key.join(",") : key;
 }
+
+/** A replayed answer says so, the way Stripe does; the body is the first one's. */
+export const replayHeaders = (result: { replayed: boolean }) =>
+  result.replayed ? { "Idempotent-Replayed": "true" } : undefined;

@@ -4,7 +4,8 @@ import { toAppError } from "./graphql";
 
 const schema = buildSchema(`
   input ItemInput { name: String! }
-  input UserInput { name: String, age: Int, items: [ItemInput!] }
+  enum Role { STAFF }
+  input UserInput { name: String, age: Int, items: [ItemInput!], role: Role }
   type Query { ok: Boolean }
   type Mutation { login(login_id: String, password: String!): Boolean, createUser(input: UserInput!): Boolean }
 `);
@@ -32,11 +33,20 @@ describe("toAppError for variables GraphQL refuses", () => {
       [createUser, { input: { items: [{}] } }, "items.0.name", "required", "items.0.name is required"],
       [createUser, { input: { colour: "red" } }, "colour", "unknown_field", "colour is not a field of this request"],
       [createUser, { input: 7 }, "input", "type", "input has the wrong type or format"],
+      [createUser, { input: { role: "KING" } }, "role", "enum", "role is not one of the values the API accepts"],
+      [createUser, { input: { role: 6 } }, "role", "enum", "role is not one of the values the API accepts"],
     ] as const;
     for (const [source, variables, field, constraint, message] of cases) {
       const error = await refusal(source, variables);
       expect(error).toEqual({ status: 400, code: "invalid_request", message, details: { field, constraint } });
     }
+  });
+
+  it("says a value that is no list must be an array, as the edge refuses it instead of coercing", () => {
+    const message = 'Variable "$input" got invalid value at "input.items[0].tags"; Expected a list.';
+    const error = toAppError({ message, extensions: { code: "BAD_USER_INPUT" } });
+    expect(error.message).toBe("items.0.tags must be an array");
+    expect(error.details).toEqual({ field: "items.0.tags", constraint: "type" });
   });
 
   it("does not echo what a client put in a key", async () => {

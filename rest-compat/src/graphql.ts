@@ -40,7 +40,7 @@ function variableError(message: string): AppError {
   const variable = /^Variable "\$(\w+)"/.exec(message)?.[1];
   if (!variable) return new AppError("invalid_request", "the request is not valid");
   // The refused value is quoted inside the message: only field names (\w) are taken from it, never echoed text.
-  const at = /^Variable "\$\w+" got invalid value .* at "([\w.[\]]+)"; /s.exec(message)?.[1];
+  const at = /^Variable "\$\w+" got invalid value (?:.* )?at "([\w.[\]]+)"; /s.exec(message)?.[1];
   const missing = /; Field "(\w+)" (of required type|is not defined)/.exec(message);
   const path = [...(at ?? variable).replace(/\[(\d+)\]/g, ".$1").split("."), ...(missing ? [missing[1]!] : [])];
   if (path[0] === "input" && path.length > 1) path.shift();
@@ -52,6 +52,10 @@ function variableError(message: string): AppError {
     / (was not provided|must not be null)\.$|; Expected non-nullable type .* not to be null\.$/.test(message)
   )
     return invalidField(field, "required", `${field} is required`);
+  // A closed set (a GraphQL enum) refused the value, as the services did before the schema typed it.
+  if (/; (Value .* does not exist in "\w+" enum\.|Enum "\w+" cannot represent )/s.test(message))
+    return invalidField(field, "enum", `${field} is not one of the values the API accepts`);
+  if (/; Expected a list\.$/.test(message)) return invalidField(field, "type", `${field} must be an array`);
   const expected = scalarWords[/; (\w+) cannot represent/.exec(message)?.[1] ?? ""];
   return invalidField(
     field,
@@ -67,6 +71,9 @@ export function toAppError(error: GraphQLFormattedError): AppError {
   if (isErrorCode(code)) return new AppError(code, error.message, details);
   const mapped = typeof code === "string" ? graphqlCodes[code] : undefined;
   if (mapped === "invalid_request") return variableError(error.message);
+  // The gateway passes variables of a custom scalar (JSONObject) on unchecked; the subgraph refuses them.
+  if (code === "DOWNSTREAM_SERVICE_ERROR" && error.message.startsWith('Variable "$'))
+    return variableError(error.message);
   if (mapped) return new AppError(mapped, error.message, details);
   return new AppError("internal_error", "internal error");
 }

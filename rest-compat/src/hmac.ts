@@ -27,6 +27,13 @@ const SECRETS_CACHE_MS = 30_000;
 
 const header = /^HMAC-SHA256 ([^:\s]+):(\d{1,12}):(\S+)$/;
 
+/** The client_id a signed request names; only meaningful once the signature is verified. */
+export function signingClientId(authorization: string | undefined): string {
+  const clientId = header.exec(authorization ?? "")?.[1];
+  if (!clientId) throw unauthorized();
+  return clientId;
+}
+
 /** Every failure looks the same, so a caller learns nothing about which part was wrong. */
 const unauthorized = () => new AppError("unauthorized", "the request signature is missing or invalid");
 

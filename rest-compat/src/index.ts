@@ -1,3 +1,4 @@
+import { apiKeyWebhookRoutes } from "./routes/api-key-webhook";
 import { appUpdateRoutes } from "./routes/app-updates";
 import { authRoutes } from "./routes/auth";
 import { deviceTokenRoutes } from "./routes/device-token";
@@ -5,6 +6,9 @@ import { deviceRoutes } from "./routes/devices";
 import { jwksRoutes } from "./routes/jwks";
 import { paymentFlowRoutes } from "./routes/payment-flow";
 import { paymentIntentRoutes } from "./routes/payment-intents";
+import { posBillRoutes } from "./routes/pos-bills";
+import { posOrderRoutes } from "./routes/pos-orders";
+import { posPaymentRoutes } from "./routes/pos-payments";
 import { syncRoutes } from "./routes/sync";
 import { tenantRoutes } from "./routes/tenants";
 import { transactionRoutes } from "./routes/transactions";
@@ -33,4 +37,8 @@ export const restRoutes = [
   ...paymentFlowRoutes,
   ...transactionRoutes,
   ...webhookRoutes,
+  ...apiKeyWebhookRoutes,
+  ...posOrderRoutes,
+  ...posBillRoutes,
+  ...posPaymentRoutes,
 ];

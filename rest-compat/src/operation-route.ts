@@ -21,7 +21,7 @@ function limited(error: unknown): RestResponse | undefined {
 
 /**
  * The common route: variables from the request, one GraphQL operation, the named root field as the body (200 unless
- * `status` says otherwise).
+ * `status` says otherwise). A `page` field is a list page: its `nodes` are the body, the spec's list response.
  * Portal and POS routes (`/api/v1/...`) are served with and without the prefix; gateway routes (`/v1/...`) name the
  * authentication the edge performs before them.
  */
@@ -31,7 +31,12 @@ export function operationRoute(
   field: string,
   query: string,
   variables: (request: RestRequest) => Record<string, unknown>,
-  { status = 200, auth, subgraph }: { status?: number } & Pick<RestRoute, "auth" | "subgraph"> = {},
+  {
+    status = 200,
+    page = false,
+    auth,
+    subgraph,
+  }: { status?: number; page?: boolean } & Pick<RestRoute, "auth" | "subgraph"> = {},
 ): RestRoute {
   return {
     method,
@@ -41,7 +46,8 @@ export function operationRoute(
     alsoUnprefixed: path.startsWith("/api/v1/"),
     async handle(request, execute) {
       try {
-        return { status, body: dataOf(await execute(query, variables(request), request.caller))[field] };
+        const data = dataOf(await execute(query, variables(request), request.caller))[field];
+        return { status, body: page ? (data as { nodes: unknown[] }).nodes : data };
       } catch (error) {
         const response = limited(error);
         if (response) return response;

@@ -1,5 +1,6 @@
-import { logger } from "@pos-cloud/common";
+import { AppError, logger } from "@pos-cloud/common";
 import { Redis } from "ioredis";
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 
 /**
  * Requests per window, per bucket: the spec's gateway limits for `/v1`, and `api`, the API gateway's limit per user
@@ -23,53 +24,25 @@ export const specRateLimits: RateLimits = {
   windowSeconds: 60,
 };
 
-export type Bucket = { limit: "merchant" | "store" | "ip" | "global" | "api"; key: string };
+type LimitName = Exclude<keyof RateLimits, "windowSeconds">;
+export type Bucket = { limit: LimitName; key: string };
 
-/** Counts hits of a key within one fixed window; shared by every edge instance when it lives in Redis. */
-export interface Counters {
-  increment(key: string, window: number, windowMs: number): Promise<number>;
-}
-
-export function memoryCounters(): Counters {
-  let window = -1;
-  let counts = new Map<string, number>();
-  return {
-    async increment(key, current) {
-      // Only the current window matters; older windows are dropped whole when a new one starts.
-      if (current > window) {
-        window = current;
-        counts = new Map();
-      } else if (current < window) {
-        return 0;
-      }
-      const count = (counts.get(key) ?? 0) + 1;
-      counts.set(key, count);
-      return count;
-    },
-  };
-}
+/** What the limiter does while Redis is unreachable: count in each process's memory (`open`) or refuse (`closed`). */
+export type RedisDownPolicy = "open" | "closed";
 
 /**
- * The edge's one connection to Redis (rate-limit counters, seen signatures). A command fails at once while it is
- * down rather than waiting in a queue: each user decides what a failure means.
+ * The edge's one connection to Redis (rate-limit counters, seen signatures), once its first attempt to connect has
+ * ended either way. A command fails at once while it is down rather than waiting in a queue: each user decides what
+ * a failure means.
  */
-export function connectRedis(url: string): Redis {
+export async function connectRedis(url: string): Promise<Redis> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on("error", (error) => logger.warn("redis error", { error: error.message }));
+  await new Promise((settled) => {
+    redis.once("ready", settled);
+    redis.once("error", settled);
+  });
   return redis;
-}
-
-/** `prefix` separates deployments (or test runs) that share one Redis. */
-export function redisCounters(redis: Redis, prefix = "pgw"): Counters {
-  return {
-    async increment(key, window, windowMs) {
-      const windowKey = `${prefix}:${key}:${window}`;
-      const results = await redis.multi().incr(windowKey).pexpire(windowKey, windowMs).exec();
-      const [error, count] = results?.[0] ?? [new Error("no reply from redis"), 0];
-      if (error) throw error;
-      return Number(count);
-    },
-  };
 }
 
 export interface RateDecision {
@@ -78,29 +51,57 @@ export interface RateDecision {
   exceeded: boolean;
 }
 
+export interface RateLimiterOptions {
+  limits?: Partial<RateLimits>;
+  /** Counters shared by every edge instance; absent: this process's memory. */
+  redis?: Redis;
+  /** Separates deployments (or test runs) that share one Redis. */
+  keyPrefix?: string;
+  /** `open` unless set: losing the limiter must not take payments down. */
+  whenRedisDown?: RedisDownPolicy;
+  now?: () => number;
+}
+
 /**
- * Fixed one-minute windows per bucket. Every applicable bucket is counted; the headers describe the tightest one
- * (fewest requests left); any bucket over its limit makes the request `exceeded`. When the counter store fails
- * the request passes: losing the limiter must not take payments down.
+ * Fixed windows per bucket, counted by `rate-limiter-flexible` (one limiter per limit). The window's number is part
+ * of the key, so `now` (a test's clock) decides the window and every instance agrees on its bounds. Every applicable
+ * bucket is counted; the headers describe the tightest one (fewest requests left); any bucket over its limit makes
+ * the request `exceeded`.
  */
-export function createRateLimiter(options: { limits?: Partial<RateLimits>; counters: Counters; now?: () => number }) {
+export function createRateLimiter(options: RateLimiterOptions = {}) {
   const limits = { ...specRateLimits, ...options.limits };
   const now = options.now ?? Date.now;
   const windowMs = limits.windowSeconds * 1000;
+  const prefix = options.keyPrefix ?? "pgw";
+  const { redis } = options;
+  const limiterOf = (name: LimitName): RateLimiterAbstract => {
+    const settings = { points: limits[name], duration: limits.windowSeconds, keyPrefix: `${prefix}:rl:${name}` };
+    if (!redis) return new RateLimiterMemory(settings);
+    const insuranceLimiter = options.whenRedisDown === "closed" ? undefined : new RateLimiterMemory(settings);
+    return new RateLimiterRedis({ ...settings, storeClient: redis, insuranceLimiter });
+  };
+  const limiters = Object.fromEntries(
+    (Object.keys(specRateLimits) as (keyof RateLimits)[])
+      .filter((name): name is LimitName => name !== "windowSeconds")
+      .map((name) => [name, limiterOf(name)]),
+  ) as Record<LimitName, RateLimiterAbstract>;
+
+  async function consumed(bucket: Bucket, window: number): Promise<number> {
+    try {
+      return (await limiters[bucket.limit].consume(`${bucket.key}:${window}`)).consumedPoints;
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) return outcome.consumedPoints;
+      logger.error("rate-limit counters unreachable; request refused", { error: (outcome as Error).message });
+      throw new AppError("service_unavailable", "rate limiting is unavailable; retry shortly");
+    }
+  }
+
   return {
     async take(buckets: Bucket[]): Promise<RateDecision> {
       const at = now();
       const window = Math.floor(at / windowMs);
       const reset = Math.ceil(((window + 1) * windowMs) / 1000);
-      let counts: number[];
-      try {
-        counts = await Promise.all(
-          buckets.map((bucket) => options.counters.increment(`rl:${bucket.limit}:${bucket.key}`, window, windowMs)),
-        );
-      } catch (error) {
-        logger.warn("rate limiter unavailable; request allowed", { error: (error as Error).message });
-        return { headers: {}, exceeded: false };
-      }
+      const counts = await Promise.all(buckets.map((bucket) => consumed(bucket, window)));
       let tightest = { limit: 0, remaining: Number.POSITIVE_INFINITY };
       buckets.forEach((bucket, i) => {
         const limit = limits[bucket.limit];

@@ -10,7 +10,7 @@ export const appUpdateRoutes: RestRoute[] = [
     "POST",
     "/api/v1/app-updates",
     "registerAppVersion",
-    `mutation RegisterAppVersion($input: JSON!) { registerAppVersion(input: $input) { ${versionFields} } }`,
+    `mutation RegisterAppVersion($input: RegisterAppVersionInput!) { registerAppVersion(input: $input) { ${versionFields} } }`,
     ({ body }) => ({ input: body.fields }),
     { status: 201 },
   ),
@@ -19,8 +19,9 @@ export const appUpdateRoutes: RestRoute[] = [
     "/api/v1/app-updates",
     "appVersions",
     `query AppVersions($app_name: String, $limit: Int, $offset: Int) {
-      appVersions(app_name: $app_name, limit: $limit, offset: $offset) { ${versionFields} } }`,
+      appVersions(app_name: $app_name, limit: $limit, offset: $offset) { nodes { ${versionFields} } } }`,
     ({ query }) => ({ app_name: query.get("app_name"), ...pageParams(query) }),
+    { page: true },
   ),
   route(
     "GET",
@@ -39,7 +40,7 @@ export const appUpdateRoutes: RestRoute[] = [
     "POST",
     "/api/v1/app-updates/install-confirm",
     "confirmAppInstall",
-    `mutation ConfirmAppInstall($input: JSON!) {
+    `mutation ConfirmAppInstall($input: ConfirmAppInstallInput!) {
       confirmAppInstall(input: $input) { id device_id app_name version_code install_status reported_at } }`,
     ({ body }) => ({ input: body.fields }),
   ),
@@ -47,7 +48,7 @@ export const appUpdateRoutes: RestRoute[] = [
     "PATCH",
     "/api/v1/app-updates/:id",
     "updateAppVersion",
-    `mutation UpdateAppVersion($id: Int!, $input: JSON!) { updateAppVersion(id: $id, input: $input) { ${versionFields} } }`,
+    `mutation UpdateAppVersion($id: Int!, $input: UpdateAppVersionInput!) { updateAppVersion(id: $id, input: $input) { ${versionFields} } }`,
     ({ params, body }) => ({ id: integerParam(params.id, "id"), input: body.fields }),
   ),
   route(

@@ -5,9 +5,10 @@ import type { RestRoute } from "../router";
 export const deviceFields = `id serial_number client_id merchant_id store_id public_key_jwk status model manufacturer
   activated_at last_connected_at battery_level paper_status latitude longitude config created_at updated_at`;
 
-const terminalMutation = (name: string, withInput = false) =>
-  withInput
-    ? `mutation ${name}($id: ID!, $input: JSON!) { ${name}(id: $id, input: $input) { ${deviceFields} } }`
+/** A mutation of one terminal; with `inputType`, it takes the request body as its `input`. */
+const terminalMutation = (name: string, inputType?: string) =>
+  inputType
+    ? `mutation ${name}($id: ID!, $input: ${inputType}!) { ${name}(id: $id, input: $input) { ${deviceFields} } }`
     : `mutation ${name}($id: ID!) { ${name}(id: $id) { ${deviceFields} } }`;
 
 export const deviceRoutes: RestRoute[] = [
@@ -16,26 +17,28 @@ export const deviceRoutes: RestRoute[] = [
     "/api/v1/stores/:id/devices",
     "storeDevices",
     `query StoreDevices($store_id: Int!, $limit: Int, $offset: Int) {
-      storeDevices(store_id: $store_id, limit: $limit, offset: $offset) { ${deviceFields} } }`,
+      storeDevices(store_id: $store_id, limit: $limit, offset: $offset) { nodes { ${deviceFields} } } }`,
     ({ params, query }) => ({ store_id: integerParam(params.id, "id"), ...pageParams(query) }),
+    { page: true },
   ),
   route(
     "GET",
     "/api/v1/terminals",
     "terminals",
-    `query Terminals($store_id: Int, $status: String, $limit: Int, $offset: Int) {
-      terminals(store_id: $store_id, status: $status, limit: $limit, offset: $offset) { ${deviceFields} } }`,
+    `query Terminals($store_id: Int, $status: DeviceStatus, $limit: Int, $offset: Int) {
+      terminals(store_id: $store_id, status: $status, limit: $limit, offset: $offset) { nodes { ${deviceFields} } } }`,
     ({ query }) => ({
       store_id: integerParam(query.get("store_id"), "store_id"),
       status: query.get("status"),
       ...pageParams(query),
     }),
+    { page: true },
   ),
   route(
     "POST",
     "/api/v1/terminals",
     "registerTerminal",
-    `mutation RegisterTerminal($input: JSON!) { registerTerminal(input: $input) { ${deviceFields} } }`,
+    `mutation RegisterTerminal($input: RegisterTerminalInput!) { registerTerminal(input: $input) { ${deviceFields} } }`,
     ({ body }) => ({ input: body.fields }),
     { status: 201 },
   ),
@@ -46,10 +49,16 @@ export const deviceRoutes: RestRoute[] = [
     `query Terminal($id: ID!) { terminal(id: $id) { ${deviceFields} } }`,
     ({ params }) => ({ id: params.id }),
   ),
-  route("PATCH", "/api/v1/terminals/:id", "updateTerminal", terminalMutation("updateTerminal", true), (r) => ({
-    id: r.params.id,
-    input: r.body.fields,
-  })),
+  route(
+    "PATCH",
+    "/api/v1/terminals/:id",
+    "updateTerminal",
+    terminalMutation("updateTerminal", "UpdateTerminalInput"),
+    (r) => ({
+      id: r.params.id,
+      input: r.body.fields,
+    }),
+  ),
   route("POST", "/api/v1/terminals/:id/suspend", "suspendTerminal", terminalMutation("suspendTerminal"), (r) => ({
     id: r.params.id,
   })),
@@ -60,7 +69,7 @@ export const deviceRoutes: RestRoute[] = [
     "POST",
     "/api/v1/terminals/:id/transfer",
     "transferTerminal",
-    terminalMutation("transferTerminal", true),
+    terminalMutation("transferTerminal", "TransferTerminalInput"),
     (r) => ({
       id: r.params.id,
       input: r.body.fields,
@@ -73,7 +82,7 @@ export const deviceRoutes: RestRoute[] = [
     "POST",
     "/api/v1/device/provision/generateActivationCode",
     "generateActivationCode",
-    `mutation GenerateActivationCode($input: JSON!) {
+    `mutation GenerateActivationCode($input: GenerateActivationCodeInput!) {
       generateActivationCode(input: $input) { activation_code expires_at } }`,
     ({ body }) => ({ input: body.fields }),
     { status: 201 },
@@ -82,7 +91,7 @@ export const deviceRoutes: RestRoute[] = [
     "POST",
     "/api/v1/device/provision/activate",
     "activateDevice",
-    `mutation ActivateDevice($input: JSON!) { activateDevice(input: $input) { ${deviceFields} } }`,
+    `mutation ActivateDevice($input: ActivateDeviceInput!) { activateDevice(input: $input) { ${deviceFields} } }`,
     ({ body }) => ({ input: body.fields }),
   ),
   route(

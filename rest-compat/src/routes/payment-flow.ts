@@ -1,4 +1,4 @@
-import { idempotencyKeyOf, paymentTokenOf } from "../gateway-request";
+import { idempotencyKeyOf, paymentTokenOf, replayHeaders } from "../gateway-request";
 import { dataOf } from "../graphql";
 import type { RestRoute } from "../router";
 
@@ -51,7 +51,7 @@ export const paymentFlowRoutes: RestRoute[] = [
       };
       const data = dataOf(
         await execute(
-          `mutation RefundPaymentIntent($id: String!, $input: JSON!, $idempotency_key: String) {
+          `mutation RefundPaymentIntent($id: String!, $input: RefundPaymentIntentInput!, $idempotency_key: String) {
             refundPaymentIntent(id: $id, input: $input, idempotency_key: $idempotency_key) {
               refund { ${refundFields} }
               replayed
@@ -65,7 +65,7 @@ export const paymentFlowRoutes: RestRoute[] = [
       return {
         status: 201,
         body: result.refund,
-        headers: result.replayed ? { "Idempotent-Replayed": "true" } : undefined,
+        headers: replayHeaders(result),
       };
     },
   },

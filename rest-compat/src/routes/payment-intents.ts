@@ -1,4 +1,4 @@
-import { idempotencyKeyOf, paymentTokenOf } from "../gateway-request";
+import { idempotencyKeyOf, paymentTokenOf, replayHeaders } from "../gateway-request";
 import { dataOf } from "../graphql";
 import { operationRoute } from "../operation-route";
 import { pageParams } from "../params";
@@ -9,7 +9,7 @@ const intentFields = `id merchant_id store_id client_partner_id merchant_ref_id 
   provider_transaction_id failure_code failure_message description metadata captured_at created_at updated_at
   expires_at`;
 
-const createMutation = `mutation CreatePaymentIntent($input: JSON!, $idempotency_key: String) {
+const createMutation = `mutation CreatePaymentIntent($input: CreatePaymentIntentInput!, $idempotency_key: String) {
   createPaymentIntent(input: $input, idempotency_key: $idempotency_key) {
     payment_intent { id status amount currency payment_method_types merchant_ref_id merchant_store_id created_at
       expires_at }
@@ -18,7 +18,7 @@ const createMutation = `mutation CreatePaymentIntent($input: JSON!, $idempotency
   }
 }`;
 
-const captureMutation = `mutation CapturePaymentIntent($id: String!, $amount: JSON, $idempotency_key: String) {
+const captureMutation = `mutation CapturePaymentIntent($id: String!, $amount: Int, $idempotency_key: String) {
   capturePaymentIntent(id: $id, amount: $amount, idempotency_key: $idempotency_key) {
     payment_intent { id status amount currency }
     replayed
@@ -26,9 +26,6 @@ const captureMutation = `mutation CapturePaymentIntent($id: String!, $amount: JS
 }`;
 
 type Result = { payment_intent: Record<string, unknown>; payment_token?: unknown; replayed: boolean };
-
-/** A replayed answer says so, the way Stripe does; the body is the first one's. */
-const replayHeaders = (result: Result) => (result.replayed ? { "Idempotent-Replayed": "true" } : undefined);
 
 const bodyField = (fields: unknown, name: string) =>
   fields && typeof fields === "object" && !Array.isArray(fields)
@@ -54,9 +51,9 @@ export const paymentIntentRoutes: RestRoute[] = [
     "GET",
     "/v1/payment_intents",
     "paymentIntents",
-    `query PaymentIntents($merchant_store_id: String, $status: String, $limit: Int, $offset: Int) {
+    `query PaymentIntents($merchant_store_id: String, $status: PaymentIntentStatus, $limit: Int, $offset: Int) {
       paymentIntents(merchant_store_id: $merchant_store_id, status: $status, limit: $limit, offset: $offset) {
-        ${intentFields}
+        nodes { ${intentFields} }
       }
     }`,
     ({ query }) => ({
@@ -64,7 +61,7 @@ export const paymentIntentRoutes: RestRoute[] = [
       status: query.get("status"),
       ...pageParams(query),
     }),
-    { auth: "hmac" },
+    { auth: "hmac", page: true },
   ),
   operationRoute(
     "GET",

@@ -9,7 +9,7 @@ export const syncRoutes: RestRoute[] = [
     async handle({ body, caller }, execute) {
       const data = dataOf(
         await execute(
-          `mutation SyncMerchants($input: JSON!) { syncMerchants(input: $input) { synced_merchants synced_stores } }`,
+          `mutation SyncMerchants($input: SyncMerchantsInput!) { syncMerchants(input: $input) { synced_merchants synced_stores } }`,
           { input: body.fields },
           caller,
         ),

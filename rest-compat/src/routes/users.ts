@@ -26,8 +26,8 @@ export const userRoutes: RestRoute[] = [
     async handle({ query, caller }, execute) {
       const data = dataOf(
         await execute(
-          `query Users($store_id: Int, $role: String, $limit: Int, $offset: Int) {
-            users(store_id: $store_id, role: $role, limit: $limit, offset: $offset) { ${userFields} } }`,
+          `query Users($store_id: Int, $role: Role, $limit: Int, $offset: Int) {
+            users(store_id: $store_id, role: $role, limit: $limit, offset: $offset) { nodes { ${userFields} } } }`,
           {
             store_id: integerParam(query.get("store_id"), "store_id"),
             role: query.get("role") ?? undefined,
@@ -36,7 +36,7 @@ export const userRoutes: RestRoute[] = [
           caller,
         ),
       );
-      return { status: 200, body: { data: data.users } };
+      return { status: 200, body: { data: (data.users as { nodes: unknown[] }).nodes } };
     },
   },
   {

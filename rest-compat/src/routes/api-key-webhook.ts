@@ -1,0 +1,53 @@
+import { signingClientId } from "../hmac";
+import { operationRoute } from "../operation-route";
+import type { RestRequest, RestRoute } from "../router";
+
+/** The API key a partner manages is the one it signs the request with. */
+const signingKey = (request: RestRequest) => ({ client_id: signingClientId(request.headers.authorization) });
+
+const webhookUrlOf = ({ body }: RestRequest) => {
+  const fields = body.fields;
+  return fields && typeof fields === "object" && !Array.isArray(fields)
+    ? (fields as Record<string, unknown>).webhook_url
+    : undefined;
+};
+
+/** A partner's own webhook, over HMAC like every `/v1` call; admins use the same operations on `/graphql`. */
+export const apiKeyWebhookRoutes: RestRoute[] = [
+  operationRoute(
+    "PUT",
+    "/v1/api_key/webhook",
+    "setApiKeyWebhook",
+    `mutation SetApiKeyWebhook($input: ApiKeyWebhookInput!) {
+      setApiKeyWebhook(input: $input) { client_id webhook_url }
+    }`,
+    (request) => ({ input: { ...signingKey(request), webhook_url: webhookUrlOf(request) } }),
+    { auth: "hmac" },
+  ),
+  operationRoute(
+    "GET",
+    "/v1/api_key/webhook",
+    "apiKeyWebhook",
+    `query ApiKeyWebhook($client_id: String!) { apiKeyWebhook(client_id: $client_id) { client_id webhook_url } }`,
+    signingKey,
+    { auth: "hmac" },
+  ),
+  operationRoute(
+    "DELETE",
+    "/v1/api_key/webhook",
+    "deleteApiKeyWebhook",
+    `mutation DeleteApiKeyWebhook($client_id: String!) { deleteApiKeyWebhook(client_id: $client_id) }`,
+    signingKey,
+    { auth: "hmac", status: 204 },
+  ),
+  operationRoute(
+    "POST",
+    "/v1/api_key/webhook/secret",
+    "rotateApiKeyWebhookSecret",
+    `mutation RotateApiKeyWebhookSecret($client_id: String!) {
+      rotateApiKeyWebhookSecret(client_id: $client_id) { client_id webhook_secret previous_secret_expires_at }
+    }`,
+    signingKey,
+    { auth: "hmac" },
+  ),
+];
