@@ -54,7 +54,7 @@ export type DemoProviders = Pick<DemoFile, "provider" | "polling_provider">;
 
 type DemoTenant = Omit<DemoFile, "base_url" | "api_url" | "graphql_url" | "graphql_ws_url" | keyof DemoProviders>;
 
-export function demoProviders(sandbox: EmbeddedSandbox): DemoProviders {
+export function demoProviders(sandbox: Pick<EmbeddedSandbox, "baseUrl" | "webhookSecret" | "accounts">): DemoProviders {
   const credentials = ({ merchant_id, api_key, api_secret }: EmbeddedSandbox["accounts"]["webhook"]) => ({
     merchant_id,
     api_key,
@@ -208,7 +208,7 @@ export async function ensureDemoTenant(
     writeFileSync(path, `${JSON.stringify(refreshed, null, 2)}\n`, { mode: 0o600 });
     return path;
   }
-  if ((await portal.tenants.listPsps(platformOperator)).length > 0) return undefined;
+  if ((await portal.tenants.listPsps(platformOperator)).total_count > 0) return undefined;
   const demo: DemoFile = {
     ...demoUrls(baseUrl),
     ...(await createDemoTenant(portal, payments, settings)),

@@ -47,4 +47,23 @@ describe("the embedded platform's configuration", () => {
     expect(exit).toHaveBeenCalledWith(1);
     expect(printed.mock.calls.join("")).toMatch(/GRAPHQL_MAX_COST/);
   });
+
+  it("keeps events in memory unless MESSAGING_DRIVER chooses NATS, at NATS_URL or the local server", () => {
+    expect(loadEnvironment({}).messaging).toEqual({ driver: "memory" });
+    expect(loadEnvironment({ MESSAGING_DRIVER: "nats" }).messaging).toEqual({
+      driver: "nats",
+      url: "nats://127.0.0.1:4222",
+    });
+    expect(loadEnvironment({ MESSAGING_DRIVER: "nats", NATS_URL: "nats://a:4222,nats://b:4222" }).messaging).toEqual({
+      driver: "nats",
+      url: "nats://a:4222,nats://b:4222",
+    });
+    const exit = vi.spyOn(process, "exit").mockImplementation(() => {
+      throw new Error("exit");
+    });
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    expect(() => loadEnvironment({ MESSAGING_DRIVER: "kafka", NATS_URL: "http://x" })).toThrow("exit");
+    expect(printed.mock.calls.join("")).toMatch(/MESSAGING_DRIVER[\s\S]*NATS_URL|NATS_URL[\s\S]*MESSAGING_DRIVER/);
+    expect(exit).toHaveBeenCalledWith(1);
+  });
 });

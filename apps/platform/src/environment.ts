@@ -1,13 +1,12 @@
 import { resolve } from "node:path";
-import { parseEnvironment } from "@pos-cloud/common";
+import { parseEnvironment, settings } from "@pos-cloud/common";
+import type { MessagingConfig } from "@pos-cloud/common/messaging";
 import type { GraphQLLimits } from "@pos-cloud/edge";
-import type { RateLimits } from "@pos-cloud/rest-compat";
+import type { WebhookDeliverySettings } from "@pos-cloud/payments";
+import type { RateLimits, RedisDownPolicy } from "@pos-cloud/rest-compat";
 import { z } from "zod";
 
-const postgresUrl = z
-  .string()
-  .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL")
-  .optional();
+const postgresUrl = settings.postgresUrl.optional();
 
 /** A GraphQL limit; unset keeps the edge's default (apps/edge/src/graphql-limits.ts). */
 const graphqlLimit = z.coerce.number().int().positive().optional();
@@ -20,10 +19,7 @@ const schema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   DATA_DIR: z.string().min(1).default(".data"),
   DEMO: z.enum(["on", "off"]).default("on"),
-  MASTER_KEY: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)")
-    .optional(),
+  MASTER_KEY: settings.masterKey.optional(),
   DATABASE_URL_PORTAL: postgresUrl,
   DATABASE_URL_POS: postgresUrl,
   DATABASE_URL_PAYMENTS: postgresUrl,
@@ -34,30 +30,21 @@ const schema = z.object({
   PORTAL_GATEWAY_CLIENT_ID: z.string().min(1).optional(),
   PORTAL_GATEWAY_SECRET: z.string().min(16, "at least 16 characters").optional(),
   PORTAL_GATEWAY_PARTNER_ID: z.coerce.number().int().positive().optional(),
-  /** Web-view origins allowed to call the payment-token endpoints, comma-separated. */
-  CORS_ORIGINS: z
-    .string()
-    .default("")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((origin) => origin.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.url({ protocol: /^https?$/ }))),
+  CORS_ORIGINS: settings.corsOrigins,
   /** Rate-limit counters shared by every edge instance; unset keeps them in memory (one process). */
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, "must be a redis:// URL")
-    .optional(),
+  REDIS_URL: settings.redisUrl.optional(),
+  /** `memory` keeps events in this process; `nats` puts them on NATS JetStream, for several processes. */
+  MESSAGING_DRIVER: z.enum(["memory", "nats"]).default("memory"),
+  /** Partner webhooks may go to loopback and private addresses, over http too: on for the embedded platform. */
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("true"),
+  NATS_URL: settings.natsUrl,
   MESSAGE_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   MESSAGE_WEBHOOK_TOKEN: z.string().min(1).optional(),
   /** `GET /api/v1/dev/messages` for system operators; unset: on with the demo tenant and no relay, else off. */
   DEV_MAILBOX: z.enum(["on", "off"]).optional(),
-  REDIS_KEY_PREFIX: z
-    .string()
-    .regex(/^[\w.-]{1,64}$/, "letters, digits, . _ - only")
-    .default("pgw"),
+  REDIS_KEY_PREFIX: settings.redisKeyPrefix,
+  /** While Redis is unreachable: `open` counts in each process's memory, `closed` refuses requests with 503. */
+  RATE_LIMIT_REDIS_DOWN: z.enum(["open", "closed"]).default("open"),
   GRAPHQL_MAX_DEPTH: graphqlLimit,
   GRAPHQL_MAX_ALIASES: graphqlLimit,
   GRAPHQL_MAX_TOKENS: graphqlLimit,
@@ -108,10 +95,15 @@ export interface PlatformConfig {
   paymentsPollIntervalMs?: number;
   /** Pauses between attempts at a failing provider notification; tests shorten them. */
   webhookRetryDelaysMs?: number[];
+  /** The message bus; in memory when absent. */
+  messaging?: MessagingConfig;
+  /** Outbound partner webhooks; private URLs are refused unless `allowPrivateUrls`. */
+  partnerWebhooks?: WebhookDeliverySettings;
   corsOrigins?: string[];
   redisUrl?: string;
   /** Namespace of the rate-limit keys, for deployments that share one Redis. */
   redisKeyPrefix?: string;
+  rateLimitRedisDown?: RedisDownPolicy;
   /** The gateway's rate limits; the spec's values unless a test lowers them. */
   rateLimits?: Partial<RateLimits>;
   /** Where MFA codes by SMS and e-mail go; unset: kept in memory only, never sent and never logged. */
@@ -148,11 +140,14 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
           }
         : undefined,
     paymentsPollIntervalMs: e.PAYMENTS_POLL_INTERVAL_MS,
+    partnerWebhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true" },
+    messaging: e.MESSAGING_DRIVER === "nats" ? { driver: "nats", url: e.NATS_URL } : { driver: "memory" },
     corsOrigins: e.CORS_ORIGINS,
     redisUrl: e.REDIS_URL,
     messageWebhook: e.MESSAGE_WEBHOOK_URL ? { url: e.MESSAGE_WEBHOOK_URL, token: e.MESSAGE_WEBHOOK_TOKEN } : undefined,
     devMailbox: (e.DEV_MAILBOX ?? (e.DEMO === "on" && !e.MESSAGE_WEBHOOK_URL ? "on" : "off")) === "on",
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    rateLimitRedisDown: e.RATE_LIMIT_REDIS_DOWN,
     graphqlLimits: {
       maxDepth: e.GRAPHQL_MAX_DEPTH,
       maxAliases: e.GRAPHQL_MAX_ALIASES,

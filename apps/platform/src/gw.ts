@@ -7,7 +7,7 @@ import { signatureV1 } from "@pos-cloud/rest-compat";
 import type { DemoFile } from "./demo";
 import { loadEnvironment } from "./environment";
 
-const usage = "usage: npm run gw -- <GET|POST> <path> ['<json body>'] [--idempotency-key <key>]";
+const usage = "usage: npm run gw -- <GET|POST|PUT|DELETE> <path> ['<json body>'] [--idempotency-key <key>]";
 const args = process.argv.slice(2);
 const keyAt = args.indexOf("--idempotency-key");
 const idempotencyKey = keyAt >= 0 ? args.splice(keyAt, 2)[1] : undefined;

@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import { tuneGarbageCollection } from "@pos-cloud/common";
+import { stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
 import { MigrationError } from "@pos-cloud/common/storage";
 import { loadEnvironment } from "./environment";
 import { startPlatform } from "./platform";
@@ -35,21 +35,4 @@ console.log(
   ].join("\n"),
 );
 
-let stopping = false;
-async function stop(signal: string) {
-  // Ctrl-C under `npm start` reaches this process twice: from the terminal and forwarded by npm. The second must
-  // not cut the clean stop short; a stop that hangs is ended by the timer below.
-  if (stopping) return;
-  stopping = true;
-  console.log(`${signal}: stopping`);
-  const forced = setTimeout(() => {
-    console.error("did not stop within 15 seconds; exiting");
-    process.exit(1);
-  }, 15_000);
-  forced.unref();
-  await platform.close();
-  console.log("stopped");
-  process.exit(0);
-}
-process.on("SIGINT", () => void stop("SIGINT"));
-process.on("SIGTERM", () => void stop("SIGTERM"));
+stopOnSignals("platform", () => platform.close());

@@ -1,16 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
+import { type BusSubscription, type MessageBus, openMessageBus } from "@pos-cloud/common/messaging";
 import { startEdge } from "@pos-cloud/edge";
-import { openPayments, type PartnerService, type PaymentsDeps, payments, sandboxProviders } from "@pos-cloud/payments";
+import { openPayments, type PartnerService, type PaymentsDeps, payments, sandboxSetup } from "@pos-cloud/payments";
 import { openPortal, portal, recordingMessageSender, webhookMessageSender } from "@pos-cloud/portal";
-import { openPos, pos } from "@pos-cloud/pos";
+import { openPos, type PortalCall, portalClient, pos } from "@pos-cloud/pos";
 import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
+import { configureGatewaySync, startBackgroundWork } from "./background";
 import { demoProviders, ensureDemoTenant } from "./demo";
 import type { PlatformConfig } from "./environment";
 import { loadOrCreateMasterKey } from "./master-key";
 import { scheduleKeyRotation } from "./signing-keys";
-import { ensureSyncPartner } from "./sync-partner";
 
 export interface RunningPlatform {
   baseUrl: string;
@@ -30,11 +31,15 @@ export interface RunningPlatform {
   partners: PartnerService;
   /** The payments subgraph's services, for operator tasks (dead letters) and tests that drive the poller. */
   payments: PaymentsDeps;
+  /** The message bus the outbox publishes to; consumers (webhooks, subscriptions, POS) attach here. */
+  bus: MessageBus;
   close(): Promise<void>;
 }
 
 /** What only code (tests) can set: a clock to move time for the portal and the edge together. */
 export interface PlatformOptions {
+  /** A bus in place of the configured one (tests: one that refuses); the platform closes it like its own. */
+  bus?: MessageBus;
   /** Tests move time through it: token lifetimes, key rotation, intent expiry. */
   clock?: () => Date;
 }
@@ -45,6 +50,7 @@ async function openSubgraphs(
   masterKey: Buffer,
   extras: Pick<Parameters<typeof openPortal>[0], "clock" | "messageSender">,
   publicUrl: () => string | undefined,
+  portalApi: PortalCall,
 ) {
   const storage = (url?: string) => ({ url, dataDir: config.dataDir });
   const opened = await Promise.allSettled([
@@ -54,12 +60,13 @@ async function openSubgraphs(
       ...extras,
       publicUrl,
     }),
-    openPos(storage(config.databaseUrls.pos)),
+    openPos({ ...storage(config.databaseUrls.pos), portal: portalApi, clock: extras.clock }),
     openPayments({
       ...storage(config.databaseUrls.payments),
       masterKey,
       clock: extras.clock,
       webhookRetryDelaysMs: config.webhookRetryDelaysMs,
+      partnerWebhooks: config.partnerWebhooks,
     }),
   ] as const);
   const failure = opened.find((result) => result.status === "rejected");
@@ -86,6 +93,17 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     host: config.host,
     processingDelayMs: config.sandboxProcessingDelayMs ?? 0,
   });
+  let bus: MessageBus;
+  try {
+    bus = options.bus ?? (await openMessageBus(config.messaging ?? { driver: "memory" }));
+  } catch (error) {
+    await sandbox.close();
+    throw error;
+  }
+  const closeOutside = async () => {
+    await bus.close();
+    await sandbox.close();
+  };
   // The public URL is known once the edge listens (the port may be chosen by the system).
   let baseUrl: string | undefined;
   // Without a relay, SMS and e-mail are kept in memory, never sent; a system operator reads them at
@@ -93,10 +111,18 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   const recorded = config.messageWebhook ? undefined : recordingMessageSender();
   const messageSender = recorded ?? webhookMessageSender(config.messageWebhook!.url, config.messageWebhook!.token);
   let deps: Awaited<ReturnType<typeof openSubgraphs>>;
+  // The POS asks the portal's API about stores and staff over the in-process hop, once the portal is hosted below.
+  let portalApi: PortalCall | undefined;
   try {
-    deps = await openSubgraphs(config, masterKey, { clock: options.clock, messageSender }, () => baseUrl);
+    deps = await openSubgraphs(
+      config,
+      masterKey,
+      { clock: options.clock, messageSender },
+      () => baseUrl,
+      (...call) => portalApi!(...call),
+    );
   } catch (error) {
-    await sandbox.close();
+    await closeOutside();
     throw error;
   }
   let stopKeyRotation = () => {};
@@ -109,15 +135,23 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     pos: hostSubgraph(pos, deps.pos, internalToken),
     payments: hostSubgraph(payments, deps.payments, internalToken),
   };
+  portalApi = portalClient({ host: subgraphs.portal }, internalToken);
   let edge: Awaited<ReturnType<typeof startEdge>>;
   try {
     edge = await startEdge({
       port: config.port,
       host: config.host,
       internalToken,
+      bus,
       corsOrigins: config.corsOrigins,
       redisUrl: config.redisUrl,
       redisKeyPrefix: config.redisKeyPrefix,
+      rateLimitRedisDown: config.rateLimitRedisDown,
+      readiness: {
+        portal_database: () => deps.portal.db.query("SELECT 1"),
+        pos_database: () => deps.pos.db.query("SELECT 1"),
+        payments_database: () => deps.payments.db.query("SELECT 1"),
+      },
       rateLimits: config.rateLimits,
       graphqlLimits: config.graphqlLimits,
       graphqlSchemaDetails: config.graphqlSchemaDetails,
@@ -131,41 +165,36 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     });
   } catch (error) {
     await closeSubgraphs();
-    await sandbox.close();
+    await closeOutside();
     throw error;
   }
   let demoFile: string | undefined;
+  let background: Awaited<ReturnType<typeof startBackgroundWork>>;
+  let posEvents: BusSubscription | undefined;
   try {
     stopKeyRotation = await scheduleKeyRotation(deps.portal);
     const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
     baseUrl = `http://${shownHost}:${edge.port}`;
-    deps.payments.providers.attach({
-      providers: sandboxProviders({ baseUrl: sandbox.baseUrl, gatewayBaseUrl: baseUrl }),
-      webhookSecrets: { sandbox: sandbox.webhookSecret, "sandbox-poll": sandbox.webhookSecret },
-    });
-    // The portal syncs every merchant as one client partner: the configured one, else the platform's own POS partner
-    // at this platform's gateway.
-    const partner = config.gatewaySync ?? (await ensureSyncPartner(deps.payments.partners));
-    // This gateway lets that partner alone create merchant and store ids (they are the portal's); a gateway
-    // elsewhere designates it at its own start.
-    if (!config.gatewaySync?.url) await deps.payments.partners.designateSyncPartner(partner.clientPartnerId);
-    deps.portal.gatewaySync.configure({ ...partner, url: config.gatewaySync?.url ?? baseUrl });
+    deps.payments.providers.attach(sandboxSetup(sandbox, baseUrl));
+    const partner = await configureGatewaySync(deps.portal, deps.payments, config.gatewaySync, baseUrl);
+    // POS pays through the gateway's signed API as the same partner, as it would from a process of its own.
+    deps.pos.gateway.configure({ ...partner, url: config.gatewaySync?.url ?? baseUrl });
     demoFile = config.demo
       ? await ensureDemoTenant(config.dataDir, baseUrl, deps.portal, deps.payments, {
           providers: demoProviders(sandbox),
           partnerId: partner.clientPartnerId,
         })
       : undefined;
+    // Before the publisher starts: the memory bus keeps events only for groups that exist.
+    posEvents = await deps.pos.payments.consume(bus);
+    background = await startBackgroundWork(deps.portal, deps.payments, bus, config.paymentsPollIntervalMs ?? 5000);
   } catch (error) {
+    await posEvents?.stop();
     await edge.close();
     await closeSubgraphs();
-    await sandbox.close();
+    await closeOutside();
     throw error;
   }
-  // A full sync now (for tenants changed while the platform was down), then every 15 minutes; not awaited, so
-  // start-up does not wait on the gateway. Closing stops it.
-  deps.portal.gatewaySync.start();
-  const poller = deps.payments.poller.start(config.paymentsPollIntervalMs ?? 5000);
   return {
     baseUrl,
     port: edge.port,
@@ -177,10 +206,12 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     internalToken,
     partners: deps.payments.partners,
     payments: deps.payments,
+    bus,
     async close() {
-      await deps.portal.gatewaySync.stop();
-      await poller.stop();
+      await background.stop();
+      await posEvents?.stop();
       await edge.close();
+      await bus.close();
       await closeSubgraphs();
       await sandbox.close();
     },

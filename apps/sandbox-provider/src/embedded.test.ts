@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { temporaryDirectory } from "../../../tests/support/environment";
-import { readSandboxBaseUrl, startEmbeddedSandbox } from "./embedded";
+import { readSandboxSettings, startEmbeddedSandbox } from "./embedded";
 
 describe("the embedded sandbox", () => {
   const dir = temporaryDirectory();
@@ -10,7 +10,7 @@ describe("the embedded sandbox", () => {
   it("keeps its credentials and its port across restarts, and moves to a free port when that one is taken", async () => {
     const options = { dataDir: dir.path, host: "127.0.0.1", processingDelayMs: 0 };
     const first = await startEmbeddedSandbox(options);
-    expect(readSandboxBaseUrl(dir.path)).toBe(first.baseUrl);
+    expect(readSandboxSettings(dir.path)?.baseUrl).toBe(first.baseUrl);
     expect(statSync(join(dir.path, "sandbox-provider", "config.json")).mode & 0o777).toBe(0o600);
     expect(first.accounts.webhook.delivery).toBe("webhook");
     expect(first.accounts.polling.delivery).toBe("polling");
@@ -26,7 +26,7 @@ describe("the embedded sandbox", () => {
       expect(again.port).toBe(beside.port);
       expect(again.webhookSecret).toBe(first.webhookSecret);
       expect(again.accounts).toEqual(first.accounts);
-      expect(readSandboxBaseUrl(dir.path)).toBe(again.baseUrl);
+      expect(readSandboxSettings(dir.path)?.baseUrl).toBe(again.baseUrl);
     } finally {
       await again.close();
       dir.remove();

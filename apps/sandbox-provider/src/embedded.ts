@@ -38,10 +38,14 @@ function loadOrCreateConfig(dataDir: string): StoredConfig {
   return config;
 }
 
-/** The base URL the running embedded sandbox wrote, for the `provider` CLI. */
-export function readSandboxBaseUrl(dataDir: string): string | undefined {
+/** What a running sandbox wrote under `dataDir`, for the `provider` CLI and a cluster's other processes. */
+export function readSandboxSettings(
+  dataDir: string,
+): (Pick<EmbeddedSandbox, "webhookSecret" | "accounts"> & { baseUrl?: string }) | undefined {
   const path = configPath(dataDir);
-  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as StoredConfig).base_url : undefined;
+  if (!existsSync(path)) return undefined;
+  const config = JSON.parse(readFileSync(path, "utf8")) as StoredConfig;
+  return { baseUrl: config.base_url, webhookSecret: config.webhook_secret, accounts: config.accounts };
 }
 
 /**
@@ -52,6 +56,8 @@ export async function startEmbeddedSandbox(options: {
   dataDir: string;
   host: string;
   processingDelayMs: number;
+  /** This port and no other (a cluster's other processes are told it); else the last one when free. */
+  port?: number;
 }): Promise<EmbeddedSandbox> {
   const config = loadOrCreateConfig(options.dataDir);
   const sandboxOptions = {
@@ -62,9 +68,9 @@ export async function startEmbeddedSandbox(options: {
     dataFile: join(options.dataDir, "sandbox-provider", "transactions.json"),
   };
   const previousPort = config.base_url ? Number(new URL(config.base_url).port) : 0;
-  const sandbox = await startSandbox({ ...sandboxOptions, port: previousPort }).catch(
+  const sandbox = await startSandbox({ ...sandboxOptions, port: options.port ?? previousPort }).catch(
     (error: NodeJS.ErrnoException) => {
-      if (error.code !== "EADDRINUSE") throw error;
+      if (error.code !== "EADDRINUSE" || options.port !== undefined) throw error;
       return startSandbox({ ...sandboxOptions, port: 0 });
     },
   );

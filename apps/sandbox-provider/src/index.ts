@@ -1,5 +1,5 @@
 export { type MerchantAccount, requestSignature, signedHeaders } from "./auth";
-export { type EmbeddedSandbox, startEmbeddedSandbox } from "./embedded";
+export { type EmbeddedSandbox, readSandboxSettings, startEmbeddedSandbox } from "./embedded";
 export type { NotificationShape } from "./notifications";
 export { signatureHeader, signBody } from "./notifier";
 export { DEFAULT_RETRY_DELAYS_MS, type RunningSandbox, type SandboxOptions, startSandbox } from "./sandbox";

@@ -1,4 +1,4 @@
-import { readSandboxBaseUrl } from "./embedded";
+import { readSandboxSettings } from "./embedded";
 import type { CliConfig } from "./environment";
 
 const usage = "usage: npm run provider -- pay <provider_transaction_id>";
@@ -15,7 +15,7 @@ export async function runProviderCli(args: string[], config: CliConfig, output: 
     output.error(usage);
     return 2;
   }
-  const baseUrl = readSandboxBaseUrl(config.dataDir);
+  const baseUrl = readSandboxSettings(config.dataDir)?.baseUrl;
   if (!baseUrl) {
     output.error(`no sandbox provider under ${config.dataDir}: start the platform first (npm start, same DATA_DIR)`);
     return 1;

@@ -32,6 +32,18 @@ const createBody = (amount: number, notify_url?: string) => ({
 });
 
 describe("sandbox QR provider API", () => {
+  it("returns the QR made the first time for a repeated idempotency key, and refuses it for another payment", async () => {
+    const account = testAccount();
+    const sandbox = await sandboxWith({ accounts: [account] });
+    const body = createBody(1500);
+    const create = (payment: object, key: string) =>
+      callSandbox(sandbox.baseUrl, account, "POST", "/v1/payments", payment, { headers: { "idempotency-key": key } });
+    const first = await create(body, "ca-1");
+    expect((await create(body, "ca-1")).body.transaction_id).toBe(first.body.transaction_id);
+    expect((await create(body, "ca-2")).body.transaction_id).not.toBe(first.body.transaction_id);
+    expect((await create({ ...body, amount: 1600 }, "ca-1")).status).toBe(409);
+  });
+
   it("creates a payable QR, and the customer's payment succeeds with a signed notification", async () => {
     const account = testAccount();
     const sandbox = await sandboxWith({ accounts: [account] });

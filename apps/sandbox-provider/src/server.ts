@@ -93,8 +93,12 @@ export function createSandboxServer(deps: ServerDeps): Server {
 
   function merchantRoute(request: Request, account: MerchantAccount, parts: string[]): Reply | undefined {
     const [, , , id, action] = parts;
-    if (request.method === "POST" && parts.length === 3)
-      return { status: 201, body: view(deps.book.create(account.merchant_id, createInput(request.json, account))) };
+    if (request.method === "POST" && parts.length === 3) {
+      const key = request.req.headers["idempotency-key"];
+      const input = createInput(request.json, account);
+      const transaction = deps.book.create(account.merchant_id, input, typeof key === "string" ? key : undefined);
+      return { status: 201, body: view(transaction) };
+    }
     if (!id) return undefined;
     if (request.method === "GET" && parts.length === 4)
       return { status: 200, body: view(deps.book.get(account.merchant_id, id)) };

@@ -33,6 +33,8 @@ export interface SandboxTransaction {
   refunded_amount: number;
   refunds: SandboxRefund[];
   notify_url: string | null;
+  /** The merchant's key for the create: the same key returns this transaction instead of making another. */
+  idempotency_key?: string | null;
   created_at: string;
   expires_at: string;
   /** When a paid transaction's outcome is decided: the processing delay after the customer paid. */
@@ -134,7 +136,20 @@ export function transactionBook(options: TransactionOptions) {
 
   advance();
   return {
-    create(merchantId: string, input: CreateInput): SandboxTransaction {
+    /** A repeated idempotency key returns the transaction it made the first time (a retried create is safe). */
+    create(merchantId: string, input: CreateInput, idempotencyKey?: string): SandboxTransaction {
+      const earlier = idempotencyKey
+        ? [...transactions.values()].find((t) => t.merchant_id === merchantId && t.idempotency_key === idempotencyKey)
+        : undefined;
+      if (earlier) {
+        if (
+          earlier.amount !== input.amount ||
+          earlier.currency !== input.currency ||
+          earlier.reference !== input.reference
+        )
+          throw sandboxErrors.invalidState("the idempotency key was used for another payment");
+        return find(merchantId, earlier.transaction_id);
+      }
       const now = options.now();
       const lifetime = input.expires_in_seconds ?? options.expiresInSeconds;
       const transaction: SandboxTransaction = {
@@ -145,6 +160,7 @@ export function transactionBook(options: TransactionOptions) {
         amount: input.amount,
         currency: input.currency,
         notify_url: input.notify_url,
+        idempotency_key: idempotencyKey ?? null,
         status: "pending",
         decline_code: null,
         refunded_amount: 0,

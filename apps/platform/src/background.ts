@@ -1,0 +1,55 @@
+import type { MessageBus } from "@pos-cloud/common/messaging";
+import type { PaymentsDeps } from "@pos-cloud/payments";
+import type { PortalDeps } from "@pos-cloud/portal";
+import type { PlatformConfig } from "./environment";
+import { ensureSyncPartner, type SyncPartner } from "./sync-partner";
+
+/**
+ * Points the portal's gateway sync at the gateway: the configured client partner, else the platform's own POS
+ * partner at this platform's gateway (`gatewayUrl`), which that gateway alone lets create merchant and store ids (a
+ * gateway elsewhere designates it at its own start).
+ */
+export async function configureGatewaySync(
+  portal: PortalDeps,
+  payments: PaymentsDeps,
+  configured: PlatformConfig["gatewaySync"],
+  gatewayUrl: string,
+): Promise<SyncPartner> {
+  const partner = configured ?? (await ensureSyncPartner(payments.partners));
+  if (!configured?.url) await payments.partners.designateSyncPartner(partner.clientPartnerId);
+  portal.gatewaySync.configure({ ...partner, url: configured?.url ?? gatewayUrl });
+  return partner;
+}
+
+/**
+ * The platform's background work, the same in the embedded process and in a cluster worker: the partner webhook
+ * dispatcher, the outbox publisher, the portal's gateway sync worker (a full sync now and every 15 minutes; not
+ * awaited, so start-up does not wait on the gateway) and the payment poller, which also sweeps refunds, expiry and
+ * unfinished confirms. Every part claims its rows, so any number of processes may run it.
+ */
+export async function startBackgroundWork(
+  portal: PortalDeps,
+  payments: PaymentsDeps,
+  bus: MessageBus,
+  pollIntervalMs: number,
+): Promise<{ stop(): Promise<void> }> {
+  // Consuming before anything is published: the memory bus keeps events only for groups that exist.
+  const partnerWebhooks = await payments.partnerWebhooks.start(bus);
+  let publisher: { stop(): Promise<void> };
+  try {
+    publisher = await payments.outboxPublisher(bus).start();
+  } catch (error) {
+    await partnerWebhooks.stop();
+    throw error;
+  }
+  portal.gatewaySync.start();
+  const poller = payments.poller.start(pollIntervalMs);
+  return {
+    async stop() {
+      await portal.gatewaySync.stop();
+      await poller.stop();
+      await publisher.stop();
+      await partnerWebhooks.stop();
+    },
+  };
+}

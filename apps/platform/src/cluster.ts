@@ -1,0 +1,268 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { connect } from "node:net";
+import { basename, dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { repositoryRoot } from "@pos-cloud/common";
+import { openSubgraphDatabase } from "@pos-cloud/common/storage";
+import { openPayments } from "@pos-cloud/payments";
+import { openPortal } from "@pos-cloud/portal";
+import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
+import pg from "pg";
+import { configureGatewaySync } from "./background";
+import type { ClusterConfig, SubgraphName } from "./cluster-environment";
+import { demoProviders, ensureDemoTenant } from "./demo";
+import { loadOrCreateMasterKey } from "./master-key";
+
+/** Each process of the cluster: its workspace and entry module. */
+const entryPoints = {
+  sandbox: "apps/sandbox-provider/main",
+  portal: "subgraphs/portal/server",
+  pos: "subgraphs/pos/server",
+  payments: "subgraphs/payments/server",
+  edge: "apps/edge/main",
+  worker: "apps/worker/main",
+} as const;
+
+/**
+ * Node's arguments for one entry point: the compiled `dist/` when this module is compiled itself (`npm run
+ * start:cluster` builds first), the TypeScript sources with tsx when it runs from source (tests, `tsx`).
+ */
+function entryArguments(entryPoint: string): string[] {
+  const workspace = join(repositoryRoot, dirname(entryPoint));
+  const name = basename(entryPoint);
+  return import.meta.url.endsWith(".js")
+    ? ["--conditions=compiled", join(workspace, "dist", `${name}.js`)]
+    : ["--import", "tsx", join(workspace, "src", `${name}.ts`)];
+}
+
+/** How long one process may take to listen before start-up gives up. */
+const START_TIMEOUT_MS = 60_000;
+
+export interface ClusterOptions {
+  /** Where the processes' output lines go, each prefixed with its name; the console when absent. */
+  output?: (line: string) => void;
+}
+
+export interface RunningCluster {
+  baseUrl: string;
+  sandboxUrl: string;
+  demoFile?: string;
+  /** The credential of the hop from the edge to the subgraphs, made for this start. */
+  internalToken: string;
+  /** The environment every process got, for a test that starts one more (a second edge on its own port). */
+  processEnvironment: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+/** Creates each subgraph's database when missing (instances racing to create one are fine). */
+async function ensureDatabases(urls: string[]) {
+  for (const url of urls) {
+    const name = new URL(url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, "/postgres") });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+      if (rowCount === 0) {
+        await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`).catch((error: { code?: string }) => {
+          // 42P04: created meanwhile by another start; 23505: the same race seen by the catalog's unique index.
+          if (error.code !== "42P04" && error.code !== "23505") throw error;
+        });
+      }
+    } finally {
+      await admin.end();
+    }
+  }
+}
+
+function waitForPort(port: number, host: string, child: ChildProcess, name: string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    const exited = () => reject(new Error(`${name} ended before it listened (exit code ${child.exitCode})`));
+    child.once("exit", exited);
+    const attempt = () => {
+      const socket = connect(port, host);
+      socket.once("connect", () => {
+        socket.destroy();
+        child.off("exit", exited);
+        resolve();
+      });
+      socket.once("error", () => {
+        socket.destroy();
+        if (child.exitCode !== null) return;
+        if (Date.now() > deadline) {
+          child.off("exit", exited);
+          reject(new Error(`${name} did not listen on ${host}:${port} within ${START_TIMEOUT_MS / 1000} s`));
+        } else setTimeout(attempt, 100);
+      });
+    };
+    attempt();
+  });
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+/**
+ * The platform as separate processes on one machine (`npm run start:cluster`): the sandbox QR provider, each
+ * subgraph over HTTP, the edge (EDGE_INSTANCES processes sharing PORT) and WORKERS workers, on PostgreSQL, NATS
+ * JetStream and Redis. The demo tenant and `demo.json` are made as `npm start` makes them. If any process ends
+ * unexpectedly, the whole cluster stops (`onFailure` is told).
+ */
+export async function startCluster(
+  config: ClusterConfig,
+  options: ClusterOptions & { onFailure?: (reason: string) => void } = {},
+): Promise<RunningCluster> {
+  const output = options.output ?? ((line: string) => console.log(line));
+  mkdirSync(config.dataDir, { recursive: true });
+  const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
+  const internalToken = randomBytes(32).toString("hex");
+  const subgraphNames: SubgraphName[] = ["portal", "pos", "payments"];
+  await ensureDatabases(subgraphNames.map((subgraph) => config.databaseUrls[subgraph]));
+  // Migrated here, once, so that a failing migration stops start-up before any process runs (each subgraph
+  // applies them again on open, a no-op, under the same advisory lock).
+  for (const subgraph of subgraphNames) {
+    await (await openSubgraphDatabase(subgraph, { url: config.databaseUrls[subgraph] })).close();
+  }
+  const local = (port: number) => `http://127.0.0.1:${port}/`;
+  const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+  const baseUrl = `http://${shownHost}:${config.port}`;
+  const common: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: config.dataDir,
+    MASTER_KEY: masterKey.toString("hex"),
+    INTERNAL_TOKEN: internalToken,
+    NATS_URL: config.nats.url,
+    NATS_NAMESPACE: config.nats.namespace,
+    REDIS_URL: config.redis.url,
+    REDIS_KEY_PREFIX: config.redis.keyPrefix,
+    GATEWAY_URL: baseUrl,
+    PUBLIC_URL: baseUrl,
+    PORTAL_URL: local(config.ports.portal),
+    POS_URL: local(config.ports.pos),
+    PAYMENTS_URL: local(config.ports.payments),
+    WEBHOOK_ALLOW_PRIVATE_URLS: String(config.allowPrivateWebhookUrls),
+  };
+  const running: { name: string; child: ChildProcess }[] = [];
+  let stopping = false;
+  const start = async (
+    name: string,
+    entryPoint: string,
+    env: NodeJS.ProcessEnv,
+    ready?: { port: number; host: string } | RegExp,
+  ) => {
+    const child = spawn(process.execPath, entryArguments(entryPoint), {
+      cwd: repositoryRoot,
+      env: { ...common, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    running.push({ name, child });
+    // A process without a port is up once it says so (a worker prints "worker <pid> running").
+    const said =
+      ready instanceof RegExp
+        ? new Promise<void>((resolve, reject) => {
+            child.once("exit", () => reject(new Error(`${name} ended before it was running`)));
+            createInterface({ input: child.stdout! }).on("line", (line) => ready.test(line) && resolve());
+          })
+        : undefined;
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on("line", (line) => output(`[${name}] ${line}`));
+    }
+    child.once("exit", (code, signal) => {
+      if (stopping) return;
+      const reason = `${name} ended unexpectedly (${signal ?? `exit code ${code}`}); stopping the cluster`;
+      output(reason);
+      options.onFailure?.(reason);
+      void close();
+    });
+    if (said) await said;
+    else if (ready && !(ready instanceof RegExp)) await waitForPort(ready.port, ready.host, child, name);
+  };
+  const close = async () => {
+    if (stopping) return;
+    stopping = true;
+    // Workers first (they publish to the edge's subscribers and push to its gateway), then the edge, the subgraphs
+    // and the sandbox.
+    for (const group of [["worker"], ["edge"], subgraphNames, ["sandbox"]]) {
+      await Promise.all(
+        running.filter(({ name }) => group.some((g) => name.startsWith(g))).map(({ child }) => stopProcess(child)),
+      );
+    }
+  };
+  try {
+    await start(
+      "sandbox",
+      entryPoints.sandbox,
+      { PORT: String(config.ports.sandbox), SANDBOX_PROCESSING_DELAY_MS: String(config.sandboxProcessingDelayMs) },
+      { port: config.ports.sandbox, host: "127.0.0.1" },
+    );
+    const sandbox = readSandboxSettings(config.dataDir)!;
+    const sandboxEnv = { SANDBOX_URL: sandbox.baseUrl!, SANDBOX_WEBHOOK_SECRET: sandbox.webhookSecret };
+    await Promise.all(
+      subgraphNames.map((subgraph) =>
+        start(
+          subgraph,
+          entryPoints[subgraph],
+          {
+            PORT: String(config.ports[subgraph]),
+            HOST: "127.0.0.1",
+            DATABASE_URL: config.databaseUrls[subgraph],
+            ...(subgraph === "payments" ? sandboxEnv : {}),
+          },
+          { port: config.ports[subgraph], host: "127.0.0.1" },
+        ),
+      ),
+    );
+    await start(
+      "edge",
+      entryPoints.edge,
+      { PORT: String(config.port), HOST: config.host, EDGE_INSTANCES: String(config.edgeInstances) },
+      { port: config.port, host: shownHost === "localhost" ? "127.0.0.1" : config.host },
+    );
+    const demoFile = config.demo ? await makeDemo(config, masterKey, baseUrl, sandbox) : undefined;
+    for (let i = 1; i <= config.workers; i++) {
+      await start(
+        `worker-${i}`,
+        entryPoints.worker,
+        {
+          DATABASE_URL_PORTAL: config.databaseUrls.portal,
+          DATABASE_URL_PAYMENTS: config.databaseUrls.payments,
+          PAYMENTS_POLL_INTERVAL_MS: String(config.paymentsPollIntervalMs),
+          ...sandboxEnv,
+        },
+        /^worker \d+ running/,
+      );
+    }
+    return { baseUrl, sandboxUrl: sandbox.baseUrl!, demoFile, internalToken, processEnvironment: common, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The demo tenant, made exactly as `npm start` makes it, through storage opened here for the moment it takes. */
+async function makeDemo(
+  config: ClusterConfig,
+  masterKey: Buffer,
+  baseUrl: string,
+  sandbox: NonNullable<ReturnType<typeof readSandboxSettings>>,
+) {
+  const portal = await openPortal({ url: config.databaseUrls.portal, masterKey });
+  const payments = await openPayments({ url: config.databaseUrls.payments, masterKey });
+  try {
+    const partner = await configureGatewaySync(portal, payments, undefined, baseUrl);
+    return await ensureDemoTenant(config.dataDir, baseUrl, portal, payments, {
+      providers: demoProviders({ ...sandbox, baseUrl: sandbox.baseUrl! }),
+      partnerId: partner.clientPartnerId,
+    });
+  } finally {
+    await portal.close();
+    await payments.close();
+  }
+}
