@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { hostSubgraph, serveSubgraph } from "@pos-cloud/common";
+import { memoryBus } from "@pos-cloud/common/messaging";
 import { startEdge } from "@pos-cloud/edge";
 import { openPayments, payments } from "@pos-cloud/payments";
 import { openPortal, portal } from "@pos-cloud/portal";
-import { openPos, pos } from "@pos-cloud/pos";
+import { openPos, portalClient, pos } from "@pos-cloud/pos";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isolatedStorage } from "../support/databases";
 import { humanToken } from "../support/device";
@@ -23,7 +24,11 @@ describe("the gateway over HTTP subgraphs", () => {
     const storage = await isolatedStorage(["portal", "pos", "payments"]);
     closers.push(() => storage.drop());
     const portalDeps = await openPortal({ url: storage.urls.portal, masterKey: randomBytes(32) });
-    const posDeps = await openPos({ url: storage.urls.pos });
+    // The POS reaches the portal's API by URL, known once the portal listens.
+    const posDeps = await openPos({
+      url: storage.urls.pos,
+      portal: (...call) => portalClient({ url: portalUrl }, internalToken)(...call),
+    });
     const paymentsDeps = await openPayments({ url: storage.urls.payments, masterKey: randomBytes(32) });
     closers.unshift(() => Promise.all([portalDeps.close(), posDeps.close(), paymentsDeps.close()]));
     const servers = await Promise.all([
@@ -38,6 +43,7 @@ describe("the gateway over HTTP subgraphs", () => {
       port: 0,
       host: "127.0.0.1",
       internalToken,
+      bus: memoryBus(),
       subgraphs: { portal: { url: portalUrl }, pos: { url: posServer!.url }, payments: { url: paymentsServer!.url } },
     });
     closers.unshift(() => edge.close());
@@ -86,7 +92,7 @@ describe("the gateway over HTTP subgraphs", () => {
     const response = await fetch(portalUrl, {
       method: "POST",
       headers: { "content-type": "application/json", "x-caller-type": "user", "x-role": "SYSTEM_OP" },
-      body: JSON.stringify({ query: "{ psps { code } }" }),
+      body: JSON.stringify({ query: "{ psps { nodes { code } } }" }),
     });
     expect(response.status).toBe(401);
     const body = (await response.json()) as { data?: unknown; errors: { extensions: { code: string } }[] };

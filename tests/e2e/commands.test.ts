@@ -132,7 +132,11 @@ describe("npm run db:migrate", () => {
         });
       const first = await run();
       expect(first.code).toBe(0);
-      expect(first.output).toMatch(/"migrations applied","subgraph":"portal"/);
+      const logLines = first.output
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line));
+      expect(logLines).toContainEqual(expect.objectContaining({ message: "migrations applied", subgraph: "portal" }));
       expect(first.output).toMatch(/payments: up to date/);
       const second = await run();
       expect(second.code).toBe(0);

@@ -203,6 +203,12 @@ describe("devices end to end", () => {
     const device = await provision();
     const suspended = await call("POST", `/api/v1/terminals/${device.id}/suspend`, manager);
     expect(suspended.body.status).toBe("suspended");
+    const listed = await call("GET", "/api/v1/terminals?status=suspended&limit=100", manager);
+    expect(listed.body.map((each: { id: string }) => each.id)).toContain(device.id);
+    expect(listed.body.every((each: { status: string }) => each.status === "suspended")).toBe(true);
+    const bogus = await call("GET", "/api/v1/terminals?status=bogus", manager);
+    expect(bogus.status).toBe(400);
+    expect(bogus.body).toMatchObject({ code: "invalid_request", details: { field: "status", constraint: "enum" } });
     const assertion = () => clientAssertion(device.private_jwk, device.client_id, audience());
     expect((await tokenRequest(platform.baseUrl, await assertion())).status).toBe(401);
     await call("POST", `/api/v1/terminals/${device.id}/resume`, manager);
@@ -228,29 +234,32 @@ describe("devices end to end", () => {
   });
 
   it("answers the portal's one-request view with exactly what the caller may see", async () => {
-    const view = `{ psps(limit: 100) { id merchants { id stores { id devices { id store_id } } } } stores(limit: 100) { id devices { id } } }`;
+    const view = `{ psps(limit: 100) { nodes { id merchants { id stores { id devices { id store_id } } } } }
+      stores(limit: 100) { nodes { id devices { id } } } }`;
     const asManager = await postGraphQL(platform.baseUrl, view, {}, manager);
     expect(asManager.body.errors).toBeUndefined();
-    expect(asManager.body.data.psps).toEqual([]);
-    expect(asManager.body.data.stores.map((s: { id: number }) => s.id)).toEqual([demo.store.id]);
+    expect(asManager.body.data.psps.nodes).toEqual([]);
+    expect(asManager.body.data.stores.nodes.map((s: { id: number }) => s.id)).toEqual([demo.store.id]);
     const admin = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
       psp_id: demo.psp.id,
       merchant_id: demo.merchant.id,
     });
     const asAdmin = await postGraphQL(platform.baseUrl, view, {}, admin);
-    expect(asAdmin.body.data.psps).toEqual([]);
+    expect(asAdmin.body.data.psps.nodes).toEqual([]);
     const merchants = await postGraphQL(
       platform.baseUrl,
-      "{ merchants(limit: 100) { id stores { id devices { id } } } }",
+      "{ merchants(limit: 100) { nodes { id stores { id devices { id } } } } }",
       {},
       admin,
     );
-    expect(merchants.body.data.merchants.map((m: { id: number }) => m.id)).toEqual([demo.merchant.id]);
-    const devices = merchants.body.data.merchants[0].stores.flatMap((s: { devices: { id: string }[] }) => s.devices);
+    expect(merchants.body.data.merchants.nodes.map((m: { id: number }) => m.id)).toEqual([demo.merchant.id]);
+    const devices = merchants.body.data.merchants.nodes[0].stores.flatMap(
+      (s: { devices: { id: string }[] }) => s.devices,
+    );
     expect(devices.map((d: { id: string }) => d.id)).toContain(demo.device.id);
     const asOperator = await postGraphQL(platform.baseUrl, view, {}, operator);
-    expect(asOperator.body.data.psps.map((p: { id: number }) => p.id)).toContain(demo.psp.id);
+    expect(asOperator.body.data.psps.nodes.map((p: { id: number }) => p.id)).toContain(demo.psp.id);
   });
 
   it("serves the tenant endpoints with scope, conflicts and validation over REST", async () => {
@@ -269,6 +278,91 @@ describe("devices end to end", () => {
     expect((await call("GET", "/api/v1/stores?limit=500", manager)).body.details.field).toBe("limit");
     expect((await call("GET", `/api/v1/stores/${demo.store.id}`)).status).toBe(401);
     expect((await call("GET", `/api/v1/stores/${demo.store.id}`, "not-a-token")).status).toBe(401);
+  });
+
+  it("names the REST field when the typed GraphQL input refuses a body, and keeps the service's own rules", async () => {
+    const refusal = async (method: string, path: string, body: Record<string, unknown>) => {
+      const response = await call(method, path, operator, body);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe("invalid_request");
+      expect(response.body.message).not.toMatch(/Input|Variable|\$input/);
+      return response.body.details;
+    };
+    const store = `/api/v1/stores/${demo.store.id}`;
+    const newStore = { merchant_id: demo.merchant.id, code: uniqueCode("S"), name: "Store" };
+    expect(await refusal("POST", "/api/v1/stores", { ...newStore, colour: "red" })).toEqual({
+      field: "colour",
+      constraint: "unknown_field",
+    });
+    expect(await refusal("POST", "/api/v1/stores", { merchant_id: demo.merchant.id, name: "Store" })).toEqual({
+      field: "code",
+      constraint: "required",
+    });
+    expect(await refusal("PATCH", store, { address: { city: 5 } })).toEqual({
+      field: "address.city",
+      constraint: "type",
+    });
+    expect(await refusal("PATCH", store, { operating_hours: { mon: [{ open: "09:00" }] } })).toEqual({
+      field: "operating_hours.mon.0.close",
+      constraint: "required",
+    });
+    expect(await refusal("PATCH", store, { payment_config: "cash" })).toEqual({
+      field: "payment_config",
+      constraint: "type",
+    });
+    expect(
+      await refusal("POST", "/api/v1/psps", { code: uniqueCode("P"), name: "P", contact_email: "nope" }),
+    ).toMatchObject({ field: "contact_email", constraint: "invalid_format" });
+    expect(
+      await refusal("PATCH", store, { operating_hours: { mon: [{ open: "25:00", close: "21:00" }] } }),
+    ).toMatchObject({ field: "operating_hours.mon.0.open", constraint: "invalid_format" });
+    const terminal = `/api/v1/terminals/${demo.device.id}`;
+    expect(
+      await refusal("PATCH", terminal, { config: { printer: { address: "p", port: "x", protocol: "usb" } } }),
+    ).toEqual({ field: "config.printer.port", constraint: "type" });
+    expect(await refusal("PATCH", terminal, { config: { network: { dns: ["nope"] } } })).toMatchObject({
+      field: "config.network.dns.0",
+    });
+    expect(
+      await refusal("POST", "/api/v1/terminals", { model: "m", manufacturer: "x", store_id: demo.store.id }),
+    ).toEqual({
+      field: "serial_number",
+      constraint: "required",
+    });
+    expect(await refusal("POST", `${terminal}/transfer`, { store_id: demo.store.id, note: "x" })).toEqual({
+      field: "note",
+      constraint: "unknown_field",
+    });
+    expect(await refusal("PATCH", store, { table_assignments: "A1" })).toEqual({
+      field: "table_assignments",
+      constraint: "type",
+    });
+    expect(await refusal("PATCH", "/api/v1/app-updates/1", { release_status: "gold" })).toEqual({
+      field: "release_status",
+      constraint: "enum",
+    });
+    expect(await refusal("PATCH", "/api/v1/app-updates/1", { enroll_device_ids: "x" })).toEqual({
+      field: "enroll_device_ids",
+      constraint: "type",
+    });
+    expect(await refusal("POST", "/api/v1/device/provision/activate", { activation_code: "X" })).toEqual({
+      field: "store_id",
+      constraint: "required",
+    });
+  });
+
+  it("refuses a value that is no list where the typed GraphQL input has one, naming the field", async () => {
+    const { status, body } = await postGraphQL(
+      platform.baseUrl,
+      `mutation($id: Int!, $input: UpdateStoreInput!) { updateStore(id: $id, input: $input) { id } }`,
+      { id: demo.store.id, input: { table_assignments: "A1" } },
+      operator,
+    );
+    expect(status).toBe(400);
+    expect(body.errors?.[0]).toMatchObject({
+      message: expect.stringContaining('"input.table_assignments"'),
+      extensions: { code: "BAD_USER_INPUT" },
+    });
   });
 
   it("limits code generation per serial with a 429 and the rate-limit headers", async () => {

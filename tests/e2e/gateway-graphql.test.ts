@@ -69,14 +69,14 @@ it("answers the partner operations only to a signed partner", async () => {
   const intent = await createIntent();
   const refund = await postGraphQL(
     platform.baseUrl,
-    `mutation($id: String!, $input: JSON!) { refundPaymentIntent(id: $id, input: $input) { refund { id } } }`,
+    `mutation($id: String!, $input: RefundPaymentIntentInput!) { refundPaymentIntent(id: $id, input: $input) { refund { id } } }`,
     { id: intent.id, input: { amount: 100 } },
     token,
   );
   expect(refund.body.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
   const create = await postGraphQL(
     platform.baseUrl,
-    `mutation($input: JSON!) { createPaymentIntent(input: $input) { payment_intent { id } } }`,
+    `mutation($input: CreatePaymentIntentInput!) { createPaymentIntent(input: $input) { payment_intent { id } } }`,
     { input: { amount: 100, currency: "JPY", payment_method_types: ["cash"], merchant_ref_id: randomUUID() } },
     token,
   );

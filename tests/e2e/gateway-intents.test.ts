@@ -104,7 +104,7 @@ describe("create", () => {
     ["unknown currency", { currency: "XXX" }, "currency"],
     ["currency not a string", { currency: 392 }, "currency"],
     ["missing currency", { currency: undefined }, "currency"],
-    ["unknown method", { payment_method_types: ["bitcoin"] }, "payment_method_types"],
+    ["unknown method", { payment_method_types: ["bitcoin"] }, "payment_method_types.0"],
     ["empty methods", { payment_method_types: [] }, "payment_method_types"],
     ["methods not an array", { payment_method_types: "qr_mpm" }, "payment_method_types"],
     ["unknown single method", { payment_method_type: "cheque" }, "payment_method_type"],
@@ -132,6 +132,27 @@ describe("create", () => {
     const response = await create(overrides);
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ code: "invalid_request", details: { field } });
+  });
+
+  it("says what the typed GraphQL input refused in the REST words, naming no GraphQL type", async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ payment_method_types: "qr_mpm" }, "payment_method_types", "type"],
+      [{ amount: "1500" }, "amount", "type"],
+      [{ processing_mode: "instant" }, "processing_mode", "enum"],
+      [{ metadata: ["a"] }, "metadata", "type"],
+      [{ currency: undefined }, "currency", "required"],
+      [{ tip: 100 }, "tip", "unknown_field"],
+    ];
+    for (const [overrides, field, constraint] of cases) {
+      const response = await create(overrides);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: "invalid_request", details: { field, constraint } });
+      expect(response.body.message).not.toMatch(/Input|Variable|JSONObject|\$input/);
+    }
+    expect((await capture("pi_x", { amount: 10.5 })).body).toMatchObject({
+      code: "invalid_request",
+      details: { field: "amount", constraint: "type" },
+    });
   });
 
   it("refuses a duplicate merchant_ref_id of the merchant with 409 conflict", async () => {
@@ -265,7 +286,10 @@ describe("list", () => {
       const bad = await signed(platform.baseUrl, demo.partner, "GET", `/v1/payment_intents?${query}`);
       expect(bad.status).toBe(400);
       expect(bad.body.code).toBe("invalid_request");
+      expect(bad.body.details.field).toBe(query.split("=")[0]);
     }
+    const paid = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?status=paid");
+    expect(paid.body.details).toEqual({ field: "status", constraint: "enum" });
   });
 
   it("shows another partner nothing of this partner's intents or stores", async () => {
@@ -366,7 +390,7 @@ describe("sync", () => {
     expect(foreign.status).toBe(403);
     const badStore = await sync({ merchants: [{ merchant_id: ids().merchant, stores: [{ store_id: "x" }] }] });
     expect(badStore.status).toBe(400);
-    expect(badStore.body.details.field).toBe("merchants[0].stores[0].store_id");
+    expect(badStore.body.details.field).toBe("merchants.0.stores.0.store_id");
     const missing = await sync({});
     expect(missing.body.details.field).toBe("merchants");
   });

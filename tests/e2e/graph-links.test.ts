@@ -134,8 +134,8 @@ describe("links never lead a caller into another tenant", () => {
   it("nested lists hold no foreign rows", async () => {
     // Within the cost limit: each list without a page counts as 20 rows.
     const walk = `{
-      psps(limit: 10) { merchants { areas { id stores { id } } } }
-      merchants { areas { id stores { id } } }
+      psps(limit: 10) { nodes { merchants { areas { id stores { id } } } } }
+      merchants { nodes { areas { id stores { id } } } }
       areas { id stores { id staff { id } devices { id store { id } } } }
     }`;
     for (const who of home()) {

@@ -5,7 +5,7 @@ import type { DemoFile } from "../../apps/platform/src/demo";
 import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
 
 /** Issue 12: this ran the platform out of memory, for every tenant. */
-const sixLevels = "{ merchants { stores { merchant { stores { merchant { stores { id } } } } } } }";
+const sixLevels = "{ merchants { nodes { stores { merchant { stores { merchant { stores { id } } } } } } } }";
 
 /** Issue 14: about 1.5 KB, anonymous; the planner spent seconds on it and answered 500. */
 const fragmentChain = (() => {
@@ -14,7 +14,7 @@ const fragmentChain = (() => {
     const next = i + 1 < levels ? `...F${i + 1}` : "id";
     return `fragment F${i} on Store { a: merchant { stores { ${next} } } b: merchant { stores { ${next} } } payment_intents_count }`;
   });
-  return `query { stores { ...F0 } }\n${fragments.join("\n")}`;
+  return `query { stores { nodes { ...F0 } } }\n${fragments.join("\n")}`;
 })();
 
 const healthy = async (baseUrl: string) => (await fetch(`${baseUrl}/health`)).status === 200;

@@ -71,14 +71,18 @@ describe("human identity through the edge", () => {
     for (const role of ["SYSTEM_OP", "MERCHANT_ADMIN", "AREA_MANAGER", "STORE_MANAGER", "STAFF"]) {
       expect((await get(platform.baseUrl, storePath, tokens[role])).status).toBe(200);
     }
-    const query = "{ psps { id } merchants { id } stores { id } }";
+    const query = "{ psps { nodes { id } } merchants { nodes { id } } stores { nodes { id } } }";
     const staff = await postGraphQL(platform.baseUrl, query, {}, tokens.STAFF);
-    expect(staff.body.data).toEqual({ psps: [], merchants: [], stores: [{ id: demo.store.id }] });
+    expect(staff.body.data).toEqual({
+      psps: { nodes: [] },
+      merchants: { nodes: [] },
+      stores: { nodes: [{ id: demo.store.id }] },
+    });
     const admin = await postGraphQL(platform.baseUrl, query, {}, tokens.MERCHANT_ADMIN);
     expect(admin.body.data).toEqual({
-      psps: [],
-      merchants: [{ id: demo.merchant.id }],
-      stores: [{ id: demo.store.id }],
+      psps: { nodes: [] },
+      merchants: { nodes: [{ id: demo.merchant.id }] },
+      stores: { nodes: [{ id: demo.store.id }] },
     });
     const merchant = await postGraphQL(
       platform.baseUrl,
@@ -191,6 +195,7 @@ describe("human identity through the edge", () => {
       ["limit=0", "limit"],
       ["offset=-1", "offset"],
       ["limit=ten", "limit"],
+      ["role=KING", "role"],
     ]) {
       const refused = await list(query!);
       expect(refused.status).toBe(400);
@@ -256,7 +261,7 @@ describe("human identity through the edge", () => {
     for (const token of [none, hs, `${header}.${raised}.${signature}`, "garbage", `${header}.${payload}.`]) {
       const rest = await get(platform.baseUrl, `/api/v1/stores/${demo.store.id}`, token);
       expect(rest).toMatchObject({ status: 401, body: { code: "unauthorized" } });
-      const graphql = await postGraphQL(platform.baseUrl, "{ psps { id } }", {}, token);
+      const graphql = await postGraphQL(platform.baseUrl, "{ psps { nodes { id } } }", {}, token);
       expect(graphql.status).toBe(401);
     }
   });
@@ -270,10 +275,13 @@ describe("human identity through the edge", () => {
         connectionParams: { authorization },
       });
       return new Promise<any>((resolve, reject) => {
-        client.subscribe({ query: "{ stores { id } }" }, { next: resolve, error: reject, complete: () => {} });
+        client.subscribe(
+          { query: "{ stores { nodes { id } } }" },
+          { next: resolve, error: reject, complete: () => {} },
+        );
       }).finally(() => client.dispose());
     };
-    expect((await run(`Bearer ${tokens.STAFF}`)).data.stores).toEqual([{ id: demo.store.id }]);
+    expect((await run(`Bearer ${tokens.STAFF}`)).data.stores.nodes).toEqual([{ id: demo.store.id }]);
     await expect(run("Bearer not.a.token")).rejects.toMatchObject({ code: 4401 });
   });
 
@@ -334,9 +342,12 @@ describe("signing key rotation seen through the edge", () => {
     });
     const query = () =>
       new Promise<any>((resolve, reject) => {
-        socket.subscribe({ query: "{ stores { id } }" }, { next: resolve, error: reject, complete: () => {} });
+        socket.subscribe(
+          { query: "{ stores { nodes { id } } }" },
+          { next: resolve, error: reject, complete: () => {} },
+        );
       });
-    expect((await query()).data.stores).toEqual([{ id: demo.store.id }]);
+    expect((await query()).data.stores.nodes).toEqual([{ id: demo.store.id }]);
 
     clock.now = new Date(clock.now.getTime() + 16 * 60_000);
     // The connection outlives its token: later operations are refused until the client reconnects.

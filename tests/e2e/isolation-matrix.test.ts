@@ -137,7 +137,7 @@ describe("a foreign resource by id", () => {
     ],
     [
       "GraphQL storeDevices",
-      (who) => graphql(who, "query($id: Int!) { storeDevices(store_id: $id) { id } }", { id: away.store }),
+      (who) => graphql(who, "query($id: Int!) { storeDevices(store_id: $id) { nodes { id } } }", { id: away.store }),
     ],
     [
       "GraphQL storeStaff",
@@ -154,6 +154,52 @@ describe("a foreign resource by id", () => {
       expect(outcome).toEqual(foreign);
     });
   }
+});
+
+describe("a foreign POS order and bill by id", () => {
+  // POS rows of a store out of reach are not found, like rows that do not exist; an L0 reads them.
+  const notFound = Object.fromEntries(
+    callers.map((who) => [who, who === "anonymous" ? 401 : who === "L0" ? 200 : 404]),
+  ) as Record<Who, number>;
+  const ids = { order: "", bill: "" };
+  beforeAll(async () => {
+    ids.order = await asL0("POST", "/api/v1/orders", {
+      store_id: away.store,
+      order_type: "takeaway",
+      items: [{ sequence: 1, item_name: "Tea", quantity: 1, unit_price: 300 }],
+    });
+    const manager = await rest("L0", `/api/v1/users/${away.user}`);
+    ids.bill = await asL0("POST", "/api/v1/bills", {
+      order_id: ids.order,
+      staff_code: manager.body.login_id,
+      tax_percentage: 10,
+    });
+  });
+
+  const cases: [string, (who: Who) => Promise<{ status: number }>][] = [
+    ["REST GET /orders/{id}", (who) => rest(who, `/api/v1/orders/${ids.order}`)],
+    ["REST GET /bills/{id}", (who) => rest(who, `/api/v1/bills/${ids.bill}`)],
+    ["GraphQL order", (who) => graphql(who, "query($id: ID!) { order(id: $id) { id } }", { id: ids.order })],
+    ["GraphQL bill", (who) => graphql(who, "query($id: ID!) { bill(id: $id) { id } }", { id: ids.bill })],
+  ];
+  for (const [name, ask] of cases) {
+    it(name, async () => {
+      const outcome = {} as Record<Who, number>;
+      for (const who of callers) outcome[who] = (await ask(who)).status;
+      expect(outcome).toEqual(notFound);
+    });
+  }
+
+  it("REST GET /orders and /bills never list them", async () => {
+    for (const who of callers.filter((w) => w !== "anonymous" && w !== "L0")) {
+      for (const path of ["/api/v1/orders?limit=100", "/api/v1/bills?limit=100"]) {
+        const { status, body } = await rest(who, path);
+        const listed = status === 200 ? (body as { id: string }[]).map((row) => row.id) : [];
+        expect(listed).not.toContain(ids.order);
+        expect(listed).not.toContain(ids.bill);
+      }
+    }
+  });
 });
 
 describe("lists and nested lists", () => {
@@ -199,7 +245,7 @@ describe("lists and nested lists", () => {
       (who) =>
         graphqlList(
           who,
-          "{ psps { __typename id merchants { __typename id stores { __typename id devices { __typename id } } } } }",
+          "{ psps { nodes { __typename id merchants { __typename id stores { __typename id devices { __typename id } } } } } }",
         ),
       true,
     ],
@@ -208,7 +254,7 @@ describe("lists and nested lists", () => {
       (who) =>
         graphqlList(
           who,
-          "{ merchants(limit: 100) { __typename id psp { __typename id } stores { __typename id devices { __typename id } } } }",
+          "{ merchants(limit: 100) { nodes { __typename id psp { __typename id } stores { __typename id devices { __typename id } } } } }",
         ),
       true,
     ],
@@ -217,13 +263,13 @@ describe("lists and nested lists", () => {
       (who) =>
         graphqlList(
           who,
-          `{ stores(limit: 100) { __typename id open_orders_count payment_intents_count
-              merchant { __typename id psp { __typename id } } devices { __typename id } } }`,
+          `{ stores(limit: 100) { nodes { __typename id open_orders_count payment_intents_count
+              merchant { __typename id psp { __typename id } } devices { __typename id } } } }`,
         ),
       true,
     ],
-    ["GraphQL terminals", (who) => graphqlList(who, "{ terminals(limit: 100) { __typename id } }"), true],
-    ["GraphQL users", (who) => graphqlList(who, "{ users(limit: 100) { __typename id } }"), true],
+    ["GraphQL terminals", (who) => graphqlList(who, "{ terminals(limit: 100) { nodes { __typename id } } }"), true],
+    ["GraphQL users", (who) => graphqlList(who, "{ users(limit: 100) { nodes { __typename id } } }"), true],
     ["GraphQL areas", (who) => graphqlList(who, "{ areas { __typename id store_ids } }"), true],
     [
       "GraphQL up from a home store and down again",
@@ -278,7 +324,7 @@ describe("payment intents, between client partners", () => {
     expect(JSON.stringify(listed.body)).not.toContain(id);
 
     for (const who of callers) {
-      const answer = await graphql(who, "{ paymentIntents(limit: 100) { id } }");
+      const answer = await graphql(who, "{ paymentIntents(limit: 100) { nodes { id } } }");
       expect(answer.status, who).toBe(401);
       expect(answer.body.data).toBeNull();
     }
@@ -288,7 +334,10 @@ describe("payment intents, between client partners", () => {
 describe("who is calling", () => {
   it("refuses tenant data without a token: REST 401 unauthorized, GraphQL 401 with only UNAUTHENTICATED", async () => {
     expect(await rest("anonymous", "/api/v1/merchants")).toMatchObject({ status: 401, body: { code: "unauthorized" } });
-    const { status, body } = await postGraphQL(platform.baseUrl, "{ stores { id } merchants { id } }");
+    const { status, body } = await postGraphQL(
+      platform.baseUrl,
+      "{ stores { nodes { id } } merchants { nodes { id } } }",
+    );
     expect(status).toBe(401);
     expect(body.data).toBeNull();
     expect(body.errors?.length).toBeGreaterThan(0);

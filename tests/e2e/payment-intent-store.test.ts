@@ -77,9 +77,9 @@ afterAll(async () => {
 describe("PaymentIntent.store", () => {
   it("asks the portal for every intent's store at once, and the portal refuses a partner each store", async () => {
     const before = storeReads();
-    const result = await run(partner, "{ paymentIntents(limit: 10) { id store_id store { id name } } }");
-    expect(result.data.paymentIntents).toHaveLength(5);
-    for (const intent of result.data.paymentIntents) {
+    const result = await run(partner, "{ paymentIntents(limit: 10) { nodes { id store_id store { id name } } } }");
+    expect(result.data.paymentIntents.nodes).toHaveLength(5);
+    for (const intent of result.data.paymentIntents.nodes) {
       expect(stores).toContain(intent.store_id);
       expect(intent.store).toBeNull();
     }
@@ -89,7 +89,7 @@ describe("PaymentIntent.store", () => {
   });
 
   it("tells nobody without a caller anything", async () => {
-    const result = await run({ type: "anonymous", scopes: [] }, "{ paymentIntents { id store { id } } }");
+    const result = await run({ type: "anonymous", scopes: [] }, "{ paymentIntents { nodes { id store { id } } } }");
     expect(result.data).toBeNull();
     expect(result.codes).toEqual(["UNAUTHENTICATED"]);
   });

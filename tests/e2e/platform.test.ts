@@ -129,7 +129,7 @@ describe("the embedded platform", () => {
       const response = await fetch(`${platform.baseUrl}/graphql`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ query: "{ psps { id } }", padding: "x".repeat(1024 * 1024) }),
+        body: JSON.stringify({ query: "{ psps { nodes { id } } }", padding: "x".repeat(1024 * 1024) }),
       });
       await expectError(response, 413, "payload_too_large");
     });
@@ -152,8 +152,8 @@ describe("the embedded platform", () => {
     expect(body.data.store.name).toBe("Demo Store Shibuya");
     const again = JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8"));
     expect(again.store).toEqual(demo.store);
-    const { body: list } = await postGraphQL(platform.baseUrl, "{ psps { code } }", {}, token);
-    expect(list.data.psps).toEqual([{ code: "DEMO-PSP" }]);
+    const { body: list } = await postGraphQL(platform.baseUrl, "{ psps { nodes { code } } }", {}, token);
+    expect(list.data.psps.nodes).toEqual([{ code: "DEMO-PSP" }]);
     expect(again.device).toEqual(demo.device);
   });
 });

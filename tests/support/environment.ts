@@ -33,3 +33,6 @@ export function temporaryDirectory(prefix = "pos-cloud-"): { path: string; remov
 }
 
 export const uniqueCode = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8).toUpperCase()}`;
+
+/** NATS JetStream for the message bus tests: TEST_NATS_URL, else the server on this machine. */
+export const natsUrl = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";

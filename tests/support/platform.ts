@@ -18,6 +18,10 @@ export interface TestPlatform {
   config: PlatformConfig;
   /** The payments subgraph's services: dead letters, one polling cycle on demand. */
   payments: Awaited<ReturnType<typeof startPlatform>>["payments"];
+  /** The POS subgraph's services: what the POS payments call on bills. */
+  pos: RunningPlatform["pos"];
+  /** The message bus the outbox publishes to (valid until stop). */
+  bus: RunningPlatform["bus"];
   /** Stops the platform but keeps its storage, for restart tests. */
   stop(): Promise<void>;
   /** Starts it again on the same storage. */
@@ -28,7 +32,7 @@ export interface TestPlatform {
 
 /** The embedded platform on a free port, with storage of its own. */
 export async function startTestPlatform(
-  options: { demo?: boolean; clock?: () => Date } & Pick<
+  options: { demo?: boolean; clock?: () => Date; bus?: RunningPlatform["bus"] } & Pick<
     PlatformConfig,
     | "rateLimits"
     | "corsOrigins"
@@ -36,6 +40,7 @@ export async function startTestPlatform(
     | "redisKeyPrefix"
     | "paymentsPollIntervalMs"
     | "webhookRetryDelaysMs"
+    | "partnerWebhooks"
     | "devMailbox"
     | "graphqlLimits"
     | "graphqlSchemaDetails"
@@ -44,7 +49,7 @@ export async function startTestPlatform(
   const dir = temporaryDirectory();
   const databases = await isolatedStorage([...subgraphNames]);
   if (!onPostgres) await seedEmbeddedStorage(dir.path);
-  const { demo, clock, ...gateway } = options;
+  const { demo, clock, bus, ...gateway } = options;
   const config: PlatformConfig = {
     ...gateway,
     port: 0,
@@ -53,7 +58,7 @@ export async function startTestPlatform(
     demo: demo ?? true,
     databaseUrls: databases.urls,
   };
-  let running: Awaited<ReturnType<typeof startPlatform>> | undefined = await startPlatform(config, { clock });
+  let running: Awaited<ReturnType<typeof startPlatform>> | undefined = await startPlatform(config, { clock, bus });
   const handle: TestPlatform = {
     baseUrl: running.baseUrl,
     dataDir: dir.path,
@@ -61,6 +66,8 @@ export async function startTestPlatform(
     partners: running.partners,
     config,
     payments: running.payments,
+    pos: running.pos,
+    bus: running.bus,
     async stop() {
       await running?.close();
       running = undefined;
@@ -71,6 +78,8 @@ export async function startTestPlatform(
       handle.portal = running.portal;
       handle.partners = running.partners;
       handle.payments = running.payments;
+      handle.pos = running.pos;
+      handle.bus = running.bus;
     },
     async close() {
       await handle.stop();

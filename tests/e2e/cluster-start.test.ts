@@ -1,0 +1,156 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { repositoryRoot } from "@pos-cloud/common";
+import { createClient } from "graphql-ws";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { type RunningCluster, startCluster } from "../../apps/platform/src/cluster";
+import { isolatedStorage } from "../support/databases";
+import { deviceToken } from "../support/device";
+import { natsUrl, onPostgres, redisUrl, temporaryDirectory } from "../support/environment";
+import { type Demo, signed } from "../support/gateway";
+import { readDemo } from "../support/platform";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
+
+/** A port nothing listens on now, for a process that must be told its port before it starts. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves once `child` printed a line matching `pattern`; rejects if it ends first. */
+function printed(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`ended with ${code} before printing ${pattern}: ${seen}`)));
+  });
+}
+
+// Issue 13: `npm run start:cluster` on PostgreSQL, NATS JetStream and Redis; the cluster suite only.
+describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
+  const closers: (() => Promise<unknown>)[] = [];
+  let cluster: RunningCluster;
+  let otherEdgeUrl: string;
+  let demo: Demo;
+  let receiver: WebhookReceiver;
+  const output: string[] = [];
+
+  beforeAll(async () => {
+    const storage = await isolatedStorage(["portal", "pos", "payments"]);
+    closers.push(() => storage.drop());
+    const dataDir = temporaryDirectory("pos-cloud-cluster-");
+    closers.push(async () => dataDir.remove());
+    const namespace = `cluster_${randomBytes(4).toString("hex")}`;
+    const [port, sandbox, portal, pos, payments, otherPort] = await Promise.all(
+      Array.from({ length: 6 }, () => freePort()),
+    );
+    cluster = await startCluster(
+      {
+        port: port!,
+        host: "127.0.0.1",
+        edgeInstances: 2,
+        workers: 2,
+        ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments! },
+        dataDir: dataDir.path,
+        demo: true,
+        databaseUrls: storage.urls as Required<typeof storage.urls>,
+        nats: { url: natsUrl, namespace },
+        redis: { url: redisUrl!, keyPrefix: namespace },
+        allowPrivateWebhookUrls: true,
+        paymentsPollIntervalMs: 5000,
+        sandboxProcessingDelayMs: 0,
+      },
+      { output: (line) => output.push(line) },
+    );
+    closers.unshift(() => cluster.close());
+    // One more edge process on a port of its own, so the subscription is surely served by another process than the
+    // REST calls.
+    const edge = spawn(process.execPath, ["--import", "tsx", join(repositoryRoot, "apps/edge/src/main.ts")], {
+      cwd: repositoryRoot,
+      env: { ...cluster.processEnvironment, PORT: String(otherPort), EDGE_INSTANCES: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    closers.unshift(
+      () =>
+        new Promise((resolve) => {
+          if (edge.exitCode !== null) return resolve(undefined);
+          edge.once("exit", resolve);
+          edge.kill("SIGTERM");
+        }),
+    );
+    await printed(edge, /edge \d+ at /);
+    otherEdgeUrl = `http://127.0.0.1:${otherPort}`;
+    demo = readDemo(dataDir.path);
+    receiver = await startWebhookReceiver();
+    closers.unshift(() => receiver.close());
+  }, 180_000);
+  afterAll(async () => {
+    for (const close of closers) await close();
+  }, 60_000);
+
+  it("writes demo.json with the cluster's edge address, as npm start does", () => {
+    expect(demo.base_url).toBe(cluster.baseUrl);
+    expect(output.filter((line) => line.includes("worker") && line.includes("running"))).toHaveLength(2);
+  });
+
+  it("captures a card intent over REST; a worker delivers the signed webhook and a terminal on another edge process sees it", async () => {
+    const put = await signed(cluster.baseUrl, demo.partner, "PUT", "/v1/api_key/webhook", {
+      webhook_url: receiver.url,
+    });
+    expect(put.status).toBe(200);
+    const created = await signed(cluster.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+      amount: 4200,
+      currency: "JPY",
+      payment_method_types: ["credit_card"],
+      merchant_ref_id: `cluster-${randomUUID()}`,
+      merchant_store_id: demo.store.code,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+
+    const client = createClient({
+      url: `${otherEdgeUrl.replace(/^http/, "ws")}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${await deviceToken(cluster.baseUrl, demo.device)}` },
+    });
+    try {
+      const updates = client.iterate<{ paymentIntentUpdated: { id: string; status: string } }>({
+        query: "subscription($id: String!) { paymentIntentUpdated(id: $id) { id status } }",
+        variables: { id },
+      });
+      const first = await updates.next();
+      expect(first.value).toMatchObject({ data: { paymentIntentUpdated: { id } } });
+      expect(first.value.data.paymentIntentUpdated.status).not.toBe("succeeded");
+
+      const captured = await signed(cluster.baseUrl, demo.partner, "POST", `/v1/payment_intents/${id}/capture`, {});
+      expect(captured.status).toBe(200);
+
+      const statuses: string[] = [];
+      for await (const update of updates) {
+        statuses.push(update.data!.paymentIntentUpdated.status);
+      }
+      expect(statuses.at(-1)).toBe("succeeded");
+    } finally {
+      await client.dispose();
+    }
+
+    let request = await receiver.next();
+    while (JSON.parse(request.body).data.id !== id) request = await receiver.next();
+    const event = new Webhook(demo.partner.webhook_secret).verify(request.body, request.headers as never) as any;
+    expect(event).toMatchObject({
+      type: "payment_intent.succeeded",
+      data: { id, status: "succeeded", amount: 4200, currency: "JPY", store_id: demo.store.id },
+    });
+  });
+});

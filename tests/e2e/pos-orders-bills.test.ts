@@ -1,0 +1,285 @@
+import type { JWK } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DemoFile } from "../../apps/platform/src/demo";
+import { deviceToken, humanToken } from "../support/device";
+import { demoUser, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { seedBranch } from "../support/portal-seed";
+
+type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+
+// Orders and bills through REST, as a terminal (device token, unprefixed paths) and as portal users (/api/v1).
+describe("POS orders and bills", () => {
+  let platform: TestPlatform;
+  let demo: Demo;
+  let terminal: string;
+  let manager: string;
+  let pspAdmin: string;
+  let outsider: string;
+  let staffCode: string;
+  let table = 0;
+
+  const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
+    const response = await fetch(`${platform.baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  const items = [
+    { sequence: 1, item_name: "Ramen", quantity: 2, unit_price: 980 },
+    { sequence: 2, item_name: "Gyoza", quantity: 1, unit_price: 480 },
+    { sequence: 3, item_name: "Beer", quantity: 3, unit_price: 550 },
+  ];
+
+  /** A fresh dine-in order at a table of its own, taken by the terminal. */
+  async function order(body: Record<string, unknown> = {}) {
+    const created = await call("POST", "/orders", terminal, {
+      order_type: "dine_in",
+      table_number: `T${++table}`,
+      items,
+      ...body,
+    });
+    expect(created.status).toBe(201);
+    return created.body;
+  }
+
+  async function bill(orderId: string, tax_percentage = 10) {
+    const created = await call("POST", "/bills", terminal, {
+      order_id: orderId,
+      staff_code: staffCode,
+      tax_percentage,
+    });
+    expect(created.status).toBe(201);
+    return created.body;
+  }
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+    demo = readDemo(platform.dataDir) as Demo;
+    terminal = await deviceToken(platform.baseUrl, demo.device);
+    const place = { psp_id: demo.psp.id, merchant_id: demo.merchant.id, store_id: demo.store.id };
+    manager = await humanToken(platform.portal, { role: "STORE_MANAGER", ...place });
+    pspAdmin = await humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: demo.psp.id });
+    const other = await seedBranch(platform.portal);
+    outsider = await humanToken(platform.portal, {
+      role: "MERCHANT_ADMIN",
+      psp_id: other.psp.id,
+      merchant_id: other.merchant.id,
+    });
+    staffCode = demoUser(demo, "STAFF").login_id;
+  });
+  afterAll(() => platform?.close());
+
+  it("takes an order with the totals computed by the server and a readable daily number", async () => {
+    const created = await order({ discount_amount: 100 });
+    expect(created).toMatchObject({
+      store_id: demo.store.id,
+      merchant_id: demo.merchant.id,
+      device_id: demo.device.id,
+      order_type: "dine_in",
+      status: "open",
+      subtotal: 4090,
+      discount_amount: 100,
+      tax_amount: 0,
+      total_amount: 3990,
+      bill_id: null,
+    });
+    expect(created.order_number).toMatch(/^\d{8}-\d{4}$/);
+    expect(created.items.map((item: { subtotal: number }) => item.subtotal)).toEqual([1960, 480, 1650]);
+    const read = await call("GET", `/api/v1/orders/${created.id}`, manager);
+    expect(read).toEqual({ status: 200, body: created });
+    const listed = await call("GET", `/orders?status=open&table_number=${created.table_number}`, terminal);
+    expect(listed.body.map((o: { id: string }) => o.id)).toEqual([created.id]);
+  });
+
+  it("numbers concurrent orders of a store without sharing a number", async () => {
+    const numbers = await Promise.all(Array.from({ length: 5 }, () => order().then((o) => o.order_number)));
+    expect(new Set(numbers).size).toBe(5);
+  });
+
+  it("refuses bad input with the field and changes nothing", async () => {
+    const bad = async (body: unknown, field: string) => {
+      const response = await call("POST", "/orders", terminal, body);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: "invalid_request", details: { field } });
+    };
+    await bad({ order_type: "takeaway", items: [] }, "items");
+    await bad({ order_type: "takeaway", items: [{ ...items[0], quantity: 0 }] }, "items.0.quantity");
+    await bad({ order_type: "takeaway", items: [{ ...items[0], unit_price: 1.5 }] }, "items.0.unit_price");
+    await bad({ order_type: "dine_in", items }, "table_number");
+    await bad({ order_type: "eat_in", items }, "order_type");
+    await bad({ order_type: "takeaway", items, discount_amount: 999_999 }, "discount_amount");
+    await bad({ order_type: "takeaway", items: [items[0], items[0]] }, "items");
+    await bad({ order_type: "takeaway", items, card_number: "4242" }, "card_number");
+    const before = await call("GET", "/orders?limit=100", terminal);
+    await bad({ order_type: "takeaway", items, customer_id: "nope" }, "customer_id");
+    expect((await call("GET", "/orders?limit=100", terminal)).body).toEqual(before.body);
+  });
+
+  it("changes items only while the order is open, then bills it with tax rounded down", async () => {
+    const created = await order();
+    const changed = await call("PATCH", `/orders/${created.id}`, terminal, {
+      items: [{ sequence: 1, item_name: "Curry", quantity: 1, unit_price: 999 }],
+    });
+    expect(changed.body).toMatchObject({ subtotal: 999, total_amount: 999 });
+    const unknownStaff = await call("POST", "/bills", terminal, {
+      order_id: created.id,
+      staff_code: "STF-ZZZ-ZZZ",
+      tax_percentage: 10,
+    });
+    expect(unknownStaff).toMatchObject({ status: 400, body: { details: { field: "staff_code" } } });
+    expect((await call("GET", `/orders/${created.id}`, terminal)).body.status).toBe("open");
+    const made = await bill(created.id, 10);
+    expect(made).toMatchObject({
+      order_id: created.id,
+      staff_code: staffCode,
+      subtotal: 999,
+      tax_amount: 99,
+      total_amount: 1098,
+      paid_amount: 0,
+      remaining_amount: 1098,
+      status: "pending",
+      is_split: false,
+    });
+    expect(made.bill_number).toMatch(/^B\d{8}-\d{4}$/);
+    const billed = (await call("GET", `/orders/${created.id}`, terminal)).body;
+    expect(billed).toMatchObject({ status: "billed", bill_id: made.id, tax_amount: 99, total_amount: 1098 });
+    expect((await call("PATCH", `/orders/${created.id}`, terminal, { items })).status).toBe(409);
+    expect((await call("POST", `/orders/${created.id}/cancel`, terminal)).status).toBe(409);
+    expect(
+      (await call("POST", "/bills", terminal, { order_id: created.id, staff_code: staffCode, tax_percentage: 10 }))
+        .status,
+    ).toBe(409);
+  });
+
+  it("cancels a bill (its order opens again) and an open order", async () => {
+    const created = await order();
+    const made = await bill(created.id);
+    expect((await call("POST", `/bills/${made.id}/cancel`, terminal)).body.status).toBe("cancelled");
+    const reopened = (await call("GET", `/orders/${created.id}`, terminal)).body;
+    expect(reopened).toMatchObject({ status: "open", bill_id: null, tax_amount: 0, total_amount: 4090 });
+    expect((await call("POST", `/orders/${created.id}/cancel`, terminal)).body.status).toBe("cancelled");
+  });
+
+  it("splits by amount once, even when two splits race", async () => {
+    const made = await bill((await order()).id, 8);
+    expect(made.total_amount).toBe(4417);
+    const wrong = await call("POST", `/bills/${made.id}/split`, terminal, { splits: [{ amount: 1 }, { amount: 2 }] });
+    expect(wrong).toMatchObject({ status: 400, body: { details: { field: "splits", constraint: "sum" } } });
+    const body = { splits: [{ amount: 2000 }, { amount: 2417 }] };
+    const results = await Promise.all([
+      call("POST", `/bills/${made.id}/split`, terminal, body),
+      call("POST", `/bills/${made.id}/split`, terminal, body),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    const split = results.find((r) => r.status === 200)!.body;
+    expect(split.is_split).toBe(true);
+    expect(split.splits.map((s: { amount: number; status: string }) => [s.amount, s.status])).toEqual([
+      [2000, "pending"],
+      [2417, "pending"],
+    ]);
+  });
+
+  it("splits by items, each item once, amounts adding up to the total", async () => {
+    const created = await order();
+    const made = await bill(created.id, 10);
+    const [ramen, gyoza, beer] = created.items.map((item: { id: string }) => item.id);
+    const missing = await call("POST", `/bills/${made.id}/split`, terminal, {
+      splits: [{ item_ids: [ramen] }, { item_ids: [gyoza] }],
+    });
+    expect(missing).toMatchObject({ status: 400, body: { details: { constraint: "every_item" } } });
+    const twice = await call("POST", `/bills/${made.id}/split`, terminal, {
+      splits: [{ item_ids: [ramen, gyoza] }, { item_ids: [gyoza, beer] }],
+    });
+    expect(twice).toMatchObject({ status: 400, body: { details: { field: "splits.1.item_ids.0" } } });
+    const mixed = await call("POST", `/bills/${made.id}/split`, terminal, {
+      splits: [{ item_ids: [ramen] }, { amount: 5 }],
+    });
+    expect(mixed.status).toBe(400);
+    const split = await call("POST", `/bills/${made.id}/split`, terminal, {
+      splits: [{ item_ids: [ramen, gyoza] }, { item_ids: [beer] }],
+    });
+    expect(split.status).toBe(200);
+    const amounts = split.body.splits.map((s: { amount: number }) => s.amount);
+    expect(amounts.reduce((a: number, b: number) => a + b, 0)).toBe(made.total_amount);
+    expect(amounts).toEqual([2684, 1815]);
+  });
+
+  it("combines tables' unpaid bills into one, once, even when two combines race", async () => {
+    const [a, b] = [await order(), await order()];
+    const [billA, billB] = [await bill(a.id), await bill(b.id)];
+    const body = { table_numbers: [a.table_number, b.table_number], staff_code: staffCode };
+    const results = await Promise.all([
+      call("POST", "/bills/combine", terminal, body),
+      call("POST", "/bills/combine", terminal, body),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    const combined = results.find((r) => r.status === 201)!.body;
+    expect(combined).toMatchObject({
+      order_id: null,
+      is_combined: true,
+      total_amount: billA.total_amount + billB.total_amount,
+      tax_amount: billA.tax_amount + billB.tax_amount,
+      combined_table_numbers: [a.table_number, b.table_number],
+      status: "pending",
+    });
+    expect([...combined.combined_bill_ids].sort()).toEqual([billA.id, billB.id].sort());
+    const source = (await call("GET", `/bills/${billA.id}`, terminal)).body;
+    expect(source).toMatchObject({ status: "cancelled", combined_into_bill_id: combined.id });
+    expect(
+      (await call("POST", `/bills/${billA.id}/split`, terminal, { splits: [{ amount: 1 }, { amount: 1 }] })).status,
+    ).toBe(409);
+    expect((await call("GET", `/orders/${a.id}`, terminal)).body.bill_id).toBe(combined.id);
+    const listed = (await call("GET", `/bills?table_number=${a.table_number}`, terminal)).body;
+    expect(listed.map((x: { id: string }) => x.id)).toEqual([combined.id]);
+    const single = await call("POST", "/bills/combine", terminal, {
+      table_numbers: ["T-none", a.table_number],
+      staff_code: staffCode,
+    });
+    expect(single).toMatchObject({ status: 409, body: { details: { field: "table_numbers" } } });
+    const badCode = await call("POST", "/bills/combine", terminal, { ...body, staff_code: "nobody" });
+    expect(badCode).toMatchObject({ status: 400, body: { details: { field: "staff_code" } } });
+  });
+
+  it("applies concurrent payments under the bill's lock, never beyond what remains, and completes the order", async () => {
+    const created = await order();
+    const made = await bill(created.id, 10);
+    const pay = (amount: number) =>
+      platform.pos.bills
+        .transaction((tx) => platform.pos.bills.applyPayment(tx, { bill_id: made.id, amount }))
+        .then(
+          (b) => b.status,
+          (error: { details?: { constraint?: string } }) => error.details?.constraint,
+        );
+    const outcomes = await Promise.all([pay(3000), pay(3000)]);
+    expect(outcomes.sort()).toEqual(["partial", "remaining_amount"]);
+    expect(await pay(made.total_amount - 3000)).toBe("paid");
+    expect((await call("GET", `/bills/${made.id}`, terminal)).body).toMatchObject({
+      paid_amount: made.total_amount,
+      remaining_amount: 0,
+      status: "paid",
+    });
+    expect((await call("GET", `/orders/${created.id}`, terminal)).body.status).toBe("completed");
+    expect((await call("POST", `/bills/${made.id}/cancel`, terminal)).status).toBe(409);
+  });
+
+  it("shows a store's orders to its portal users and hides them from other tenants (404)", async () => {
+    const created = await order();
+    expect((await call("GET", `/api/v1/orders/${created.id}`, pspAdmin)).status).toBe(200);
+    expect((await call("GET", `/api/v1/orders?store_id=${demo.store.id}`, pspAdmin)).status).toBe(200);
+    expect((await call("GET", "/api/v1/orders", pspAdmin)).body.details.field).toBe("store_id");
+    expect((await call("GET", `/api/v1/orders/${created.id}`, outsider)).status).toBe(404);
+    expect((await call("PATCH", `/api/v1/orders/${created.id}`, outsider, { items })).status).toBe(404);
+    expect((await call("GET", `/api/v1/bills?store_id=${demo.store.id}`, outsider)).status).toBe(404);
+    const theirs = (await call("GET", "/api/v1/orders", outsider)).body;
+    expect(theirs.some((o: { id: string }) => o.id === created.id)).toBe(false);
+    const byManager = await call("POST", "/api/v1/orders", manager, { order_type: "takeaway", items });
+    expect(byManager).toMatchObject({ status: 201, body: { store_id: demo.store.id, device_id: null } });
+    expect((await call("GET", "/orders", undefined)).status).toBe(401);
+  });
+});

@@ -1,0 +1,252 @@
+import { randomUUID } from "node:crypto";
+import type { JWK } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DemoFile } from "../../apps/platform/src/demo";
+import { deviceToken, humanToken } from "../support/device";
+import { call as callGateway } from "../support/gateway";
+import { demoUser, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { seedBranch } from "../support/portal-seed";
+
+type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+
+// A terminal's sales through REST (device token, unprefixed paths): cash, card and QR payments of its bills.
+describe("POS payments", () => {
+  let platform: TestPlatform;
+  let demo: Demo;
+  let terminal: string;
+  let outsider: string;
+  let staffCode: string;
+  let table = 0;
+
+  const call = async (
+    method: string,
+    path: string,
+    token: string | undefined,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await fetch(`${platform.baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  };
+
+  /** An order at a table of its own, billed at 10%: 2 x 980 + 480 = 2440, tax 244, total 2684. */
+  async function billedOrder() {
+    const order = await call("POST", "/orders", terminal, {
+      order_type: "dine_in",
+      table_number: `P${++table}`,
+      items: [
+        { sequence: 1, item_name: "Ramen", quantity: 2, unit_price: 980 },
+        { sequence: 2, item_name: "Gyoza", quantity: 1, unit_price: 480 },
+      ],
+    });
+    expect(order.status).toBe(201);
+    const bill = await call("POST", "/bills", terminal, {
+      order_id: order.body.id,
+      staff_code: staffCode,
+      tax_percentage: 10,
+    });
+    expect(bill.status).toBe(201);
+    expect(bill.body.total_amount).toBe(2684);
+    return { order: order.body, bill: bill.body };
+  }
+
+  const pay = (body: Record<string, unknown>, key?: string) =>
+    call("POST", "/payments", terminal, body, key ? { "idempotency-key": key } : {});
+  const billOf = async (id: string) => (await call("GET", `/bills/${id}`, terminal)).body;
+  const intentRow = (id: string) => platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
+
+  /** Waits (bounded) for the POS payment row to leave pending, without reading it through the API (no poll). */
+  async function settledRow(id: string) {
+    for (let attempt = 0; attempt < 400; attempt++) {
+      const row = await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id } });
+      if (row.status !== "pending") return row;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`payment ${id} never settled`);
+  }
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+    demo = readDemo(platform.dataDir) as Demo;
+    terminal = await deviceToken(platform.baseUrl, demo.device);
+    const other = await seedBranch(platform.portal);
+    outsider = await humanToken(platform.portal, {
+      role: "MERCHANT_ADMIN",
+      psp_id: other.psp.id,
+      merchant_id: other.merchant.id,
+    });
+    staffCode = demoUser(demo, "STAFF").login_id;
+  });
+  afterAll(() => platform?.close());
+
+  it("runs a whole cash sale: change given, bill paid, order completed, a manual intent at the gateway", async () => {
+    const { order, bill } = await billedOrder();
+    const paid = await pay({
+      bill_id: bill.id,
+      amount: 2684,
+      payment_method: { type: "CASH" },
+      cash_received: 3000,
+    });
+    expect(paid.status).toBe(201);
+    expect(paid.body).toMatchObject({
+      bill_id: bill.id,
+      store_id: demo.store.id,
+      amount: 2684,
+      status: "completed",
+      cash_received: 3000,
+      change_amount: 316,
+      payment_method: { type: "CASH", provider: null },
+    });
+    expect(paid.body.payment_intent_id).toMatch(/^pi_/);
+    expect(paid.body.transaction_id).toBe(paid.body.payment_intent_id);
+    const intent = await intentRow(paid.body.payment_intent_id);
+    expect(intent).toMatchObject({ status: "succeeded", processing_mode: "manual", amount: 2684 });
+    expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 2684, remaining_amount: 0 });
+    expect((await call("GET", `/orders/${order.id}`, terminal)).body.status).toBe("completed");
+    const listed = await call("GET", `/payments?bill_id=${bill.id}`, terminal);
+    expect(listed.body.map((p: { id: string }) => p.id)).toEqual([paid.body.id]);
+    expect((await call("GET", `/payments/${paid.body.id}`, terminal)).body).toEqual(paid.body);
+  });
+
+  it("takes a card payment when the card app approves, and leaves the bill payable when it declines", async () => {
+    const { bill } = await billedOrder();
+    const declined = await pay({ bill_id: bill.id, amount: 1000, payment_method: { type: "CREDIT_CARD" } });
+    expect(declined.body).toMatchObject({ status: "pending", amount: 1000 });
+    expect((await intentRow(declined.body.payment_intent_id)).status).toBe("requires_action");
+    const refused = await call("PATCH", `/payments/${declined.body.id}`, terminal, {
+      status: "declined",
+      error_message: "insufficient funds",
+    });
+    expect(refused.body).toMatchObject({ status: "failed", failure_code: "declined" });
+    expect((await intentRow(declined.body.payment_intent_id)).status).toBe("cancelled");
+    expect(await billOf(bill.id)).toMatchObject({ status: "pending", paid_amount: 0 });
+
+    const card = await pay({ bill_id: bill.id, amount: 2684, payment_method: { type: "CREDIT_CARD" } });
+    expect(card.status).toBe(201);
+    const approved = await call("PATCH", `/payments/${card.body.id}`, terminal, {
+      approval_code: "A12345",
+      card_document_number: "SLIP-0001",
+      card_last_4: "4242",
+      card_brand: "VISA",
+    });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({
+      status: "completed",
+      approval_code: "A12345",
+      card_last_4: "4242",
+      card_brand: "VISA",
+    });
+    expect((await intentRow(card.body.payment_intent_id)).status).toBe("succeeded");
+    expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 2684 });
+    const again = await call("PATCH", `/payments/${card.body.id}`, terminal, {
+      approval_code: "A12345",
+      card_document_number: "SLIP-0001",
+    });
+    expect(again.status).toBe(409);
+    expect(await billOf(bill.id)).toMatchObject({ paid_amount: 2684 });
+  });
+
+  it("completes a QR payment paid at the sandbox provider from the gateway's event, without the terminal", async () => {
+    const { bill } = await billedOrder();
+    const qr = await pay({ bill_id: bill.id, amount: 2684, payment_method: { type: "QR" } });
+    expect(qr.status).toBe(201);
+    expect(qr.body).toMatchObject({ status: "pending" });
+    expect(qr.body.payment_token).toMatch(/^pt_/);
+    // The terminal's web view confirms with the token; the customer pays the QR at the provider.
+    const confirmed = await callGateway(
+      platform.baseUrl,
+      "POST",
+      `/v1/payment_intents/${qr.body.payment_intent_id}/confirm`,
+      { payment_token: qr.body.payment_token, payment_method_type: "qr_mpm", provider: "sandbox" },
+    );
+    expect(confirmed.status).toBe(200);
+    const { provider_transaction_id } = await intentRow(qr.body.payment_intent_id);
+    const paid = await fetch(`${demo.provider.base_url}/sandbox/transactions/${provider_transaction_id}/pay`, {
+      method: "POST",
+    });
+    expect(paid.status).toBe(200);
+    const row = await settledRow(qr.body.id);
+    expect(row.status).toBe("completed");
+    expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 2684 });
+    // The event again changes nothing: it was applied once.
+    const applied = await platform.pos.prisma.processedGatewayEvent.count();
+    expect(applied).toBeGreaterThan(0);
+  });
+
+  it("never overpays a bill under concurrent payments", async () => {
+    const { bill } = await billedOrder();
+    const attempts = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        pay({ bill_id: bill.id, amount: 2000, payment_method: { type: "CASH" }, cash_received: 2000 }),
+      ),
+    );
+    expect(attempts.map((a) => a.status).sort()).toEqual([201, 400, 400, 400]);
+    expect(attempts.find((a) => a.status === 400)!.body).toMatchObject({ details: { field: "amount" } });
+    expect(await billOf(bill.id)).toMatchObject({ status: "partial", paid_amount: 2000 });
+    const listed = await call("GET", `/payments?bill_id=${bill.id}`, terminal);
+    expect(listed.body).toHaveLength(1);
+  });
+
+  it("replays an Idempotency-Key and refuses it for other parameters", async () => {
+    const { bill } = await billedOrder();
+    const key = randomUUID();
+    const body = { bill_id: bill.id, amount: 1000, payment_method: { type: "CASH" }, cash_received: 1000 };
+    const first = await pay(body, key);
+    expect(first.status).toBe(201);
+    const replay = await pay(
+      { cash_received: 1000, payment_method: { type: "CASH" }, amount: 1000, bill_id: bill.id },
+      key,
+    );
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body).toEqual(first.body);
+    const other = await pay({ ...body, amount: 500 }, key);
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe("idempotency_conflict");
+    expect(await billOf(bill.id)).toMatchObject({ paid_amount: 1000 });
+  });
+
+  it("refuses bad input with the field and changes nothing", async () => {
+    const { bill } = await billedOrder();
+    const bad = async (body: Record<string, unknown>, field: string) => {
+      const response = await pay({ bill_id: bill.id, ...body });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: "invalid_request", details: { field } });
+    };
+    await bad({ amount: 1000, payment_method: { type: "CASH" }, cash_received: 999 }, "cash_received");
+    await bad({ amount: 1000, payment_method: { type: "CASH" } }, "cash_received");
+    await bad({ amount: 0, payment_method: { type: "CASH" }, cash_received: 10 }, "amount");
+    await bad({ amount: 2685, payment_method: { type: "CASH" }, cash_received: 3000 }, "amount");
+    await bad({ amount: 100, payment_method: { type: "BITCOIN" } }, "payment_method.type");
+    await bad({ amount: 100, payment_method: { type: "CREDIT_CARD" }, card_number: "4242424242424242" }, "card_number");
+    const card = await pay({ bill_id: bill.id, amount: 100, payment_method: { type: "CREDIT_CARD" } });
+    const patch = await call("PATCH", `/payments/${card.body.id}`, terminal, { approval_code: "A1", cvv: "123" });
+    expect(patch.status).toBe(400);
+    expect(patch.body.details.field).toBe("cvv");
+    expect(await billOf(bill.id)).toMatchObject({ status: "pending", paid_amount: 0 });
+    const listed = await call("GET", `/payments?bill_id=${bill.id}`, terminal);
+    expect(listed.body.map((p: { status: string }) => p.status)).toEqual(["pending"]);
+  });
+
+  it("does not show another store's bill or payment", async () => {
+    const { bill } = await billedOrder();
+    const paid = await pay({ bill_id: bill.id, amount: 100, payment_method: { type: "CASH" }, cash_received: 100 });
+    const foreign = await call("POST", "/api/v1/payments", outsider, {
+      bill_id: bill.id,
+      amount: 100,
+      payment_method: { type: "CASH" },
+      cash_received: 100,
+    });
+    expect(foreign.status).toBe(404);
+    expect((await call("GET", `/api/v1/payments/${paid.body.id}`, outsider)).status).toBe(404);
+    expect(await billOf(bill.id)).toMatchObject({ paid_amount: 100 });
+  });
+});

@@ -1,0 +1,256 @@
+import { randomUUID } from "node:crypto";
+import type { JWK } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DemoFile } from "../../apps/platform/src/demo";
+import { deviceToken, humanToken } from "../support/device";
+import { call as callGateway } from "../support/gateway";
+import { demoUser, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { seedBranch } from "../support/portal-seed";
+
+type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+
+// Refunds of a terminal's payments through REST: cash, card and QR, full and partial, with their bill effects.
+describe("POS refunds", () => {
+  let platform: TestPlatform;
+  let demo: Demo;
+  let terminal: string;
+  let manager: string;
+  let outsider: string;
+  let staffCode: string;
+  let leaderCode: string;
+  let table = 0;
+
+  const call = async (
+    method: string,
+    path: string,
+    token: string | undefined,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await fetch(`${platform.baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  };
+
+  /** A billed order at a table of its own: 2 x 980 + 480 = 2440, tax 244, total 2684. */
+  async function billedOrder() {
+    const order = await call("POST", "/orders", terminal, {
+      order_type: "dine_in",
+      table_number: `R${++table}`,
+      items: [
+        { sequence: 1, item_name: "Ramen", quantity: 2, unit_price: 980 },
+        { sequence: 2, item_name: "Gyoza", quantity: 1, unit_price: 480 },
+      ],
+    });
+    const bill = await call("POST", "/bills", terminal, {
+      order_id: order.body.id,
+      staff_code: staffCode,
+      tax_percentage: 10,
+    });
+    expect(bill.body.total_amount).toBe(2684);
+    return bill.body;
+  }
+
+  const cash = async (billId: string, amount: number) => {
+    const paid = await call("POST", "/payments", terminal, {
+      bill_id: billId,
+      amount,
+      payment_method: { type: "CASH" },
+      cash_received: amount,
+    });
+    expect(paid.status).toBe(201);
+    return paid.body;
+  };
+  const refund = (paymentId: string, body: Record<string, unknown>, token = terminal, key?: string) =>
+    call("POST", `/payments/${paymentId}/refund`, token, body, key ? { "idempotency-key": key } : {});
+  const billOf = async (id: string) => (await call("GET", `/bills/${id}`, terminal)).body;
+  const refundsOf = (payment_id: string) => platform.pos.prisma.posRefund.findMany({ where: { payment_id } });
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+    demo = readDemo(platform.dataDir) as Demo;
+    terminal = await deviceToken(platform.baseUrl, demo.device);
+    manager = await humanToken(platform.portal, {
+      role: "STORE_MANAGER",
+      psp_id: demo.psp.id,
+      merchant_id: demo.merchant.id,
+      store_id: demo.store.id,
+    });
+    const other = await seedBranch(platform.portal);
+    outsider = await humanToken(platform.portal, {
+      role: "MERCHANT_ADMIN",
+      psp_id: other.psp.id,
+      merchant_id: other.merchant.id,
+    });
+    staffCode = demoUser(demo, "STAFF").login_id;
+    leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
+  });
+  afterAll(() => platform?.close());
+
+  it("refunds a cash payment in part and then in full: the bill's paid amount follows and it ends cancelled", async () => {
+    const bill = await billedOrder();
+    const payment = await cash(bill.id, 2684);
+    const part = await refund(payment.id, { refund_amount: 684, reason: "cold ramen", staff_code: leaderCode });
+    expect(part.status).toBe(201);
+    expect(part.body).toMatchObject({ amount: 684, status: "succeeded", staff_code: leaderCode, reason: "cold ramen" });
+    expect(part.body.payment).toMatchObject({ status: "completed", refund_amount: 684, refund_reason: "cold ramen" });
+    expect(await billOf(bill.id)).toMatchObject({
+      status: "paid",
+      paid_amount: 2000,
+      refunded_amount: 684,
+      remaining_amount: 0,
+    });
+    const rest = await refund(payment.id, { refund_amount: 2000, reason: "left", staff_code: leaderCode }, manager);
+    expect(rest.status).toBe(201);
+    expect(rest.body.payment).toMatchObject({ status: "refunded", refund_amount: 2684 });
+    expect(await billOf(bill.id)).toMatchObject({ status: "cancelled", paid_amount: 0, refunded_amount: 2684 });
+    // The gateway recorded both refunds of the manual intent.
+    const atGateway = await platform.payments.prisma.refund.findMany({
+      where: { payment_intent_id: payment.payment_intent_id },
+    });
+    expect(atGateway.map((r) => [r.amount, r.status])).toEqual(
+      expect.arrayContaining([
+        [684, "succeeded"],
+        [2000, "succeeded"],
+      ]),
+    );
+    const status = await call("GET", `/payments/${payment.id}/refund-status`, terminal);
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({
+      payment_id: payment.id,
+      payment_status: "refunded",
+      amount: 2684,
+      refund_amount: 2684,
+      pending_amount: 0,
+      refundable_amount: 0,
+    });
+    expect(status.body.refunds).toHaveLength(2);
+    // A refunded payment gives nothing more.
+    const more = await refund(payment.id, { refund_amount: 1, reason: "again", staff_code: leaderCode });
+    expect(more.status).toBe(409);
+  });
+
+  it("refuses a refund over the amount, bad input and a staff member below L5, changing nothing", async () => {
+    const bill = await billedOrder();
+    const payment = await cash(bill.id, 2684);
+    const over = await refund(payment.id, { refund_amount: 2685, reason: "too much", staff_code: leaderCode });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({
+      code: "invalid_request",
+      details: { field: "refund_amount", constraint: "refundable_amount" },
+    });
+    for (const body of [
+      { refund_amount: 0, reason: "zero", staff_code: leaderCode },
+      { refund_amount: 10.5, reason: "fraction", staff_code: leaderCode },
+      { refund_amount: 10, reason: "", staff_code: leaderCode },
+      { refund_amount: 10, reason: "no staff" },
+      { refund_amount: 10, reason: "unknown staff", staff_code: "SLR-XXX-000" },
+    ]) {
+      const refused = await refund(payment.id, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.code).toBe("invalid_request");
+    }
+    const staff = await refund(payment.id, { refund_amount: 10, reason: "staff", staff_code: staffCode });
+    expect(staff.status).toBe(403);
+    expect(staff.body.details).toMatchObject({ field: "staff_code" });
+    expect(await refundsOf(payment.id)).toHaveLength(0);
+    expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 2684, refunded_amount: 0 });
+    // Another merchant's user does not find the payment.
+    const foreign = await refund(payment.id, { refund_amount: 10, reason: "x", staff_code: leaderCode }, outsider);
+    expect(foreign.status).toBe(404);
+    expect((await call("GET", `/api/v1/payments/${payment.id}/refund-status`, outsider)).status).toBe(404);
+    expect((await call("GET", `/payments/${randomUUID()}/refund-status`, terminal)).status).toBe(404);
+  });
+
+  it("never refunds more than was paid under concurrent refunds, and replays an Idempotency-Key", async () => {
+    const bill = await billedOrder();
+    const payment = await cash(bill.id, 2684);
+    const attempts = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        refund(payment.id, { refund_amount: 1000, reason: `race ${i}`, staff_code: leaderCode }),
+      ),
+    );
+    expect(attempts.map((a) => a.status).sort()).toEqual([201, 201, 400, 400]);
+    expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 684, refunded_amount: 2000 });
+
+    const key = randomUUID();
+    const body = { refund_amount: 684, reason: "keyed", staff_code: leaderCode };
+    const first = await refund(payment.id, body, terminal, key);
+    const again = await refund(payment.id, body, terminal, key);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.id).toBe(first.body.id);
+    const other = await refund(payment.id, { ...body, reason: "other" }, terminal, key);
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe("idempotency_conflict");
+    expect((await refundsOf(payment.id)).filter((r) => r.status === "succeeded")).toHaveLength(3);
+    expect(await billOf(bill.id)).toMatchObject({ status: "cancelled", paid_amount: 0, refunded_amount: 2684 });
+  });
+
+  it("refunds one payment of a bill paid by two: the bill stays paid with a smaller paid amount", async () => {
+    const bill = await billedOrder();
+    const first = await cash(bill.id, 1000);
+    const card = await call("POST", "/payments", terminal, {
+      bill_id: bill.id,
+      amount: 1684,
+      payment_method: { type: "CREDIT_CARD" },
+    });
+    const approved = await call("PATCH", `/payments/${card.body.id}`, terminal, {
+      approval_code: "A1",
+      card_document_number: "SLIP-1",
+      card_last_4: "4242",
+    });
+    expect(approved.body.status).toBe("completed");
+    const full = await refund(card.body.id, { refund_amount: 1684, reason: "card void", staff_code: leaderCode });
+    expect(full.status).toBe(201);
+    expect(full.body.payment.status).toBe("refunded");
+    expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 1000, refunded_amount: 1684 });
+    expect((await call("GET", `/payments/${first.id}/refund-status`, terminal)).body.refundable_amount).toBe(1000);
+  });
+
+  it("refunds a QR payment at the sandbox provider through the gateway", async () => {
+    const bill = await billedOrder();
+    const qr = await call("POST", "/payments", terminal, {
+      bill_id: bill.id,
+      amount: 2684,
+      payment_method: { type: "QR" },
+    });
+    const confirmed = await callGateway(
+      platform.baseUrl,
+      "POST",
+      `/v1/payment_intents/${qr.body.payment_intent_id}/confirm`,
+      { payment_token: qr.body.payment_token, payment_method_type: "qr_mpm", provider: "sandbox" },
+    );
+    expect(confirmed.status).toBe(200);
+    const intent = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({
+      where: { id: qr.body.payment_intent_id },
+    });
+    const paid = await fetch(`${demo.provider.base_url}/sandbox/transactions/${intent.provider_transaction_id}/pay`, {
+      method: "POST",
+    });
+    expect(paid.status).toBe(200);
+    for (let attempt = 0; attempt < 400; attempt++) {
+      const row = await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: qr.body.id } });
+      if (row.status !== "pending") break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const done = await refund(qr.body.id, { refund_amount: 2684, reason: "wrong table", staff_code: leaderCode });
+    expect(done.status).toBe(201);
+    expect(done.body).toMatchObject({ status: "succeeded", amount: 2684 });
+    const atGateway = await platform.payments.prisma.refund.findFirstOrThrow({
+      where: { payment_intent_id: qr.body.payment_intent_id },
+    });
+    expect(atGateway).toMatchObject({ status: "succeeded", amount: 2684 });
+    expect(atGateway.provider_refund_id).toBeTruthy();
+    expect(done.body.gateway_refund_id).toBe(atGateway.id);
+    expect(await billOf(bill.id)).toMatchObject({ status: "cancelled", paid_amount: 0 });
+  });
+});

@@ -1,0 +1,412 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
+import { type Client, createClient } from "graphql-ws";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { DemoFile } from "../../apps/platform/src/demo";
+import { movableClock } from "../../subgraphs/payments/src/testing";
+import { deviceToken, humanToken } from "../support/device";
+import { call, signed } from "../support/gateway";
+import { postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { operator } from "../support/portal-seed";
+
+// Issue 10: terminals follow a payment over graphql-ws. Events come from the outbox publisher through the bus; the
+// edge answers each with a fresh read as the subscriber, so who may subscribe is who may read the intent.
+
+const clock = movableClock();
+let platform: TestPlatform;
+let demo: DemoFile;
+let device: string;
+const clients: Client[] = [];
+
+const subscription = `subscription Follow($id: String!) {
+  paymentIntentUpdated(id: $id) { id status amount currency failure_code }
+}`;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ clock, webhookRetryDelaysMs: [0], paymentsPollIntervalMs: 60_000 });
+  demo = readDemo(platform.dataDir);
+  device = await deviceToken(platform.baseUrl, demo.device);
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.dispose()));
+});
+afterAll(() => platform?.close());
+
+function connect(token?: string, onClosed?: (code: number) => void) {
+  const client = createClient({
+    url: demo.graphql_ws_url,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+    on: { closed: (event) => onClosed?.((event as { code: number }).code) },
+  });
+  clients.push(client);
+  return client;
+}
+
+/** What a subscription receives, with a way to wait for the n-th message or its end. */
+function follow(client: Client, id: string | Record<string, unknown>, query = subscription) {
+  const messages: any[] = [];
+  let ended: { complete: true } | { error: unknown } | undefined;
+  const waiters = new Set<() => void>();
+  const changed = () => {
+    for (const waiter of waiters) waiter();
+  };
+  client.subscribe(
+    { query, variables: typeof id === "string" ? { id } : id },
+    {
+      next: (message) => {
+        messages.push(message);
+        changed();
+      },
+      error: (error) => {
+        ended = { error };
+        changed();
+      },
+      complete: () => {
+        ended ??= { complete: true };
+        changed();
+      },
+    },
+  );
+  const until = (done: () => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (done()) {
+          waiters.delete(check);
+          resolve();
+        } else if (ended) {
+          waiters.delete(check);
+          reject(new Error(`the subscription ended early: ${JSON.stringify(ended)} after ${JSON.stringify(messages)}`));
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+  return {
+    messages,
+    /** Resolves once `n` messages arrived. */
+    received: (n: number) => until(() => messages.length >= n),
+    /** Resolves with how the subscription ended. */
+    end: () =>
+      new Promise<NonNullable<typeof ended>>((resolve) => {
+        const check = () => {
+          if (ended) resolve(ended);
+        };
+        waiters.add(check);
+        check();
+      }),
+  };
+}
+
+const statuses = (messages: any[]) => messages.map((message) => message.data?.paymentIntentUpdated?.status);
+
+async function createIntent() {
+  const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+    amount: 1200,
+    currency: "JPY",
+    payment_method_types: ["qr_mpm"],
+    merchant_ref_id: `ref-${randomBytes(6).toString("hex")}`,
+    merchant_store_id: String(demo.store.id),
+  });
+  expect(created.status).toBe(201);
+  return { id: created.body.id as string, token: created.body.payment_token.token as string };
+}
+
+async function confirm(intent: { id: string; token: string }) {
+  const confirmed = await call(platform.baseUrl, "POST", `/v1/payment_intents/${intent.id}/confirm`, {
+    payment_token: intent.token,
+    payment_method_type: "qr_mpm",
+    provider: "sandbox",
+  });
+  expect(confirmed.status).toBe(200);
+}
+
+/** The customer pays the intent's QR at the sandbox, which notifies the gateway. */
+async function pay(id: string) {
+  const { provider_transaction_id } = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
+  const response = await fetch(`${demo.provider.base_url}/sandbox/transactions/${provider_transaction_id}/pay`, {
+    method: "POST",
+  });
+  expect(response.status).toBe(200);
+}
+
+const cancel = async (intent: { id: string; token: string }) =>
+  expect(
+    (
+      await call(platform.baseUrl, "POST", `/v1/payment_intents/${intent.id}/cancel`, {
+        payment_token: intent.token,
+      })
+    ).status,
+  ).toBe(200);
+
+/** A device token of another store of the demo merchant, signed with the platform's device key. */
+async function otherStoreDevice() {
+  const store = await platform.portal.tenants.createStore(operator, {
+    merchant_id: demo.merchant.id,
+    code: `S${randomBytes(3).toString("hex")}`,
+    name: "Another store",
+  });
+  return platform.portal.signingKeys.sign(
+    "device",
+    {
+      iss: DEVICE_TOKEN_ISSUER,
+      sub: randomUUID(),
+      merchant_id: demo.merchant.id,
+      store_id: store.id,
+      scope: ["payment:create"],
+    },
+    120,
+  );
+}
+
+const codesOf = (ended: { error: unknown } | { complete: true }) =>
+  "error" in ended ? (ended.error as { extensions?: { code?: string } }[]).map((error) => error.extensions?.code) : [];
+
+/** Resolves once this edge serves `count` storeEvents subscriptions: the feed sends nothing before an event. */
+async function storeFeeds(count: number) {
+  for (;;) {
+    const text = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+    const served = Number(/pgw_subscriptions_active\{field="storeEvents"\} (\d+)/.exec(text)?.[1] ?? 0);
+    if (served === count) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("storeEvents over graphql-ws", () => {
+  const feed = `subscription Feed($store: Int) {
+    storeEvents(store_id: $store) { id type occurred_at store_id payment_intent { id status amount } }
+  }`;
+  // Before the file's own afterEach, which would close the clients after this waits for them to be gone.
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.dispose()));
+    await storeFeeds(0);
+  });
+
+  it("sends a device each change of its store's intents, one message per event, in order", async () => {
+    const events = follow(connect(device), {}, feed);
+    await storeFeeds(1);
+    const intent = await createIntent();
+    await events.received(1);
+    await confirm(intent);
+    await cancel(intent);
+    await events.received(3);
+    expect(events.messages.map((message) => message.data.storeEvents)).toEqual(
+      ["requires_payment_method", "requires_action", "cancelled"].map(() => ({
+        id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+        type: "payment_intent_updated",
+        occurred_at: expect.any(String),
+        store_id: demo.store.id,
+        payment_intent: { id: intent.id, status: expect.any(String), amount: 1200 },
+      })),
+    );
+    // Each message reads the intent when it is sent, so the last one shows where it ended.
+    expect(events.messages[2].data.storeEvents.payment_intent.status).toBe("cancelled");
+    expect(new Set(events.messages.map((message) => message.data.storeEvents.id)).size).toBe(3);
+  });
+
+  it("serves a user a store within reach, named by store_id", async () => {
+    const areaManager = await humanToken(platform.portal, {
+      role: "AREA_MANAGER",
+      merchant_id: demo.merchant.id,
+      area_id: demo.area.id,
+    });
+    const events = follow(
+      connect(areaManager),
+      { store: demo.store.id },
+      `subscription($store: Int) { feed: storeEvents(store_id: $store) { kind: type payment_intent { id store { id } } } }`,
+    );
+    await storeFeeds(1);
+    const intent = await createIntent();
+    await events.received(1);
+    expect(events.messages[0].data.feed).toEqual({
+      kind: "payment_intent_updated",
+      payment_intent: { id: intent.id, store: { id: demo.store.id } },
+    });
+  });
+
+  it("refuses anonymous, a user without store_id, another store's device and another merchant's admin", async () => {
+    const areaManager = await humanToken(platform.portal, {
+      role: "AREA_MANAGER",
+      merchant_id: demo.merchant.id,
+      area_id: demo.area.id,
+    });
+    const otherMerchantAdmin = await humanToken(platform.portal, {
+      role: "MERCHANT_ADMIN",
+      merchant_id: demo.merchant.id + 1_000_000,
+    });
+    const store = { store: demo.store.id };
+    const refusals = await Promise.all([
+      follow(connect(), store, feed).end(),
+      follow(connect(areaManager), {}, feed).end(),
+      follow(connect(await otherStoreDevice()), store, feed).end(),
+      follow(connect(otherMerchantAdmin), store, feed).end(),
+    ]);
+    expect(refusals.map(codesOf)).toEqual([["UNAUTHENTICATED"], ["invalid_request"], ["forbidden"], ["forbidden"]]);
+  });
+});
+
+describe("paymentIntentUpdated over graphql-ws", () => {
+  it("sends a device its store's intent from its current state to success, in order, then completes", async () => {
+    const intent = await createIntent();
+    await confirm(intent);
+    const followed = follow(connect(device), intent.id);
+    await followed.received(1);
+    expect(followed.messages[0]).toEqual({
+      data: {
+        paymentIntentUpdated: {
+          id: intent.id,
+          status: "requires_action",
+          amount: 1200,
+          currency: "JPY",
+          failure_code: null,
+        },
+      },
+    });
+    await pay(intent.id);
+    expect(await followed.end()).toEqual({ complete: true });
+    expect(statuses(followed.messages)).toEqual(["requires_action", "succeeded"]);
+  });
+
+  it("follows every change from creation, and sends a finished intent once and completes", async () => {
+    const intent = await createIntent();
+    const followed = follow(connect(device), intent.id);
+    await followed.received(1);
+    await confirm(intent);
+    await followed.received(2);
+    await cancel(intent);
+    expect(await followed.end()).toEqual({ complete: true });
+    expect(statuses(followed.messages)).toEqual(["requires_payment_method", "requires_action", "cancelled"]);
+
+    const late = follow(connect(device), intent.id);
+    expect(await late.end()).toEqual({ complete: true });
+    expect(statuses(late.messages)).toEqual(["cancelled"]);
+  });
+
+  it("serves the users who reach the store, with fields of other subgraphs, and never another intent's events", async () => {
+    const watched = await createIntent();
+    const other = await createIntent();
+    const areaManager = await humanToken(platform.portal, {
+      role: "AREA_MANAGER",
+      merchant_id: demo.merchant.id,
+      area_id: demo.area.id,
+    });
+    const followed = follow(
+      connect(areaManager),
+      watched.id,
+      `subscription($id: String!) { intent: paymentIntentUpdated(id: $id) { id status store { id name } } }`,
+    );
+    await followed.received(1);
+    // The other intent moves first; the next message is still the watched intent's own change.
+    await confirm(other);
+    await cancel(other);
+    await confirm(watched);
+    await followed.received(2);
+    expect(followed.messages.map((message) => message.data.intent)).toEqual([
+      { id: watched.id, status: "requires_payment_method", store: { id: demo.store.id, name: expect.any(String) } },
+      { id: watched.id, status: "requires_action", store: { id: demo.store.id, name: expect.any(String) } },
+    ]);
+  });
+
+  it("refuses anonymous, another store's device, another merchant's admin and an unknown intent", async () => {
+    const intent = await createIntent();
+    const otherMerchantAdmin = await humanToken(platform.portal, {
+      role: "MERCHANT_ADMIN",
+      merchant_id: demo.merchant.id + 1_000_000,
+    });
+    const refusals = await Promise.all([
+      follow(connect(), intent.id).end(),
+      follow(connect(await otherStoreDevice()), intent.id).end(),
+      follow(connect(otherMerchantAdmin), intent.id).end(),
+      follow(connect(device), `pi_${randomBytes(8).toString("hex")}`).end(),
+    ]);
+    expect(refusals.map(codesOf)).toEqual([["UNAUTHENTICATED"], ["forbidden"], ["forbidden"], ["not_found"]]);
+  });
+
+  it("gives a device the same read over HTTP: Store.payment_intent of its own store", async () => {
+    const intent = await createIntent();
+    const read = `query($store: Int!, $id: String!) { store(id: $store) { payment_intent(id: $id) { id status } } }`;
+    const own = await postGraphQL(platform.baseUrl, read, { store: demo.store.id, id: intent.id }, device);
+    expect(own.body.data.store.payment_intent).toEqual({ id: intent.id, status: "requires_payment_method" });
+    const unknown = await postGraphQL(platform.baseUrl, read, { store: demo.store.id, id: "pi_unknown" }, device);
+    expect(unknown.body.errors?.map((error: any) => error.extensions.code)).toEqual(["not_found"]);
+  });
+
+  it("answers a subscription over HTTP with a 400 that says where subscriptions are served", async () => {
+    const intent = await createIntent();
+    const { status, body } = await postGraphQL(platform.baseUrl, subscription, { id: intent.id }, device);
+    expect(status).toBe(400);
+    expect(body.errors).toEqual([
+      {
+        message: expect.stringContaining("graphql-ws"),
+        extensions: { code: "invalid_request", details: { constraint: "graphql_ws" } },
+      },
+    ]);
+  });
+
+  it("lets a payment token follow its own intent, read on the payments subgraph, until it finishes", async () => {
+    const intent = await createIntent();
+    const followed = follow(connect(intent.token), intent.id);
+    await followed.received(1);
+    // Confirm uses the token up; it still follows the payment it started.
+    await confirm(intent);
+    await followed.received(2);
+    await pay(intent.id);
+    expect(await followed.end()).toEqual({ complete: true });
+    expect(statuses(followed.messages)).toEqual(["requires_payment_method", "requires_action", "succeeded"]);
+    expect(followed.messages[0].data.paymentIntentUpdated).toMatchObject({ id: intent.id, amount: 1200 });
+  });
+
+  it("gives a payment token its own intent and nothing else", async () => {
+    const intent = await createIntent();
+    const other = await createIntent();
+    const client = connect(intent.token);
+    const storeFeed = `subscription($store: Int) { storeEvents(store_id: $store) { type } }`;
+    const withStore = `subscription($id: String!) { paymentIntentUpdated(id: $id) { id store { name } } }`;
+    const refusals = await Promise.all([
+      follow(client, other.id).end(),
+      follow(client, `pi_${randomBytes(8).toString("hex")}`).end(),
+      follow(client, { store: demo.store.id }, storeFeed).end(),
+      follow(client, intent.id, withStore).end(),
+    ]);
+    expect(refusals.map(codesOf)).toEqual([["invalid_token"], ["invalid_token"], ["forbidden"], ["forbidden"]]);
+    const query = await new Promise<unknown>((resolve) => {
+      client.subscribe({ query: "{ __typename }" }, { next: () => {}, error: resolve, complete: () => {} });
+    });
+    expect(codesOf({ error: query })).toEqual(["forbidden"]);
+  });
+
+  // Last: it moves the clock past the device token's lifetime.
+  it("closes the connection when its token has expired, at the next change", async () => {
+    const intent = await createIntent();
+    const token = await deviceToken(platform.baseUrl, demo.device);
+    let client: Client | undefined;
+    const closed = new Promise<number>((resolve) => {
+      client = connect(token, resolve);
+    });
+    const followed = follow(client!, intent.id);
+    await followed.received(1);
+    // Past the device token (at most 120 s), within the payment token (300 s).
+    clock.advance(3 * 60_000);
+    await confirm(intent);
+    expect(await closed).toBe(4401);
+    expect(statuses(followed.messages)).toEqual(["requires_payment_method"]);
+  });
+
+  // After the device token's expiry: it moves the clock past the payment token's lifetime too.
+  it("closes a payment token's connection when the token has expired, at the next change", async () => {
+    const intent = await createIntent();
+    await confirm(intent);
+    let client: Client | undefined;
+    const closed = new Promise<number>((resolve) => {
+      client = connect(intent.token, resolve);
+    });
+    const followed = follow(client!, intent.id);
+    await followed.received(1);
+    clock.advance(6 * 60_000);
+    await pay(intent.id);
+    expect(await closed).toBe(4401);
+    expect(statuses(followed.messages)).toEqual(["requires_action"]);
+  });
+});

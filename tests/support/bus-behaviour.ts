@@ -1,0 +1,128 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import type { BusEvent, MessageBus } from "../../subgraphs/common/src/messaging/bus";
+
+/** A promise and the functions that settle it, for waiting on what a handler sees. */
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+export const busEvent = (n: number): BusEvent => ({
+  id: `evt-${randomUUID()}`,
+  event_type: "payment_intent.created",
+  aggregate_type: "payment_intent",
+  aggregate_id: `pi_${n}`,
+  payload: { n },
+  created_at: new Date().toISOString(),
+});
+
+/** Collects events until `count` have arrived. */
+function collector(count: number) {
+  const seen: BusEvent[] = [];
+  const done = deferred<BusEvent[]>();
+  return {
+    seen,
+    done: done.promise,
+    add(event: BusEvent) {
+      seen.push(event);
+      if (seen.length === count) done.resolve(seen);
+    },
+  };
+}
+
+/** What every bus driver keeps (bus.ts); each driver's test runs it against its own bus. */
+export function busBehaviour(open: () => Promise<MessageBus>) {
+  let bus: MessageBus;
+  beforeEach(async () => {
+    bus = await open();
+  });
+  afterEach(async () => {
+    await bus.close();
+  });
+
+  it("gives a group's events in publish order", async () => {
+    const events = Array.from({ length: 20 }, (_, n) => busEvent(n));
+    const received = collector(events.length);
+    await bus.consume("events.internal", "ordered", async (event) => received.add(event));
+    for (const event of events) await bus.publish("events.internal", event);
+    expect((await received.done).map((event) => event.id)).toEqual(events.map((event) => event.id));
+  });
+
+  it("gives an event again after a failed handler, before the next one", async () => {
+    const [first, second] = [busEvent(1), busEvent(2)];
+    const received = collector(3);
+    let failed = false;
+    await bus.consume("webhooks.delivery", "retrying", async (event) => {
+      received.add(event);
+      if (event.id === first.id && !failed) {
+        failed = true;
+        throw new Error("the receiver is down");
+      }
+    });
+    await bus.publish("webhooks.delivery", first);
+    await bus.publish("webhooks.delivery", second);
+    expect((await received.done).map((event) => event.id)).toEqual([first.id, first.id, second.id]);
+  });
+
+  it("shares a group's events among its members, each event to one of them", async () => {
+    const events = Array.from({ length: 10 }, (_, n) => busEvent(n));
+    const received = collector(events.length);
+    const byMember = new Map<string, string[]>();
+    for (const member of ["a", "b"]) {
+      byMember.set(member, []);
+      await bus.consume("events.internal", "shared", async (event) => {
+        byMember.get(member)!.push(event.id);
+        received.add(event);
+        // Hand the turn over, as a real handler that does I/O does.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      });
+    }
+    for (const event of events) await bus.publish("events.internal", event);
+    await received.done;
+    const all = [...byMember.get("a")!, ...byMember.get("b")!];
+    expect(all.sort()).toEqual(events.map((event) => event.id).sort());
+    expect(byMember.get("a")!.length).toBeGreaterThan(0);
+    expect(byMember.get("b")!.length).toBeGreaterThan(0);
+  });
+
+  it("gives every listener every event, and every group its own copy", async () => {
+    const events = [busEvent(1), busEvent(2), busEvent(3)];
+    const listeners = [collector(3), collector(3)];
+    const group = collector(3);
+    for (const listener of listeners) await bus.listen("events.internal", (event) => listener.add(event));
+    await bus.consume("events.internal", "alongside", async (event) => group.add(event));
+    for (const event of events) await bus.publish("events.internal", event);
+    const ids = events.map((event) => event.id);
+    for (const listener of listeners) expect((await listener.done).map((event) => event.id)).toEqual(ids);
+    expect((await group.done).map((event) => event.id)).toEqual(ids);
+  });
+
+  it("keeps the topics apart", async () => {
+    const internal = collector(1);
+    const webhooks = collector(1);
+    await bus.consume("events.internal", "internal-only", async (event) => internal.add(event));
+    await bus.consume("webhooks.delivery", "webhooks-only", async (event) => webhooks.add(event));
+    const [a, b] = [busEvent(1), busEvent(2)];
+    await bus.publish("webhooks.delivery", b);
+    await bus.publish("events.internal", a);
+    expect((await internal.done).map((event) => event.id)).toEqual([a.id]);
+    expect((await webhooks.done).map((event) => event.id)).toEqual([b.id]);
+  });
+
+  it("stops giving events to a stopped listener", async () => {
+    const kept = collector(2);
+    const stopped: BusEvent[] = [];
+    const subscription = await bus.listen("events.internal", (event) => stopped.push(event));
+    await bus.listen("events.internal", (event) => kept.add(event));
+    await bus.publish("events.internal", busEvent(1));
+    while (stopped.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await subscription.stop();
+    await bus.publish("events.internal", busEvent(2));
+    await kept.done;
+    expect(stopped).toHaveLength(1);
+  });
+}
