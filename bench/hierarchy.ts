@@ -158,7 +158,7 @@ export async function benchHierarchy(seconds = 10) {
       body: JSON.stringify({ query: hierarchyQuery }),
     });
     const answer = (await check.json()) as any;
-    const stores = (answer.data?.psps ?? []).flatMap((p: any) => p.merchants.flatMap((m: any) => m.stores));
+    const stores = (answer.data?.psps?.nodes ?? []).flatMap((p: any) => p.merchants.flatMap((m: any) => m.stores));
     if (check.status !== 200 || stores.length < storeIds.length)
       throw new Error(
         `the hierarchy query answered ${check.status} with ${stores.length} stores: ${JSON.stringify(answer.errors)}`,

@@ -2,6 +2,7 @@
 // Starts the embedded platform in this process, drives each scenario with autocannon in a child process, and writes
 // bench/results/<scenario>.json. Two cores serve client and server alike: compare ratios within one run.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { callerHeaders, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
 import type { DemoFile } from "../apps/platform/src/demo";
@@ -10,6 +11,7 @@ import { temporaryDirectory } from "../tests/support/environment";
 import { demoUser, logIn } from "../tests/support/platform";
 import { autocannon } from "./autocannon";
 import { benchCreateIntent } from "./create-intent";
+import { benchEvents } from "./events";
 import { benchHierarchy } from "./hierarchy";
 import { scenarios } from "./scenarios";
 import { measureStartup } from "./startup";
@@ -35,9 +37,10 @@ const chosen = wanted.length > 0 ? scenarios.filter((s) => wanted.includes(s.nam
 const withStartup = wanted.length === 0 || wanted.includes("startup");
 const withCreateIntent = wanted.length === 0 || wanted.includes("create-intent");
 const withHierarchy = wanted.length === 0 || wanted.includes("hierarchy");
-if (chosen.length === 0 && !withStartup && !withCreateIntent && !withHierarchy) {
+const withEvents = wanted.length === 0 || wanted.includes("events");
+if (chosen.length === 0 && !withStartup && !withCreateIntent && !withHierarchy && !withEvents) {
   console.error(
-    `unknown scenario; known: startup, create-intent, hierarchy, ${scenarios.map((s) => s.name).join(", ")}`,
+    `unknown scenario; known: startup, create-intent, hierarchy, events, ${scenarios.map((s) => s.name).join(", ")}`,
   );
   process.exit(2);
 }
@@ -78,6 +81,27 @@ if (withHierarchy) {
     `full ${full.requests_per_second} req/s p50 ${full.latency_p50_ms} ms; without counts ${without_counts.requests_per_second} req/s`,
     `p50 ${without_counts.latency_p50_ms} ms; ratio ${result.counts_ratio}; SQL floor ${sql_floor.requests_per_second}/s`,
   );
+}
+if (withEvents) {
+  const load_average_before = loadavg()[0]!.toFixed(2);
+  const result = await benchEvents("postgresql://root@127.0.0.1:5432");
+  const measured = { scenario: "events", ...result, load_average_before, measured_at: new Date().toISOString() };
+  writeFileSync(join(resultsDir, "events.json"), `${JSON.stringify(measured, null, 2)}\n`);
+  for (const drain of result.drains) {
+    console.log(
+      `events drain (${drain.storage}, ${drain.bus}, ${drain.publishers})`.padEnd(29),
+      `${drain.events_per_second} events/s; duplicates ${drain.duplicates_at_publisher} at the publisher,`,
+      `${drain.duplicates_at_consumer} at the consumer; lost ${drain.lost}; out of order ${drain.order_violations}`,
+    );
+  }
+  for (const each of result.notification) {
+    console.log(
+      `events notification`.padEnd(29),
+      `${each.clients} clients, ${each.pace}: p50 ${each.latency_p50_ms} ms p99 ${each.latency_p99_ms} ms`,
+      `max ${each.latency_max_ms} ms (${each.received} received)`,
+    );
+  }
+  console.log(`load average before ${load_average_before}, after ${loadavg()[0]!.toFixed(2)}`);
 }
 if (chosen.length === 0) process.exit(0);
 
