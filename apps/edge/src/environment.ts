@@ -1,8 +1,59 @@
 import { parseEnvironment, settings } from "@pos-cloud/common";
 import type { MessagingConfig } from "@pos-cloud/common/messaging";
+import type { RateLimits } from "@pos-cloud/rest-compat";
 import { z } from "zod";
+import type { GraphQLLimits } from "./graphql-limits";
 
 const subgraphUrl = (port: number) => z.url({ protocol: /^https?$/ }).default(`http://127.0.0.1:${port}/`);
+
+/** A limit; unset keeps the default (GraphQL: apps/edge/src/graphql-limits.ts; requests: the spec's). */
+const limit = z.coerce.number().int().positive().optional();
+
+/** What one GraphQL operation may ask for and how many requests a minute each caller may send: operators tune these. */
+export const limitSettings = {
+  GRAPHQL_MAX_DEPTH: limit,
+  GRAPHQL_MAX_ALIASES: limit,
+  GRAPHQL_MAX_TOKENS: limit,
+  GRAPHQL_MAX_DIRECTIVES: limit,
+  GRAPHQL_MAX_COST: limit,
+  GRAPHQL_DEFAULT_PAGE_SIZE: limit,
+  GRAPHQL_TIMEOUT_MS: limit,
+  /** Gateway requests per minute per merchant, per store, per IP and in all; API requests per user and per IP. */
+  RATE_LIMIT_MERCHANT: limit,
+  RATE_LIMIT_STORE: limit,
+  RATE_LIMIT_IP: limit,
+  RATE_LIMIT_GLOBAL: limit,
+  RATE_LIMIT_API: limit,
+};
+
+type LimitSettings = { [K in keyof typeof limitSettings]?: number };
+
+/** The limits the environment sets; the others keep their defaults. */
+export function limitsFromEnvironment(e: LimitSettings): {
+  graphqlLimits: Partial<GraphQLLimits>;
+  rateLimits: Partial<RateLimits>;
+} {
+  const defined = <T extends object>(values: T) =>
+    Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
+  return {
+    graphqlLimits: defined({
+      maxDepth: e.GRAPHQL_MAX_DEPTH,
+      maxAliases: e.GRAPHQL_MAX_ALIASES,
+      maxTokens: e.GRAPHQL_MAX_TOKENS,
+      maxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
+      maxCost: e.GRAPHQL_MAX_COST,
+      defaultPageSize: e.GRAPHQL_DEFAULT_PAGE_SIZE,
+      timeoutMs: e.GRAPHQL_TIMEOUT_MS,
+    }),
+    rateLimits: defined({
+      merchant: e.RATE_LIMIT_MERCHANT,
+      store: e.RATE_LIMIT_STORE,
+      ip: e.RATE_LIMIT_IP,
+      global: e.RATE_LIMIT_GLOBAL,
+      api: e.RATE_LIMIT_API,
+    }),
+  };
+}
 
 const schema = z.object({
   /** `production` turns GraphQL introspection and field suggestions off. */
@@ -23,6 +74,7 @@ const schema = z.object({
   /** While Redis is unreachable: count in each process's memory (`open`) or answer 503 (`closed`). */
   RATE_LIMIT_REDIS_DOWN: z.enum(["open", "closed"]).default("open"),
   CORS_ORIGINS: settings.corsOrigins,
+  ...limitSettings,
 });
 
 export interface EdgeEnvironment {
@@ -37,6 +89,8 @@ export interface EdgeEnvironment {
   rateLimitRedisDown: "open" | "closed";
   corsOrigins: string[];
   graphqlSchemaDetails: boolean;
+  graphqlLimits: Partial<GraphQLLimits>;
+  rateLimits: Partial<RateLimits>;
 }
 
 /** The standalone edge's configuration (cluster mode); every problem is listed before exiting. */
@@ -54,5 +108,6 @@ export function loadEdgeEnvironment(env: NodeJS.ProcessEnv = process.env): EdgeE
     rateLimitRedisDown: e.RATE_LIMIT_REDIS_DOWN,
     corsOrigins: e.CORS_ORIGINS,
     graphqlSchemaDetails: e.NODE_ENV !== "production",
+    ...limitsFromEnvironment(e),
   };
 }

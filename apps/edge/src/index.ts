@@ -28,6 +28,7 @@ import { type CallSubgraph, createSubgraphClient, subgraphExecutor } from "./sub
 import { attachWebSocket } from "./websocket";
 
 export type { SubgraphEndpoint } from "@pos-cloud/common";
+export { limitSettings, limitsFromEnvironment } from "./environment";
 export type { GraphQLLimits } from "./graphql-limits";
 
 export interface EdgeConfig {

@@ -58,6 +58,8 @@ async function serveEdge() {
     redisKeyPrefix: config.redisKeyPrefix,
     rateLimitRedisDown: config.rateLimitRedisDown,
     graphqlSchemaDetails: config.graphqlSchemaDetails,
+    graphqlLimits: config.graphqlLimits,
+    rateLimits: config.rateLimits,
     subgraphs: { portal: { url: portal }, pos: { url: pos }, payments: { url: payments } },
   }).catch(async (error: unknown) => {
     await bus.close();

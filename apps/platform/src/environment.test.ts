@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { loadEdgeEnvironment } from "../../edge/src/environment";
 import { loadEnvironment } from "./environment";
 
 describe("the embedded platform's configuration", () => {
@@ -33,6 +34,15 @@ describe("the embedded platform's configuration", () => {
   it("shows schema details (introspection, suggestions) unless NODE_ENV is production", () => {
     expect(loadEnvironment({}).graphqlSchemaDetails).toBe(true);
     expect(loadEnvironment({ NODE_ENV: "production" }).graphqlSchemaDetails).toBe(false);
+  });
+
+  it("reads the request limits per minute, the edge's cluster configuration the same way", () => {
+    const limits = { RATE_LIMIT_MERCHANT: "5000", RATE_LIMIT_API: "2000", GRAPHQL_MAX_DEPTH: "8" };
+    expect(loadEnvironment(limits).rateLimits).toEqual({ merchant: 5000, api: 2000 });
+    const edge = loadEdgeEnvironment({ ...limits, INTERNAL_TOKEN: "x".repeat(32) });
+    expect(edge.rateLimits).toEqual({ merchant: 5000, api: 2000 });
+    expect(edge.graphqlLimits).toEqual({ maxDepth: 8 });
+    expect(loadEnvironment({}).rateLimits).toEqual({});
   });
 
   it("reads the GraphQL limits, keeping the defaults for what is unset, and refuses nonsense", () => {

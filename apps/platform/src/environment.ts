@@ -1,15 +1,12 @@
 import { resolve } from "node:path";
 import { parseEnvironment, settings } from "@pos-cloud/common";
 import type { MessagingConfig } from "@pos-cloud/common/messaging";
-import type { GraphQLLimits } from "@pos-cloud/edge";
+import { type GraphQLLimits, limitSettings, limitsFromEnvironment } from "@pos-cloud/edge";
 import type { WebhookDeliverySettings } from "@pos-cloud/payments";
 import type { RateLimits, RedisDownPolicy } from "@pos-cloud/rest-compat";
 import { z } from "zod";
 
 const postgresUrl = settings.postgresUrl.optional();
-
-/** A GraphQL limit; unset keeps the edge's default (apps/edge/src/graphql-limits.ts). */
-const graphqlLimit = z.coerce.number().int().positive().optional();
 
 const schema = z.object({
   /** `production` turns GraphQL introspection and field suggestions off. */
@@ -45,13 +42,7 @@ const schema = z.object({
   REDIS_KEY_PREFIX: settings.redisKeyPrefix,
   /** While Redis is unreachable: `open` counts in each process's memory, `closed` refuses requests with 503. */
   RATE_LIMIT_REDIS_DOWN: z.enum(["open", "closed"]).default("open"),
-  GRAPHQL_MAX_DEPTH: graphqlLimit,
-  GRAPHQL_MAX_ALIASES: graphqlLimit,
-  GRAPHQL_MAX_TOKENS: graphqlLimit,
-  GRAPHQL_MAX_DIRECTIVES: graphqlLimit,
-  GRAPHQL_MAX_COST: graphqlLimit,
-  GRAPHQL_DEFAULT_PAGE_SIZE: graphqlLimit,
-  GRAPHQL_TIMEOUT_MS: graphqlLimit,
+  ...limitSettings,
 });
 
 /**
@@ -104,7 +95,7 @@ export interface PlatformConfig {
   /** Namespace of the rate-limit keys, for deployments that share one Redis. */
   redisKeyPrefix?: string;
   rateLimitRedisDown?: RedisDownPolicy;
-  /** The gateway's rate limits; the spec's values unless a test lowers them. */
+  /** Requests per minute the edge allows each caller; the spec's values where unset (RATE_LIMIT_*). */
   rateLimits?: Partial<RateLimits>;
   /** Where MFA codes by SMS and e-mail go; unset: kept in memory only, never sent and never logged. */
   messageWebhook?: { url: string; token?: string };
@@ -148,15 +139,7 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
     devMailbox: (e.DEV_MAILBOX ?? (e.DEMO === "on" && !e.MESSAGE_WEBHOOK_URL ? "on" : "off")) === "on",
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimitRedisDown: e.RATE_LIMIT_REDIS_DOWN,
-    graphqlLimits: {
-      maxDepth: e.GRAPHQL_MAX_DEPTH,
-      maxAliases: e.GRAPHQL_MAX_ALIASES,
-      maxTokens: e.GRAPHQL_MAX_TOKENS,
-      maxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
-      maxCost: e.GRAPHQL_MAX_COST,
-      defaultPageSize: e.GRAPHQL_DEFAULT_PAGE_SIZE,
-      timeoutMs: e.GRAPHQL_TIMEOUT_MS,
-    },
+    ...limitsFromEnvironment(e),
     graphqlSchemaDetails: e.NODE_ENV !== "production",
   };
 }
