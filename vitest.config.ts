@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { defineConfig } from "vitest/config";
+import { onPostgres, postgresTestWorkers } from "./tests/support/environment";
 
 const require = createRequire(import.meta.url);
 
@@ -13,5 +14,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    maxWorkers: onPostgres ? postgresTestWorkers : undefined,
   },
 });

@@ -17,8 +17,19 @@ export const redisUrl = onPostgres ? (process.env.TEST_REDIS_URL ?? "redis://127
 export const subgraphNames = ["portal", "pos", "payments"] as const;
 export type SubgraphName = (typeof subgraphNames)[number];
 
+/**
+ * Test files run this many at a time on PostgreSQL: the databases do the work there, so two files share the two
+ * cores well. Each worker has databases of its own, so one file's background work never claims another's rows.
+ */
+export const postgresTestWorkers = 2;
+
+/** The shared database of a subgraph for tests run by vitest worker `worker` (this process's by default). */
+export function sharedTestDatabase(subgraph: SubgraphName, worker = process.env.VITEST_POOL_ID ?? "1"): string {
+  return `pos_cloud_test_${subgraph}_w${worker}`;
+}
+
 export function postgresUrl(subgraph: SubgraphName): string | undefined {
-  return postgresBase ? `${postgresBase.replace(/\/$/, "")}/pos_cloud_test_${subgraph}` : undefined;
+  return postgresBase ? `${postgresBase.replace(/\/$/, "")}/${sharedTestDatabase(subgraph)}` : undefined;
 }
 
 /** Storage for one subgraph under test: PostgreSQL in the cluster suite, in-memory PGlite otherwise. */
