@@ -19,7 +19,7 @@ export interface Figures {
   non_2xx: number;
 }
 
-function runClient(config: Record<string, unknown>): Promise<Figures> {
+export function runClient(config: Record<string, unknown>): Promise<Figures> {
   return new Promise((resolve, reject) => {
     const child = spawn(join(import.meta.dirname, "..", "node_modules", ".bin", "tsx"), [
       join(import.meta.dirname, "create-intent-client.ts"),
@@ -43,7 +43,7 @@ function runClient(config: Record<string, unknown>): Promise<Figures> {
 }
 
 /** Fresh databases for one run, on the PostgreSQL the cluster suite uses. */
-async function freshDatabases(base: string) {
+export async function freshDatabases(base: string) {
   const admin = new pg.Client({ connectionString: `${base}/postgres` });
   await admin.connect();
   const suffix = randomUUID().replace(/-/g, "").slice(0, 10);

@@ -117,7 +117,12 @@ async function floor(platform: RunningPlatform, pspId: number, seconds: number):
   };
 }
 
-async function throughGateway(url: string, token: string, query: string, seconds: number): Promise<HierarchyFigures> {
+export async function throughGateway(
+  url: string,
+  token: string,
+  query: string,
+  seconds: number,
+): Promise<HierarchyFigures> {
   const result = await autocannon(
     {
       method: "POST",

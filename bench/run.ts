@@ -10,6 +10,7 @@ import { startPlatform } from "../apps/platform/src/platform";
 import { temporaryDirectory } from "../tests/support/environment";
 import { demoUser, logIn } from "../tests/support/platform";
 import { autocannon } from "./autocannon";
+import { benchCluster } from "./cluster";
 import { benchCreateIntent } from "./create-intent";
 import { benchEvents } from "./events";
 import { benchHierarchy } from "./hierarchy";
@@ -38,9 +39,10 @@ const withStartup = wanted.length === 0 || wanted.includes("startup");
 const withCreateIntent = wanted.length === 0 || wanted.includes("create-intent");
 const withHierarchy = wanted.length === 0 || wanted.includes("hierarchy");
 const withEvents = wanted.length === 0 || wanted.includes("events");
-if (chosen.length === 0 && !withStartup && !withCreateIntent && !withHierarchy && !withEvents) {
+const withCluster = wanted.length === 0 || wanted.includes("cluster");
+if (chosen.length === 0 && !withStartup && !withCreateIntent && !withHierarchy && !withEvents && !withCluster) {
   console.error(
-    `unknown scenario; known: startup, create-intent, hierarchy, events, ${scenarios.map((s) => s.name).join(", ")}`,
+    `unknown scenario; known: startup, create-intent, hierarchy, events, cluster, ${scenarios.map((s) => s.name).join(", ")}`,
   );
   process.exit(2);
 }
@@ -102,6 +104,25 @@ if (withEvents) {
     );
   }
   console.log(`load average before ${load_average_before}, after ${loadavg()[0]!.toFixed(2)}`);
+}
+if (withCluster) {
+  const result = await benchCluster("postgresql://root@127.0.0.1:5432");
+  const measured = { scenario: "cluster", ...result, measured_at: new Date().toISOString() };
+  writeFileSync(join(resultsDir, "cluster.json"), `${JSON.stringify(measured, null, 2)}\n`);
+  for (const [name, wiring] of [
+    ["embedded (PostgreSQL)", result.embedded_on_postgres],
+    ["cluster", result.cluster],
+  ] as const) {
+    console.log(
+      `${name}`.padEnd(29),
+      `create-intent ${wiring.create_intent.requests_per_second} req/s p99 ${wiring.create_intent.latency_p99_ms} ms;`,
+      `hierarchy ${wiring.hierarchy.requests_per_second} req/s p50 ${wiring.hierarchy.latency_p50_ms} ms`,
+    );
+  }
+  console.log(
+    `cluster / embedded`.padEnd(29),
+    `create-intent ${result.create_intent_ratio}, hierarchy ${result.hierarchy_ratio}`,
+  );
 }
 if (chosen.length === 0) process.exit(0);
 

@@ -1,0 +1,109 @@
+// `npm run bench -- cluster`: the same PostgreSQL databases served first by the embedded platform (one process),
+// then by the cluster (edge ×2, three subgraph processes, two workers, NATS, Redis): signed creates at full speed
+// and the portal UI's hierarchy read, in one run, so the two wirings see the same data and the same machine.
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { startCluster } from "../apps/platform/src/cluster";
+import type { DemoFile } from "../apps/platform/src/demo";
+import { startPlatform } from "../apps/platform/src/platform";
+import { temporaryDirectory } from "../tests/support/environment";
+import { demoUser, logIn } from "../tests/support/platform";
+import { type Figures, freshDatabases, runClient } from "./create-intent";
+import { type HierarchyFigures, hierarchyQuery, seedHierarchy, throughGateway } from "./hierarchy";
+
+const CONNECTIONS = 10;
+const SECONDS = 10;
+const unlimited = Number.MAX_SAFE_INTEGER;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Wiring {
+  create_intent: Figures;
+  hierarchy: HierarchyFigures;
+}
+
+/** Creates (after a warm-up) and the hierarchy read against the platform at `baseUrl`. */
+async function measure(baseUrl: string, demo: DemoFile): Promise<Wiring> {
+  const client = { baseUrl, partner: demo.partner, storeCode: demo.store.code, connections: CONNECTIONS };
+  await runClient({ ...client, seconds: 5 });
+  const createIntent = await runClient({ ...client, seconds: SECONDS });
+  const { access_token } = await logIn(baseUrl, demoUser(demo, "PSP_ADMIN"));
+  const url = `${baseUrl}/graphql`;
+  await throughGateway(url, access_token, hierarchyQuery, 3);
+  const hierarchy = await throughGateway(url, access_token, hierarchyQuery, SECONDS);
+  if (createIntent.non_2xx > 0 || hierarchy.non_2xx > 0)
+    throw new Error(`refused requests: ${createIntent.non_2xx} creates, ${hierarchy.non_2xx} hierarchy reads`);
+  return { create_intent: createIntent, hierarchy };
+}
+
+export async function benchCluster(postgresBase: string) {
+  const dir = temporaryDirectory("pos-cloud-bench-cluster-");
+  const databases = await freshDatabases(postgresBase);
+  try {
+    const embedded = await startPlatform({
+      port: 0,
+      host: "127.0.0.1",
+      dataDir: dir.path,
+      demo: true,
+      databaseUrls: databases.urls,
+      rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
+    });
+    const demo: DemoFile = JSON.parse(readFileSync(embedded.demoFile!, "utf8"));
+    let embeddedFigures: Wiring;
+    try {
+      await seedHierarchy(embedded, demo);
+      embeddedFigures = await measure(embedded.baseUrl, demo);
+    } finally {
+      await embedded.close();
+    }
+    // The cluster's processes take their limits from the environment, as an operator would set them.
+    for (const name of ["MERCHANT", "STORE", "IP", "GLOBAL", "API"])
+      process.env[`RATE_LIMIT_${name}`] = String(unlimited);
+    const [port, sandbox, portal, pos, payments] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+    const namespace = `bench_${randomBytes(4).toString("hex")}`;
+    const cluster = await startCluster(
+      {
+        port: port!,
+        host: "127.0.0.1",
+        edgeInstances: 2,
+        workers: 2,
+        ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments! },
+        dataDir: dir.path,
+        demo: true,
+        databaseUrls: databases.urls,
+        nats: { url: "nats://127.0.0.1:4222", namespace },
+        redis: { url: "redis://127.0.0.1:6379", keyPrefix: namespace },
+        allowPrivateWebhookUrls: false,
+        paymentsPollIntervalMs: 5000,
+        sandboxProcessingDelayMs: 1000,
+      },
+      { output: () => {} },
+    );
+    let clusterFigures: Wiring;
+    try {
+      clusterFigures = await measure(cluster.baseUrl, demo);
+    } finally {
+      await cluster.close();
+    }
+    const ratio = (of: (wiring: Wiring) => number) =>
+      Math.round((of(clusterFigures) / of(embeddedFigures)) * 100) / 100;
+    return {
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      embedded_on_postgres: embeddedFigures,
+      cluster: { edge_instances: 2, workers: 2, from: "TypeScript sources (tsx)", ...clusterFigures },
+      create_intent_ratio: ratio((w) => w.create_intent.requests_per_second),
+      hierarchy_ratio: ratio((w) => w.hierarchy.requests_per_second),
+    };
+  } finally {
+    await databases.drop();
+    dir.remove();
+  }
+}
