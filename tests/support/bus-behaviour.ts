@@ -113,6 +113,14 @@ export function busBehaviour(open: () => Promise<MessageBus>) {
     expect((await webhooks.done).map((event) => event.id)).toEqual([b.id]);
   });
 
+  it("answers a ping while open and refuses it once closed (readiness)", async () => {
+    await expect(bus.ping()).resolves.toBeUndefined();
+    const other = await open();
+    await other.ping();
+    await other.close();
+    await expect(other.ping()).rejects.toThrow(/closed/);
+  });
+
   it("stops giving events to a stopped listener", async () => {
     const kept = collector(2);
     const stopped: BusEvent[] = [];

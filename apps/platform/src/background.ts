@@ -1,6 +1,7 @@
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { PaymentsDeps } from "@pos-cloud/payments";
 import type { PortalDeps } from "@pos-cloud/portal";
+import type { PosDeps } from "@pos-cloud/pos";
 import type { PlatformConfig } from "./environment";
 import { ensureSyncPartner, type SyncPartner } from "./sync-partner";
 
@@ -50,6 +51,29 @@ export async function startBackgroundWork(
       await poller.stop();
       await publisher.stop();
       await partnerWebhooks.stop();
+    },
+  };
+}
+
+/**
+ * POS's background work, as the embedded platform runs it, for a cluster worker: the consumer of the gateway's
+ * internal events that settles QR payments (group `pos-payments`, so each event reaches one process) and the POS
+ * outbox publisher (the store feed's order, bill and payment changes). Start it before the payments outbox publisher:
+ * the memory bus keeps events only for groups that exist.
+ */
+export async function startPosBackgroundWork(pos: PosDeps, bus: MessageBus): Promise<{ stop(): Promise<void> }> {
+  const events = await pos.payments.consume(bus);
+  let publisher: { stop(): Promise<void> };
+  try {
+    publisher = await pos.outboxPublisher(bus).start();
+  } catch (error) {
+    await events.stop();
+    throw error;
+  }
+  return {
+    async stop() {
+      await publisher.stop();
+      await events.stop();
     },
   };
 }

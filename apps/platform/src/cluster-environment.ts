@@ -17,6 +17,17 @@ const schema = z.object({
   PORTAL_PORT: port(4101),
   POS_PORT: port(4102),
   PAYMENTS_PORT: port(4103),
+  /** The sandbox card acquirer's FTP port (unless ACQUIRER_FTP_URL names another acquirer). */
+  ACQUIRER_PORT: port(4105),
+  /** The card acquirer of the settlement exchange, with the merchant account: ftp://user:password@host:port/. */
+  ACQUIRER_FTP_URL: z
+    .url({ protocol: /^ftps?$/ })
+    .refine((url) => new URL(url).username !== "" && new URL(url).password !== "", {
+      message: "must carry the account: ftp://user:password@host:port/",
+    })
+    .optional(),
+  /** Worker n serves /health, /ready and /metrics on this port + n - 1; 0: each on a free port (printed). */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65471).default(4110),
   DATA_DIR: z.string().min(1).default(".data"),
   DEMO: z.enum(["on", "off"]).default("on"),
   MASTER_KEY: settings.masterKey.optional(),
@@ -48,7 +59,10 @@ export interface ClusterConfig {
   host: string;
   edgeInstances: number;
   workers: number;
-  ports: Record<SubgraphName | "sandbox", number>;
+  /** `workerMetrics`: the first worker's operations port (the next workers count up); absent or 0: free ports. */
+  ports: Record<SubgraphName | "sandbox", number> & { workerMetrics?: number; acquirer?: number };
+  /** The card acquirer the workers exchange with; absent: the sandbox acquirer the cluster starts. */
+  acquirerFtpUrl?: string;
   dataDir: string;
   demo: boolean;
   masterKey?: Buffer;
@@ -69,7 +83,15 @@ export function loadClusterEnvironment(env: NodeJS.ProcessEnv = process.env): Cl
     host: e.HOST,
     edgeInstances: e.EDGE_INSTANCES,
     workers: e.WORKERS,
-    ports: { sandbox: e.SANDBOX_PORT, portal: e.PORTAL_PORT, pos: e.POS_PORT, payments: e.PAYMENTS_PORT },
+    ports: {
+      sandbox: e.SANDBOX_PORT,
+      portal: e.PORTAL_PORT,
+      pos: e.POS_PORT,
+      payments: e.PAYMENTS_PORT,
+      workerMetrics: e.WORKER_METRICS_PORT,
+      acquirer: e.ACQUIRER_PORT,
+    },
+    acquirerFtpUrl: e.ACQUIRER_FTP_URL,
     dataDir: resolve(e.DATA_DIR),
     demo: e.DEMO === "on",
     masterKey: e.MASTER_KEY ? Buffer.from(e.MASTER_KEY, "hex") : undefined,

@@ -5,7 +5,15 @@ const schema = z
   .object({
     DATABASE_URL_PORTAL: settings.postgresUrl,
     DATABASE_URL_PAYMENTS: settings.postgresUrl,
+    /** POS's background work (the consumer that settles QR payments) writes here. */
+    DATABASE_URL_POS: settings.postgresUrl,
     MASTER_KEY: settings.masterKey,
+    /** The portal subgraph and the credential of the hop to it, which POS asks about stores and staff. */
+    PORTAL_URL: z.url({ protocol: /^https?$/ }).default("http://127.0.0.1:4101/"),
+    INTERNAL_TOKEN: z.string().min(32, "must be at least 32 characters"),
+    /** The operators' port: /health, /ready, /metrics (0: any free port, printed at start). */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(4110),
+    HOST: z.string().min(1).default("127.0.0.1"),
     NATS_URL: settings.natsUrl,
     NATS_NAMESPACE: settings.natsNamespace,
     /** The edge's public address: the portal syncs tenants to it and the sandbox notifies it. */
@@ -14,6 +22,13 @@ const schema = z
     SANDBOX_URL: z.url({ protocol: /^https?$/ }).optional(),
     SANDBOX_WEBHOOK_SECRET: z.string().min(16, "at least 16 characters").optional(),
     PAYMENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+    /** The card acquirer of the daily settlement exchange (02:00 Asia/Tokyo); unset: no exchange in this worker. */
+    ACQUIRER_FTP_URL: z
+      .url({ protocol: /^ftps?$/ })
+      .refine((url) => new URL(url).username !== "" && new URL(url).password !== "", {
+        message: "must carry the account: ftp://user:password@host:port/",
+      })
+      .optional(),
     /** Partner webhooks may go to loopback and private addresses, over http too (a developer's receiver). */
     WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
   })
@@ -29,21 +44,28 @@ const schema = z
   });
 
 export interface WorkerConfig {
-  databaseUrls: { portal: string; payments: string };
+  databaseUrls: { portal: string; payments: string; pos: string };
   masterKey: Buffer;
+  portalUrl: string;
+  internalToken: string;
+  metrics: { port: number; host: string };
   messaging: { url: string; namespace: string };
   gatewayUrl: string;
   sandbox?: { baseUrl: string; webhookSecret: string };
   paymentsPollIntervalMs: number;
   allowPrivateWebhookUrls: boolean;
+  acquirerFtpUrl?: string;
 }
 
 /** The worker's configuration; nothing is generated (every worker must agree), every problem listed before exiting. */
 export function loadWorkerEnvironment(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const e = parseEnvironment(schema, env);
   return {
-    databaseUrls: { portal: e.DATABASE_URL_PORTAL, payments: e.DATABASE_URL_PAYMENTS },
+    databaseUrls: { portal: e.DATABASE_URL_PORTAL, payments: e.DATABASE_URL_PAYMENTS, pos: e.DATABASE_URL_POS },
     masterKey: Buffer.from(e.MASTER_KEY, "hex"),
+    portalUrl: e.PORTAL_URL,
+    internalToken: e.INTERNAL_TOKEN,
+    metrics: { port: e.METRICS_PORT, host: e.HOST },
     messaging: { url: e.NATS_URL, namespace: e.NATS_NAMESPACE },
     gatewayUrl: e.GATEWAY_URL.replace(/\/$/, ""),
     sandbox:
@@ -51,6 +73,7 @@ export function loadWorkerEnvironment(env: NodeJS.ProcessEnv = process.env): Wor
         ? { baseUrl: e.SANDBOX_URL, webhookSecret: e.SANDBOX_WEBHOOK_SECRET }
         : undefined,
     paymentsPollIntervalMs: e.PAYMENTS_POLL_INTERVAL_MS,
+    acquirerFtpUrl: e.ACQUIRER_FTP_URL,
     allowPrivateWebhookUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true",
   };
 }

@@ -1,56 +1,81 @@
 // A cluster worker: the outbox publisher, the partner webhook dispatcher, the payment poller with its sweeps, the
-// portal's gateway sync and the signing-key rotation check, on PostgreSQL and NATS JetStream. Any number may run at
-// once: each part claims its rows (FOR UPDATE SKIP LOCKED). Configuration: src/environment.ts.
+// portal's gateway sync, the signing-key rotation check and POS's background work (the consumer that settles QR
+// payments, the POS outbox publisher), on PostgreSQL and NATS JetStream, with /health, /ready and /metrics on
+// METRICS_PORT. Any number may run at once: each part claims its rows (FOR UPDATE SKIP LOCKED) or shares a consumer
+// group. Configuration: src/environment.ts.
 import { stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
 import { natsBus } from "@pos-cloud/common/messaging";
 import { MigrationError } from "@pos-cloud/common/storage";
 import { openPayments, sandboxSetup } from "@pos-cloud/payments";
-import { configureGatewaySync, scheduleKeyRotation, startBackgroundWork } from "@pos-cloud/platform";
+import {
+  configureGatewaySync,
+  scheduleKeyRotation,
+  startBackgroundWork,
+  startPosBackgroundWork,
+} from "@pos-cloud/platform";
 import { openPortal } from "@pos-cloud/portal";
+import { openPos, portalClient } from "@pos-cloud/pos";
 import { loadWorkerEnvironment } from "./environment";
+import { serveOperations } from "./operations";
 
 tuneGarbageCollection();
 const config = loadWorkerEnvironment();
 
+/** Starts every part in order; if one fails, what already started is stopped, last first. */
 async function startWorker() {
-  const portal = await openPortal({ url: config.databaseUrls.portal, masterKey: config.masterKey });
-  const payments = await openPayments({
-    url: config.databaseUrls.payments,
-    masterKey: config.masterKey,
-    partnerWebhooks: { allowPrivateUrls: config.allowPrivateWebhookUrls },
-  }).catch(async (error: unknown) => {
-    await portal.close();
-    throw error;
-  });
-  const closeStorage = () => Promise.all([portal.close(), payments.close()]);
-  let bus: Awaited<ReturnType<typeof natsBus>>;
+  const stops: (() => Promise<unknown> | unknown)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
   try {
-    bus = await natsBus(config.messaging);
-  } catch (error) {
-    await closeStorage();
-    throw error;
-  }
-  try {
+    const portal = await openPortal({ url: config.databaseUrls.portal, masterKey: config.masterKey });
+    stops.push(() => portal.close());
+    const payments = await openPayments({
+      url: config.databaseUrls.payments,
+      masterKey: config.masterKey,
+      partnerWebhooks: { allowPrivateUrls: config.allowPrivateWebhookUrls },
+    });
+    stops.push(() => payments.close());
+    const pos = await openPos({
+      url: config.databaseUrls.pos,
+      portal: portalClient({ url: config.portalUrl }, config.internalToken),
+    });
+    stops.push(() => pos.close());
+    const bus = await natsBus(config.messaging);
+    stops.push(() => bus.close());
     if (config.sandbox) payments.providers.attach(sandboxSetup(config.sandbox, config.gatewayUrl));
-    await configureGatewaySync(portal, payments, undefined, config.gatewayUrl);
-    const stopKeyRotation = await scheduleKeyRotation(portal);
+    const partner = await configureGatewaySync(portal, payments, undefined, config.gatewayUrl);
+    // POS undoes a QR payment its bill can no longer take through the gateway's API, as the same partner.
+    pos.gateway.configure({ ...partner, url: config.gatewayUrl });
+    stops.push(await scheduleKeyRotation(portal));
+    // Consumers before the publisher, as in the embedded platform.
+    const posWork = await startPosBackgroundWork(pos, bus);
+    stops.push(() => posWork.stop());
+    // The daily card settlement exchange: every worker schedules it; each store's day is claimed by one.
+    if (config.acquirerFtpUrl) {
+      pos.cardExchange.configure({ url: config.acquirerFtpUrl });
+      const exchange = pos.cardExchange.schedule();
+      stops.push(() => exchange.stop());
+    }
     const background = await startBackgroundWork(portal, payments, bus, config.paymentsPollIntervalMs);
-    return async () => {
-      stopKeyRotation();
-      await background.stop();
-      await bus.close();
-      await closeStorage();
-    };
+    stops.push(() => background.stop());
+    const operations = await serveOperations(config.metrics, {
+      portal_database: () => portal.db.query("SELECT 1"),
+      payments_database: () => payments.db.query("SELECT 1"),
+      pos_database: () => pos.db.query("SELECT 1"),
+      nats: () => bus.ping(),
+    });
+    stops.push(() => operations.close());
+    return { metricsUrl: `${operations.url}/metrics`, stop: stopAll };
   } catch (error) {
-    await bus.close();
-    await closeStorage();
+    await stopAll();
     throw error;
   }
 }
 
-let stop: () => Promise<void>;
+let worker: Awaited<ReturnType<typeof startWorker>>;
 try {
-  stop = await startWorker();
+  worker = await startWorker();
 } catch (error) {
   console.error(
     error instanceof MigrationError
@@ -59,5 +84,7 @@ try {
   );
   process.exit(1);
 }
-console.log(`worker ${process.pid} running (gateway ${config.gatewayUrl}, NATS ${config.messaging.url})`);
-stopOnSignals("worker", () => stop());
+console.log(
+  `worker ${process.pid} running (gateway ${config.gatewayUrl}, NATS ${config.messaging.url}, metrics ${worker.metricsUrl})`,
+);
+stopOnSignals("worker", () => worker.stop());

@@ -11,10 +11,16 @@ const deps = await openPos({
   portal: portalClient({ url: config.portalUrl }, config.internalToken),
   gateway: config.gateway,
 });
-const server = await serveSubgraph(hostSubgraph(pos, deps, config.internalToken), {
-  port: config.port,
-  host: config.host,
-});
+const server = await serveSubgraph(
+  hostSubgraph(pos, deps, config.internalToken),
+  {
+    port: config.port,
+    host: config.host,
+  },
+  {
+    database: () => deps.db.query("SELECT 1"),
+  },
+);
 console.log(`pos subgraph at ${server.url}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

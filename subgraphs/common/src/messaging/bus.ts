@@ -22,6 +22,8 @@ export interface BusSubscription {
 }
 
 export interface MessageBus {
+  /** Which engine carries the events: readiness names the check after it. */
+  readonly driver: "memory" | "nats";
   /** Resolves once the bus holds the event (NATS: the stream acknowledged it), so the publisher may mark it published. */
   publish(topic: Topic, event: BusEvent): Promise<void>;
   /**
@@ -31,6 +33,8 @@ export interface MessageBus {
   consume(topic: Topic, group: string, handle: (event: BusEvent) => Promise<void>): Promise<BusSubscription>;
   /** Every listener gets every event published from now on, nothing durable: for fan-out such as subscriptions. */
   listen(topic: Topic, handle: (event: BusEvent) => void): Promise<BusSubscription>;
+  /** Resolves while the bus can take events now (NATS: the server answered a ping); rejects once it is closed. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -51,6 +51,7 @@ export function memoryBus(): MessageBus {
   }
 
   return {
+    driver: "memory",
     async publish(topic, event) {
       if (closed) throw new Error("the message bus is closed");
       for (const [key, group] of groups) {
@@ -81,6 +82,9 @@ export function memoryBus(): MessageBus {
       listeners.set(topic, set);
       set.add(handle);
       return { stop: async () => void set.delete(handle) };
+    },
+    async ping() {
+      if (closed) throw new Error("the message bus is closed");
     },
     async close() {
       closed = true;

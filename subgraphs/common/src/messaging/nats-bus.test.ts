@@ -4,6 +4,7 @@ import { connect } from "@nats-io/transport-node";
 import { afterAll, describe, expect, it } from "vitest";
 import { busBehaviour, busEvent, deferred } from "../../../../tests/support/bus-behaviour";
 import { natsUrl } from "../../../../tests/support/environment";
+import { startTcpProxy } from "../../../../tests/support/tcp-proxy";
 import type { BusEvent } from "./bus";
 import { natsBus } from "./nats-bus";
 
@@ -48,6 +49,38 @@ describe.runIf(reachable)(`the NATS JetStream bus at ${natsUrl}`, () => {
     await third.consume("webhooks.delivery", "dispatcher", async (each) => received.resolve(each));
     expect((await received.promise).id).toBe(event.id);
     await third.close();
+  });
+
+  it("fails its ping while NATS is unreachable, and reconnects by itself once it is back", async () => {
+    const server = new URL(natsUrl.split(",")[0]!);
+    const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 4222) });
+    const namespace = `test_${randomUUID().replace(/-/g, "")}`;
+    namespaces.push(namespace);
+    const bus = await natsBus({ url: proxy.url("nats"), namespace });
+    try {
+      await bus.ping();
+      proxy.cut();
+      await expect(bus.ping()).rejects.toThrow();
+      proxy.restore();
+      await expect
+        .poll(
+          () =>
+            bus.ping().then(
+              () => "answered",
+              () => "down",
+            ),
+          { timeout: 15_000 },
+        )
+        .toBe("answered");
+      const received = deferred<BusEvent>();
+      const event = busEvent(1);
+      await bus.consume("events.internal", "after-outage", async (each) => received.resolve(each));
+      await bus.publish("events.internal", event);
+      expect((await received.promise).id).toBe(event.id);
+    } finally {
+      await bus.close();
+      await proxy.close();
+    }
   });
 
   it("stores an event published twice (a publisher's retry) once", async () => {

@@ -30,6 +30,8 @@ const RETENTION_MS = 7 * DAY_MS;
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 /** An event not acknowledged in this time goes to another member; a handler still working says so sooner. */
 const ACK_WAIT_MS = 30_000;
+/** A ping the server has not answered by then means the bus cannot take events now (readiness). */
+const PING_TIMEOUT_MS = 1000;
 
 const topics: Topic[] = ["events.internal", "webhooks.delivery"];
 
@@ -54,7 +56,20 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
  * ordered ephemeral consumer that starts after the stream's last event.
  */
 export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promise<MessageBus> {
-  const nc = await connect({ servers: url.split(","), name: `${namespace}-bus` });
+  // Reconnects for as long as the process runs (the client's default gives up after 10 attempts, about 20 s, and
+  // would leave a worker that outlived a NATS restart publishing nothing): the outbox keeps events meanwhile.
+  const nc = await connect({ servers: url.split(","), name: `${namespace}-bus`, maxReconnectAttempts: -1 });
+  // A request made while disconnected is kept by the client and sent on reconnection, but its answer never arrives
+  // (it times out after 5 s, even once the connection is back): while down, publishes fail at once instead, so the
+  // outbox counts an attempt without holding its claimed rows for those seconds, and tries again once NATS is back.
+  let connected = true;
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === "disconnect") connected = false;
+      else if (status.type === "reconnect") connected = true;
+    }
+  })();
+  const unreachable = () => new Error("NATS is unreachable; the client is reconnecting");
   const js = jetstream(nc);
   const streams = new Map(
     topics.map((topic) => {
@@ -107,7 +122,9 @@ export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promi
   };
 
   return {
+    driver: "nats",
     async publish(topic, event) {
+      if (!connected) throw unreachable();
       await js.publish(streamOf(topic).subject, JSON.stringify(event), { msgID: event.id });
     },
     async consume(topic, group, handle) {
@@ -156,6 +173,27 @@ export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promi
           logger.warn("event listener failed", { event_id: event.id, error });
         }
       });
+    },
+    async ping() {
+      if (nc.isClosed()) throw new Error("the NATS connection is closed");
+      if (!connected) throw unreachable();
+      let timer: NodeJS.Timeout | undefined;
+      // While disconnected the client keeps the ping for the next connection; its late answer (or failure) is moot.
+      const answered = nc.flush();
+      answered.catch(() => {});
+      try {
+        await Promise.race([
+          answered,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`NATS did not answer within ${PING_TIMEOUT_MS} ms`)),
+              PING_TIMEOUT_MS,
+            );
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async close() {
       await Promise.all([...running].map((subscription) => subscription.stop()));

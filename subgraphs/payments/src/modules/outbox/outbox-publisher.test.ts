@@ -16,12 +16,14 @@ const operator: Caller = { type: "service", id: "test", scopes: [] };
 function recordingBus(refuses: (event: BusEvent) => boolean = () => false) {
   const published: { topic: Topic; event: BusEvent }[] = [];
   const bus: MessageBus = {
+    driver: "memory",
     async publish(topic, event) {
       if (refuses(event)) throw new Error("the bus is unreachable");
       published.push({ topic, event });
     },
     consume: async () => ({ stop: async () => {} }),
     listen: async () => ({ stop: async () => {} }),
+    ping: async () => {},
     close: async () => {},
   };
   const ids = (topic: Topic = "events.internal") =>
@@ -264,6 +266,28 @@ describe("the outbox publisher", () => {
       await vi.waitFor(() => expect(recorder.ids()).toContain(before), { timeout: 2000, interval: 10 });
       const after = await append("payment_intent.created");
       await vi.waitFor(() => expect(recorder.ids()).toContain(after), { timeout: 2000, interval: 10 });
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("claims nothing while the bus does not answer, so an outage spends no attempt; publishes when it is back", async () => {
+    const recorder = recordingBus();
+    let away = true;
+    let pings = 0;
+    recorder.bus.ping = async () => {
+      pings++;
+      if (away) throw new Error("the bus does not answer");
+    };
+    const running = await deps.outboxPublisher(recorder.bus).start({ pollIntervalMs: 20 });
+    try {
+      const waiting = await append("payment_intent.created");
+      const cycles = pings;
+      await vi.waitFor(() => expect(pings - cycles).toBeGreaterThanOrEqual(3), { timeout: 5000, interval: 10 });
+      expect(await rowOf(waiting)).toMatchObject({ status: "pending", retry_count: 0 });
+      away = false;
+      await vi.waitFor(() => expect(recorder.ids()).toContain(waiting), { timeout: 5000, interval: 10 });
+      expect(await rowOf(waiting)).toMatchObject({ status: "published", retry_count: 0 });
     } finally {
       await running.stop();
     }

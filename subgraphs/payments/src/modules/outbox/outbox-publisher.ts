@@ -1,21 +1,15 @@
-import { logger } from "@pos-cloud/common";
-import type { BusEvent, MessageBus, Topic } from "@pos-cloud/common/messaging";
-import { countOutboxWith, outboxMetrics } from "@pos-cloud/common/metrics";
+import type { MessageBus, Topic } from "@pos-cloud/common/messaging";
+import { outboxPublisher as publisher } from "@pos-cloud/common/outbox";
 import type { Clock } from "../../clock";
-import type { OutboxRepository, OutboxRow, PublishFailure } from "./outbox.repository";
+import type { OutboxRepository } from "./outbox.repository";
 
-export type OutboxPublisher = ReturnType<typeof outboxPublisher>;
-
-const BATCH = 100;
-/** The fifth failed attempt makes the row `failed`. */
-export const MAX_ATTEMPTS = 5;
-export const POLL_INTERVAL_MS = 5000;
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** Published rows are kept this long, then deleted by the daily cleanup. */
-export const RETENTION_MS = 7 * DAY_MS;
-
-/** After the nth failed attempt (from 1), the next waits 5 s, 10 s, 20 s, 40 s: a bus outage of a minute loses no row. */
-export const retryDelayMs = (failures: number) => POLL_INTERVAL_MS * 2 ** (failures - 1);
+export {
+  MAX_ATTEMPTS,
+  type OutboxPublisher,
+  POLL_INTERVAL_MS,
+  RETENTION_MS,
+  retryDelayMs,
+} from "@pos-cloud/common/outbox";
 
 /** Partners hear of an intent's terminal states only; everything goes to the internal topic. */
 const PARTNER_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.failed", "payment_intent.cancelled"]);
@@ -23,128 +17,6 @@ const PARTNER_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.fail
 export const topicsOf = (event_type: string): Topic[] =>
   PARTNER_EVENTS.has(event_type) ? ["events.internal", "webhooks.delivery"] : ["events.internal"];
 
-const busEventOf = (row: OutboxRow): BusEvent => ({
-  id: row.id,
-  event_type: row.event_type,
-  aggregate_type: row.aggregate_type,
-  aggregate_id: row.aggregate_id,
-  payload: row.payload,
-  created_at: row.created_at.toISOString(),
-});
-
-function failureOf(row: OutboxRow, error: unknown, now: Date): PublishFailure {
-  const failures = row.retry_count + 1;
-  const failed = failures >= MAX_ATTEMPTS;
-  return {
-    id: row.id,
-    error: error instanceof Error ? error.message : String(error),
-    failed,
-    next_attempt_at: failed ? null : new Date(now.getTime() + retryDelayMs(failures)),
-  };
-}
-
-/**
- * Moves committed outbox rows onto the bus, at least once: a row is marked published in the transaction that claimed
- * it, after the bus took it, so a crash in between publishes it again and consumers deduplicate by its id.
- */
-export function outboxPublisher(deps: { outbox: OutboxRepository; bus: MessageBus; clock: Clock }) {
-  const { outbox, bus, clock } = deps;
-
-  /** One claim of at most a batch: publishes each row, then records what happened; returns the rows published. */
-  async function publishBatch() {
-    const now = clock();
-    const rowsById = new Map<string, OutboxRow>();
-    const result = await outbox.claim(now, BATCH, async (rows) => {
-      // The claim holds at most one row per aggregate, so the rows may go in parallel without reordering one's events.
-      const outcomes = await Promise.all(
-        rows.map(async (row) => {
-          rowsById.set(row.id, row);
-          try {
-            for (const topic of topicsOf(row.event_type)) await bus.publish(topic, busEventOf(row));
-            return row.id;
-          } catch (error) {
-            logger.warn("publishing an outbox event failed", { id: row.id, event_type: row.event_type, error });
-            return failureOf(row, error, now);
-          }
-        }),
-      );
-      return {
-        published: outcomes.filter((outcome): outcome is string => typeof outcome === "string"),
-        failures: outcomes.filter((outcome): outcome is PublishFailure => typeof outcome !== "string"),
-      };
-    });
-    for (const id of result.published) {
-      const row = rowsById.get(id)!;
-      outboxMetrics.published.inc({ event_type: row.event_type, status: "published" });
-      outboxMetrics.latency.observe({ event_type: row.event_type }, (now.getTime() - row.created_at.getTime()) / 1000);
-    }
-    for (const failure of result.failures) {
-      const event_type = rowsById.get(failure.id)!.event_type;
-      outboxMetrics.published.inc({ event_type, status: failure.failed ? "failed" : "retried" });
-      if (failure.failed) logger.error("an outbox event failed for good", { id: failure.id, event_type });
-    }
-    return result;
-  }
-
-  /** Deletes published rows past the retention; failed rows are kept. */
-  const cleanup = () => outbox.deletePublishedBefore(new Date(clock().getTime() - RETENTION_MS));
-
-  return {
-    publishBatch,
-    cleanup,
-    /**
-     * Publishes until stopped: at once when rows are committed (the database notifies), at the latest every
-     * `pollIntervalMs`, and batch after batch while there is more; cleans up at start and daily. `stop` waits for
-     * the batch under way.
-     */
-    async start(options: { pollIntervalMs?: number } = {}) {
-      const pollIntervalMs = options.pollIntervalMs ?? POLL_INTERVAL_MS;
-      let stopped = false;
-      let notified = false;
-      let wake = () => {};
-      const stopListening = await outbox.onAppended(() => {
-        notified = true;
-        wake();
-      });
-      const stopCounting = countOutboxWith(outbox.counts);
-      const pause = () =>
-        new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollIntervalMs);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      const loop = (async () => {
-        while (!stopped) {
-          notified = false;
-          let published = 0;
-          try {
-            published = (await publishBatch()).published.length;
-          } catch (error) {
-            logger.error("an outbox publishing cycle failed", { error });
-          }
-          if (published === 0 && !notified && !stopped) await pause();
-        }
-      })();
-      const clean = () =>
-        cleanup().then(
-          (deleted) => deleted > 0 && logger.info("published outbox events cleaned up", { deleted }),
-          (error: unknown) => logger.error("outbox cleanup failed", { error }),
-        );
-      const cleaning = setInterval(clean, DAY_MS);
-      cleaning.unref();
-      void clean();
-      return {
-        async stop() {
-          stopped = true;
-          clearInterval(cleaning);
-          wake();
-          await loop;
-          stopCounting();
-          await stopListening();
-        },
-      };
-    },
-  };
-}
+/** The gateway's publisher: the shared one, with the partner-bound topic and the gateway's outbox metrics. */
+export const outboxPublisher = (deps: { outbox: OutboxRepository; bus: MessageBus; clock: Clock }) =>
+  publisher({ ...deps, topicsOf, metrics: true });

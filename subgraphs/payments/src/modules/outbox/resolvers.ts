@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PaymentsContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const outboxResolvers: Resolvers<PaymentsContext> = {
+export const outboxResolvers: Resolvers = {
   Query: {
     failedOutboxEvents: (_, __, { outbox, caller }) => outbox.failedEvents(caller),
   },

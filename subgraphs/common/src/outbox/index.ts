@@ -1,0 +1,2 @@
+export * from "./outbox.repository";
+export * from "./outbox-publisher";
