@@ -3,6 +3,7 @@
 // Both fail on a breaking change of the public API (the supergraph without its @inaccessible elements), compared with
 // schema/supergraph.graphql at git HEAD (or at --base=<ref>, e.g. the branch a pull request merges into), that
 // schema/breaking-changes.json does not declare.
+// Both then run the codegen (schema/codegen.ts): resolver types and the REST operations, written or checked.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { portal } from "@pos-cloud/portal";
 import { pos } from "@pos-cloud/pos";
 import { lexicographicSortSchema, parse, printSchema } from "graphql";
 import { apiSchemaOf, parseDeclarations, undeclaredBreakingChanges } from "./breaking-changes.ts";
+import { codegenFailure, runCodegen } from "./codegen.ts";
 
 /** Where the cluster wiring finds each subgraph unless configured otherwise. */
 export const defaultSubgraphUrls = {
@@ -86,8 +88,24 @@ if (breaking.length > 0) {
 if (check && stale.length > 0) {
   console.error(`stale: ${stale.map(([file]) => `schema/${file}`).join(", ")}; run npm run compose and commit`);
 }
-if (breaking.length > 0 || (check && stale.length > 0)) process.exit(1);
-console.log(check ? "schema/ is up to date" : `wrote ${stale.length} file(s) in schema/`);
+// The generated TypeScript follows the schema just written (or checked): an operation that no longer fits fails here.
+let generated: string[] = [];
+let codegenFailed = false;
+try {
+  generated = await runCodegen({ check });
+} catch (error) {
+  codegenFailed = true;
+  console.error(`codegen failed:\n${codegenFailure(error)}`);
+}
+if (check && generated.length > 0) {
+  console.error(`stale: ${generated.join(", ")}; run npm run compose (or npm run codegen) and commit`);
+}
+if (breaking.length > 0 || codegenFailed || (check && (stale.length > 0 || generated.length > 0))) process.exit(1);
+console.log(
+  check
+    ? "schema/ and the generated code are up to date"
+    : `wrote ${stale.length} file(s) in schema/ and ${generated.length} generated file(s)`,
+);
 
 /** schema/supergraph.graphql as committed at a git ref; undefined when git or the file at that ref is missing. */
 function committedSupergraph(ref: string): string | undefined {

@@ -14,6 +14,31 @@ export type ExecuteOperation = (
   caller: Caller,
 ) => Promise<OperationResult>;
 
+/**
+ * An operation of `rest-compat/src/operations/*.graphql`, as its generated module exports it (`CreateOrderDocument`
+ * of `operations/gateway.generated.ts`): the text sent, typed with the operation's result and variables.
+ */
+export interface Operation<Result, Variables> {
+  toString(): string;
+  __apiType?: (variables: Variables) => Result;
+}
+
+/**
+ * A route's variables for an operation: only names the operation declares; the values come from the request as
+ * sent, and GraphQL checks them (a wrong one is a 400 naming the field).
+ */
+export type RouteVariables<Variables> = { [Name in keyof Variables]?: unknown };
+
+/** Runs a generated operation for a caller: its data, typed by the document, or its first error thrown. */
+export async function runOperation<Result, Variables>(
+  execute: ExecuteOperation,
+  operation: Operation<Result, Variables>,
+  variables: RouteVariables<Variables>,
+  caller: Caller,
+): Promise<Result> {
+  return dataOf(await execute(operation.toString(), variables, caller)) as Result;
+}
+
 // Errors raised by GraphQL itself rather than by our services.
 const graphqlCodes: Record<string, ErrorCode> = {
   GRAPHQL_PARSE_FAILED: "invalid_request",

@@ -1,5 +1,5 @@
 import { AppError } from "@pos-cloud/common";
-import { dataOf } from "./graphql";
+import { type Operation, type RouteVariables, runOperation } from "./graphql";
 import type { RestRequest, RestResponse, RestRoute } from "./router";
 
 /** A service's own limit (provisioning) answers like the edge's: 429 with the rate-limit headers. */
@@ -20,17 +20,18 @@ function limited(error: unknown): RestResponse | undefined {
 }
 
 /**
- * The common route: variables from the request, one GraphQL operation, the named root field as the body (200 unless
- * `status` says otherwise). A `page` field is a list page: its `nodes` are the body, the spec's list response.
- * Portal and POS routes (`/api/v1/...`) are served with and without the prefix; gateway routes (`/v1/...`) name the
- * authentication the edge performs before them.
+ * The common route: variables from the request, one GraphQL operation (a generated document of
+ * `rest-compat/src/operations`), the named root field as the body (200 unless `status` says otherwise). A `page`
+ * field is a list page: its `nodes` are the body, the spec's list response. Portal and POS routes (`/api/v1/...`)
+ * are served with and without the prefix; gateway routes (`/v1/...`) name the authentication the edge performs
+ * before them.
  */
-export function operationRoute(
+export function operationRoute<Result, Variables>(
   method: RestRoute["method"],
   path: string,
-  field: string,
-  query: string,
-  variables: (request: RestRequest) => Record<string, unknown>,
+  field: keyof Result & string,
+  operation: Operation<Result, Variables>,
+  variables: (request: RestRequest) => RouteVariables<Variables>,
   {
     status = 200,
     page = false,
@@ -46,7 +47,7 @@ export function operationRoute(
     alsoUnprefixed: path.startsWith("/api/v1/"),
     async handle(request, execute) {
       try {
-        const data = dataOf(await execute(query, variables(request), request.caller))[field];
+        const data = (await runOperation(execute, operation, variables(request), request.caller))[field];
         return { status, body: page ? (data as { nodes: unknown[] }).nodes : data };
       } catch (error) {
         const response = limited(error);

@@ -1,5 +1,11 @@
 import { signingClientId } from "../hmac";
 import { operationRoute } from "../operation-route";
+import {
+  ApiKeyWebhookDocument,
+  DeleteApiKeyWebhookDocument,
+  RotateApiKeyWebhookSecretDocument,
+  SetApiKeyWebhookDocument,
+} from "../operations/gateway.generated";
 import type { RestRequest, RestRoute } from "../router";
 
 /** The API key a partner manages is the one it signs the request with. */
@@ -18,35 +24,20 @@ export const apiKeyWebhookRoutes: RestRoute[] = [
     "PUT",
     "/v1/api_key/webhook",
     "setApiKeyWebhook",
-    `mutation SetApiKeyWebhook($input: ApiKeyWebhookInput!) {
-      setApiKeyWebhook(input: $input) { client_id webhook_url }
-    }`,
+    SetApiKeyWebhookDocument,
     (request) => ({ input: { ...signingKey(request), webhook_url: webhookUrlOf(request) } }),
     { auth: "hmac" },
   ),
-  operationRoute(
-    "GET",
-    "/v1/api_key/webhook",
-    "apiKeyWebhook",
-    `query ApiKeyWebhook($client_id: String!) { apiKeyWebhook(client_id: $client_id) { client_id webhook_url } }`,
-    signingKey,
-    { auth: "hmac" },
-  ),
-  operationRoute(
-    "DELETE",
-    "/v1/api_key/webhook",
-    "deleteApiKeyWebhook",
-    `mutation DeleteApiKeyWebhook($client_id: String!) { deleteApiKeyWebhook(client_id: $client_id) }`,
-    signingKey,
-    { auth: "hmac", status: 204 },
-  ),
+  operationRoute("GET", "/v1/api_key/webhook", "apiKeyWebhook", ApiKeyWebhookDocument, signingKey, { auth: "hmac" }),
+  operationRoute("DELETE", "/v1/api_key/webhook", "deleteApiKeyWebhook", DeleteApiKeyWebhookDocument, signingKey, {
+    auth: "hmac",
+    status: 204,
+  }),
   operationRoute(
     "POST",
     "/v1/api_key/webhook/secret",
     "rotateApiKeyWebhookSecret",
-    `mutation RotateApiKeyWebhookSecret($client_id: String!) {
-      rotateApiKeyWebhookSecret(client_id: $client_id) { client_id webhook_secret previous_secret_expires_at }
-    }`,
+    RotateApiKeyWebhookSecretDocument,
     signingKey,
     { auth: "hmac" },
   ),

@@ -1,12 +1,19 @@
-import { dataOf } from "../graphql";
+import { runOperation } from "../graphql";
+import {
+  ImpersonateDocument,
+  LoginDocument,
+  LogoutDocument,
+  PinLoginDocument,
+  RefreshDocument,
+  SendMfaDocument,
+  VerifyMfaDocument,
+} from "../operations/gateway.generated";
 import type { RestRoute } from "../router";
 
 type Fields = Record<string, unknown>;
 const fieldsOf = (body: { fields: unknown }): Fields =>
   body.fields && typeof body.fields === "object" ? (body.fields as Fields) : {};
 const withoutNulls = (value: Fields) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
-
-const tokenFields = "access_token refresh_token expires_in token_type";
 
 /** Human login, MFA, PIN login, refresh, logout and impersonation (portal `auth` module). */
 export const authRoutes: RestRoute[] = [
@@ -16,18 +23,7 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { login_id, email, password } = fieldsOf(body);
-      const data = dataOf(
-        await execute(
-          `mutation Login($login_id: String, $email: String, $password: String!) {
-            loginUser(login_id: $login_id, email: $email, password: $password) {
-              user_id mfa_required mfa_channel ${tokenFields}
-            }
-          }`,
-          { login_id, email, password },
-          caller,
-        ),
-      );
-      const result = data.loginUser as Fields;
+      const { loginUser: result } = await runOperation(execute, LoginDocument, { login_id, email, password }, caller);
       // Tokens appear only when no MFA step follows; mfa_channel stays (null) as the spec lists it.
       return { status: 200, body: { ...withoutNulls(result), mfa_channel: result.mfa_channel } };
     },
@@ -38,14 +34,8 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { user_id } = fieldsOf(body);
-      const data = dataOf(
-        await execute(
-          `mutation SendMfa($user_id: ID!) { sendMfaCode(user_id: $user_id) { user_id channel sent expires_in message } }`,
-          { user_id },
-          caller,
-        ),
-      );
-      return { status: 200, body: withoutNulls(data.sendMfaCode as Fields) };
+      const data = await runOperation(execute, SendMfaDocument, { user_id }, caller);
+      return { status: 200, body: withoutNulls(data.sendMfaCode) };
     },
   },
   {
@@ -54,13 +44,7 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { user_id, code } = fieldsOf(body);
-      const data = dataOf(
-        await execute(
-          `mutation VerifyMfa($user_id: ID!, $code: String!) { verifyMfaCode(user_id: $user_id, code: $code) { ${tokenFields} } }`,
-          { user_id, code },
-          caller,
-        ),
-      );
+      const data = await runOperation(execute, VerifyMfaDocument, { user_id, code }, caller);
       return { status: 200, body: data.verifyMfaCode };
     },
   },
@@ -70,13 +54,7 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { login_id, pin } = fieldsOf(body);
-      const data = dataOf(
-        await execute(
-          `mutation PinLogin($login_id: String!, $pin: String!) { pinLogin(login_id: $login_id, pin: $pin) { ${tokenFields} } }`,
-          { login_id, pin },
-          caller,
-        ),
-      );
+      const data = await runOperation(execute, PinLoginDocument, { login_id, pin }, caller);
       return { status: 200, body: data.pinLogin };
     },
   },
@@ -86,13 +64,7 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { refresh_token } = fieldsOf(body);
-      const data = dataOf(
-        await execute(
-          `mutation Refresh($refresh_token: String!) { refreshToken(refresh_token: $refresh_token) { ${tokenFields} } }`,
-          { refresh_token },
-          caller,
-        ),
-      );
+      const data = await runOperation(execute, RefreshDocument, { refresh_token }, caller);
       return { status: 200, body: data.refreshToken };
     },
   },
@@ -102,13 +74,7 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { refresh_token } = fieldsOf(body);
-      dataOf(
-        await execute(
-          `mutation Logout($refresh_token: String) { logout(refresh_token: $refresh_token) }`,
-          { refresh_token },
-          caller,
-        ),
-      );
+      await runOperation(execute, LogoutDocument, { refresh_token }, caller);
       return { status: 204, body: null };
     },
   },
@@ -118,15 +84,7 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { target_user_id } = fieldsOf(body);
-      const data = dataOf(
-        await execute(
-          `mutation Impersonate($target_user_id: ID!) {
-            impersonateUser(target_user_id: $target_user_id) { access_token expires_in token_type }
-          }`,
-          { target_user_id },
-          caller,
-        ),
-      );
+      const data = await runOperation(execute, ImpersonateDocument, { target_user_id }, caller);
       return { status: 200, body: data.impersonateUser };
     },
   },

@@ -1,5 +1,6 @@
 import { AppError } from "@pos-cloud/common";
-import { dataOf } from "../graphql";
+import { runOperation } from "../graphql";
+import { IssueDeviceTokenDocument } from "../operations/gateway.generated";
 import type { RestRoute } from "../router";
 
 const noStore = { "cache-control": "no-store", pragma: "no-cache" };
@@ -17,20 +18,16 @@ export const deviceTokenRoutes: RestRoute[] = [
     async handle({ body, caller }, execute) {
       const fields = (body.fields ?? {}) as Record<string, unknown>;
       try {
-        const data = dataOf(
-          await execute(
-            `mutation IssueDeviceToken($grant_type: String, $client_assertion_type: String,
-               $client_assertion: String, $client_id: String) {
-              issueDeviceToken(grant_type: $grant_type, client_assertion_type: $client_assertion_type,
-                client_assertion: $client_assertion, client_id: $client_id) { access_token token_type expires_in } }`,
-            {
-              grant_type: text(fields.grant_type),
-              client_assertion_type: text(fields.client_assertion_type),
-              client_assertion: text(fields.client_assertion),
-              client_id: text(fields.client_id),
-            },
-            caller,
-          ),
+        const data = await runOperation(
+          execute,
+          IssueDeviceTokenDocument,
+          {
+            grant_type: text(fields.grant_type),
+            client_assertion_type: text(fields.client_assertion_type),
+            client_assertion: text(fields.client_assertion),
+            client_id: text(fields.client_id),
+          },
+          caller,
         );
         return { status: 200, body: data.issueDeviceToken, headers: noStore };
       } catch (error) {

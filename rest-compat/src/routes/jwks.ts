@@ -1,4 +1,5 @@
-import { dataOf } from "../graphql";
+import { runOperation } from "../graphql";
+import { JwksDocument } from "../operations/gateway.generated";
 import type { RestRoute } from "../router";
 
 /** The public keys that verify human (RS256) and device (ES256) tokens, overlap keys included. */
@@ -7,7 +8,7 @@ export const jwksRoutes: RestRoute[] = (["human", "device"] as const).map((purpo
   path: `/api/v1/jwks/${purpose}`,
   alsoUnprefixed: true,
   async handle({ caller }, execute) {
-    const data = dataOf(await execute(`query Jwks { jwks(purpose: ${purpose}) }`, {}, caller));
+    const data = await runOperation(execute, JwksDocument, { purpose }, caller);
     return { status: 200, body: data.jwks, headers: { "cache-control": "public, max-age=300" } };
   },
 }));

@@ -1,5 +1,7 @@
 import { idempotencyKeyOf, paymentTokenOf, replayHeaders } from "../gateway-request";
-import { dataOf } from "../graphql";
+import { runOperation } from "../graphql";
+import { RefundPaymentIntentDocument } from "../operations/gateway.generated";
+import { ConfirmPaymentIntentDocument } from "../operations/payments.generated";
 import type { RestRoute } from "../router";
 
 const field = (fields: unknown, name: string) => {
@@ -7,9 +9,6 @@ const field = (fields: unknown, name: string) => {
     fields && typeof fields === "object" && !Array.isArray(fields) ? (fields as Record<string, unknown>)[name] : null;
   return typeof value === "string" ? value : null;
 };
-
-const refundFields = `id payment_intent_id amount currency reason status provider_refund_id failure_code failure_message
-  created_at updated_at`;
 
 /** Confirm (web view, payment token) and refund (partner, HMAC): the steps of a payment after its creation. */
 export const paymentFlowRoutes: RestRoute[] = [
@@ -25,17 +24,7 @@ export const paymentFlowRoutes: RestRoute[] = [
         payment_method_type: field(request.body.fields, "payment_method_type"),
         provider: field(request.body.fields, "provider"),
       };
-      const data = dataOf(
-        await execute(
-          `mutation ConfirmPaymentIntent($id: String!, $payment_token: String!, $payment_method_type: String,
-            $provider: String) {
-            confirmPaymentIntent(id: $id, payment_token: $payment_token, payment_method_type: $payment_method_type,
-              provider: $provider) { payment_id qr_content expires_at provider }
-          }`,
-          variables,
-          request.caller,
-        ),
-      );
+      const data = await runOperation(execute, ConfirmPaymentIntentDocument, variables, request.caller);
       return { status: 200, body: data.confirmPaymentIntent };
     },
   },
@@ -49,19 +38,12 @@ export const paymentFlowRoutes: RestRoute[] = [
         input: request.body.fields,
         idempotency_key: idempotencyKeyOf(request),
       };
-      const data = dataOf(
-        await execute(
-          `mutation RefundPaymentIntent($id: String!, $input: RefundPaymentIntentInput!, $idempotency_key: String) {
-            refundPaymentIntent(id: $id, input: $input, idempotency_key: $idempotency_key) {
-              refund { ${refundFields} }
-              replayed
-            }
-          }`,
-          variables,
-          request.caller,
-        ),
+      const { refundPaymentIntent: result } = await runOperation(
+        execute,
+        RefundPaymentIntentDocument,
+        variables,
+        request.caller,
       );
-      const result = data.refundPaymentIntent as { refund: unknown; replayed: boolean };
       return {
         status: 201,
         body: result.refund,

@@ -1,27 +1,16 @@
 import { idempotencyKeyOf, replayHeaders } from "../gateway-request";
-import { dataOf } from "../graphql";
+import { runOperation } from "../graphql";
 import { operationRoute as route } from "../operation-route";
+import {
+  CreatePosPaymentDocument,
+  PosPaymentDocument,
+  PosPaymentsDocument,
+  PosRefundStatusDocument,
+  RecordCardResultDocument,
+  RefundPosPaymentDocument,
+} from "../operations/gateway.generated";
 import type { RestResponse, RestRoute } from "../router";
 import { listFilters } from "./pos-orders";
-
-const paymentFields = `id merchant_id store_id bill_id split_id device_id amount tip_amount total_amount
-  payment_method { type provider } status payment_intent_id transaction_id payment_token approval_code
-  card_document_number card_last_4 card_brand card_arn cash_received change_amount refund_amount refund_reason
-  failure_code failure_message created_at updated_at completed_at`;
-
-const createMutation = `mutation CreatePosPayment($input: CreatePosPaymentInput!, $idempotency_key: String) {
-  createPosPayment(input: $input, idempotency_key: $idempotency_key) { payment { ${paymentFields} } replayed }
-}`;
-
-const refundFields = `id payment_id bill_id merchant_id store_id amount reason staff_code device_id user_id status
-  gateway_refund_id failure_code failure_message created_at completed_at`;
-
-const refundMutation = `mutation RefundPosPayment($payment_id: ID!, $input: RefundPosPaymentInput!,
-  $idempotency_key: String) {
-  refundPosPayment(payment_id: $payment_id, input: $input, idempotency_key: $idempotency_key) {
-    refund { ${refundFields} } payment { ${paymentFields} } replayed
-  }
-}`;
 
 export const posPaymentRoutes: RestRoute[] = [
   {
@@ -30,10 +19,12 @@ export const posPaymentRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle(request, execute): Promise<RestResponse> {
       const variables = { input: request.body.fields, idempotency_key: idempotencyKeyOf(request) };
-      const result = dataOf(await execute(createMutation, variables, request.caller)).createPosPayment as {
-        payment: unknown;
-        replayed: boolean;
-      };
+      const { createPosPayment: result } = await runOperation(
+        execute,
+        CreatePosPaymentDocument,
+        variables,
+        request.caller,
+      );
       return {
         status: 201,
         body: result.payment,
@@ -41,33 +32,14 @@ export const posPaymentRoutes: RestRoute[] = [
       };
     },
   },
-  route(
-    "GET",
-    "/api/v1/payments",
-    "posPayments",
-    `query PosPayments($store_id: Int, $bill_id: ID, $status: PosPaymentStatus, $limit: Int, $offset: Int) {
-      posPayments(store_id: $store_id, bill_id: $bill_id, status: $status, limit: $limit, offset: $offset) {
-        ${paymentFields}
-      }
-    }`,
-    (request) => listFilters(request, ["bill_id", "status"]),
+  route("GET", "/api/v1/payments", "posPayments", PosPaymentsDocument, (request) =>
+    listFilters(request, ["bill_id", "status"]),
   ),
-  route(
-    "GET",
-    "/api/v1/payments/:id",
-    "posPayment",
-    `query PosPayment($id: ID!) { posPayment(id: $id) { ${paymentFields} } }`,
-    ({ params }) => ({ id: params.id }),
-  ),
-  route(
-    "PATCH",
-    "/api/v1/payments/:id",
-    "recordCardResult",
-    `mutation RecordCardResult($id: ID!, $input: CardResultInput!) {
-      recordCardResult(id: $id, input: $input) { ${paymentFields} }
-    }`,
-    ({ params, body }) => ({ id: params.id, input: body.fields }),
-  ),
+  route("GET", "/api/v1/payments/:id", "posPayment", PosPaymentDocument, ({ params }) => ({ id: params.id })),
+  route("PATCH", "/api/v1/payments/:id", "recordCardResult", RecordCardResultDocument, ({ params, body }) => ({
+    id: params.id,
+    input: body.fields,
+  })),
   {
     method: "POST",
     path: "/api/v1/payments/:id/refund",
@@ -78,11 +50,12 @@ export const posPaymentRoutes: RestRoute[] = [
         input: request.body.fields,
         idempotency_key: idempotencyKeyOf(request),
       };
-      const result = dataOf(await execute(refundMutation, variables, request.caller)).refundPosPayment as {
-        refund: Record<string, unknown>;
-        payment: unknown;
-        replayed: boolean;
-      };
+      const { refundPosPayment: result } = await runOperation(
+        execute,
+        RefundPosPaymentDocument,
+        variables,
+        request.caller,
+      );
       return {
         status: 201,
         body: { ...result.refund, payment: result.payment },
@@ -90,15 +63,7 @@ export const posPaymentRoutes: RestRoute[] = [
       };
     },
   },
-  route(
-    "GET",
-    "/api/v1/payments/:id/refund-status",
-    "posRefundStatus",
-    `query PosRefundStatus($payment_id: ID!) {
-      posRefundStatus(payment_id: $payment_id) {
-        payment_id payment_status amount refund_amount pending_amount refundable_amount refunds { ${refundFields} }
-      }
-    }`,
-    ({ params }) => ({ payment_id: params.id }),
-  ),
+  route("GET", "/api/v1/payments/:id/refund-status", "posRefundStatus", PosRefundStatusDocument, ({ params }) => ({
+    payment_id: params.id,
+  })),
 ];

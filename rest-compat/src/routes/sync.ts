@@ -1,4 +1,5 @@
-import { dataOf } from "../graphql";
+import { runOperation } from "../graphql";
+import { SyncMerchantsDocument } from "../operations/gateway.generated";
 import type { RestRoute } from "../router";
 
 export const syncRoutes: RestRoute[] = [
@@ -7,13 +8,7 @@ export const syncRoutes: RestRoute[] = [
     path: "/v1/sync/merchants",
     auth: "hmac",
     async handle({ body, caller }, execute) {
-      const data = dataOf(
-        await execute(
-          `mutation SyncMerchants($input: SyncMerchantsInput!) { syncMerchants(input: $input) { synced_merchants synced_stores } }`,
-          { input: body.fields },
-          caller,
-        ),
-      );
+      const data = await runOperation(execute, SyncMerchantsDocument, { input: body.fields }, caller);
       return { status: 200, body: data.syncMerchants };
     },
   },

@@ -1,4 +1,5 @@
-import { dataOf } from "../graphql";
+import { runOperation } from "../graphql";
+import { ReceiveProviderWebhookDocument } from "../operations/payments.generated";
 import type { RestRoute } from "../router";
 
 /**
@@ -18,14 +19,11 @@ export const webhookRoutes: RestRoute[] = [
           ([name, value]) => name.endsWith("-signature") && typeof value === "string",
         ),
       );
-      const data = dataOf(
-        await execute(
-          `mutation ReceiveProviderWebhook($provider: String!, $raw_body: String!, $signatures: JSON!) {
-            receiveProviderWebhook(provider: $provider, raw_body: $raw_body, signatures: $signatures) { received }
-          }`,
-          { provider: request.params.provider, raw_body: request.body.raw.toString("base64"), signatures },
-          request.caller,
-        ),
+      const data = await runOperation(
+        execute,
+        ReceiveProviderWebhookDocument,
+        { provider: request.params.provider, raw_body: request.body.raw.toString("base64"), signatures },
+        request.caller,
       );
       return { status: 200, body: data.receiveProviderWebhook };
     },

@@ -16,13 +16,20 @@ import { type Caller, callerFromHeaders, callerHeaders, type HeaderBag } from ".
 import { AppError } from "./errors";
 import { logger } from "./logger";
 
+/**
+ * Resolvers by type name. Each module types its map with its subgraph's generated `Resolvers`
+ * (`src/resolvers.generated.ts`, `npm run codegen`), so arguments are typed from the SDL; a subgraph merges them.
+ */
+export type ResolverMap = { [typeName: string]: object };
+
+/** @deprecated Apollo's untyped map; type a module's resolvers with its subgraph's generated `Resolvers`. */
 export type Resolvers<Context> = GraphQLResolverMap<Context>;
 
 /** What each subgraph package exports: its SDL, its resolvers, and how a request's context is made. */
 export interface SubgraphDefinition<Deps, Context> {
   name: string;
   typeDefs: DocumentNode;
-  resolvers: Resolvers<Context>;
+  resolvers: ResolverMap;
   createContext(deps: Deps, caller: Caller): Context;
 }
 
@@ -49,7 +56,10 @@ export function loadTypeDefs(indexDir: string): DocumentNode {
 }
 
 export function buildSchema<Deps, Context>(definition: SubgraphDefinition<Deps, Context>): GraphQLSchema {
-  return buildSubgraphSchema([{ typeDefs: definition.typeDefs, resolvers: definition.resolvers }]);
+  // Apollo's map type cannot express `__resolveReference(reference, context, info)`; the generated types check it.
+  return buildSubgraphSchema([
+    { typeDefs: definition.typeDefs, resolvers: definition.resolvers as GraphQLResolverMap<unknown> },
+  ]);
 }
 
 /**
@@ -141,12 +151,12 @@ export async function callSubgraphAs(
 }
 
 /** Combines module resolver maps; modules may each add fields to the same type (Query, Mutation, an entity). */
-export function mergeResolvers<Context>(...maps: Resolvers<Context>[]): Resolvers<Context> {
+export function mergeResolvers(...maps: ResolverMap[]): ResolverMap {
   const merged: Record<string, Record<string, unknown>> = {};
   for (const map of maps) {
     for (const [type, fields] of Object.entries(map)) {
       merged[type] = Object.assign(merged[type] ?? Object.create(Object.getPrototypeOf(fields)), fields);
     }
   }
-  return merged as Resolvers<Context>;
+  return merged;
 }

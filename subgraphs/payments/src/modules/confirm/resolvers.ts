@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PaymentsContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const confirmResolvers: Resolvers<PaymentsContext> = {
+export const confirmResolvers: Resolvers = {
   Mutation: {
     confirmPaymentIntent: (_, { id, ...input }, { confirmations }) => confirmations.confirm(id, input),
   },

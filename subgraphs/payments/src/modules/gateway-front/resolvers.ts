@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PaymentsContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const gatewayFrontResolvers: Resolvers<PaymentsContext> = {
+export const gatewayFrontResolvers: Resolvers = {
   Query: {
     gatewayStore: (_, { client_partner_id, merchant_store_id }, { gatewayFront, caller }) =>
       gatewayFront.storeFor(caller, client_partner_id, merchant_store_id),

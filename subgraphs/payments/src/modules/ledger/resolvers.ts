@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PaymentsContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const ledgerResolvers: Resolvers<PaymentsContext> = {
+export const ledgerResolvers: Resolvers = {
   Query: {
     paymentIntentTransactions: (_, { id, payment_token }, { transactions }) =>
       transactions.listForIntent(id, payment_token),

@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PaymentsContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const partnerResolvers: Resolvers<PaymentsContext> = {
+export const partnerResolvers: Resolvers = {
   Query: {
     partnerCredentials: (_, { client_id }, { partners, caller }) => partners.credentialsFor(caller, client_id),
   },

@@ -1,9 +1,10 @@
-import { type ReachableStore, type Resolvers, reachableStoreReference, type StoreReference } from "@pos-cloud/common";
+import { type ReachableStore, reachableStoreReference, type StoreReference } from "@pos-cloud/common";
 import { JSONObjectResolver } from "graphql-scalars";
 import type { PaymentsContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 import { idempotencyRequest } from "../idempotency/idempotency.service";
 
-export const paymentIntentResolvers: Resolvers<PaymentsContext> = {
+export const paymentIntentResolvers: Resolvers = {
   JSONObject: JSONObjectResolver,
   Query: {
     paymentIntents: (_, filter, { paymentIntents, caller }) => paymentIntents.list(caller, filter),

@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PaymentsContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const providerEventResolvers: Resolvers<PaymentsContext> = {
+export const providerEventResolvers: Resolvers = {
   Query: {
     webhookDeadLetters: (_, __, { webhooks, caller }) => webhooks.deadLetters(caller),
   },

@@ -1,8 +1,7 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PaymentsContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 import { idempotencyRequest } from "../idempotency/idempotency.service";
 
-export const refundResolvers: Resolvers<PaymentsContext> = {
+export const refundResolvers: Resolvers = {
   Query: {
     paymentIntentRefunds: (_, { id }, { refunds, caller }) => refunds.listForIntent(caller, id),
   },

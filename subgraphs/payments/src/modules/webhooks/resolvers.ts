@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PaymentsContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const webhookResolvers: Resolvers<PaymentsContext> = {
+export const webhookResolvers: Resolvers = {
   Query: {
     apiKeyWebhook: (_, { client_id }, { apiKeyWebhooks, caller }) => apiKeyWebhooks.webhook(caller, client_id),
     partnerWebhookDeadLetters: (_, { client_id }, { apiKeyWebhooks, caller }) =>

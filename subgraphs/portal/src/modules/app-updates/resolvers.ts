@@ -1,10 +1,13 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PortalContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const appUpdateResolvers: Resolvers<PortalContext> = {
+export const appUpdateResolvers: Resolvers = {
   Query: {
-    appVersions: (_, { app_name, ...page }, { appUpdates, caller }) =>
-      appUpdates.list(caller, { app_name: app_name ?? undefined }, page),
+    appVersions: (_, { app_name, limit, offset }, { appUpdates, caller }) =>
+      appUpdates.list(
+        caller,
+        { app_name: app_name ?? undefined },
+        { limit: limit ?? undefined, offset: offset ?? undefined },
+      ),
     checkAppUpdate: (_, args, { appUpdates, caller }) => appUpdates.check(caller, args),
   },
   Mutation: {

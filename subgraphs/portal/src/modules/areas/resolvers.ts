@@ -1,14 +1,13 @@
-import { parseEntityId, type Resolvers } from "@pos-cloud/common";
-import type { PortalContext } from "../../context";
+import { parseEntityId } from "@pos-cloud/common";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const areaResolvers: Resolvers<PortalContext> = {
+export const areaResolvers: Resolvers = {
   Query: {
-    areas: (_, { merchant_id }: { merchant_id?: number | null }, { areas, caller }) =>
-      areas.list(caller, merchant_id ?? undefined),
+    areas: (_, { merchant_id }, { areas, caller }) => areas.list(caller, merchant_id ?? undefined),
   },
   Mutation: {
-    createArea: (_, input: { merchant_id: number; name: string }, { areas, caller }) => areas.create(caller, input),
-    assignStoreToArea: (_, args: { store_id: number; area_id?: string | null }, { areas, caller }) =>
+    createArea: (_, input, { areas, caller }) => areas.create(caller, input),
+    assignStoreToArea: (_, args, { areas, caller }) =>
       areas.assignStore(caller, parseEntityId(args.store_id, "store_id"), args.area_id ?? null),
   },
   Area: {

@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PortalContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const deviceTokenResolvers: Resolvers<PortalContext> = {
+export const deviceTokenResolvers: Resolvers = {
   Mutation: {
     issueDeviceToken: (_, request, { deviceTokens }) => deviceTokens.issue(request),
   },

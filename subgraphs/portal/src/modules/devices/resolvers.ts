@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PortalContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const deviceResolvers: Resolvers<PortalContext> = {
+export const deviceResolvers: Resolvers = {
   Query: {
     terminals: (_, { store_id, status, ...page }, { devices, caller }) =>
       devices.list(caller, { store_id: store_id ?? undefined, status: status ?? undefined }, page),
@@ -17,7 +16,7 @@ export const deviceResolvers: Resolvers<PortalContext> = {
     decommissionTerminal: (_, { id }, { devices, caller }) => devices.decommission(caller, id),
   },
   Device: {
-    __resolveReference: ({ id }: { id: string }, { references }: PortalContext) => references.device.load(id),
+    __resolveReference: ({ id }, { references }) => references.device.load(id),
     store: ({ store_id }: { store_id: number | null }, _, { loaders }) =>
       store_id === null ? null : loaders.tenants.store.load(store_id),
   },

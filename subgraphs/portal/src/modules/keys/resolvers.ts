@@ -1,9 +1,7 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PortalContext } from "../../context";
-import type { KeyPurpose } from "./signing-key.service";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const keyResolvers: Resolvers<PortalContext> = {
+export const keyResolvers: Resolvers = {
   Query: {
-    jwks: (_, { purpose }: { purpose: KeyPurpose }, { signingKeys }) => signingKeys.jwks(purpose),
+    jwks: (_, { purpose }, { signingKeys }) => signingKeys.jwks(purpose),
   },
 };

@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PortalContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const provisioningResolvers: Resolvers<PortalContext> = {
+export const provisioningResolvers: Resolvers = {
   Query: {
     activationStatus: (_, { activation_code }, { provisioning, caller }) =>
       provisioning.activationStatus(caller, activation_code),

@@ -10,7 +10,7 @@ export type MfaChannel = "totp" | "sms" | "email";
 const mfaChannels = new Set<string>(["totp", "sms", "email"]);
 
 export interface UserInput {
-  role?: string;
+  role?: string | null;
   name?: string | null;
   email?: string | null;
   phone?: string | null;

@@ -1,7 +1,7 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PosContext } from "../../context";
+import type { ReachableStore } from "@pos-cloud/common";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const billResolvers: Resolvers<PosContext> = {
+export const billResolvers: Resolvers = {
   Query: {
     bills: (_, args, { bills, caller }) => bills.list(caller, args),
     bill: (_, { id }, { bills, caller }) => bills.get(caller, id),
@@ -13,6 +13,10 @@ export const billResolvers: Resolvers<PosContext> = {
     cancelBill: (_, { id }, { bills, caller }) => bills.cancel(caller, id),
   },
   Bill: {
+    __resolveReference: ({ id }, { bills, caller }) => bills.get(caller, id),
     store: ({ store_id }: { store_id: number }) => ({ id: store_id }),
+  },
+  Store: {
+    bill: (store: ReachableStore, { id }, { bills }) => bills.inStore(store, id),
   },
 };

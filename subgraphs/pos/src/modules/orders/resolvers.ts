@@ -1,7 +1,8 @@
-import type { Resolvers, StoreReference } from "@pos-cloud/common";
+import { type ReachableStore, reachableStoreReference, type StoreReference } from "@pos-cloud/common";
 import type { PosContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const orderResolvers: Resolvers<PosContext> = {
+export const orderResolvers: Resolvers = {
   Query: {
     orders: (_, args, { orders, caller }) => orders.list(caller, args),
     order: (_, { id }, { orders, caller }) => orders.get(caller, id),
@@ -12,9 +13,14 @@ export const orderResolvers: Resolvers<PosContext> = {
     cancelOrder: (_, { id }, { orders, caller }) => orders.cancel(caller, id),
   },
   Order: {
+    __resolveReference: ({ id }, { orders, caller }) => orders.get(caller, id),
     store: ({ store_id }: { store_id: number }) => ({ id: store_id }),
   },
   Store: {
-    __resolveReference: (reference: StoreReference, { loaders }: PosContext) => loaders.stores.load(reference),
+    // Async, so that a refusal fails this reference alone, not the whole batch of `_entities`.
+    __resolveReference: async (reference: StoreReference, { caller }: PosContext) =>
+      reachableStoreReference(caller, reference),
+    open_orders_count: (store: ReachableStore, _, { loaders }) => loaders.openOrders.load(store),
+    order: (store: ReachableStore, { id }, { orders }) => orders.inStore(store, id),
   },
 };

@@ -1,7 +1,6 @@
-import type { Resolvers } from "@pos-cloud/common";
-import type { PosContext } from "../../context";
+import type { Resolvers } from "../../resolvers.generated";
 
-export const refundResolvers: Resolvers<PosContext> = {
+export const refundResolvers: Resolvers = {
   Query: {
     posRefundStatus: (_, { payment_id }, { refunds, caller }) => refunds.status(caller, payment_id),
   },
