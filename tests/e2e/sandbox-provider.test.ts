@@ -67,6 +67,16 @@ describe("the embedded sandbox QR provider", () => {
     expect((await sandbox().getPaymentStatus(qr.provider_transaction_id, after.credentials)).status).toBe("succeeded");
   });
 
+  it("is paid with what the customer scanned: the QR's content", async () => {
+    const qr = await sandbox().createQr(request(2100), demo().provider.credentials);
+    const paid = await runProviderCli(platform.dataDir, ["pay", qr.qr_content]);
+    expect(paid.output).toContain(qr.provider_transaction_id);
+    expect(paid.code).toBe(0);
+    expect((await sandbox().getPaymentStatus(qr.provider_transaction_id, demo().provider.credentials)).status).toBe(
+      "succeeded",
+    );
+  });
+
   it("tells the CLI user what went wrong", async () => {
     const run = async (args: string[], dataDir = platform.dataDir) => {
       const lines: string[] = [];

@@ -1,4 +1,4 @@
-// npm run provider -- pay <provider_transaction_id>
+// npm run provider -- pay <provider_transaction_id | qr_content>
 import { loadEnvironment } from "./environment";
 import { runProviderCli } from "./provider-cli";
 

@@ -1,7 +1,10 @@
 import { readSandboxSettings } from "./embedded";
 import type { CliConfig } from "./environment";
 
-const usage = "usage: npm run provider -- pay <provider_transaction_id>";
+const usage = "usage: npm run provider -- pay <provider_transaction_id | qr_content>";
+
+/** What the customer scanned: the QR's content is the pay page `<sandbox>/pay/<transaction id>`; or the id itself. */
+const scannedTransaction = (scanned: string) => /\/pay\/([^/?#]+)/.exec(scanned)?.[1] ?? scanned;
 
 export interface CliOutput {
   out(line: string): void;
@@ -10,8 +13,8 @@ export interface CliOutput {
 
 /** Plays the customer of the sandbox that `npm start` runs, found through DATA_DIR; returns the exit code. */
 export async function runProviderCli(args: string[], config: CliConfig, output: CliOutput): Promise<number> {
-  const [command, transactionId] = args;
-  if (command !== "pay" || !transactionId || args.length !== 2) {
+  const [command, scanned] = args;
+  if (command !== "pay" || !scanned || args.length !== 2) {
     output.error(usage);
     return 2;
   }
@@ -20,6 +23,7 @@ export async function runProviderCli(args: string[], config: CliConfig, output: 
     output.error(`no sandbox provider under ${config.dataDir}: start the platform first (npm start, same DATA_DIR)`);
     return 1;
   }
+  const transactionId = scannedTransaction(scanned);
   let response: Response;
   try {
     response = await fetch(`${baseUrl}/sandbox/transactions/${encodeURIComponent(transactionId)}/pay`, {
