@@ -53,6 +53,15 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(payload);
 }
 
+export function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, {
+    "content-type": "text/plain; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
 /** The one error shape of every REST face: `{code, message, details}`. */
 export function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}) {
   if (error instanceof AppError) {

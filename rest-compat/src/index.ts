@@ -7,8 +7,11 @@ import { jwksRoutes } from "./routes/jwks";
 import { paymentFlowRoutes } from "./routes/payment-flow";
 import { paymentIntentRoutes } from "./routes/payment-intents";
 import { posBillRoutes } from "./routes/pos-bills";
+import { posCustomerRoutes } from "./routes/pos-customers";
 import { posOrderRoutes } from "./routes/pos-orders";
 import { posPaymentRoutes } from "./routes/pos-payments";
+import { posReceiptRoutes } from "./routes/pos-receipts";
+import { posSettlementRoutes } from "./routes/pos-settlements";
 import { syncRoutes } from "./routes/sync";
 import { tenantRoutes } from "./routes/tenants";
 import { transactionRoutes } from "./routes/transactions";
@@ -41,4 +44,7 @@ export const restRoutes = [
   ...posOrderRoutes,
   ...posBillRoutes,
   ...posPaymentRoutes,
+  ...posReceiptRoutes,
+  ...posSettlementRoutes,
+  ...posCustomerRoutes,
 ];

@@ -21,6 +21,8 @@ export interface RestResponse {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A plain-text body (a printable receipt), sent as `text/plain; charset=utf-8` in place of `body`'s JSON. */
+  text?: string;
 }
 
 export interface RestRoute {

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { repositoryRoot } from "@pos-cloud/common";
 import { createClient } from "graphql-ws";
+import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -11,8 +12,8 @@ import { type RunningCluster, startCluster } from "../../apps/platform/src/clust
 import { isolatedStorage } from "../support/databases";
 import { deviceToken } from "../support/device";
 import { natsUrl, onPostgres, redisUrl, temporaryDirectory } from "../support/environment";
-import { type Demo, signed } from "../support/gateway";
-import { readDemo } from "../support/platform";
+import { call, type Demo, signed } from "../support/gateway";
+import { demoUser, readDemo } from "../support/platform";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
 /** A port nothing listens on now, for a process that must be told its port before it starts. */
@@ -43,6 +44,8 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
   let otherEdgeUrl: string;
   let demo: Demo;
   let receiver: WebhookReceiver;
+  let posUrl: string;
+  let posDatabase: pg.Client;
   const output: string[] = [];
 
   beforeAll(async () => {
@@ -73,6 +76,10 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
       { output: (line) => output.push(line) },
     );
     closers.unshift(() => cluster.close());
+    posUrl = `http://127.0.0.1:${pos}`;
+    posDatabase = new pg.Client({ connectionString: storage.urls.pos });
+    await posDatabase.connect();
+    closers.unshift(() => posDatabase.end());
     // One more edge process on a port of its own, so the subscription is surely served by another process than the
     // REST calls.
     const edge = spawn(process.execPath, ["--import", "tsx", join(repositoryRoot, "apps/edge/src/main.ts")], {
@@ -101,6 +108,84 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
   it("writes demo.json with the cluster's edge address, as npm start does", () => {
     expect(demo.base_url).toBe(cluster.baseUrl);
     expect(output.filter((line) => line.includes("worker") && line.includes("running"))).toHaveLength(2);
+  });
+
+  it("takes the demo store's few orders as npm start does: one open, one billed, one paid", async () => {
+    const terminal = await deviceToken(cluster.baseUrl, demo.device);
+    const orders = await call(cluster.baseUrl, "GET", "/orders", undefined, { authorization: `Bearer ${terminal}` });
+    expect((orders.body as unknown as { status: string }[]).map((order) => order.status).sort()).toEqual([
+      "billed",
+      "completed",
+      "open",
+    ]);
+  });
+
+  it("serves /health, /ready and /metrics on every worker, and /ready on the pos subgraph", async () => {
+    expect(cluster.workerMetricsUrls).toHaveLength(2);
+    for (const metricsUrl of cluster.workerMetricsUrls) {
+      const scraped = await fetch(metricsUrl);
+      expect(scraped.status).toBe(200);
+      const text = await scraped.text();
+      // The outbox gauges read the worker's own publisher; the dispatcher's series are registered there too.
+      expect(text).toMatch(/^pgw_outbox_pending_count \d+$/m);
+      expect(text).toContain("pgw_webhook_delivery_total");
+      expect(text).toContain("nodejs_eventloop_lag_seconds");
+      expect((await fetch(new URL("/health", metricsUrl))).status).toBe(200);
+      const ready = await fetch(new URL("/ready", metricsUrl));
+      expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { status: "ready" } });
+    }
+    const ready = await fetch(`${posUrl}/ready`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { status: "ready" } });
+  });
+
+  it("completes a QR payment made through POS from the gateway's event, which a worker consumes", async () => {
+    const terminal = await deviceToken(cluster.baseUrl, demo.device);
+    const api = async (method: string, path: string, body?: unknown) =>
+      call(cluster.baseUrl, method, path, body, { authorization: `Bearer ${terminal}` });
+    const order = await api("POST", "/orders", {
+      order_type: "dine_in",
+      table_number: `C${randomBytes(3).toString("hex")}`,
+      items: [{ sequence: 1, item_name: "Ramen", quantity: 2, unit_price: 1000 }],
+    });
+    expect(order.status).toBe(201);
+    const bill = await api("POST", "/bills", {
+      order_id: order.body.id,
+      staff_code: demoUser(demo, "STAFF").login_id,
+      tax_percentage: 10,
+    });
+    expect(bill.status).toBe(201);
+    const payment = await api("POST", "/payments", {
+      bill_id: bill.body.id,
+      amount: bill.body.total_amount,
+      payment_method: { type: "QR" },
+    });
+    expect(payment.status).toBe(201);
+    expect(payment.body).toMatchObject({ status: "pending", payment_token: expect.stringMatching(/^pt_/) });
+    const confirmed = await call(
+      cluster.baseUrl,
+      "POST",
+      `/v1/payment_intents/${payment.body.payment_intent_id}/confirm`,
+      {
+        payment_token: payment.body.payment_token,
+        payment_method_type: "qr_mpm",
+        provider: "sandbox",
+      },
+    );
+    expect(confirmed.status).toBe(200);
+    // The customer pays what the QR shows, at the provider, which notifies the gateway.
+    const transaction = (confirmed.body.qr_content as string).split("/pay/")[1];
+    const paid = await fetch(`${cluster.sandboxUrl}/sandbox/transactions/${transaction}/pay`, { method: "POST" });
+    expect(paid.status).toBe(200);
+
+    // Read from POS's database, not through the API: reading a pending QR payment would ask the gateway itself.
+    const row = async () =>
+      (await posDatabase.query("SELECT status FROM payments WHERE id = $1", [payment.body.id])).rows[0]?.status;
+    await expect.poll(row, { timeout: 20_000, interval: 100 }).toBe("completed");
+    // Applied from the event (a read would not record one).
+    const applied = await posDatabase.query("SELECT count(*)::int AS n FROM processed_gateway_events");
+    expect(applied.rows[0].n).toBeGreaterThan(0);
+    const settled = await api("GET", `/bills/${bill.body.id}`);
+    expect(settled.body).toMatchObject({ status: "paid", paid_amount: bill.body.total_amount, remaining_amount: 0 });
   });
 
   it("captures a card intent over REST; a worker delivers the signed webhook and a terminal on another edge process sees it", async () => {

@@ -53,8 +53,9 @@ describe("the embedded platform", () => {
       id: demo.store.id,
       name: "Demo Store Shibuya",
       merchant: { id: demo.merchant.id, name: "Demo Merchant", psp: { code: "DEMO-PSP" } },
-      open_orders_count: 0,
-      payment_intents_count: 0,
+      // The demo's orders: one open, one billed (a takeaway was paid in cash: completed, and its cash intent).
+      open_orders_count: 2,
+      payment_intents_count: 1,
     });
   });
 
@@ -155,5 +156,7 @@ describe("the embedded platform", () => {
     const { body: list } = await postGraphQL(platform.baseUrl, "{ psps { nodes { code } } }", {}, token);
     expect(list.data.psps.nodes).toEqual([{ code: "DEMO-PSP" }]);
     expect(again.device).toEqual(demo.device);
+    // The demo's orders are made once: a restart adds none.
+    expect(body.data.store).toMatchObject({ open_orders_count: 2, payment_intents_count: 1 });
   });
 });

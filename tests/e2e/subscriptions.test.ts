@@ -7,7 +7,7 @@ import type { DemoFile } from "../../apps/platform/src/demo";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { call, signed } from "../support/gateway";
-import { postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { demoUser, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
 import { operator } from "../support/portal-seed";
 
 // Issue 10: terminals follow a payment over graphql-ws. Events come from the outbox publisher through the bus; the
@@ -88,6 +88,8 @@ function follow(client: Client, id: string | Record<string, unknown>, query = su
     messages,
     /** Resolves once `n` messages arrived. */
     received: (n: number) => until(() => messages.length >= n),
+    /** Resolves once the messages so far satisfy `done`. */
+    until,
     /** Resolves with how the subscription ended. */
     end: () =>
       new Promise<NonNullable<typeof ended>>((resolve) => {
@@ -188,11 +190,13 @@ describe("storeEvents over graphql-ws", () => {
     const events = follow(connect(device), {}, feed);
     await storeFeeds(1);
     const intent = await createIntent();
-    await events.received(1);
+    // The store's other events (the demo's orders, published at start) are not this test's.
+    const mine = () => events.messages.filter((message) => message.data.storeEvents.payment_intent?.id === intent.id);
+    await events.until(() => mine().length >= 1);
     await confirm(intent);
     await cancel(intent);
-    await events.received(3);
-    expect(events.messages.map((message) => message.data.storeEvents)).toEqual(
+    await events.until(() => mine().length >= 3);
+    expect(mine().map((message) => message.data.storeEvents)).toEqual(
       ["requires_payment_method", "requires_action", "cancelled"].map(() => ({
         id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
         type: "payment_intent_updated",
@@ -202,8 +206,69 @@ describe("storeEvents over graphql-ws", () => {
       })),
     );
     // Each message reads the intent when it is sent, so the last one shows where it ended.
-    expect(events.messages[2].data.storeEvents.payment_intent.status).toBe("cancelled");
-    expect(new Set(events.messages.map((message) => message.data.storeEvents.id)).size).toBe(3);
+    expect(mine()[2].data.storeEvents.payment_intent.status).toBe("cancelled");
+    expect(new Set(mine().map((message) => message.data.storeEvents.id)).size).toBe(3);
+  });
+
+  it("sends a terminal its store's order, bill and cash payment as they happen, in order", async () => {
+    const pos = async (path: string, body: unknown) => {
+      const response = await fetch(`${platform.baseUrl}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${device}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(201);
+      return (await response.json()) as { id: string; total_amount: number };
+    };
+    const events = follow(
+      connect(device),
+      {},
+      `subscription { storeEvents { id type order { id status } bill { id status } payment { id status amount } } }`,
+    );
+    await storeFeeds(1);
+    const order = await pos("/orders", {
+      order_type: "takeaway",
+      items: [{ sequence: 1, item_name: "Chashu Bento", quantity: 1, unit_price: 850 }],
+    });
+    const bill = await pos("/bills", {
+      order_id: order.id,
+      staff_code: demoUser(demo, "STAFF").login_id,
+      tax_percentage: 8,
+    });
+    const payment = await pos("/payments", {
+      bill_id: bill.id,
+      amount: bill.total_amount,
+      payment_method: { type: "CASH" },
+      cash_received: 1000,
+    });
+    const feedOf = () => events.messages.map((message) => message.data.storeEvents);
+    await events.until(() => feedOf().some((event) => event.payment?.id === payment.id));
+    const first = (type: string, id: string, field: string) =>
+      feedOf().findIndex((event) => event.type === type && event[field]?.id === id);
+    const [ordered, billed, paid] = [
+      first("order_updated", order.id, "order"),
+      first("bill_updated", bill.id, "bill"),
+      first("payment_updated", payment.id, "payment"),
+    ];
+    expect(ordered).toBeGreaterThanOrEqual(0);
+    expect(billed).toBeGreaterThan(ordered);
+    expect(paid).toBeGreaterThan(billed);
+    // Each event fills the field of its own kind, read as the terminal reads it when the message is sent.
+    expect(feedOf()[paid]).toEqual({
+      id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+      type: "payment_updated",
+      order: null,
+      bill: null,
+      payment: { id: payment.id, status: "completed", amount: bill.total_amount },
+    });
+    await events.until(() =>
+      feedOf().some((event) => event.order?.id === order.id && event.order.status === "completed"),
+    );
+    expect(
+      feedOf()
+        .filter((event) => event.type === "order_updated")
+        .every((event) => event.bill === null),
+    ).toBe(true);
   });
 
   it("serves a user a store within reach, named by store_id", async () => {

@@ -56,7 +56,7 @@ export interface EdgeConfig {
   graphqlLimits?: Partial<GraphQLLimits>;
   /** Introspection and field suggestions in GraphQL errors; off unless set (development only). */
   graphqlSchemaDetails?: boolean;
-  /** What `GET /ready` checks besides Redis and the subgraphs served over HTTP (databases, messaging). */
+  /** What `GET /ready` checks besides the bus, Redis and the subgraphs served over HTTP (databases). */
   readiness?: ReadinessChecks;
   /** The platform's message bus: graphql-ws subscriptions follow its internal topic. */
   bus: MessageBus;
@@ -105,9 +105,13 @@ function routesFor(config: EdgeConfig): RestRoute[] {
   });
 }
 
-/** The edge serves when Redis (if configured) and each subgraph it reaches over HTTP is ready. */
+/**
+ * The edge serves when its message bus (`nats`, or `messaging` in memory), Redis (if configured) and each subgraph it
+ * reaches over HTTP is ready.
+ */
 function readinessChecks(config: EdgeConfig, redis: Redis | undefined): ReadinessChecks {
   const checks: ReadinessChecks = { ...config.readiness };
+  checks[config.bus.driver === "nats" ? "nats" : "messaging"] = () => config.bus.ping();
   if (redis) checks.redis = () => redis.ping();
   for (const [name, endpoint] of Object.entries(config.subgraphs)) {
     if (!("url" in endpoint)) continue;

@@ -23,6 +23,7 @@ import {
   readBody,
   sendError,
   sendJson,
+  sendText,
   storeHintOf,
 } from "@pos-cloud/rest-compat";
 import { logAccess, type Seen } from "./access-log";
@@ -187,6 +188,8 @@ export function createEdgeServer({
       res.end();
       return;
     }
+    if (response.text !== undefined)
+      return sendText(res, response.status, response.text, { ...headers, ...response.headers });
     sendJson(res, response.status, response.body, { ...headers, ...response.headers });
   }
 

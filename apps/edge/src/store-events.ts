@@ -8,13 +8,28 @@ import {
   Kind,
 } from "graphql";
 
-/** What a store event is about, as `StoreEvent.type` says it; each kind fills the field of the same name. */
-const TYPES = { payment_intent: "payment_intent_updated" } as const;
+/**
+ * The kinds of object a store feed carries, by the bus event's `aggregate_type` (the gateway's intents; the POS's
+ * orders, bills and payments, whose payload holds the row under the same name): the `StoreEvent.type` of its
+ * events, the `StoreEvent` field that holds the object, and the `Store` field that reads it by id.
+ */
+const KINDS: Record<string, { type: string; field: string; read: string }> = {
+  payment_intent: { type: "payment_intent_updated", field: "payment_intent", read: "payment_intent" },
+  order: { type: "order_updated", field: "order", read: "order" },
+  bill: { type: "bill_updated", field: "bill", read: "bill" },
+  pos_payment: { type: "payment_updated", field: "payment", read: "pos_payment" },
+};
+
+const kindOf = (event: BusEvent) =>
+  Object.hasOwn(KINDS, event.aggregate_type) ? KINDS[event.aggregate_type] : undefined;
+
+/** The StoreEvent fields that hold an event's object, one per kind. */
+const objectFields = new Set(Object.values(KINDS).map((kind) => kind.field));
 
 /** The store an event belongs to, or undefined for events no store feed carries. */
 export function storeOfEvent(event: BusEvent): number | undefined {
-  if (event.aggregate_type !== "payment_intent") return undefined;
-  const storeId = (event.payload.payment_intent as { store_id?: unknown } | undefined)?.store_id;
+  if (!kindOf(event)) return undefined;
+  const storeId = (event.payload[event.aggregate_type] as { store_id?: unknown } | undefined)?.store_id;
   return typeof storeId === "number" ? storeId : undefined;
 }
 
@@ -35,9 +50,10 @@ export function storeEventFields(field: FieldNode, variables: Record<string, unk
 }
 
 /**
- * One message of `storeEvents`: the event's own fields from the bus event, and each selected `payment_intent` read
- * by `readStore` as `store(id) { <key>: payment_intent(id: <the event's intent>) { S } }` as the subscriber, so it
- * shows what that query shows them at that moment.
+ * One message of `storeEvents`: the event's own fields from the bus event, and each selected field of the event's
+ * kind (`payment_intent`, `order`, `bill`, `payment`) read by `readStore` as `store(id) { <key>: <read>(id: <the
+ * event's object>) { S } }` as the subscriber, so it shows what that query shows them at that moment. The fields of
+ * the other kinds are null.
  */
 export async function storeEventMessage(
   readStore: (selections: FieldNode[]) => Promise<FormattedExecutionResult>,
@@ -47,29 +63,30 @@ export async function storeEventMessage(
   key: string,
 ): Promise<FormattedExecutionResult> {
   const keyOf = (node: FieldNode) => node.alias?.value ?? node.name.value;
-  const intentId = { kind: Kind.STRING, value: event.aggregate_id } as const;
-  const intents: FieldNode[] = fields
-    .filter((node) => node.name.value === "payment_intent")
+  const kind = kindOf(event)!;
+  const objectId = { kind: Kind.STRING, value: event.aggregate_id } as const;
+  const reads: FieldNode[] = fields
+    .filter((node) => node.name.value === kind.field)
     .map((node) => ({
       ...node,
+      name: { kind: Kind.NAME, value: kind.read },
       alias: { kind: Kind.NAME, value: keyOf(node) },
-      arguments: [{ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: "id" }, value: intentId }],
+      arguments: [{ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: "id" }, value: objectId }],
     }));
-  const result: FormattedExecutionResult = intents.length > 0 ? await readStore(intents) : {};
+  const result: FormattedExecutionResult = reads.length > 0 ? await readStore(reads) : {};
   const store = (result.data?.store ?? {}) as Record<string, unknown>;
   const values: Record<string, unknown> = {
     __typename: "StoreEvent",
     id: event.id,
-    type: TYPES.payment_intent,
+    type: kind.type,
     occurred_at: occurredAt(event),
     store_id: storeId,
   };
-  const message = Object.fromEntries(
-    fields.map((node) => [
-      keyOf(node),
-      node.name.value === "payment_intent" ? (store[keyOf(node)] ?? null) : values[node.name.value],
-    ]),
-  );
+  const answerOf = (node: FieldNode) => {
+    if (node.name.value === kind.field) return store[keyOf(node)] ?? null;
+    return objectFields.has(node.name.value) ? null : values[node.name.value];
+  };
+  const message = Object.fromEntries(fields.map((node) => [keyOf(node), answerOf(node)]));
   const errors = result.errors?.map(({ locations: _, path, ...error }) => ({
     ...error,
     ...(path ? { path: [key, ...path.slice(1)] } : {}),

@@ -88,8 +88,9 @@ export async function createSubscriptions(deps: {
   const { run, callSubgraph, readByToken } = deps;
   const watchers = new Map<string, Set<(event: BusEvent) => void>>();
   const listening = await deps.bus.listen("events.internal", (event) => {
-    if (event.aggregate_type !== "payment_intent") return;
-    const keys = [`intent:${event.aggregate_id}`, `store:${storeOfEvent(event)}`];
+    const store = storeOfEvent(event);
+    const keys = event.aggregate_type === "payment_intent" ? [`intent:${event.aggregate_id}`] : [];
+    if (store !== undefined) keys.push(`store:${store}`);
     for (const key of keys) for (const changed of watchers.get(key) ?? []) changed(event);
   });
 

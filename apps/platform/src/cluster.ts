@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -8,16 +8,20 @@ import { repositoryRoot } from "@pos-cloud/common";
 import { openSubgraphDatabase } from "@pos-cloud/common/storage";
 import { openPayments } from "@pos-cloud/payments";
 import { openPortal } from "@pos-cloud/portal";
+import { readAcquirerSettings } from "@pos-cloud/sandbox-acquirer";
 import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
 import pg from "pg";
 import { configureGatewaySync } from "./background";
 import type { ClusterConfig, SubgraphName } from "./cluster-environment";
-import { demoProviders, ensureDemoTenant } from "./demo";
+import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
+import { ensureDemoOrders } from "./demo-orders";
 import { loadOrCreateMasterKey } from "./master-key";
+import { ensureSyncPartner } from "./sync-partner";
 
 /** Each process of the cluster: its workspace and entry module. */
 const entryPoints = {
   sandbox: "apps/sandbox-provider/main",
+  acquirer: "apps/sandbox-acquirer/main",
   portal: "subgraphs/portal/server",
   pos: "subgraphs/pos/server",
   payments: "subgraphs/payments/server",
@@ -53,6 +57,8 @@ export interface RunningCluster {
   internalToken: string;
   /** The environment every process got, for a test that starts one more (a second edge on its own port). */
   processEnvironment: NodeJS.ProcessEnv;
+  /** Each worker's `/metrics` (its `/health` and `/ready` beside it), in start order. */
+  workerMetricsUrls: string[];
   close(): Promise<void>;
 }
 
@@ -156,7 +162,7 @@ export async function startCluster(
     entryPoint: string,
     env: NodeJS.ProcessEnv,
     ready?: { port: number; host: string } | RegExp,
-  ) => {
+  ): Promise<string | undefined> => {
     const child = spawn(process.execPath, entryArguments(entryPoint), {
       cwd: repositoryRoot,
       env: { ...common, ...env },
@@ -166,9 +172,9 @@ export async function startCluster(
     // A process without a port is up once it says so (a worker prints "worker <pid> running").
     const said =
       ready instanceof RegExp
-        ? new Promise<void>((resolve, reject) => {
+        ? new Promise<string>((resolve, reject) => {
             child.once("exit", () => reject(new Error(`${name} ended before it was running`)));
-            createInterface({ input: child.stdout! }).on("line", (line) => ready.test(line) && resolve());
+            createInterface({ input: child.stdout! }).on("line", (line) => ready.test(line) && resolve(line));
           })
         : undefined;
     for (const stream of [child.stdout!, child.stderr!]) {
@@ -181,15 +187,16 @@ export async function startCluster(
       options.onFailure?.(reason);
       void close();
     });
-    if (said) await said;
-    else if (ready && !(ready instanceof RegExp)) await waitForPort(ready.port, ready.host, child, name);
+    if (said) return await said;
+    if (ready && !(ready instanceof RegExp)) await waitForPort(ready.port, ready.host, child, name);
+    return undefined;
   };
   const close = async () => {
     if (stopping) return;
     stopping = true;
     // Workers first (they publish to the edge's subscribers and push to its gateway), then the edge, the subgraphs
     // and the sandbox.
-    for (const group of [["worker"], ["edge"], subgraphNames, ["sandbox"]]) {
+    for (const group of [["worker"], ["edge"], subgraphNames, ["sandbox", "acquirer"]]) {
       await Promise.all(
         running.filter(({ name }) => group.some((g) => name.startsWith(g))).map(({ child }) => stopProcess(child)),
       );
@@ -203,7 +210,19 @@ export async function startCluster(
       { port: config.ports.sandbox, host: "127.0.0.1" },
     );
     const sandbox = readSandboxSettings(config.dataDir)!;
+    // The card acquirer the workers' settlement exchange talks to: the one configured, else the sandbox's.
+    if (!config.acquirerFtpUrl)
+      await start(
+        "acquirer",
+        entryPoints.acquirer,
+        { PORT: String(config.ports.acquirer ?? 0), HOST: "127.0.0.1" },
+        /^sandbox card acquirer at/,
+      );
+    const acquirerFtpUrl = config.acquirerFtpUrl ?? readAcquirerSettings(config.dataDir)!.ftpUrl!;
     const sandboxEnv = { SANDBOX_URL: sandbox.baseUrl!, SANDBOX_WEBHOOK_SECRET: sandbox.webhookSecret };
+    // POS pays through the gateway's signed API as the platform's own POS partner, as it does embedded.
+    const partner = await platformPartner(config, masterKey);
+    const posEnv = { POS_GATEWAY_CLIENT_ID: partner.clientId, POS_GATEWAY_SECRET: partner.secret };
     await Promise.all(
       subgraphNames.map((subgraph) =>
         start(
@@ -214,6 +233,7 @@ export async function startCluster(
             HOST: "127.0.0.1",
             DATABASE_URL: config.databaseUrls[subgraph],
             ...(subgraph === "payments" ? sandboxEnv : {}),
+            ...(subgraph === "pos" ? posEnv : {}),
           },
           { port: config.ports[subgraph], host: "127.0.0.1" },
         ),
@@ -226,23 +246,51 @@ export async function startCluster(
       { port: config.port, host: shownHost === "localhost" ? "127.0.0.1" : config.host },
     );
     const demoFile = config.demo ? await makeDemo(config, masterKey, baseUrl, sandbox) : undefined;
+    const workerMetricsUrls: string[] = [];
+    const metricsPort = config.ports.workerMetrics ?? 0;
     for (let i = 1; i <= config.workers; i++) {
-      await start(
+      const said = await start(
         `worker-${i}`,
         entryPoints.worker,
         {
           DATABASE_URL_PORTAL: config.databaseUrls.portal,
           DATABASE_URL_PAYMENTS: config.databaseUrls.payments,
+          DATABASE_URL_POS: config.databaseUrls.pos,
+          ACQUIRER_FTP_URL: acquirerFtpUrl,
           PAYMENTS_POLL_INTERVAL_MS: String(config.paymentsPollIntervalMs),
+          HOST: "127.0.0.1",
+          METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + i - 1),
           ...sandboxEnv,
         },
         /^worker \d+ running/,
       );
+      const metricsUrl = said?.match(/metrics (http:\S+?)\)?$/)?.[1];
+      if (metricsUrl) workerMetricsUrls.push(metricsUrl);
     }
-    return { baseUrl, sandboxUrl: sandbox.baseUrl!, demoFile, internalToken, processEnvironment: common, close };
+    // The demo store's few orders, as `npm start` makes them: through the POS API as its terminal, once.
+    if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile);
+    return {
+      baseUrl,
+      sandboxUrl: sandbox.baseUrl!,
+      demoFile,
+      internalToken,
+      processEnvironment: common,
+      workerMetricsUrls,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/** The platform's own POS partner at the gateway, found or created in the payments database opened for the moment. */
+async function platformPartner(config: ClusterConfig, masterKey: Buffer) {
+  const payments = await openPayments({ url: config.databaseUrls.payments, masterKey });
+  try {
+    return await ensureSyncPartner(payments.partners);
+  } finally {
+    await payments.close();
   }
 }
 

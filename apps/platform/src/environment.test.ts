@@ -31,6 +31,20 @@ describe("the embedded platform's configuration", () => {
     expect(printed.mock.calls.join("")).toMatch(/DEV_MAILBOX/);
   });
 
+  it("takes the card acquirer as an FTP URL with its account, and refuses one without", () => {
+    expect(loadEnvironment({}).acquirerFtpUrl).toBeUndefined();
+    const url = "ftp://merchant:s3cret@acquirer.example.com:2121/";
+    expect(loadEnvironment({ ACQUIRER_FTP_URL: url }).acquirerFtpUrl).toBe(url);
+    const exit = vi.spyOn(process, "exit").mockImplementation(() => {
+      throw new Error("exit");
+    });
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    for (const bad of ["ftp://acquirer.example.com/", "https://u:p@acquirer.example.com/"])
+      expect(() => loadEnvironment({ ACQUIRER_FTP_URL: bad })).toThrow("exit");
+    expect(exit).toHaveBeenCalledWith(1);
+    expect(printed.mock.calls.join("")).toMatch(/ACQUIRER_FTP_URL/);
+  });
+
   it("shows schema details (introspection, suggestions) unless NODE_ENV is production", () => {
     expect(loadEnvironment({}).graphqlSchemaDetails).toBe(true);
     expect(loadEnvironment({ NODE_ENV: "production" }).graphqlSchemaDetails).toBe(false);

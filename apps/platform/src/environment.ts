@@ -23,6 +23,13 @@ const schema = z.object({
   /** How often the gateway asks polled providers (`sandbox-poll`) about waiting payments. */
   PAYMENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   SANDBOX_PROCESSING_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  /** The card acquirer's FTP server with the merchant account; unset: the sandbox acquirer `npm start` runs. */
+  ACQUIRER_FTP_URL: z
+    .url({ protocol: /^ftps?$/ })
+    .refine((url) => new URL(url).username !== "" && new URL(url).password !== "", {
+      message: "must carry the account: ftp://user:password@host:port/",
+    })
+    .optional(),
   GATEWAY_URL: z.url({ protocol: /^https?$/ }).optional(),
   PORTAL_GATEWAY_CLIENT_ID: z.string().min(1).optional(),
   PORTAL_GATEWAY_SECRET: z.string().min(16, "at least 16 characters").optional(),
@@ -84,6 +91,8 @@ export interface PlatformConfig {
   gatewaySync?: { url?: string; clientId: string; secret: string; clientPartnerId: number };
   /** Between polling cycles for polled providers; 5 s when absent. */
   paymentsPollIntervalMs?: number;
+  /** The card acquirer of the daily settlement exchange (`ftp://user:password@host:port/`); absent: the sandbox. */
+  acquirerFtpUrl?: string;
   /** Pauses between attempts at a failing provider notification; tests shorten them. */
   webhookRetryDelaysMs?: number[];
   /** The message bus; in memory when absent. */
@@ -131,6 +140,7 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
           }
         : undefined,
     paymentsPollIntervalMs: e.PAYMENTS_POLL_INTERVAL_MS,
+    acquirerFtpUrl: e.ACQUIRER_FTP_URL,
     partnerWebhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true" },
     messaging: e.MESSAGING_DRIVER === "nats" ? { driver: "nats", url: e.NATS_URL } : { driver: "memory" },
     corsOrigins: e.CORS_ORIGINS,

@@ -29,6 +29,7 @@ console.log(
     `  portal, POS   ${base}/api/v1`,
     `  GraphQL       ${base}/graphql  (WebSocket: ${base.replace(/^http/, "ws")}/graphql)`,
     `  QR sandbox    ${platform.sandboxUrl}  (customer pays: npm run provider -- pay <provider_transaction_id>)`,
+    `  card acquirer ${platform.acquirerUrl ?? "ACQUIRER_FTP_URL"}  (settlement exchange daily at 02:00 Asia/Tokyo)`,
     `  data          ${relative(process.cwd(), config.dataDir) || "."}`,
     platform.demoFile ? `  demo tenant   ${relative(process.cwd(), platform.demoFile)}` : "  demo tenant   off",
     "Ctrl-C stops.",

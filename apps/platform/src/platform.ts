@@ -1,14 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
 import { type BusSubscription, type MessageBus, openMessageBus } from "@pos-cloud/common/messaging";
 import { startEdge } from "@pos-cloud/edge";
 import { openPayments, type PartnerService, type PaymentsDeps, payments, sandboxSetup } from "@pos-cloud/payments";
 import { openPortal, portal, recordingMessageSender, webhookMessageSender } from "@pos-cloud/portal";
 import { openPos, type PortalCall, portalClient, pos } from "@pos-cloud/pos";
+import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
 import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
 import { configureGatewaySync, startBackgroundWork } from "./background";
-import { demoProviders, ensureDemoTenant } from "./demo";
+import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
+import { ensureDemoOrders } from "./demo-orders";
 import type { PlatformConfig } from "./environment";
 import { loadOrCreateMasterKey } from "./master-key";
 import { scheduleKeyRotation } from "./signing-keys";
@@ -18,6 +20,8 @@ export interface RunningPlatform {
   port: number;
   /** The sandbox QR provider's own address (a listener of its own, like an external provider). */
   sandboxUrl: string;
+  /** The sandbox card acquirer's FTP address (`ftp://host:port`), when the platform runs it (no ACQUIRER_FTP_URL). */
+  acquirerUrl?: string;
   /** Path of demo.json, when the demo tenant exists. */
   demoFile?: string;
   /** The portal's services in this process, for tests that need a party only the portal can mint (a human token). */
@@ -93,15 +97,24 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     host: config.host,
     processingDelayMs: config.sandboxProcessingDelayMs ?? 0,
   });
+  // Likewise the card acquirer of the settlement exchange, unless one is configured.
+  const acquirer = config.acquirerFtpUrl
+    ? undefined
+    : await startEmbeddedAcquirer({ dataDir: config.dataDir, host: config.host }).catch(async (error: unknown) => {
+        await sandbox.close();
+        throw error;
+      });
   let bus: MessageBus;
   try {
     bus = options.bus ?? (await openMessageBus(config.messaging ?? { driver: "memory" }));
   } catch (error) {
+    await acquirer?.close();
     await sandbox.close();
     throw error;
   }
   const closeOutside = async () => {
     await bus.close();
+    await acquirer?.close();
     await sandbox.close();
   };
   // The public URL is known once the edge listens (the port may be chosen by the system).
@@ -171,6 +184,8 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   let demoFile: string | undefined;
   let background: Awaited<ReturnType<typeof startBackgroundWork>>;
   let posEvents: BusSubscription | undefined;
+  let posPublisher: { stop(): Promise<void> } | undefined;
+  let settlementExchange: ReturnType<typeof deps.pos.cardExchange.schedule> | undefined;
   try {
     stopKeyRotation = await scheduleKeyRotation(deps.portal);
     const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
@@ -185,10 +200,18 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
           partnerId: partner.clientPartnerId,
         })
       : undefined;
+    // A few orders in the demo store, taken through the POS API as its terminal (once: the store has none).
+    if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile);
     // Before the publisher starts: the memory bus keeps events only for groups that exist.
     posEvents = await deps.pos.payments.consume(bus);
     background = await startBackgroundWork(deps.portal, deps.payments, bus, config.paymentsPollIntervalMs ?? 5000);
+    // The store feed's order, bill and payment changes, from the POS outbox.
+    posPublisher = await deps.pos.outboxPublisher(bus).start();
+    // The daily card settlement exchange at 02:00 Asia/Tokyo, with the configured acquirer or the sandbox.
+    deps.pos.cardExchange.configure({ url: config.acquirerFtpUrl ?? acquirer?.ftpUrl });
+    settlementExchange = deps.pos.cardExchange.schedule();
   } catch (error) {
+    await posPublisher?.stop();
     await posEvents?.stop();
     await edge.close();
     await closeSubgraphs();
@@ -199,6 +222,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     baseUrl,
     port: edge.port,
     sandboxUrl: sandbox.baseUrl,
+    acquirerUrl: acquirer?.baseUrl,
     demoFile,
     portal: deps.portal,
     pos: deps.pos,
@@ -208,11 +232,14 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     payments: deps.payments,
     bus,
     async close() {
+      await settlementExchange?.stop();
+      await posPublisher?.stop();
       await background.stop();
       await posEvents?.stop();
       await edge.close();
       await bus.close();
       await closeSubgraphs();
+      await acquirer?.close();
       await sandbox.close();
     },
   };

@@ -1,11 +1,18 @@
 import type { Caller } from "@pos-cloud/common";
+import type { MessageBus } from "@pos-cloud/common/messaging";
+import type { OutboxPublisher } from "@pos-cloud/common/outbox";
 import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { BillService } from "./modules/bills/bill.service";
+import type { CustomerService } from "./modules/customers/customer.service";
+import type { NotificationService } from "./modules/notifications/notification.service";
 import type { OrderService } from "./modules/orders/order.service";
 import type { GatewayClient } from "./modules/payments/gateway.client";
 import type { PaymentService } from "./modules/payments/payment.service";
+import type { ReceiptService } from "./modules/receipts/receipt.service";
 import type { RefundService } from "./modules/refunds/refund.service";
+import type { CardExchangeService } from "./modules/settlements/card-exchange.service";
+import type { SettlementService } from "./modules/settlements/settlement.service";
 
 export interface PosDeps {
   db: Database;
@@ -13,11 +20,21 @@ export interface PosDeps {
   orders: OrderService;
   /** Bills, and `applyPayment` for the POS payments that pay them. */
   bills: BillService;
+  /** Customers of merchants, and the totals POS payments and refunds keep for them. */
+  customers: CustomerService;
   /** POS's client of the payment gateway's `/v1` API. */
   gateway: GatewayClient;
   /** Payments, and `consume` for the gateway events that settle QR payments. */
   payments: PaymentService;
   refunds: RefundService;
+  /** Receipts and tax invoices of completed payments. */
+  receipts: ReceiptService;
+  /** The publisher of the POS outbox (order, bill and payment changes) onto `bus`; the platform starts it. */
+  outboxPublisher(bus: MessageBus): OutboxPublisher;
+  settlements: SettlementService;
+  /** The daily card settlement exchange: `configure` (the acquirer), `run` (a day), `schedule` (02:00 Asia/Tokyo). */
+  cardExchange: CardExchangeService;
+  notifications: NotificationService;
   close(): Promise<void>;
 }
 
@@ -26,9 +43,13 @@ export interface PosContext {
   caller: Caller;
   orders: OrderService;
   bills: BillService;
+  customers: CustomerService;
   payments: PaymentService;
   refunds: RefundService;
-  loaders: { stores: ReturnType<OrderService["storeLoader"]> };
+  receipts: ReceiptService;
+  settlements: SettlementService;
+  notifications: NotificationService;
+  loaders: { openOrders: ReturnType<OrderService["openOrderCountLoader"]> };
 }
 
 export function createContext(deps: PosDeps, caller: Caller): PosContext {
@@ -36,8 +57,12 @@ export function createContext(deps: PosDeps, caller: Caller): PosContext {
     caller,
     orders: deps.orders,
     bills: deps.bills,
+    customers: deps.customers,
     payments: deps.payments,
     refunds: deps.refunds,
-    loaders: { stores: deps.orders.storeLoader(caller) },
+    receipts: deps.receipts,
+    settlements: deps.settlements,
+    notifications: deps.notifications,
+    loaders: { openOrders: deps.orders.openOrderCountLoader() },
   };
 }

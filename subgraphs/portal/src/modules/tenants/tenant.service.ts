@@ -4,6 +4,7 @@ import {
   mapPage,
   notFound,
   requireCaller,
+  requireService,
   requireTier,
   roles,
   type SecretBox,
@@ -133,6 +134,28 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
     getStore: async (caller: Caller, id: number) => present(await reachableStore(caller, id)),
     /** The store as a scope check for other modules: found and reachable, or 404/403. */
     reachableStore,
+    /**
+     * What a store's receipts print about their issuer, for the POS service (never a client: it checks the caller
+     * against the payment first): the store's name, address and receipt settings, the merchant's names and invoice
+     * settings; null when there is no such store.
+     */
+    async receiptIssuer(caller: Caller, storeId: number) {
+      requireService(caller);
+      const store = await tenants.findStore(storeId);
+      const merchant = store && (await tenants.findMerchant(store.merchant_id));
+      if (!store || !merchant) return null;
+      return {
+        store_id: store.id,
+        store_name: store.name,
+        address: store.address,
+        contact_phone: store.contact_phone,
+        receipt_settings: store.receipt_settings,
+        merchant_name: merchant.name,
+        legal_name: merchant.legal_name,
+        tax_id: merchant.tax_id,
+        invoice_config: merchant.invoice_config,
+      };
+    },
     async createStore(caller: Caller, input: unknown) {
       requireCaller(caller);
       const { provider_credentials, ...data } = parseInput(storeCreate, input);

@@ -7,6 +7,7 @@ import {
   type PageArgs,
   parseCursorPage,
   parseInput,
+  type ReachableStore,
   requireDevice,
 } from "@pos-cloud/common";
 import { nextDailyNumber } from "../../daily-number";
@@ -147,6 +148,13 @@ export function billService(bills: BillRepository, orders: OrderService, access:
 
     get: async (caller: Caller, id: string) => presentBill(await readable(caller, id)),
 
+    /** A bill of a store already checked against the caller (`Store.bill`), under the store's merchant. */
+    async inStore(store: ReachableStore, id: string) {
+      const bill = isUuid(id) ? await bills.find(id) : null;
+      if (!bill || bill.store_id !== store.id || bill.merchant_id !== store.merchantId) throw notFound("bill");
+      return presentBill(bill);
+    },
+
     /** Splits a bill nothing was paid on, once: by amounts adding up to its total, or by its items. */
     async split(caller: Caller, id: string, input: unknown) {
       const { splits } = parseInput(billSplit, input);
@@ -189,12 +197,15 @@ export function billService(bills: BillRepository, orders: OrderService, access:
             });
           const tables = [...new Set(sources.flatMap((bill) => bill.table_numbers))];
           const rates = new Set(sources.map((bill) => bill.tax_percentage));
+          // The combined bill is a customer's only when every source bill was that customer's.
+          const customers = new Set(sources.map((bill) => bill.customer_id));
           const combined = await bills.create(tx, {
             merchant_id: store.merchantId,
             store_id: store.storeId,
             bill_number: await nextDailyNumber(tx, store.storeId, "bill", at),
             staff_code: staff.login_id,
             tax_percentage: rates.size === 1 ? [...rates][0] : null,
+            customer_id: customers.size === 1 ? [...customers][0] : null,
             ...sumTotals(sources),
             is_combined: true,
             table_numbers: tables,

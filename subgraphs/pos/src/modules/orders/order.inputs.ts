@@ -54,6 +54,22 @@ export const orderFilter = z.strictObject({
   to: z.date().optional(),
 });
 
+const businessDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "a date is YYYY-MM-DD")
+  .refine((value) => {
+    const day = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(value);
+  }, "not a date of the calendar");
+
+/** A customer's purchase history: business days (Asia/Tokyo), both included. */
+export const purchaseHistoryFilter = z
+  .strictObject({ start_date: businessDate.optional(), end_date: businessDate.optional() })
+  .refine((range) => !range.start_date || !range.end_date || range.start_date <= range.end_date, {
+    message: "end_date must not be before start_date",
+    path: ["end_date"],
+  });
+
 export type OrderCreate = z.output<typeof orderCreate>;
 export type OrderUpdate = z.output<typeof orderUpdate>;
 export type OrderFilter = z.output<typeof orderFilter>;

@@ -17,6 +17,20 @@ export async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
 }
 
 export function orderRepository(prisma: PrismaClient) {
+  /** The orders `where` selects, newest first, one page. */
+  const pageOfOrders = (where: Prisma.OrderWhereInput, page: CursorPage) =>
+    readPageByTime(page, "asc", {
+      rows: (take, after) =>
+        prisma.order.findMany({
+          where: { AND: [where, after] },
+          include: withItems,
+          orderBy: [{ created_at: "desc" }, { id: "asc" }],
+          take,
+          skip: page.offset,
+        }),
+      total: () => prisma.order.count({ where }),
+    });
+
   return {
     /**
      * Counts of orders in `status` for many stores in one statement, by store and the merchant on each order. The
@@ -48,17 +62,17 @@ export function orderRepository(prisma: PrismaClient) {
         device_id: filter.device_id,
         created_at: { gte: filter.from, lt: filter.to },
       } satisfies Prisma.OrderWhereInput;
-      return readPageByTime(page, "asc", {
-        rows: (take, after) =>
-          prisma.order.findMany({
-            where: { AND: [where, after] },
-            include: withItems,
-            orderBy: [{ created_at: "desc" }, { id: "asc" }],
-            take,
-            skip: page.offset,
-          }),
-        total: () => prisma.order.count({ where }),
-      });
+      return pageOfOrders(where, page);
+    },
+
+    /** A customer's orders of its merchant, newest first, taken in [from, to). */
+    listOfCustomer(
+      customer: { merchant_id: number; customer_id: string },
+      range: { from?: Date; to?: Date },
+      page: CursorPage,
+    ) {
+      const where = { ...customer, created_at: { gte: range.from, lt: range.to } } satisfies Prisma.OrderWhereInput;
+      return pageOfOrders(where, page);
     },
 
     /**

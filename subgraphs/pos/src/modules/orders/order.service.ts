@@ -6,14 +6,16 @@ import {
   type PageArgs,
   parseCursorPage,
   parseInput,
+  type ReachableStore,
   requireDevice,
-  storeReferenceLoader,
 } from "@pos-cloud/common";
+import DataLoader from "dataloader";
 import { nextDailyNumber } from "../../daily-number";
 import { itemSubtotal, orderTotals, type Totals } from "../../money";
 import { isUuid } from "../../uuid";
+import type { CustomerService } from "../customers/customer.service";
 import type { StoreAccess } from "../stores/store-access.service";
-import { orderCreate, orderFilter, orderUpdate } from "./order.inputs";
+import { orderCreate, orderFilter, orderUpdate, purchaseHistoryFilter } from "./order.inputs";
 import { requireOrderMove } from "./order.lifecycle";
 import { lockOrder, type OrderRepository, type OrderRow, type Tx } from "./order.repository";
 
@@ -28,7 +30,16 @@ export const ORDER_SCOPE = "order:create";
 const priced = (items: { sequence: number; item_name: string; quantity: number; unit_price: number }[]) =>
   items.map((item) => ({ ...item, subtotal: itemSubtotal(item) }));
 
-export function orderService(orders: OrderRepository, access: StoreAccess, clock: () => Date) {
+/** Midnight in Asia/Tokyo (UTC+9, no daylight saving) that starts a business day, YYYY-MM-DD. */
+const startOfBusinessDay = (day: string) => new Date(`${day}T00:00:00+09:00`);
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function orderService(
+  orders: OrderRepository,
+  access: StoreAccess,
+  clock: () => Date,
+  customers: Pick<CustomerService, "requireAttachable" | "readable">,
+) {
   async function readable(caller: Caller, id: string): Promise<OrderRow> {
     const order = isUuid(id) ? await orders.find(id) : null;
     if (!order) throw notFound("order");
@@ -42,8 +53,13 @@ export function orderService(orders: OrderRepository, access: StoreAccess, clock
     return readable(caller, id);
   }
 
-  async function change(caller: Caller, id: string, decide: Parameters<OrderRepository["change"]>[1]) {
-    await writable(caller, id);
+  async function change(
+    caller: Caller,
+    id: string,
+    decide: Parameters<OrderRepository["change"]>[1],
+    check?: (order: OrderRow) => Promise<void>,
+  ) {
+    await check?.(await writable(caller, id));
     const changed = await orders.change(id, decide);
     if (!changed) throw notFound("order");
     return changed;
@@ -51,25 +67,36 @@ export function orderService(orders: OrderRepository, access: StoreAccess, clock
 
   return {
     /**
-     * One request's Store references (`open_orders_count` of every store of a hierarchy) in one statement. Each store
-     * is checked against the caller first; its orders count only under the merchant the portal placed it in, so a
-     * reference naming another merchant finds none.
+     * One request's `open_orders_count` (every store of a hierarchy) in one statement, for stores already checked
+     * against the caller; orders count only under the merchant the portal placed the store in, so a reference naming
+     * another merchant finds none.
      */
-    storeLoader: (caller: Caller) =>
-      storeReferenceLoader(caller, async (stores) => {
-        const countOf = countsPerStore(
-          await orders.countByStores(
-            stores.map((store) => store.id),
-            unfinished,
-          ),
-        );
-        return stores.map((store) => ({ id: store.id, open_orders_count: countOf(store) }));
-      }),
+    openOrderCountLoader: () =>
+      new DataLoader<ReachableStore, number, string>(
+        async (stores) => {
+          const countOf = countsPerStore(
+            await orders.countByStores(
+              stores.map((store) => store.id),
+              unfinished,
+            ),
+          );
+          return stores.map(countOf);
+        },
+        { cacheKeyFn: (store) => `${store.id}:${store.merchantId}` },
+      ),
+
+    /** An order of a store already checked against the caller (`Store.order`), under the store's merchant. */
+    async inStore(store: ReachableStore, id: string): Promise<OrderRow> {
+      const order = isUuid(id) ? await orders.find(id) : null;
+      if (!order || order.store_id !== store.id || order.merchant_id !== store.merchantId) throw notFound("order");
+      return order;
+    },
 
     /** A new open order with its totals computed here; `order_number` is the store's next of the business day. */
     async create(caller: Caller, input: unknown) {
       const data = parseInput(orderCreate, input);
       const store = await access.storeFor(caller, data.store_id, ORDER_SCOPE);
+      if (data.customer_id) await customers.requireAttachable(store.merchantId, data.customer_id);
       const totals = orderTotals(data.items, data.discount_amount ?? 0);
       const at = clock();
       return orders.create(
@@ -109,24 +136,61 @@ export function orderService(orders: OrderRepository, access: StoreAccess, clock
     /** Changes an open order; new items replace the old ones and the totals follow. */
     async update(caller: Caller, id: string, input: unknown) {
       const patch = parseInput(orderUpdate, input);
-      return change(caller, id, (order) => {
-        requireOrderMove("edit", order.status);
-        const items = patch.items ? priced(patch.items) : undefined;
-        const totals = orderTotals(items ?? order.items, patch.discount_amount ?? order.discount_amount);
-        const orderType = patch.order_type ?? order.order_type;
-        const tableNumber = patch.table_number === undefined ? order.table_number : patch.table_number;
-        if (orderType === "dine_in" && tableNumber === null)
-          throw invalidField("table_number", "required", "a dine_in order needs its table_number");
-        return {
-          data: {
-            order_type: orderType,
-            table_number: tableNumber,
-            customer_id: patch.customer_id === undefined ? order.customer_id : patch.customer_id,
-            ...totals,
-          },
-          items,
-        };
+      const customerId = patch.customer_id;
+      const checkCustomer = async (order: OrderRow) => {
+        if (customerId && customerId !== order.customer_id)
+          await customers.requireAttachable(order.merchant_id, customerId);
+      };
+      return change(
+        caller,
+        id,
+        (order) => {
+          requireOrderMove("edit", order.status);
+          const items = patch.items ? priced(patch.items) : undefined;
+          const totals = orderTotals(items ?? order.items, patch.discount_amount ?? order.discount_amount);
+          const orderType = patch.order_type ?? order.order_type;
+          const tableNumber = patch.table_number === undefined ? order.table_number : patch.table_number;
+          if (orderType === "dine_in" && tableNumber === null)
+            throw invalidField("table_number", "required", "a dine_in order needs its table_number");
+          return {
+            data: {
+              order_type: orderType,
+              table_number: tableNumber,
+              customer_id: patch.customer_id === undefined ? order.customer_id : patch.customer_id,
+              ...totals,
+            },
+            items,
+          };
+        },
+        checkCustomer,
+      );
+    },
+
+    /**
+     * A customer's purchase history: its orders at every store of the merchant, newest first, taken between two
+     * business days (both included). The customer is checked first (Store Manager and above; another merchant's is
+     * not found).
+     */
+    async ofCustomer(
+      caller: Caller,
+      customerId: string,
+      args: { start_date?: string | null; end_date?: string | null; after?: string | null } & PageArgs,
+    ) {
+      const customer = await customers.readable(caller, customerId);
+      const { start_date, end_date, limit, offset, after } = args;
+      const range = parseInput(purchaseHistoryFilter, {
+        start_date: start_date ?? undefined,
+        end_date: end_date ?? undefined,
       });
+      const page = parseCursorPage({ limit, offset, after });
+      return orders.listOfCustomer(
+        { merchant_id: customer.merchant_id, customer_id: customer.id },
+        {
+          from: range.start_date ? startOfBusinessDay(range.start_date) : undefined,
+          to: range.end_date ? new Date(startOfBusinessDay(range.end_date).getTime() + DAY_MS) : undefined,
+        },
+        page,
+      );
     },
 
     /** Cancels an open order; a billed one is given back by cancelling its bill first. */

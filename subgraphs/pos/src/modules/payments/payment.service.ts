@@ -8,12 +8,14 @@ import {
   type PageArgs,
   parseInput,
   parsePage,
+  type ReachableStore,
   requireDevice,
 } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import type { Prisma } from "../../generated/prisma/client";
 import { isUuid } from "../../uuid";
-import type { BillService } from "../bills/bill.service";
+import type { BillService, PaymentToApply } from "../bills/bill.service";
+import type { CustomerService } from "../customers/customer.service";
 import type { StoreAccess } from "../stores/store-access.service";
 import type { GatewayClient, GatewayIntent } from "./gateway.client";
 import { cardResult, type PaymentCreate, paymentCreate, paymentFilter } from "./payment.inputs";
@@ -70,7 +72,16 @@ export function paymentService(
   access: StoreAccess,
   gateway: GatewayClient,
   clock: () => Date,
+  customers: Pick<CustomerService, "recordPayment" | "recordRefund">,
+  /** Numbers the receipt of a payment, in the transaction that completes it (the receipts module). */
+  receipts: { issue(tx: Tx, paymentId: string): Promise<unknown> },
 ) {
+  /** Money applied to its bill in the payment's transaction, and to the totals of the bill's customer. */
+  async function applyToBill(tx: Tx, payment: PaymentToApply) {
+    const bill = await bills.applyPayment(tx, payment);
+    await customers.recordPayment(tx, bill, payment.amount);
+  }
+
   async function readable(caller: Caller, id: string): Promise<PaymentRow> {
     const payment = isUuid(id) ? await payments.find(id) : null;
     if (!payment) throw notFound("payment");
@@ -128,9 +139,9 @@ export function paymentService(
   async function payCash(tx: Tx, id: string, caller: Caller, bill: Bill, data: PaymentCreate, cash_received: number) {
     await payments.lockBillPayments(tx, bill.id);
     await requireAvailable(tx, bill, data);
-    await bills.applyPayment(tx, { bill_id: bill.id, split_id: data.split_id, amount: data.amount });
+    await applyToBill(tx, { bill_id: bill.id, split_id: data.split_id, amount: data.amount });
     const intent = await gateway.createIntent(intentBody(id, bill, data), `pos-payment-${id}`);
-    return payments.create(tx, {
+    const row = await payments.create(tx, {
       ...rowOf(id, caller, bill, data),
       status: "completed",
       payment_intent_id: intent.id,
@@ -138,6 +149,8 @@ export function paymentService(
       change_amount: cash_received - data.amount,
       completed_at: clock(),
     });
+    await receipts.issue(tx, row.id);
+    return row;
   }
 
   const rowOf = (id: string, caller: Caller, bill: { merchant_id: number; store_id: number }, data: PaymentCreate) => ({
@@ -221,7 +234,8 @@ export function paymentService(
       await payments.lockBillPayments(tx, payment.bill_id);
       if (!(await payments.settle(tx, payment.id, { status: "completed", completed_at: clock() }))) return null;
       try {
-        await bills.applyPayment(tx, { bill_id: payment.bill_id, split_id: payment.split_id, amount: payment.amount });
+        await applyToBill(tx, { bill_id: payment.bill_id, split_id: payment.split_id, amount: payment.amount });
+        await receipts.issue(tx, payment.id);
         return null;
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
@@ -355,10 +369,19 @@ export function paymentService(
           card_arn: result.card_arn,
         });
         if (!moved) throw new AppError("invalid_state", "the payment was settled meanwhile");
-        await bills.applyPayment(tx, { bill_id: payment.bill_id, split_id: payment.split_id, amount: payment.amount });
+        await applyToBill(tx, { bill_id: payment.bill_id, split_id: payment.split_id, amount: payment.amount });
+        await receipts.issue(tx, id);
         await gateway.capture(intentId, payment.amount, `pos-capture-${id}`);
       });
       return presentPayment(await readable(caller, id));
+    },
+
+    /** A payment of a store already checked against the caller (`Store.pos_payment`), under the store's merchant. */
+    async inStore(store: ReachableStore, id: string) {
+      const payment = isUuid(id) ? await payments.find(id) : null;
+      if (!payment || payment.store_id !== store.id || payment.merchant_id !== store.merchantId)
+        throw notFound("payment");
+      return presentPayment(payment);
     },
 
     /** For POS refunds: a payment the caller reaches, as stored. */
@@ -389,7 +412,8 @@ export function paymentService(
         refund_reason: refund.reason,
         status: refunded === payment.amount ? "refunded" : payment.status,
       });
-      await bills.applyRefund(tx, { bill_id: payment.bill_id, amount: refund.amount });
+      const bill = await bills.applyRefund(tx, { bill_id: payment.bill_id, amount: refund.amount });
+      await customers.recordRefund(tx, bill, refund.amount);
     },
 
     /** Consumes the gateway's internal events: a QR intent that succeeded, failed or was cancelled settles its payment. */

@@ -24,6 +24,18 @@ export interface StorePlace {
 /** What a list may show a caller: one store, one merchant's stores, or every store (a system operator). */
 export type ListScope = { store_id?: number; merchant_id?: number };
 
+/** What the portal holds about a store's receipts' issuer (`receiptIssuer`). */
+export interface ReceiptIssuerRecord {
+  store_name: string;
+  address: unknown;
+  contact_phone: string | null;
+  receipt_settings: unknown;
+  merchant_name: string;
+  legal_name: string | null;
+  tax_id: string | null;
+  invoice_config: unknown;
+}
+
 /** A staff member as the portal knows it. */
 export interface StaffMember {
   login_id: string;
@@ -34,6 +46,21 @@ export interface StaffMember {
 const posService: Caller = { type: "service", id: "pos", scopes: [] };
 
 const staffCodePattern = /^[A-Z]{3}-[A-Z0-9-]{3,40}$/;
+
+/** Customers are a merchant's: what a caller of tier L4 or above reaches of them. */
+type CustomerReach = { level: "platform" } | { level: "psp" } | { level: "merchant"; merchantId: number };
+
+/** Store Managers (L4) and above work with customers: lower tiers, devices and other callers are refused (403). */
+function customerReach(caller: Caller): CustomerReach {
+  requireCaller(caller);
+  const tier = tierOf(caller);
+  if (tier === undefined || tier > roles.STORE_MANAGER)
+    throw forbidden("customers are for a Store Manager (L4) or above");
+  const reach = reachOf(caller);
+  if (reach.level === "platform" || reach.level === "psp") return { level: reach.level };
+  if (reach.level === "nothing" || reach.merchantId === undefined) throw forbidden();
+  return { level: "merchant", merchantId: reach.merchantId };
+}
 
 /**
  * Who may act in which store. Devices act in the store of their token, with the scope the action needs. Humans
@@ -60,6 +87,16 @@ export function storeAccess(portal: PortalCall) {
         caller,
       );
       return { storeId: store.id, merchantId: store.merchant_id };
+    } catch (error) {
+      if (error instanceof AppError && (error.code === "forbidden" || error.code === "not_found")) throw notFound(what);
+      throw error;
+    }
+  }
+
+  /** A merchant as the portal shows it to this user; 404 (as `what`) when the user does not reach it. */
+  async function merchantForUser(caller: Caller, merchantId: number, what: string): Promise<void> {
+    try {
+      await ask("query PosMerchant($id: Int!) { merchant(id: $id) { id } }", { id: merchantId }, caller);
     } catch (error) {
       if (error instanceof AppError && (error.code === "forbidden" || error.code === "not_found")) throw notFound(what);
       throw error;
@@ -144,6 +181,34 @@ export function storeAccess(portal: PortalCall) {
     },
 
     /**
+     * The merchant whose customers a caller works with (the spec: Store Manager, L4, and above; below, and devices,
+     * 403). L2 to L4 work in their own merchant (another `merchantId` is 404); L0 and L1 name one, which the portal
+     * answers for (an L1 reaches only its PSP's merchants).
+     */
+    async customerMerchant(caller: Caller, merchantId: number | undefined): Promise<number> {
+      const reach = customerReach(caller);
+      if (reach.level === "platform" || reach.level === "psp") {
+        if (merchantId === undefined)
+          throw invalidField("merchant_id", "required", "merchant_id is required for your role");
+        await merchantForUser(caller, merchantId, "merchant");
+        return merchantId;
+      }
+      if (merchantId !== undefined && merchantId !== reach.merchantId) throw notFound("merchant");
+      return reach.merchantId;
+    },
+
+    /** Refuses (403) a caller below Store Manager (L4), a device or any other caller that is not a user. */
+    requireCustomerRole: (caller: Caller): void => void customerReach(caller),
+
+    /** Refuses (403 below L4; 404, as if it did not exist, for a merchant the caller does not reach) a customer. */
+    async requireCustomer(caller: Caller, row: { merchant_id: number }): Promise<void> {
+      const reach = customerReach(caller);
+      if (reach.level === "platform") return;
+      if (reach.level === "psp") return merchantForUser(caller, row.merchant_id, "customer");
+      if (row.merchant_id !== reach.merchantId) throw notFound("customer");
+    },
+
+    /**
      * A staff code: the login id of an active user who reaches the store (its staff, its manager, or a tier above
      * over it), as the portal answers for the POS service. Anything else is a 400 naming the field.
      */
@@ -157,6 +222,25 @@ export function storeAccess(portal: PortalCall) {
       );
       if (!storeMember) throw invalidField(field, "staff_of_store", `${field} is not a staff member of this store`);
       return storeMember;
+    },
+
+    /**
+     * What a store's receipts print about their issuer, as the portal answers the POS service (the caller was checked
+     * against the receipt's payment first): the store's name, address and receipt settings, the merchant's names and
+     * invoice settings.
+     */
+    async receiptIssuer(storeId: number): Promise<ReceiptIssuerRecord> {
+      const { receiptIssuer } = await ask<{ receiptIssuer: ReceiptIssuerRecord | null }>(
+        `query PosReceiptIssuer($store_id: Int!) {
+          receiptIssuer(store_id: $store_id) {
+            store_name address contact_phone receipt_settings merchant_name legal_name tax_id invoice_config
+          }
+        }`,
+        { store_id: storeId },
+        posService,
+      );
+      if (!receiptIssuer) throw new AppError("bad_gateway", "the portal does not know the payment's store");
+      return receiptIssuer;
     },
   };
 }

@@ -1,0 +1,35 @@
+import { operationRoute as route } from "../operation-route";
+import {
+  CloseSettlementDocument,
+  CreateSettlementDocument,
+  SettlementDocument,
+  SettlementsDocument,
+} from "../operations/gateway.generated";
+import type { RestRoute } from "../router";
+import { listFilters } from "./pos-orders";
+
+export const posSettlementRoutes: RestRoute[] = [
+  route(
+    "POST",
+    "/api/v1/settlements",
+    "createSettlement",
+    CreateSettlementDocument,
+    ({ body }) => ({ input: body.fields }),
+    {
+      status: 201,
+    },
+  ),
+  route(
+    "GET",
+    "/api/v1/settlements",
+    "settlements",
+    SettlementsDocument,
+    (request) => listFilters(request, ["start_date", "end_date", "status"]),
+    { page: true },
+  ),
+  route("GET", "/api/v1/settlements/:id", "settlement", SettlementDocument, ({ params }) => ({ id: params.id })),
+  route("POST", "/api/v1/settlements/:id/close", "closeSettlement", CloseSettlementDocument, ({ params, body }) => ({
+    id: params.id,
+    input: body.fields,
+  })),
+];

@@ -1,0 +1,67 @@
+import { AppError, type Caller } from "@pos-cloud/common";
+import type { BillService } from "../bills/bill.service";
+import type { OrderService } from "../orders/order.service";
+import type { PaymentService } from "../payments/payment.service";
+import type { StoreAccess } from "../stores/store-access.service";
+import { type ReceiptDocument, type ReceiptType, receiptDocument } from "./receipt.document";
+import type { ReceiptRepository } from "./receipt.repository";
+import { DEFAULT_WIDTH, receiptText } from "./receipt.text";
+
+export type ReceiptService = ReturnType<typeof receiptService>;
+
+/** Payments that have a receipt: completed ones, and those refunded since (the receipt shows the refund). */
+const RECEIPTED = ["completed", "refunded"];
+
+/**
+ * Receipts and tax invoices of completed POS payments. The number is given in the transaction that completes the
+ * payment (`issue`); everything else is read when the receipt is asked for: the payment (refunds included), its
+ * bill and items, and the issuer as the portal knows it now.
+ */
+export function receiptService(deps: {
+  receipts: ReceiptRepository;
+  payments: Pick<PaymentService, "readable" | "lock">;
+  bills: Pick<BillService, "inStore">;
+  orders: Pick<OrderService, "itemsOfBill">;
+  access: Pick<StoreAccess, "receiptIssuer">;
+}) {
+  const { receipts, payments, bills, orders, access } = deps;
+
+  /** The payment's receipt; one completed before receipts were numbered is numbered now, once, under its row lock. */
+  async function receiptOf(paymentId: string) {
+    const found = await receipts.find(paymentId);
+    if (found) return found;
+    const issued = await receipts.transaction(async (tx) => {
+      await payments.lock(tx, paymentId);
+      return receipts.issue(tx, paymentId);
+    });
+    if (!issued) throw new AppError("invalid_state", "the payment is not completed: it has no receipt");
+    return issued;
+  }
+
+  return {
+    /** For POS payments, in the transaction that completes one: its receipt number, on the day it completed. */
+    issue: receipts.issue,
+
+    /**
+     * The receipt (or tax invoice) of a payment the caller reaches (another store's is not found); a payment that is
+     * not completed (pending, failed) has none: 409 `invalid_state`.
+     */
+    async get(caller: Caller, paymentId: string, type: ReceiptType = "receipt"): Promise<ReceiptDocument> {
+      const payment = await payments.readable(caller, paymentId);
+      if (!RECEIPTED.includes(payment.status))
+        throw new AppError("invalid_state", `a ${payment.status} payment has no receipt`, { status: payment.status });
+      const receipt = await receiptOf(payment.id);
+      const store = { id: payment.store_id, merchantId: payment.merchant_id };
+      const bill = await bills.inStore(store, payment.bill_id);
+      const [combined, items, issuer] = await Promise.all([
+        Promise.all(bill.combined_bill_ids.map((id) => bills.inStore(store, id))),
+        receipts.transaction((tx) => orders.itemsOfBill(tx, bill.id)),
+        access.receiptIssuer(payment.store_id),
+      ]);
+      return receiptDocument({ receipt, payment, bill, combined, items, issuer }, type);
+    },
+
+    /** The receipt as printed: fixed-width lines (24 to 64 columns, 42 by default). */
+    text: (receipt: ReceiptDocument, width?: number | null) => receiptText(receipt, width ?? DEFAULT_WIDTH),
+  };
+}

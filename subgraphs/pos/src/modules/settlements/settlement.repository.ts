@@ -1,0 +1,149 @@
+import { type Page, readPage } from "@pos-cloud/common";
+import { Prisma, type PrismaClient, type Settlement } from "../../generated/prisma/client";
+import type { ListScope } from "../stores/store-access.service";
+import type { SettlementFilter } from "./settlement.inputs";
+
+export type SettlementRepository = ReturnType<typeof settlementRepository>;
+export type Tx = Prisma.TransactionClient;
+export type SettlementRow = Settlement;
+
+/** One group of what a settlement counts: payments or refunds of one method, carried over from a closed day or not. */
+export interface CountedGroup {
+  kind: "payment" | "refund";
+  method_type: string;
+  carried_over: boolean;
+  amount: number;
+  count: number;
+}
+
+/** How far back a late payment is still carried into a later day (payments and refunds never wait that long). */
+const LOOKBACK_MS = 31 * 86_400_000;
+
+/**
+ * The payments and refunds a settlement counts that no closed settlement counts yet: those completed on its own
+ * business day, and those completed on an earlier day of the store that was already closed when they came (late
+ * ones), which the next settlement to close takes. Payments count when completed (a refunded payment still counted
+ * on its day); refunds when they succeeded, under their payment's method. The report reads the payments and refunds
+ * tables of the same database; it writes nothing to them.
+ */
+function counted(s: SettlementRow) {
+  const lookback = new Date(s.window_start.getTime() - LOOKBACK_MS);
+  const closedDayHolds = (at: Prisma.Sql) => Prisma.sql`EXISTS (SELECT 1 FROM pos_settlements c
+    WHERE c.store_id = ${s.store_id} AND c.status = 'closed' AND c.business_date < ${s.business_date}
+      AND c.window_start <= ${at} AND ${at} < c.window_end)`;
+  return Prisma.sql`
+    SELECT 'payment' AS kind, p.id AS source_id, p.method_type, p.amount, p.completed_at AS occurred_at,
+      p.completed_at < ${s.window_start} AS carried_over
+    FROM payments p
+    WHERE p.store_id = ${s.store_id} AND p.merchant_id = ${s.merchant_id}
+      AND p.created_at >= ${lookback} AND p.created_at < ${s.window_end}
+      AND p.status IN ('completed', 'refunded') AND p.completed_at < ${s.window_end}
+      AND (p.completed_at >= ${s.window_start} OR ${closedDayHolds(Prisma.sql`p.completed_at`)})
+      AND NOT EXISTS (SELECT 1 FROM pos_settlement_entries e WHERE e.kind = 'payment' AND e.source_id = p.id)
+    UNION ALL
+    SELECT 'refund', r.id, p.method_type, r.amount, r.completed_at, r.completed_at < ${s.window_start}
+    FROM pos_refunds r JOIN payments p ON p.id = r.payment_id
+    WHERE r.store_id = ${s.store_id} AND r.merchant_id = ${s.merchant_id}
+      AND r.created_at >= ${lookback} AND r.created_at < ${s.window_end}
+      AND r.status = 'succeeded' AND r.completed_at < ${s.window_end}
+      AND (r.completed_at >= ${s.window_start} OR ${closedDayHolds(Prisma.sql`r.completed_at`)})
+      AND NOT EXISTS (SELECT 1 FROM pos_settlement_entries e WHERE e.kind = 'refund' AND e.source_id = r.id)`;
+}
+
+type GroupRow = Omit<CountedGroup, "amount"> & { amount: bigint | number; settlement_id?: string };
+const groupOf = ({ settlement_id: _, ...row }: GroupRow): CountedGroup => ({ ...row, amount: Number(row.amount) });
+
+export function settlementRepository(prisma: PrismaClient) {
+  return {
+    /** A new settlement, or false when the store's day has one already (one per store and business day). */
+    async insert(tx: Tx, data: Prisma.SettlementCreateManyInput) {
+      const { count } = await tx.settlement.createMany({ data: [data], skipDuplicates: true });
+      return count === 1;
+    },
+    find: (id: string) => prisma.settlement.findUnique({ where: { id } }),
+    findDay: (store_id: number, business_date: string) =>
+      prisma.settlement.findUnique({ where: { store_id_business_date: { store_id, business_date } } }),
+
+    /** Locks a settlement's row for the transaction and reads it: closes of one settlement go one at a time. */
+    async lock(tx: Tx, id: string) {
+      await tx.$queryRaw`SELECT id FROM pos_settlements WHERE id = ${id}::uuid FOR UPDATE`;
+      return tx.settlement.findUniqueOrThrow({ where: { id } });
+    },
+
+    list(scope: ListScope, filter: SettlementFilter, page: Page) {
+      const where = {
+        ...scope,
+        status: filter.status,
+        business_date: { gte: filter.start_date, lte: filter.end_date },
+      } satisfies Prisma.SettlementWhereInput;
+      return readPage(page, {
+        rows: (take) =>
+          prisma.settlement.findMany({
+            where,
+            orderBy: [{ business_date: "desc" }, { store_id: "asc" }],
+            take,
+            skip: page.offset,
+          }),
+        total: () => prisma.settlement.count({ where }),
+      });
+    },
+
+    /** What an open settlement would count if it closed now. */
+    countedNow: async (s: SettlementRow) =>
+      (
+        await prisma.$queryRaw<GroupRow[]>(Prisma.sql`SELECT kind, method_type, carried_over,
+          sum(amount)::bigint AS amount, count(*)::int AS count FROM (${counted(s)}) AS counted GROUP BY 1, 2, 3`)
+      ).map(groupOf),
+
+    /** What closed settlements counted, by settlement. */
+    async countedAtClose(ids: string[]) {
+      const rows =
+        ids.length === 0
+          ? []
+          : await prisma.$queryRaw<GroupRow[]>`SELECT settlement_id::text, kind, method_type, carried_over,
+              sum(amount)::bigint AS amount, count(*)::int AS count FROM pos_settlement_entries
+              WHERE settlement_id = ANY(${ids}::uuid[]) GROUP BY 1, 2, 3, 4`;
+      const bySettlement = new Map<string, CountedGroup[]>();
+      for (const row of rows) {
+        const list = bySettlement.get(row.settlement_id!) ?? [];
+        list.push(groupOf(row));
+        bySettlement.set(row.settlement_id!, list);
+      }
+      return bySettlement;
+    },
+
+    /**
+     * Closes a locked open settlement: records every payment and refund it counts (one that another settlement
+     * recorded meanwhile stays there), then its status, in the caller's transaction.
+     */
+    async close(
+      tx: Tx,
+      s: SettlementRow,
+      data: Pick<Prisma.SettlementUpdateInput, "closed_at" | "closed_by" | "closed_staff_code">,
+    ) {
+      await tx.$executeRaw(Prisma.sql`INSERT INTO pos_settlement_entries
+          (kind, source_id, settlement_id, method_type, amount, occurred_at, carried_over)
+        SELECT kind, source_id, ${s.id}::uuid, method_type, amount, occurred_at, carried_over FROM (${counted(s)}) AS counted
+        ON CONFLICT DO NOTHING`);
+      return tx.settlement.update({ where: { id: s.id }, data: { ...data, status: "closed" } });
+    },
+
+    /** The stores with card payments or refunds completed within a span, or a settlement of `date`. */
+    storesOfDay: (date: string, start: Date, end: Date) =>
+      prisma.$queryRaw<{ store_id: number; merchant_id: number }[]>`
+        SELECT store_id, merchant_id FROM payments
+          WHERE status IN ('completed', 'refunded') AND method_type = 'CREDIT_CARD'
+            AND created_at >= ${new Date(start.getTime() - LOOKBACK_MS)} AND created_at < ${end}
+            AND completed_at >= ${start} AND completed_at < ${end}
+        UNION
+        SELECT r.store_id, r.merchant_id FROM pos_refunds r JOIN payments p ON p.id = r.payment_id
+          WHERE r.status = 'succeeded' AND p.method_type = 'CREDIT_CARD'
+            AND r.created_at >= ${new Date(start.getTime() - LOOKBACK_MS)} AND r.created_at < ${end}
+            AND r.completed_at >= ${start} AND r.completed_at < ${end}
+        UNION
+        SELECT store_id, merchant_id FROM pos_settlements WHERE business_date = ${date}
+        ORDER BY 1`,
+
+    transaction: <T>(work: (tx: Tx) => Promise<T>) => prisma.$transaction(work, { timeout: 20_000, maxWait: 20_000 }),
+  };
+}

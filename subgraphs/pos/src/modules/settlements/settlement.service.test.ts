@@ -1,0 +1,334 @@
+import { randomInt, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { AppError, type Caller } from "@pos-cloud/common";
+import { Cron } from "croner";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { embeddedAcquirerControl, startEmbeddedAcquirer } from "../../../../../apps/sandbox-acquirer/src/embedded";
+import { seedEmbeddedStorage } from "../../../../../tests/support/databases";
+import { onPostgres, temporaryDirectory, testStorage } from "../../../../../tests/support/environment";
+import { loggedDuring } from "../../../../../tests/support/log";
+import type { PosDeps } from "../../context";
+import { openPos } from "../../index";
+import type { PortalCall } from "../stores/portal.client";
+import { localTimeOf } from "./business-day";
+import { EXCHANGE_CRON } from "./card-exchange.service";
+
+// Settlements on the pos database alone: payments and refunds are rows as the payment and refund services leave
+// them; the portal answers stores and staff codes; the clock is the test's. Business days are in Asia/Tokyo.
+const merchantId = randomInt(1, 2_000_000_000);
+const storeId = randomInt(1, 2_000_000_000);
+const otherStoreId = randomInt(1, 2_000_000_000);
+const MANAGER_CODE = "STR-ABCDEFGH-001";
+const LEADER_CODE = "SLR-001-001";
+const staff = new Map([
+  [MANAGER_CODE, "STORE_MANAGER"],
+  [LEADER_CODE, "STAFF_LEADER"],
+]);
+
+/** The portal as POS asks it: a store the caller reaches (its own store, its merchant's, anything for L0). */
+const portal: PortalCall = async (query, variables, caller) => {
+  if (query.includes("storeMember")) {
+    const role = staff.get(String(variables.login_id));
+    return { data: { storeMember: role ? { login_id: variables.login_id, role } : null } };
+  }
+  const id = Number(variables.id);
+  const merchant = id === storeId || id === otherStoreId ? merchantId : undefined;
+  const reaches =
+    merchant !== undefined &&
+    (caller.role === "SYSTEM_OP" ||
+      caller.storeId === id ||
+      (caller.role === "MERCHANT_ADMIN" && caller.merchantId === merchant));
+  return reaches
+    ? { data: { store: { id, merchant_id: merchant } } }
+    : { errors: [{ message: "store not found", extensions: { code: "not_found" } }] };
+};
+
+const user = (role: string, at: { storeId?: number } = { storeId }): Caller => ({
+  type: "user",
+  id: randomUUID(),
+  role,
+  merchantId,
+  ...at,
+  scopes: [],
+});
+const manager = user("STORE_MANAGER");
+const operator: Caller = { type: "user", id: randomUUID(), role: "SYSTEM_OP", scopes: [] };
+const terminal: Caller = {
+  type: "device",
+  id: randomUUID(),
+  merchantId,
+  storeId,
+  scopes: ["order:create", "bill:create", "payment:create"],
+};
+
+const D = "2031-03-10";
+const D1 = "2031-03-11";
+/** A moment of Asia/Tokyo local time on a date: `at(D, "12:00")`. */
+const at = (date: string, time: string) => new Date(`${date}T${time}+09:00`);
+
+describe("settlements of a store's business day", () => {
+  let deps: PosDeps;
+  const clock = { now: at(D, "21:00:00") };
+  const dir = temporaryDirectory("settlements-");
+  let acquirer: Awaited<ReturnType<typeof startEmbeddedAcquirer>>;
+
+  async function pay(method: string, amount: number, completed: Date, status = "completed") {
+    return deps.prisma.payment.create({
+      data: {
+        id: randomUUID(),
+        merchant_id: merchantId,
+        store_id: storeId,
+        bill_id: randomUUID(),
+        amount,
+        total_amount: amount,
+        method_type: method,
+        status,
+        approval_code: method === "CREDIT_CARD" ? `A${randomInt(1000, 9999)}` : null,
+        created_at: new Date(completed.getTime() - 60_000),
+        completed_at: status === "completed" ? completed : null,
+      },
+    });
+  }
+  async function refund(payment: { id: string; bill_id: string }, amount: number, completed: Date) {
+    return deps.prisma.posRefund.create({
+      data: {
+        id: randomUUID(),
+        merchant_id: merchantId,
+        store_id: storeId,
+        payment_id: payment.id,
+        bill_id: payment.bill_id,
+        amount,
+        reason: "customer request",
+        staff_code: LEADER_CODE,
+        status: "succeeded",
+        created_at: completed,
+        completed_at: completed,
+      },
+    });
+  }
+  const failure = (work: Promise<unknown>) =>
+    work.then(
+      () => undefined,
+      (error: unknown) => error as AppError,
+    );
+  const cash = (settlement: { totals: { payment_method: string }[] }, method = "CASH") =>
+    settlement.totals.find((total) => total.payment_method === method);
+
+  let card: { id: string; bill_id: string };
+  let declined: { id: string };
+
+  beforeAll(async () => {
+    // Embedded: a copy of the migrated template, far quicker than migrating a new database.
+    if (!onPostgres) await seedEmbeddedStorage(dir.path);
+    deps = await openPos({ ...testStorage("pos"), dataDir: dir.path, portal, clock: () => clock.now });
+    acquirer = await startEmbeddedAcquirer({ dataDir: dir.path, host: "127.0.0.1" });
+    deps.cardExchange.configure({ url: acquirer.ftpUrl, retryDelaysMs: [5, 5, 5], timeoutMs: 5000 });
+    // D in Tokyo is [D-1 15:00 UTC, D 15:00 UTC): the first and last millisecond count, the ones beside do not.
+    await pay("CASH", 1000, at(D, "00:00:00.000"));
+    card = await pay("CREDIT_CARD", 2684, at(D, "12:00:00"));
+    declined = await pay("CREDIT_CARD", 1013, at(D, "13:00:00"));
+    await pay("QR", 500, at(D, "23:59:59.999"));
+    await pay("CASH", 700, new Date(at(D, "00:00:00.000").getTime() - 1));
+    await pay("CASH", 900, at(D1, "00:00:00.000"));
+    await pay("CREDIT_CARD", 4000, at(D, "14:00:00"), "failed");
+    await refund(card, 684, at(D, "15:00:00"));
+  });
+  afterAll(async () => {
+    await deps?.close();
+    await acquirer?.close();
+    dir.remove();
+  });
+
+  it("totals the day's payments and refunds per method while open", async () => {
+    const settlement = await deps.settlements.create(manager, { store_id: storeId, date: D });
+    expect(settlement).toMatchObject({
+      store_id: storeId,
+      merchant_id: merchantId,
+      date: D,
+      timezone: "Asia/Tokyo",
+      status: "open",
+      auto_close: false,
+      gross_amount: 1000 + 2684 + 1013 + 500,
+      refund_amount: 684,
+      net_amount: 1000 + 2684 + 1013 + 500 - 684,
+      payment_count: 4,
+      refund_count: 1,
+      carried_over_count: 0,
+      created_by: `user:${manager.id}`,
+      card_exchange: null,
+    });
+    expect(settlement.totals).toEqual([
+      {
+        payment_method: "CASH",
+        gross_amount: 1000,
+        refund_amount: 0,
+        net_amount: 1000,
+        payment_count: 1,
+        refund_count: 0,
+      },
+      {
+        payment_method: "CREDIT_CARD",
+        gross_amount: 3697,
+        refund_amount: 684,
+        net_amount: 3013,
+        payment_count: 2,
+        refund_count: 1,
+      },
+      { payment_method: "QR", gross_amount: 500, refund_amount: 0, net_amount: 500, payment_count: 1, refund_count: 0 },
+    ]);
+  });
+
+  it("refuses what it must, changing nothing", async () => {
+    const before = await deps.prisma.settlement.count();
+    const day = (await deps.prisma.settlement.findFirst({ where: { store_id: storeId, business_date: D } }))!;
+    const again = await failure(deps.settlements.create(manager, { store_id: storeId, date: D }));
+    expect(again).toMatchObject({ code: "conflict", details: { settlement_id: day.id } });
+    const cases: [Caller, Record<string, unknown>, string, Record<string, unknown>][] = [
+      [
+        manager,
+        { store_id: storeId, date: "2031-03-12" },
+        "invalid_request",
+        { field: "date", constraint: "not_future" },
+      ],
+      [manager, { store_id: storeId, date: "2031-02-30" }, "invalid_request", { field: "date" }],
+      [manager, { store_id: storeId, date: D1, extra: 1 }, "invalid_request", { field: "extra" }],
+      [user("STAFF_LEADER"), { store_id: storeId, date: D1 }, "forbidden", {}],
+      [terminal, { date: D1 }, "invalid_request", { field: "staff_code", constraint: "required" }],
+      [
+        terminal,
+        { date: D1, staff_code: LEADER_CODE },
+        "forbidden",
+        { field: "staff_code", constraint: "store_manager" },
+      ],
+      [terminal, { date: D1, staff_code: "STF-NOT-HERE" }, "invalid_request", { field: "staff_code" }],
+      [terminal, { store_id: otherStoreId, date: D1, staff_code: MANAGER_CODE }, "forbidden", { field: "store_id" }],
+      [{ ...terminal, scopes: ["order:create"] }, { date: D1, staff_code: MANAGER_CODE }, "forbidden", {}],
+      [user("STORE_MANAGER", { storeId: otherStoreId }), { store_id: storeId, date: D1 }, "not_found", {}],
+    ];
+    for (const [caller, input, code, details] of cases) {
+      const error = await failure(deps.settlements.create(caller, input));
+      expect(error, JSON.stringify(input)).toBeInstanceOf(AppError);
+      expect(error).toMatchObject({ code, details });
+    }
+    expect(await failure(deps.settlements.get(user("STAFF"), day.id))).toMatchObject({ code: "forbidden" });
+    expect(await failure(deps.settlements.get(user("STORE_MANAGER", { storeId: otherStoreId }), day.id))).toMatchObject(
+      {
+        code: "not_found",
+      },
+    );
+    expect(await deps.prisma.settlement.count()).toBe(before);
+  });
+
+  it("closes the day for good: a later payment of that day goes to the store's next settlement", async () => {
+    const day = (await deps.prisma.settlement.findFirst({ where: { store_id: storeId, business_date: D } }))!;
+    const closed = await deps.settlements.close(terminal, day.id, { staff_code: MANAGER_CODE });
+    expect(closed).toMatchObject({
+      status: "closed",
+      closed_by: `device:${terminal.id}`,
+      closed_staff_code: MANAGER_CODE,
+      net_amount: 4513,
+    });
+    expect(await failure(deps.settlements.close(manager, day.id, {}))).toMatchObject({ code: "invalid_state" });
+
+    // Late: on D, after its close. The closed day does not move.
+    await pay("CASH", 300, at(D, "22:00:00"));
+    expect(await deps.settlements.get(manager, day.id)).toMatchObject({ net_amount: 4513, payment_count: 4 });
+
+    clock.now = at(D1, "21:00:00");
+    const next = await deps.settlements.create(terminal, { date: D1, staff_code: MANAGER_CODE, auto_close: true });
+    expect(next).toMatchObject({ status: "closed", auto_close: true, staff_code: MANAGER_CODE, carried_over_count: 1 });
+    expect(cash(next)).toMatchObject({ gross_amount: 900 + 300, payment_count: 2 });
+    expect(await deps.settlements.get(manager, day.id)).toMatchObject({ net_amount: 4513, payment_count: 4 });
+
+    const listed = await deps.settlements.list(manager, { start_date: D, end_date: D1 });
+    expect(listed.total_count).toBe(2);
+    expect(listed.nodes.map((s) => s.date)).toEqual([D1, D]);
+    expect((await deps.settlements.list(terminal, { status: "open" })).nodes).toEqual([]);
+  });
+
+  it("exchanges the day's card transactions with the acquirer and flags what its file does not match", async () => {
+    const [outcome] = await deps.cardExchange.run(D, { storeId });
+    expect(outcome).toMatchObject({ status: "mismatch", attempts: 1 });
+    const upload = readFileSync(
+      join(acquirer.stateDir, "files", String(merchantId), "upload", `card_transactions_${storeId}_20310310.csv`),
+      "utf8",
+    ).split("\r\n");
+    const cardRow = await deps.prisma.payment.findUniqueOrThrow({ where: { id: card.id } });
+    expect(upload).toEqual([
+      "Transaction ID,Date,Time,Amount,Approval Code,Status",
+      `${card.id},${D},12:00:00,2684,${cardRow.approval_code},captured`,
+      expect.stringMatching(new RegExp(`^${declined.id},${D},13:00:00,1013,A\\d{4},captured$`)),
+      expect.stringMatching(new RegExp(`^[0-9a-f-]{36},${D},15:00:00,684,${cardRow.approval_code},refunded$`)),
+      "",
+    ]);
+    const day = (await deps.prisma.settlement.findFirst({ where: { store_id: storeId, business_date: D } }))!;
+    const shown = await deps.settlements.get(manager, day.id);
+    // The acquirer declined the 1013 payment: one transaction and 1013 fewer than the settlement's card net.
+    expect(shown.card_exchange).toMatchObject({
+      status: "mismatch",
+      upload_count: 3,
+      upload_amount: 3013,
+      report: {
+        merchant_id: String(merchantId),
+        date: D,
+        transaction_count: 2,
+        gross_amount: 2000,
+        fees: 86,
+        net_amount: 1914,
+      },
+      differences: [
+        { field: "transaction_count", expected: 3, actual: 2 },
+        { field: "gross_amount", expected: 3013, actual: 2000 },
+      ],
+    });
+    expect(shown.card_exchange?.report?.content).toContain(`${merchantId},${D},2,2000,86,1914`);
+    const notes = await deps.notifications.list(operator, { kind: "card_settlement_mismatch", store_id: storeId });
+    expect(notes.nodes[0]).toMatchObject({ settlement_id: day.id, business_date: D });
+    // The scheduled run does not redo a day it exchanged.
+    expect(await deps.cardExchange.run(D, { storeId })).toMatchObject([{ status: "skipped" }]);
+  });
+
+  it("retries a refused login three times, then alerts and records a notification for operators", async () => {
+    const control = embeddedAcquirerControl(dir.path);
+    control.refuseNextLogins(2);
+    expect(await deps.cardExchange.run(D, { storeId, again: true })).toMatchObject([
+      { status: "mismatch", attempts: 3 },
+    ]);
+
+    control.refuseNextLogins(4);
+    let outcomes: Awaited<ReturnType<typeof deps.cardExchange.run>> = [];
+    const log = await loggedDuring(async () => {
+      outcomes = await deps.cardExchange.run(D, { storeId, again: true });
+    });
+    expect(outcomes).toMatchObject([{ status: "failed", attempts: 4, error: expect.stringContaining("530") }]);
+    const alert = log
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .find((line) => line.alert === "card_exchange_failed");
+    expect(alert).toMatchObject({ level: "error", store_id: storeId, date: D, attempts: 4 });
+    expect(JSON.stringify(alert)).not.toContain(acquirer.account.password);
+    const day = (await deps.prisma.settlement.findFirst({ where: { store_id: storeId, business_date: D } }))!;
+    expect((await deps.settlements.get(manager, day.id)).card_exchange).toMatchObject({
+      status: "failed",
+      attempts: 4,
+    });
+    const notes = await deps.notifications.list(operator, { kind: "card_exchange_failed" });
+    expect(notes.nodes.find((note) => note.settlement_id === day.id)).toMatchObject({
+      store_id: storeId,
+      details: { attempts: 4, last_error: expect.stringContaining("530") },
+    });
+    expect(await failure(deps.notifications.list(manager, {}))).toMatchObject({ code: "forbidden" });
+  });
+
+  it("runs at 02:00 Asia/Tokyo for the business day before", async () => {
+    const next = new Cron(EXCHANGE_CRON, { timezone: "Asia/Tokyo" }).nextRun(at(D1, "21:00:00"))!;
+    expect(next.toISOString()).toBe(at("2031-03-12", "02:00:00").toISOString());
+    expect(localTimeOf(next)).toBe("02:00:00");
+    clock.now = next;
+    // D1 is closed with no card payment: an empty upload, which the acquirer confirms.
+    const outcomes = await deps.cardExchange.runScheduled(next);
+    expect(outcomes.find((outcome) => outcome.store_id === storeId)).toMatchObject({ date: D1, status: "matched" });
+  });
+});

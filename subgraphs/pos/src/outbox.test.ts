@@ -1,0 +1,109 @@
+import { randomInt, randomUUID } from "node:crypto";
+import type { BusEvent, MessageBus, Topic } from "@pos-cloud/common/messaging";
+import { decodeTime } from "ulid";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testStorage } from "../../../tests/support/environment";
+import { openPos, type PosDeps } from "./index";
+
+/** A bus that records what it is given. */
+function recordingBus() {
+  const published: { topic: Topic; event: BusEvent }[] = [];
+  const bus: MessageBus = {
+    driver: "memory",
+    async publish(topic, event) {
+      published.push({ topic, event });
+    },
+    consume: async () => ({ stop: async () => {} }),
+    listen: async () => ({ stop: async () => {} }),
+    ping: async () => {},
+    close: async () => {},
+  };
+  return { bus, published };
+}
+
+// The store feed's events: every change of an order, bill or payment row writes its outbox row in the same
+// transaction (triggers of migration pos_outbox_receipts), and the shared publisher puts them on the bus.
+describe("the POS outbox", () => {
+  let deps: PosDeps;
+  const store = randomInt(1, 2_000_000_000);
+  const eventsOf = (aggregate_id: string) =>
+    deps.prisma.outboxEvent.findMany({ where: { aggregate_id }, orderBy: { seq: "asc" } });
+  const order = (id = randomUUID()) => ({
+    id,
+    merchant_id: 1,
+    store_id: store,
+    order_number: `O-${id.slice(0, 8)}`,
+    order_type: "takeaway",
+  });
+
+  beforeAll(async () => {
+    deps = await openPos({
+      ...testStorage("pos"),
+      portal: async () => ({ errors: [{ message: "no portal in this test" }] }),
+    });
+  });
+  afterAll(() => deps?.close());
+
+  it("writes an event with each committed change of an order, and none for a change rolled back", async () => {
+    const before = Date.now();
+    const created = await deps.prisma.order.create({ data: order() });
+    await deps.prisma.order.update({ where: { id: created.id }, data: { status: "cancelled" } });
+    // A statement that changes nothing writes nothing.
+    await deps.db.query("UPDATE orders SET status = status WHERE id = $1::uuid", [created.id]);
+    const rolledBack = randomUUID();
+    await expect(
+      deps.prisma.$transaction(async (tx) => {
+        await tx.order.create({ data: order(rolledBack) });
+        throw new Error("the request failed");
+      }),
+    ).rejects.toThrow("the request failed");
+
+    const events = await eventsOf(created.id);
+    expect(events.map((event) => [event.event_type, event.aggregate_type, event.status])).toEqual([
+      ["order.created", "order", "pending"],
+      ["order.updated", "order", "pending"],
+    ]);
+    for (const event of events) {
+      expect(event.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+      expect(decodeTime(event.id)).toBeGreaterThanOrEqual(before - 1000);
+      expect(decodeTime(event.id)).toBeLessThanOrEqual(Date.now() + 1000);
+    }
+    expect(events[1]!.payload).toMatchObject({
+      order: { id: created.id, store_id: store, status: "cancelled" },
+      metadata: { occurred_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+    });
+    expect(await eventsOf(rolledBack)).toEqual([]);
+  });
+
+  it("leaves a payment's web-view token out of its events", async () => {
+    const payment = await deps.prisma.payment.create({
+      data: {
+        merchant_id: 1,
+        store_id: store,
+        bill_id: randomUUID(),
+        amount: 1200,
+        total_amount: 1200,
+        method_type: "QR",
+        payment_token: "pt_secret",
+      },
+    });
+    const [event] = await eventsOf(payment.id);
+    expect(event).toMatchObject({ event_type: "pos_payment.created", aggregate_type: "pos_payment" });
+    expect(event!.payload).toMatchObject({ pos_payment: { id: payment.id, store_id: store, status: "pending" } });
+    expect(JSON.stringify(event!.payload)).not.toContain("pt_secret");
+  });
+
+  it("is published to the internal topic, an aggregate's events in the order they were written", async () => {
+    const created = await deps.prisma.order.create({ data: order() });
+    await deps.prisma.order.update({ where: { id: created.id }, data: { status: "cancelled" } });
+    const { bus, published } = recordingBus();
+    const publisher = deps.outboxPublisher(bus);
+    const mine = () => published.filter(({ event }) => event.aggregate_id === created.id);
+    for (let batch = 0; batch < 10 && mine().length < 2; batch++) await publisher.publishBatch();
+    expect(mine().map(({ topic, event }) => [topic, event.event_type])).toEqual([
+      ["events.internal", "order.created"],
+      ["events.internal", "order.updated"],
+    ]);
+    expect((await eventsOf(created.id)).map((event) => event.status)).toEqual(["published", "published"]);
+  });
+});

@@ -1,0 +1,317 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { JWK } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DemoFile } from "../../apps/platform/src/demo";
+import { embeddedAcquirerControl } from "../../apps/sandbox-acquirer/src/embedded";
+import { deviceToken, humanToken } from "../support/device";
+import { loggedDuring } from "../support/log";
+import { demoUser, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+
+type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+
+/** The business date of a moment in Asia/Tokyo, the stores' business clock. */
+const businessDate = (at: Date) => new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(at);
+
+/** Milliseconds to the next midnight in Asia/Tokyo (UTC+9, no daylight saving). */
+const untilTokyoMidnight = () => 86_400_000 - ((Date.now() + 9 * 3_600_000) % 86_400_000);
+
+// A store's day through REST as a terminal and its manager do it: sales by cash and card, a refund, the settlement,
+// its close, a late payment; then the day's card exchange with the sandbox acquirer over FTP, and its failure path.
+describe("POS settlements and the card settlement exchange", () => {
+  let platform: TestPlatform;
+  let demo: Demo;
+  let terminal: string;
+  let manager: string;
+  let staff: string;
+  let operator: string;
+  let managerCode: string;
+  let leaderCode: string;
+  let staffCode: string;
+  let settlementId: string;
+  let table = 0;
+  let day: string;
+  const today = () => day;
+  const mine: { cash: number; card: string[]; declinedCard?: string; refund?: string; lateCard?: string } = {
+    cash: 0,
+    card: [],
+  };
+
+  const call = async (method: string, path: string, token: string, body?: unknown) => {
+    const response = await fetch(`${platform.baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  /** A billed order of 2 x 980 + 480 with 10% tax: 2684. */
+  async function bill() {
+    const order = await call("POST", "/orders", terminal, {
+      order_type: "dine_in",
+      table_number: `S${++table}`,
+      items: [
+        { sequence: 1, item_name: "Ramen", quantity: 2, unit_price: 980 },
+        { sequence: 2, item_name: "Gyoza", quantity: 1, unit_price: 480 },
+      ],
+    });
+    const billed = await call("POST", "/bills", terminal, {
+      order_id: order.body.id,
+      staff_code: staffCode,
+      tax_percentage: 10,
+    });
+    expect(billed.body.total_amount).toBe(2684);
+    return billed.body.id as string;
+  }
+  async function cash(billId: string, amount: number) {
+    const paid = await call("POST", "/payments", terminal, {
+      bill_id: billId,
+      amount,
+      payment_method: { type: "CASH" },
+      cash_received: amount + 1000,
+    });
+    expect(paid.body).toMatchObject({ status: "completed", change_amount: 1000 });
+    return paid.body.id as string;
+  }
+  async function card(billId: string, amount: number) {
+    const started = await call("POST", "/payments", terminal, {
+      bill_id: billId,
+      amount,
+      payment_method: { type: "CREDIT_CARD" },
+    });
+    const approved = await call("PATCH", `/payments/${started.body.id}`, terminal, {
+      approval_code: `A${amount}`,
+      card_document_number: `SLIP-${amount}`,
+      card_last_4: "4242",
+      card_brand: "VISA",
+    });
+    expect(approved.body).toMatchObject({ status: "completed" });
+    return approved.body.id as string;
+  }
+  const method = (settlement: { totals: { payment_method: string }[] }, type: string) =>
+    settlement.totals.find((total) => total.payment_method === type) as unknown as Record<
+      "gross_amount" | "refund_amount" | "net_amount" | "payment_count" | "refund_count",
+      number
+    >;
+  const settlementOf = async (id: string) => (await call("GET", `/settlements/${id}`, manager)).body;
+
+  beforeAll(async () => {
+    // The day's sales must fall on one business day: a run that would cross midnight in Tokyo starts after it.
+    if (untilTokyoMidnight() < 45_000) await new Promise((resolve) => setTimeout(resolve, untilTokyoMidnight() + 500));
+    day = businessDate(new Date());
+    platform = await startTestPlatform();
+    demo = readDemo(platform.dataDir) as Demo;
+    terminal = await deviceToken(platform.baseUrl, demo.device);
+    const at = { psp_id: demo.psp.id, merchant_id: demo.merchant.id, store_id: demo.store.id };
+    manager = await humanToken(platform.portal, { role: "STORE_MANAGER", ...at });
+    staff = await humanToken(platform.portal, { role: "STAFF", ...at });
+    operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
+    managerCode = demoUser(demo, "STORE_MANAGER").login_id;
+    leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
+    staffCode = demoUser(demo, "STAFF").login_id;
+    platform.pos.cardExchange.configure({ retryDelaysMs: [10, 20, 40] });
+  });
+  afterAll(() => platform?.close());
+
+  it("totals a day of cash and card sales and a refund per method, closes it, and keeps a late payment out", async () => {
+    for (const [body, field] of [
+      [{ staff_code: managerCode }, "date"],
+      [{ date: "2026-02-30", staff_code: managerCode }, "date"],
+      [{ date: 20261124, staff_code: managerCode }, "date"],
+      [{ date: today(), staff_code: managerCode, auto_close: "yes" }, "auto_close"],
+      [{ date: today() }, "staff_code"],
+    ] as const) {
+      const refused = await call("POST", "/settlements", terminal, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body).toMatchObject({
+        code: "invalid_request",
+        details: { field: expect.stringContaining(field) },
+      });
+    }
+    expect((await call("GET", "/settlements", terminal)).body).not.toContainEqual(
+      expect.objectContaining({ date: today() }),
+    );
+    const opened = await call("POST", "/settlements", terminal, { date: today(), staff_code: managerCode });
+    expect(opened.status).toBe(201);
+    expect(opened.body).toMatchObject({
+      store_id: demo.store.id,
+      date: today(),
+      status: "open",
+      staff_code: managerCode,
+    });
+    settlementId = opened.body.id;
+    const before = { cash: method(opened.body, "CASH"), card: method(opened.body, "CREDIT_CARD") };
+
+    const split = await bill();
+    mine.cash = 1671;
+    await cash(split, 1671);
+    // 1013 ends in 13: the sandbox acquirer declines it, so the exchange below has a difference to find.
+    mine.declinedCard = await card(split, 1013);
+    const whole = await card(await bill(), 2684);
+    mine.card.push(whole);
+    const refund = await call("POST", `/payments/${whole}/refund`, terminal, {
+      refund_amount: 684,
+      reason: "cold ramen",
+      staff_code: leaderCode,
+    });
+    expect(refund.status).toBe(201);
+    mine.refund = refund.body.id;
+
+    const open = await settlementOf(settlementId);
+    expect(method(open, "CASH")).toMatchObject({
+      gross_amount: before.cash.gross_amount + 1671,
+      payment_count: before.cash.payment_count + 1,
+    });
+    expect(method(open, "CREDIT_CARD")).toMatchObject({
+      gross_amount: before.card.gross_amount + 1013 + 2684,
+      refund_amount: before.card.refund_amount + 684,
+      net_amount: before.card.net_amount + 1013 + 2684 - 684,
+      payment_count: before.card.payment_count + 2,
+      refund_count: before.card.refund_count + 1,
+    });
+    expect(open.net_amount).toBe(open.gross_amount - open.refund_amount);
+
+    const again = await call("POST", "/api/v1/settlements", manager, { store_id: demo.store.id, date: today() });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: "conflict", details: { settlement_id: settlementId } });
+    expect((await call("POST", "/settlements", terminal, { date: today(), staff_code: leaderCode })).status).toBe(403);
+    expect((await call("GET", `/settlements/${settlementId}`, staff)).status).toBe(403);
+
+    const closed = await call("POST", `/api/v1/settlements/${settlementId}/close`, manager, {});
+    expect(closed.status).toBe(200);
+    expect(closed.body).toMatchObject({ status: "closed", totals: open.totals, net_amount: open.net_amount });
+    expect((await call("POST", `/settlements/${settlementId}/close`, manager, {})).status).toBe(409);
+
+    // A card payment after the close: the closed day's totals stay as they were.
+    mine.lateCard = await card(await bill(), 2684);
+    const after = await settlementOf(settlementId);
+    expect(after).toMatchObject({ status: "closed", totals: open.totals, net_amount: open.net_amount });
+
+    const listed = await call("GET", `/settlements?start_date=${today()}&end_date=${today()}&status=closed`, manager);
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((s: { id: string }) => s.id)).toEqual([settlementId]);
+    expect((await call("GET", "/settlements?start_date=2026-13-01", manager)).status).toBe(400);
+  });
+
+  it("uploads the closed day's card transactions to the acquirer, records its settlement file and flags the difference", async () => {
+    const [outcome] = await platform.pos.cardExchange.run(today(), { storeId: demo.store.id });
+    expect(outcome).toMatchObject({ settlement_id: settlementId, status: "mismatch", attempts: 1 });
+
+    const day = today().replaceAll("-", "");
+    const uploaded = readFileSync(
+      join(
+        platform.dataDir,
+        "sandbox-acquirer",
+        "files",
+        String(demo.merchant.id),
+        "upload",
+        `card_transactions_${demo.store.id}_${day}.csv`,
+      ),
+      "utf8",
+    );
+    const lines = uploaded.trimEnd().split("\r\n");
+    expect(lines[0]).toBe("Transaction ID,Date,Time,Amount,Approval Code,Status");
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^${mine.card[0]},${today()},\\d\\d:\\d\\d:\\d\\d,2684,A2684,captured$`)),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^${mine.declinedCard},${today()},[\\d:]{8},1013,A1013,captured$`)),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^${mine.refund},${today()},[\\d:]{8},684,A2684,refunded$`)),
+    );
+    expect(uploaded).not.toContain(mine.lateCard);
+
+    const settlement = await settlementOf(settlementId);
+    const card = method(settlement, "CREDIT_CARD");
+    expect(settlement.card_exchange).toMatchObject({
+      status: "mismatch",
+      attempts: 1,
+      upload_count: card.payment_count + card.refund_count,
+      upload_amount: card.net_amount,
+      report: {
+        file: `${demo.merchant.id}/settlement/settlement_${demo.store.id}_${day}.csv`,
+        merchant_id: String(demo.merchant.id),
+        date: today(),
+        transaction_count: card.payment_count + card.refund_count - 1,
+        gross_amount: card.net_amount - 1013,
+      },
+      differences: [
+        {
+          field: "transaction_count",
+          expected: card.payment_count + card.refund_count,
+          actual: card.payment_count + card.refund_count - 1,
+        },
+        { field: "gross_amount", expected: card.net_amount, actual: card.net_amount - 1013 },
+      ],
+    });
+    const report = settlement.card_exchange.report;
+    expect(report.fees).toBe(Math.floor(((report.gross_amount + 684) * 324) / 10_000));
+    expect(report.net_amount).toBe(report.gross_amount - report.fees);
+    expect(report.content.split("\r\n")[0]).toBe("Merchant ID,Date,Transaction Count,Gross Amount,Fees,Net Amount");
+
+    const listed = await postGraphQL(
+      platform.baseUrl,
+      `{ posNotifications(kind: card_settlement_mismatch) { total_count nodes { kind store_id settlement_id details } } }`,
+      {},
+      operator,
+    );
+    expect(listed.body.data.posNotifications.nodes).toContainEqual(
+      expect.objectContaining({
+        kind: "card_settlement_mismatch",
+        settlement_id: settlementId,
+        store_id: demo.store.id,
+      }),
+    );
+    const refused = await postGraphQL(platform.baseUrl, "{ posNotifications { total_count } }", {}, manager);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe("forbidden");
+  });
+
+  it("retries refused logins, then alerts and leaves a notification an operator lists", async () => {
+    const control = embeddedAcquirerControl(platform.dataDir);
+    control.refuseNextLogins(1);
+    expect(await platform.pos.cardExchange.run(today(), { storeId: demo.store.id, again: true })).toMatchObject([
+      { status: "mismatch", attempts: 2 },
+    ]);
+
+    control.refuseNextLogins(4);
+    let outcomes: unknown;
+    const log = await loggedDuring(async () => {
+      outcomes = await platform.pos.cardExchange.run(today(), { storeId: demo.store.id, again: true });
+    });
+    expect(outcomes).toMatchObject([{ status: "failed", attempts: 4 }]);
+    const alerts = log
+      .split("\n")
+      .filter((line) => line.includes('"alert"'))
+      .map((line) => JSON.parse(line));
+    expect(alerts).toContainEqual(
+      expect.objectContaining({
+        level: "error",
+        alert: "card_exchange_failed",
+        settlement_id: settlementId,
+        attempts: 4,
+      }),
+    );
+    expect((await settlementOf(settlementId)).card_exchange).toMatchObject({
+      status: "failed",
+      attempts: 4,
+      last_error: expect.stringContaining("530"),
+    });
+    const listed = await postGraphQL(
+      platform.baseUrl,
+      `{ posNotifications(kind: card_exchange_failed, store_id: ${demo.store.id}) { nodes { kind settlement_id business_date message details } } }`,
+      {},
+      operator,
+    );
+    expect(listed.body.data.posNotifications.nodes[0]).toMatchObject({
+      kind: "card_exchange_failed",
+      settlement_id: settlementId,
+      business_date: today(),
+      details: { attempts: 4 },
+    });
+  });
+});
