@@ -181,6 +181,84 @@ describe("POS payments", () => {
     expect(applied).toBeGreaterThan(0);
   });
 
+  it("pays a split bill by cash and card, each split on its own, the bill paid when both are", async () => {
+    const { order, bill } = await billedOrder();
+    const split = await call("POST", `/bills/${bill.id}/split`, terminal, {
+      splits: [{ amount: 1684 }, { amount: 1000 }],
+    });
+    expect(split.status).toBe(200);
+    const [first, second] = split.body.splits as { id: string }[];
+    const cash = await pay({
+      bill_id: bill.id,
+      split_id: first!.id,
+      amount: 1684,
+      payment_method: { type: "CASH" },
+      cash_received: 2000,
+    });
+    expect(cash.body).toMatchObject({ status: "completed", change_amount: 316, split_id: first!.id });
+    expect(await billOf(bill.id)).toMatchObject({ status: "partial", paid_amount: 1684, remaining_amount: 1000 });
+    // A split takes no more than its own amount.
+    const over = await pay({
+      bill_id: bill.id,
+      split_id: second!.id,
+      amount: 1001,
+      payment_method: { type: "CREDIT_CARD" },
+    });
+    expect(over.status).toBe(400);
+    const card = await pay({
+      bill_id: bill.id,
+      split_id: second!.id,
+      amount: 1000,
+      payment_method: { type: "CREDIT_CARD" },
+    });
+    const approved = await call("PATCH", `/payments/${card.body.id}`, terminal, {
+      approval_code: "B77777",
+      card_document_number: "SLIP-0002",
+      card_last_4: "1881",
+      card_brand: "JCB",
+    });
+    expect(approved.body.status).toBe("completed");
+    const paid = await billOf(bill.id);
+    expect(paid).toMatchObject({ status: "paid", paid_amount: 2684, remaining_amount: 0 });
+    expect(paid.splits.map((each: { status: string }) => each.status)).toEqual(["paid", "paid"]);
+    expect((await call("GET", `/orders/${order.id}`, terminal)).body.status).toBe("completed");
+  });
+
+  it("pays two tables' combined bill by QR: the sandbox's signed webhook settles it, the sources closed", async () => {
+    const tables = [await billedOrder(), await billedOrder()];
+    const combined = await call("POST", "/bills/combine", terminal, {
+      table_numbers: tables.map(({ order }) => order.table_number),
+      staff_code: staffCode,
+    });
+    expect(combined.status).toBe(201);
+    expect(combined.body).toMatchObject({ total_amount: 5368, is_combined: true });
+    expect([...combined.body.combined_bill_ids].sort()).toEqual(tables.map(({ bill }) => bill.id).sort());
+    // A source bill is closed: it cannot be paid a second time.
+    const twice = await pay({
+      bill_id: tables[0]!.bill.id,
+      amount: 2684,
+      payment_method: { type: "CASH" },
+      cash_received: 3000,
+    });
+    expect(twice.status).toBe(409);
+    const qr = await pay({ bill_id: combined.body.id, amount: 5368, payment_method: { type: "QR" } });
+    const confirmed = await callGateway(
+      platform.baseUrl,
+      "POST",
+      `/v1/payment_intents/${qr.body.payment_intent_id}/confirm`,
+      { payment_token: qr.body.payment_token, payment_method_type: "qr_mpm", provider: "sandbox" },
+    );
+    expect(confirmed.status).toBe(200);
+    // The customer scans and pays; the sandbox notifies the gateway's webhook, which moves the POS payment.
+    const paid = await fetch(`${confirmed.body.qr_content}`.replace("/pay/", "/sandbox/transactions/") + "/pay", {
+      method: "POST",
+    });
+    expect(paid.status).toBe(200);
+    expect((await settledRow(qr.body.id)).status).toBe("completed");
+    expect(await billOf(combined.body.id)).toMatchObject({ status: "paid", paid_amount: 5368 });
+    expect((await intentRow(qr.body.payment_intent_id)).status).toBe("succeeded");
+  });
+
   it("never overpays a bill under concurrent payments", async () => {
     const { bill } = await billedOrder();
     const attempts = await Promise.all(

@@ -113,12 +113,14 @@ export function busBehaviour(open: () => Promise<MessageBus>) {
     expect((await webhooks.done).map((event) => event.id)).toEqual([b.id]);
   });
 
-  it("answers a ping while open and refuses it once closed (readiness)", async () => {
+  it("answers a ping and says it is connected while open, neither once closed (readiness, the outbox)", async () => {
     await expect(bus.ping()).resolves.toBeUndefined();
     const other = await open();
     await other.ping();
+    expect(other.connected()).toBe(true);
     await other.close();
     await expect(other.ping()).rejects.toThrow(/closed/);
+    expect(other.connected()).toBe(false);
   });
 
   it("stops giving events to a stopped listener", async () => {

@@ -16,6 +16,7 @@ function recordingBus() {
     consume: async () => ({ stop: async () => {} }),
     listen: async () => ({ stop: async () => {} }),
     ping: async () => {},
+    connected: () => true,
     close: async () => {},
   };
   return { bus, published };

@@ -35,6 +35,11 @@ export interface MessageBus {
   listen(topic: Topic, handle: (event: BusEvent) => void): Promise<BusSubscription>;
   /** Resolves while the bus can take events now (NATS: the server answered a ping); rejects once it is closed. */
   ping(): Promise<void>;
+  /**
+   * Whether the bus is connected as far as this process knows, without asking the server (NATS: not between a lost
+   * connection and the reconnection): the outbox claims nothing while it is not.
+   */
+  connected(): boolean;
   close(): Promise<void>;
 }
 

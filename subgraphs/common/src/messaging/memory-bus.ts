@@ -83,6 +83,7 @@ export function memoryBus(): MessageBus {
       set.add(handle);
       return { stop: async () => void set.delete(handle) };
     },
+    connected: () => !closed,
     async ping() {
       if (closed) throw new Error("the message bus is closed");
     },

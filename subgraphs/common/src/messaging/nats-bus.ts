@@ -174,6 +174,7 @@ export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promi
         }
       });
     },
+    connected: () => connected && !nc.isClosed(),
     async ping() {
       if (nc.isClosed()) throw new Error("the NATS connection is closed");
       if (!connected) throw unreachable();

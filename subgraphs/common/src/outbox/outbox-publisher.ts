@@ -100,7 +100,7 @@ export function outboxPublisher(deps: OutboxPublisherDeps) {
     cleanup,
     /**
      * Publishes until stopped: at once when rows are committed (the database notifies), at the latest every
-     * `pollIntervalMs`, and batch after batch while there is more, as long as the bus answers; cleans up at start and
+     * `pollIntervalMs`, and batch after batch while there is more, as long as the bus is connected; cleans up at start and
      * daily. `stop` waits for the batch under way.
      */
     async start(options: { pollIntervalMs?: number } = {}) {
@@ -121,27 +121,21 @@ export function outboxPublisher(deps: OutboxPublisherDeps) {
             resolve();
           };
         });
-      // While the bus is away, rows are not claimed: a long outage must not spend their attempts and fail them.
+      // While the bus is disconnected, rows are not claimed: a long outage must not spend their attempts and fail them.
       let busAway = false;
-      const busReachable = () =>
-        bus.ping().then(
-          () => {
-            if (busAway) logger.info("the message bus is back: publishing the outbox again");
-            busAway = false;
-            return true;
-          },
-          (error: unknown) => {
-            if (!busAway) logger.warn("the message bus does not answer: outbox events wait", { error });
-            busAway = true;
-            return false;
-          },
-        );
+      const busConnected = () => {
+        const connected = bus.connected();
+        if (connected && busAway) logger.info("the message bus is back: publishing the outbox again");
+        if (!connected && !busAway) logger.warn("the message bus is disconnected: outbox events wait");
+        busAway = !connected;
+        return connected;
+      };
       const loop = (async () => {
         while (!stopped) {
           notified = false;
           let published = 0;
           try {
-            if (await busReachable()) published = (await publishBatch()).published.length;
+            if (busConnected()) published = (await publishBatch()).published.length;
           } catch (error) {
             logger.error("an outbox publishing cycle failed", { error });
           }
