@@ -327,4 +327,88 @@ describe("POS payments", () => {
     expect((await call("GET", `/api/v1/payments/${paid.body.id}`, outsider)).status).toBe(404);
     expect(await billOf(bill.id)).toMatchObject({ paid_amount: 100 });
   });
+
+  it("recovers card and QR payments a crash left pending without their intent, and leaves recent ones alone", async () => {
+    const now = new Date();
+    const lost = await billedOrder(); // crashed before the gateway made the intent
+    const made = await billedOrder(); // crashed after the gateway made it, before the payment recorded it
+    const recent = await billedOrder();
+    // The columns the API writes for a card or QR payment, from a real one in flight.
+    const started = await pay({ bill_id: recent.bill.id, amount: 100, payment_method: { type: "CREDIT_CARD" } });
+    expect(started.status).toBe(201);
+    const real = await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: started.body.id } });
+    const crashed = (bill_id: string, method_type: string, amount: number, created_at: Date) =>
+      platform.pos.prisma.payment.create({
+        data: {
+          id: randomUUID(),
+          merchant_id: real.merchant_id,
+          store_id: real.store_id,
+          device_id: real.device_id,
+          bill_id,
+          split_id: null,
+          amount,
+          total_amount: amount,
+          method_type,
+          provider: null,
+          status: "pending",
+          created_at,
+        },
+      });
+    const fiveMinutesAgo = new Date(now.getTime() - 5 * 60_000);
+    const qr = await crashed(lost.bill.id, "QR", 2684, fiveMinutesAgo);
+    const card = await crashed(made.bill.id, "CREDIT_CARD", 2684, fiveMinutesAgo);
+    const fresh = await crashed(recent.bill.id, "QR", 500, now);
+    // The intent the card payment asked for before the crash. Its keys in another order: the gateway matches a key's
+    // request by meaning, and other bytes sign differently, so the recovery's call in the same second is not refused
+    // as a replayed signature (a real recovery comes minutes later).
+    const madeIntent = await platform.pos.gateway.createIntent(
+      {
+        description: `POS payment ${card.id}`,
+        order_id: made.bill.id,
+        merchant_store_id: String(card.store_id),
+        merchant_ref_id: `pos-${card.id}`,
+        processing_mode: "external",
+        payment_method_types: ["credit_card"],
+        currency: "JPY",
+        amount: 2684,
+      },
+      `pos-payment-${card.id}`,
+    );
+    const cash = { amount: 2684, payment_method: { type: "CASH" }, cash_received: 2684 };
+    // Pending, the lost payment holds its whole bill.
+    expect((await pay({ bill_id: lost.bill.id, ...cash })).status).toBe(400);
+
+    const recovered = await platform.pos.payments.recoverStalePayments(now);
+    expect(recovered).not.toContain(fresh.id);
+    for (const payment of [qr, card]) {
+      const row = await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: payment.id } });
+      expect(row).toMatchObject({
+        status: "failed",
+        payment_intent_id: null,
+        failure_code: "gateway_error",
+        failure_message: "interrupted before the intent was recorded; cancelled by recovery",
+      });
+      // One intent per payment at the gateway (the key replayed the one made before the crash), cancelled.
+      const intents = await platform.payments.prisma.paymentIntent.findMany({
+        where: { merchant_ref_id: `pos-${payment.id}` },
+      });
+      expect(intents.map((intent) => intent.status)).toEqual(["cancelled"]);
+    }
+    expect((await intentRow(madeIntent.id)).status).toBe("cancelled");
+    // The bills are free again: the full amount is paid.
+    for (const { bill } of [lost, made]) {
+      expect((await pay({ bill_id: bill.id, ...cash })).status).toBe(201);
+      expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 2684 });
+    }
+    // The recent payment is left alone, and a second pass finds nothing more to do.
+    expect(await platform.pos.payments.recoverStalePayments(now)).toEqual([]);
+    expect(await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: fresh.id } })).toMatchObject({
+      status: "pending",
+      payment_intent_id: null,
+    });
+    expect(await platform.payments.prisma.paymentIntent.count({ where: { merchant_ref_id: `pos-${fresh.id}` } })).toBe(
+      0,
+    );
+    await platform.pos.prisma.payment.update({ where: { id: fresh.id }, data: { status: "failed" } });
+  });
 });

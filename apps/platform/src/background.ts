@@ -1,3 +1,4 @@
+import { logger } from "@pos-cloud/common";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { PaymentsDeps } from "@pos-cloud/payments";
 import type { PortalDeps } from "@pos-cloud/portal";
@@ -56,10 +57,34 @@ export async function startBackgroundWork(
 }
 
 /**
+ * POS's recovery pass every `intervalMs` (a minute): card and QR payments a crash left pending without their intent
+ * are cancelled at the gateway and failed. The timer is unref'd, a pass never overlaps the one before, and stop waits
+ * for a pass under way. Rows are claimed, so any number of processes may run it.
+ */
+function schedulePosRecovery(pos: PosDeps, intervalMs = 60_000): { stop(): Promise<void> } {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    running ??= pos.payments
+      .recoverStalePayments()
+      .catch((error) => logger.error("the POS payment recovery pass failed", { error: String(error) }))
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/**
  * POS's background work, as the embedded platform runs it, for a cluster worker: the consumer of the gateway's
- * internal events that settles QR payments (group `pos-payments`, so each event reaches one process) and the POS
- * outbox publisher (the store feed's order, bill and payment changes). Start it before the payments outbox publisher:
- * the memory bus keeps events only for groups that exist.
+ * internal events that settles QR payments (group `pos-payments`, so each event reaches one process), the POS
+ * outbox publisher (the store feed's order, bill and payment changes) and the payment recovery pass. Start it before
+ * the payments outbox publisher: the memory bus keeps events only for groups that exist.
  */
 export async function startPosBackgroundWork(pos: PosDeps, bus: MessageBus): Promise<{ stop(): Promise<void> }> {
   const events = await pos.payments.consume(bus);
@@ -70,8 +95,10 @@ export async function startPosBackgroundWork(pos: PosDeps, bus: MessageBus): Pro
     await events.stop();
     throw error;
   }
+  const recovery = schedulePosRecovery(pos);
   return {
     async stop() {
+      await recovery.stop();
       await publisher.stop();
       await events.stop();
     },

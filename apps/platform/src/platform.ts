@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
-import { type BusSubscription, type MessageBus, openMessageBus } from "@pos-cloud/common/messaging";
+import { type MessageBus, openMessageBus } from "@pos-cloud/common/messaging";
 import { startEdge } from "@pos-cloud/edge";
 import { openPayments, type PartnerService, type PaymentsDeps, payments, sandboxSetup } from "@pos-cloud/payments";
 import { openPortal, portal, recordingMessageSender, webhookMessageSender } from "@pos-cloud/portal";
 import { openPos, type PortalCall, portalClient, pos } from "@pos-cloud/pos";
 import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
 import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
-import { configureGatewaySync, startBackgroundWork } from "./background";
+import { configureGatewaySync, startBackgroundWork, startPosBackgroundWork } from "./background";
 import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
 import { ensureDemoOrders } from "./demo-orders";
 import type { PlatformConfig } from "./environment";
@@ -183,8 +183,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   }
   let demoFile: string | undefined;
   let background: Awaited<ReturnType<typeof startBackgroundWork>>;
-  let posEvents: BusSubscription | undefined;
-  let posPublisher: { stop(): Promise<void> } | undefined;
+  let posWork: { stop(): Promise<void> } | undefined;
   let settlementExchange: ReturnType<typeof deps.pos.cardExchange.schedule> | undefined;
   try {
     stopKeyRotation = await scheduleKeyRotation(deps.portal);
@@ -202,17 +201,15 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
       : undefined;
     // A few orders in the demo store, taken through the POS API as its terminal (once: the store has none).
     if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile);
-    // Before the publisher starts: the memory bus keeps events only for groups that exist.
-    posEvents = await deps.pos.payments.consume(bus);
+    // POS's consumer, outbox publisher and recovery pass, as a cluster worker runs them; before the gateway's
+    // publisher starts: the memory bus keeps events only for groups that exist.
+    posWork = await startPosBackgroundWork(deps.pos, bus);
     background = await startBackgroundWork(deps.portal, deps.payments, bus, config.paymentsPollIntervalMs ?? 5000);
-    // The store feed's order, bill and payment changes, from the POS outbox.
-    posPublisher = await deps.pos.outboxPublisher(bus).start();
     // The daily card settlement exchange at 02:00 Asia/Tokyo, with the configured acquirer or the sandbox.
     deps.pos.cardExchange.configure({ url: config.acquirerFtpUrl ?? acquirer?.ftpUrl });
     settlementExchange = deps.pos.cardExchange.schedule();
   } catch (error) {
-    await posPublisher?.stop();
-    await posEvents?.stop();
+    await posWork?.stop();
     await edge.close();
     await closeSubgraphs();
     await closeOutside();
@@ -233,9 +230,8 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     bus,
     async close() {
       await settlementExchange?.stop();
-      await posPublisher?.stop();
       await background.stop();
-      await posEvents?.stop();
+      await posWork?.stop();
       await edge.close();
       await bus.close();
       await closeSubgraphs();

@@ -34,6 +34,17 @@ export function paymentRepository(prisma: PrismaClient) {
       return tx.payment.findUniqueOrThrow({ where: { id } });
     },
 
+    /**
+     * Locks, for the transaction, the oldest card or QR payment still pending without its intent taken before
+     * `before`; rows another process holds are passed over (`SKIP LOCKED`), not waited for. Null when none is left.
+     */
+    async claimInterrupted(tx: Tx, before: Date): Promise<PaymentRow | null> {
+      const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payments
+        WHERE status = 'pending' AND payment_intent_id IS NULL AND method_type <> 'CASH' AND created_at < ${before}
+        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+      return rows[0] ? tx.payment.findUniqueOrThrow({ where: { id: rows[0].id } }) : null;
+    },
+
     create: (tx: Tx, data: Prisma.PaymentUncheckedCreateInput) => tx.payment.create({ data }),
     find: (id: string) => prisma.payment.findUnique({ where: { id } }),
     findByIntent: (tx: Tx, payment_intent_id: string) => tx.payment.findUnique({ where: { payment_intent_id } }),

@@ -29,6 +29,10 @@ export const PAYMENT_SCOPE = "payment:create";
 
 const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
+/** A card or QR payment still without its intent this long after it was taken was interrupted (see recovery). */
+export const STALE_AFTER_MS = 2 * 60 * 1000;
+/** At most this many interrupted payments per recovery pass. */
+const RECOVERY_BATCH = 50;
 
 /** How the gateway records each POS method (the spec's method table). */
 const gatewayMethod = {
@@ -121,14 +125,15 @@ export function paymentService(
     return { response: held.response };
   }
 
-  const intentBody = (id: string, bill: { id: string; store_id: number }, data: PaymentCreate) => ({
-    amount: data.amount,
+  /** The gateway intent of a payment, from its row alone: a recovery sends the very body the payment first sent. */
+  const intentBody = (payment: Pick<PaymentRow, "id" | "bill_id" | "store_id" | "amount" | "method_type">) => ({
+    amount: payment.amount,
     currency: "JPY",
-    ...gatewayMethod[data.payment_method.type],
-    merchant_ref_id: `pos-${id}`,
-    merchant_store_id: String(bill.store_id),
-    order_id: bill.id,
-    description: `POS payment ${id}`,
+    ...gatewayMethod[payment.method_type as keyof typeof gatewayMethod],
+    merchant_ref_id: `pos-${payment.id}`,
+    merchant_store_id: String(payment.store_id),
+    order_id: payment.bill_id,
+    description: `POS payment ${payment.id}`,
   });
 
   /**
@@ -140,7 +145,7 @@ export function paymentService(
     await payments.lockBillPayments(tx, bill.id);
     await requireAvailable(tx, bill, data);
     await applyToBill(tx, { bill_id: bill.id, split_id: data.split_id, amount: data.amount });
-    const intent = await gateway.createIntent(intentBody(id, bill, data), `pos-payment-${id}`);
+    const intent = await gateway.createIntent(intentBody(rowOf(id, caller, bill, data)), `pos-payment-${id}`);
     const row = await payments.create(tx, {
       ...rowOf(id, caller, bill, data),
       status: "completed",
@@ -190,7 +195,7 @@ export function paymentService(
       );
     let intent: GatewayIntent;
     try {
-      intent = await gateway.createIntent(intentBody(id, bill, data), `pos-payment-${id}`);
+      intent = await gateway.createIntent(intentBody(rowOf(id, caller, bill, data)), `pos-payment-${id}`);
     } catch (error) {
       await fail(error instanceof Error ? error.message : String(error));
       throw error;
@@ -254,7 +259,59 @@ export function paymentService(
     }
   }
 
+  /**
+   * Finishes one card or QR payment that a crash left pending without its intent, under its row lock: the intent is
+   * asked for again with the same body and key (the gateway replays it, or makes it now), cancelled, and the payment
+   * failed, which frees its bill. False when the gateway does not answer: the payment waits for the next pass.
+   */
+  async function recoverInterrupted(tx: Tx, payment: PaymentRow) {
+    let failure_message = "interrupted before the intent was recorded; cancelled by recovery";
+    try {
+      const intent = await gateway.createIntent(intentBody(payment), `pos-payment-${payment.id}`);
+      if (intent.payment_token) await gateway.cancel(intent.id, intent.payment_token.token);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      if (error.code === "bad_gateway" || error.code === "service_unavailable") {
+        logger.warn("recovery left an interrupted payment pending: the gateway did not answer", {
+          payment_id: payment.id,
+          error: error.message,
+        });
+        return false;
+      }
+      // A refusal (the token expired, the intent was cancelled already) still ends the payment: no terminal ever had
+      // the intent, so nobody can pay it, and the gateway expires it.
+      logger.warn("the gateway refused an interrupted payment's recovery; failing it", {
+        payment_id: payment.id,
+        error: error.message,
+      });
+      failure_message = `interrupted before the intent was recorded; the gateway refused its recovery: ${error.message}`;
+    }
+    await payments.settle(tx, payment.id, { status: "failed", failure_code: "gateway_error", failure_message });
+    return true;
+  }
+
   return {
+    /**
+     * The recovery pass: card and QR payments still pending without their intent `STALE_AFTER_MS` after they were
+     * taken (the process died between the steps of `startExternal`) are cancelled at the gateway and failed, one row
+     * lock at a time (`FOR UPDATE SKIP LOCKED`, so two processes never handle one). Stops at the first payment the
+     * gateway does not answer for. Returns the ids of the payments it failed.
+     */
+    async recoverStalePayments(now: Date = clock()) {
+      const recovered: string[] = [];
+      const before = new Date(now.getTime() - STALE_AFTER_MS);
+      for (let handled = 0; handled < RECOVERY_BATCH; handled++) {
+        const done = await payments.transaction(async (tx) => {
+          const payment = await payments.claimInterrupted(tx, before);
+          if (!payment) return null;
+          return (await recoverInterrupted(tx, payment)) ? payment.id : false;
+        });
+        if (!done) break;
+        recovered.push(done);
+      }
+      return recovered;
+    },
+
     /**
      * Takes a payment of a bill (or of one of its splits). An Idempotency-Key (per store, 24 hours) replays the first
      * response; the same key with other parameters, or while the first request runs, is `idempotency_conflict`.
