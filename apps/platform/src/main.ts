@@ -28,7 +28,7 @@ console.log(
     `  gateway API   ${base}/v1`,
     `  portal, POS   ${base}/api/v1`,
     `  GraphQL       ${base}/graphql  (WebSocket: ${base.replace(/^http/, "ws")}/graphql)`,
-    `  QR sandbox    ${platform.sandboxUrl}  (customer pays: npm run provider -- pay <provider_transaction_id>)`,
+    `  QR sandbox    ${platform.sandboxUrl}  (customer pays: npm run provider -- pay <qr_content>)`,
     `  card acquirer ${platform.acquirerUrl ?? "ACQUIRER_FTP_URL"}  (settlement exchange daily at 02:00 Asia/Tokyo)`,
     `  data          ${relative(process.cwd(), config.dataDir) || "."}`,
     platform.demoFile ? `  demo tenant   ${relative(process.cwd(), platform.demoFile)}` : "  demo tenant   off",
