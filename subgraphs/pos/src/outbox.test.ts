@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from "node:crypto";
 import type { BusEvent, MessageBus, Topic } from "@pos-cloud/common/messaging";
 import { decodeTime } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testStorage } from "../../../tests/support/environment";
+import { isolatedStorage } from "../../../tests/support/databases";
 import { openPos, type PosDeps } from "./index";
 
 /** A bus that records what it is given. */
@@ -25,6 +25,8 @@ function recordingBus() {
 // The store feed's events: every change of an order, bill or payment row writes its outbox row in the same
 // transaction (triggers of migration pos_outbox_receipts), and the shared publisher puts them on the bus.
 describe("the POS outbox", () => {
+  // Storage of its own: the publisher claims the oldest pending rows, and a shared database keeps other tests' rows.
+  let storage: Awaited<ReturnType<typeof isolatedStorage<"pos">>>;
   let deps: PosDeps;
   const store = randomInt(1, 2_000_000_000);
   const eventsOf = (aggregate_id: string) =>
@@ -38,12 +40,16 @@ describe("the POS outbox", () => {
   });
 
   beforeAll(async () => {
+    storage = await isolatedStorage(["pos"]);
     deps = await openPos({
-      ...testStorage("pos"),
+      url: storage.urls.pos,
       portal: async () => ({ errors: [{ message: "no portal in this test" }] }),
     });
   });
-  afterAll(() => deps?.close());
+  afterAll(async () => {
+    await deps?.close();
+    await storage?.drop();
+  });
 
   it("writes an event with each committed change of an order, and none for a change rolled back", async () => {
     const before = Date.now();
