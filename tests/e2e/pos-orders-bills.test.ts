@@ -121,6 +121,13 @@ describe("POS orders and bills", () => {
     expect((await call("GET", "/orders?limit=100", terminal)).body).toEqual(before.body);
   });
 
+  it("refuses a list range whose to is not after its from, naming to", async () => {
+    for (const list of ["/orders", "/bills"]) {
+      const backwards = await call("GET", `${list}?from=2026-05-02T00:00:00Z&to=2026-05-01T00:00:00Z`, terminal);
+      expect(backwards).toMatchObject({ status: 400, body: { details: { field: "to", constraint: "after_from" } } });
+    }
+  });
+
   it("changes items only while the order is open, then bills it with tax rounded down", async () => {
     const created = await order();
     const changed = await call("PATCH", `/orders/${created.id}`, terminal, {

@@ -4,8 +4,6 @@ import {
   invalidField,
   mapPage,
   notFound,
-  type PageArgs,
-  parseCursorPage,
   parseInput,
   type ReachableStore,
   requireDevice,
@@ -13,6 +11,7 @@ import {
 import { nextDailyNumber } from "../../daily-number";
 import { billTotals, itemSubtotal, proportionalShares, sumTotals } from "../../money";
 import { isUuid } from "../../uuid";
+import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { OrderService } from "../orders/order.service";
 import type { StoreAccess } from "../stores/store-access.service";
 import { billCombine, billCreate, billFilter, billSplit } from "./bill.inputs";
@@ -130,20 +129,9 @@ export function billService(bills: BillRepository, orders: OrderService, access:
       );
     },
 
-    async list(
-      caller: Caller,
-      args: { store_id?: number | null; after?: string | null } & PageArgs & Record<string, unknown>,
-    ) {
-      const { store_id, limit, offset, after, ...filter } = args;
-      const parsed = parseInput(
-        billFilter,
-        Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null && value !== undefined)),
-      );
-      if (parsed.from && parsed.to && parsed.from >= parsed.to)
-        throw invalidField("to", "after_from", "to must be after from");
-      const page = parseCursorPage({ limit, offset, after });
-      const scope = await access.listScope(caller, store_id ?? undefined);
-      return mapPage(await bills.list(scope, parsed, page), presentBill);
+    async list(caller: Caller, args: ListArguments) {
+      const { filter, page, scope } = await parseListArguments(access, caller, billFilter, args);
+      return mapPage(await bills.list(scope, filter, page), presentBill);
     },
 
     get: async (caller: Caller, id: string) => presentBill(await readable(caller, id)),

@@ -14,6 +14,7 @@ import { nextDailyNumber } from "../../daily-number";
 import { itemSubtotal, orderTotals, type Totals } from "../../money";
 import { isUuid } from "../../uuid";
 import type { CustomerService } from "../customers/customer.service";
+import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { StoreAccess } from "../stores/store-access.service";
 import { orderCreate, orderFilter, orderUpdate, purchaseHistoryFilter } from "./order.inputs";
 import { requireOrderMove } from "./order.lifecycle";
@@ -115,20 +116,9 @@ export function orderService(
       );
     },
 
-    async list(
-      caller: Caller,
-      args: { store_id?: number | null; after?: string | null } & PageArgs & Record<string, unknown>,
-    ) {
-      const { store_id, limit, offset, after, ...filter } = args;
-      const parsed = parseInput(
-        orderFilter,
-        Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null && value !== undefined)),
-      );
-      if (parsed.from && parsed.to && parsed.from >= parsed.to)
-        throw invalidField("to", "after_from", "to must be after from");
-      const page = parseCursorPage({ limit, offset, after });
-      const scope = await access.listScope(caller, store_id ?? undefined);
-      return orders.list(scope, parsed, page);
+    async list(caller: Caller, args: ListArguments) {
+      const { filter, page, scope } = await parseListArguments(access, caller, orderFilter, args);
+      return orders.list(scope, filter, page);
     },
 
     get: readable,
