@@ -13,6 +13,7 @@ import {
   parse,
 } from "graphql";
 import { type Caller, callerFromHeaders, callerHeaders, type HeaderBag } from "./caller";
+import { isConnectionLost } from "./connection-errors";
 import { AppError } from "./errors";
 import { logger } from "./logger";
 
@@ -63,8 +64,9 @@ export function buildSchema<Deps, Context>(definition: SubgraphDefinition<Deps, 
 }
 
 /**
- * Expected failures keep their code and details; anything else is logged and reaches the client as
- * `internal_error` without its message, which may carry internals.
+ * Expected failures keep their code and details; a lost database connection is `service_unavailable` (retry
+ * later); anything else is logged and reaches the client as `internal_error` without its message, which may carry
+ * internals.
  */
 export function formatError(error: GraphQLError): GraphQLFormattedError {
   const original = error.originalError;
@@ -76,6 +78,14 @@ export function formatError(error: GraphQLError): GraphQLFormattedError {
     };
   }
   if (!original || original instanceof GraphQLError) return error.toJSON();
+  if (isConnectionLost(original)) {
+    logger.warn("the database is unavailable", { path: error.path?.join("."), error: original.message });
+    return {
+      message: "the service is temporarily unavailable; retry shortly",
+      path: error.path,
+      extensions: { code: "service_unavailable", details: {} },
+    };
+  }
   logger.error("unexpected error in resolver", { path: error.path?.join("."), error: original });
   return { message: "internal error", path: error.path, extensions: { code: "internal_error", details: {} } };
 }

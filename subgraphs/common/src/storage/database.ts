@@ -71,8 +71,12 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
 /** A prepared statement's name on its connections: its text's digest, so one text is one statement. */
 const statementName = (sql: string) => `s_${createHash("sha256").update(sql).digest("base64url").slice(0, 32)}`;
 
+const CONNECT_TIMEOUT_MS = 5000;
+
 async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A connection that cannot be had within 5 s (the server unreachable, or every connection busy) fails the request
+  // as service_unavailable instead of holding it past any client's timeout.
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection the server closes (a restart, an administrator) is dropped by the pool and replaced on demand;
   // without a listener the pool's error event would end the process.
   pool.on("error", (error) => logger.warn("idle database connection closed by the server", { error: error.message }));
