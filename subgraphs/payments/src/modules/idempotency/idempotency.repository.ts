@@ -9,6 +9,8 @@ export interface IdempotencyClaim {
   request_hash: string;
   now: Date;
   expires_at: Date;
+  /** A claim still in progress from before this was abandoned (its process or connection died): taken over. */
+  abandoned_before: Date;
 }
 
 const completion = (id: number, response_sealed: string) =>
@@ -18,9 +20,9 @@ export function idempotencyRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
     /**
      * Claims a key with one INSERT: concurrent claims lose on the unique (client_partner_id, idempotency_key), so
-     * exactly one wins. An expired row is taken over in the same statement, as if it were not there. Returns the
-     * claimed row's id, or null when someone else holds the key. The claim commits without waiting for the disk;
-     * the work's own commit, which waits, makes it durable too (docs/decisions.md).
+     * exactly one wins. An expired row, or an abandoned claim, is taken over in the same statement, as if it were
+     * not there. Returns the claimed row's id, or null when someone else holds the key. The claim commits without
+     * waiting for the disk; the work's own commit, which waits, makes it durable too (docs/decisions.md).
      */
     async claim(claim: IdempotencyClaim): Promise<number | null> {
       const rows = await sql<{ id: number }>(Prisma.sql`
@@ -31,6 +33,7 @@ export function idempotencyRepository(prisma: PrismaClient, sql: PreparedSql) {
           SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_sealed = NULL,
               created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
           WHERE idempotency_keys.expires_at <= ${claim.now}
+             OR (idempotency_keys.status = 'in_progress' AND idempotency_keys.created_at <= ${claim.abandoned_before})
         RETURNING id, set_config('synchronous_commit', 'off', true) AS synchronous_commit`);
       return rows[0]?.id ?? null;
     },

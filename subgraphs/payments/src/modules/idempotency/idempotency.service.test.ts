@@ -96,6 +96,35 @@ it("ignores a key after 24 hours and frees a key whose request failed", async ()
   expect(retried.replayed).toBe(false);
 });
 
+it("takes over a claim abandoned in progress (its process died, or the database went away) after a minute", async () => {
+  const { caller, partner } = await seedPartner(deps);
+  const key = request();
+  const now = clock();
+  // Claimed by a request that could neither complete nor free the key.
+  await idempotencyRepository(deps.prisma, preparedSql(deps.db)).claim({
+    client_partner_id: partner.id,
+    idempotency_key: key.key,
+    request_hash: key.request_hash,
+    now,
+    expires_at: new Date(now.getTime() + 24 * 60 * 60 * 1000),
+    abandoned_before: now,
+  });
+  await expect(deps.paymentIntents.create(caller, intentBody(), key)).rejects.toMatchObject({
+    code: "idempotency_conflict",
+  });
+  clock.advance(61_000);
+  try {
+    const retried = await deps.paymentIntents.create(caller, intentBody(), key);
+    expect(retried.replayed).toBe(false);
+    expect(await deps.paymentIntents.create(caller, intentBody(), key)).toMatchObject({
+      payment_intent: { id: retried.payment_intent.id },
+      replayed: true,
+    });
+  } finally {
+    clock.advance(-61_000);
+  }
+});
+
 it("commits a claim without waiting for the disk, and only the claim", async () => {
   const { partner } = await seedPartner(deps);
   const returned: unknown[] = [];
@@ -111,6 +140,7 @@ it("commits a claim without waiting for the disk, and only the claim", async () 
     request_hash: "hash-a",
     now,
     expires_at: new Date(now.getTime() + 60_000),
+    abandoned_before: now,
   });
   expect(returned).toEqual([{ id, synchronous_commit: "off" }]);
   // The setting was local to the claim's transaction: the connection's next commit waits for the disk again.

@@ -8,6 +8,12 @@ export type IdempotencyService = ReturnType<typeof idempotencyService>;
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
+/**
+ * A claim still in progress after this long was abandoned: its work (a database transaction, a provider call of at
+ * most 10 s) ended long ago without completing or freeing the key, because its process died or the database went
+ * away before the key could be freed. A retry takes it over instead of conflicting for 24 hours.
+ */
+const ABANDONED_AFTER_MS = 60 * 1000;
 
 /** An Idempotency-Key and the fingerprint of the request it came with (`idempotencyRequest`). */
 export interface IdempotencyRequest {
@@ -60,7 +66,8 @@ export function idempotencyService(keys: IdempotencyRepository, box: SecretBox, 
     /**
      * Runs `work` at most once per (partner, key) for 24 hours. The same request again replays the first response;
      * a different request, or the same one while the first still runs, is `idempotency_conflict`. Work that fails
-     * frees the key, so nothing is remembered for a request that changed nothing.
+     * frees the key, so nothing is remembered for a request that changed nothing; a claim its work could not free
+     * (the database went away) is taken over once abandoned.
      */
     async run<T extends object>(
       client_partner_id: number,
@@ -78,6 +85,7 @@ export function idempotencyService(keys: IdempotencyRepository, box: SecretBox, 
         request_hash: request.request_hash,
         now,
         expires_at: new Date(now.getTime() + RETENTION_MS),
+        abandoned_before: new Date(now.getTime() - ABANDONED_AFTER_MS),
       });
       if (claimed === null) {
         const existing = await keys.find(client_partner_id, request.key);
