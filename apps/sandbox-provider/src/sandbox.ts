@@ -86,12 +86,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     baseUrl,
     port,
     async close() {
-      book.close();
       notifications.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      book.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { ulid } from "ulid";
 import { sandboxErrors } from "./errors";
 
@@ -56,7 +56,7 @@ export interface TransactionOptions {
   now: () => number;
   processingDelayMs: number;
   expiresInSeconds: number;
-  /** A JSON file that keeps transactions across restarts; memory only when absent. */
+  /** A file that keeps transactions across restarts (`openJournal`); memory only when absent. */
   file?: string;
   /** Called after every change that a merchant would be notified of. */
   onEvent(transaction: SandboxTransaction, type: SandboxEventType): void;
@@ -80,23 +80,17 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * notifications go out without anyone asking.
  */
 export function transactionBook(options: TransactionOptions) {
-  const transactions = new Map<string, SandboxTransaction>(load(options.file));
+  const journal = options.file ? openJournal(options.file) : undefined;
+  const transactions = new Map<string, SandboxTransaction>(journal?.transactions.map((t) => [t.transaction_id, t]));
   /** Transactions that time can still move (pending, processing): the only ones a wake-up needs to look at. */
   const open = new Set([...transactions.values()].filter(isOpen));
   let timer: NodeJS.Timeout | undefined;
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  function save() {
-    if (!options.file) return;
-    const temporary = `${options.file}.tmp`;
-    writeFileSync(temporary, JSON.stringify([...transactions.values()]), { mode: 0o600 });
-    renameSync(temporary, options.file);
-  }
-
   function change(transaction: SandboxTransaction, patch: Partial<SandboxTransaction>, event?: SandboxEventType) {
     Object.assign(transaction, patch, { updated_at: iso(options.now()) });
     if (!isOpen(transaction)) open.delete(transaction);
-    save();
+    journal?.append(transaction);
     if (event) options.onEvent(transaction, event);
   }
 
@@ -172,7 +166,7 @@ export function transactionBook(options: TransactionOptions) {
       };
       transactions.set(transaction.transaction_id, transaction);
       open.add(transaction);
-      save();
+      journal?.append(transaction);
       wakeAtNextDue();
       return transaction;
     },
@@ -237,14 +231,42 @@ export function transactionBook(options: TransactionOptions) {
 
     close() {
       clearTimeout(timer);
+      journal?.close();
     },
   };
 }
 
 export type TransactionBook = ReturnType<typeof transactionBook>;
 
-function load(file: string | undefined): [string, SandboxTransaction][] {
-  if (!file || !existsSync(file)) return [];
-  const stored = JSON.parse(readFileSync(file, "utf8")) as SandboxTransaction[];
-  return stored.map((transaction) => [transaction.transaction_id, transaction]);
+/**
+ * The transactions file as a journal: each change appends the transaction as it now stands, one JSON line, so a
+ * webhook's path writes one line instead of the whole book; the last line of a transaction wins. Opening it compacts
+ * the file to one line per transaction (written aside, then renamed), so it grows only until the next start. A line
+ * cut short by a crash mid-append is the last one, and is skipped: its change was never acknowledged whole.
+ */
+function openJournal(file: string) {
+  const latest = new Map<string, SandboxTransaction>();
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  // The earlier form of the file: the whole book as one JSON array.
+  if (text.startsWith("[")) for (const t of JSON.parse(text) as SandboxTransaction[]) latest.set(t.transaction_id, t);
+  else {
+    const lines = text.split("\n").filter((line) => line !== "");
+    for (const [n, line] of lines.entries()) {
+      const cutShort = n === lines.length - 1 && !text.endsWith("\n");
+      if (cutShort) continue;
+      const transaction = JSON.parse(line) as SandboxTransaction;
+      latest.set(transaction.transaction_id, transaction);
+    }
+  }
+  const transactions = [...latest.values()];
+  const line = (transaction: SandboxTransaction) => `${JSON.stringify(transaction)}\n`;
+  const temporary = `${file}.tmp`;
+  writeFileSync(temporary, transactions.map(line).join(""), { mode: 0o600 });
+  renameSync(temporary, file);
+  const fd = openSync(file, "a");
+  return {
+    transactions,
+    append: (transaction: SandboxTransaction) => void writeSync(fd, line(transaction)),
+    close: () => closeSync(fd),
+  };
 }
