@@ -48,12 +48,11 @@ export async function transitionWithin(
   occurred_at: Date,
   ledger?: LedgerEntry | null,
 ): Promise<PaymentIntent | null> {
-  const { count } = await tx.paymentIntent.updateMany({
+  const [intent] = await tx.paymentIntent.updateManyAndReturn({
     where: { id, status: { in: from } },
     data: { ...change, updated_at: occurred_at },
   });
-  if (count === 0) return null;
-  const intent = await tx.paymentIntent.findUniqueOrThrow({ where: { id } });
+  if (!intent) return null;
   await recordChange(tx, event, intent, occurred_at, ledger);
   return intent;
 }
