@@ -61,12 +61,16 @@ export function outboxPublisher(deps: OutboxPublisherDeps) {
     const now = clock();
     const rowsById = new Map<string, OutboxRow>();
     const result = await outbox.claim(now, BATCH, async (rows) => {
-      // The claim holds at most one row per aggregate, so the rows may go in parallel without reordering one's events.
+      // Every message of the batch is sent before any acknowledgement is awaited, and a row is marked only once the
+      // bus acknowledged all of its messages. The claim holds at most one row per aggregate and none whose earlier
+      // row is not published, so a row that fails holds back its aggregate's later rows: events of one aggregate
+      // leave in order however the rows of a batch fare (docs/decisions.md).
       const outcomes = await Promise.all(
         rows.map(async (row) => {
           rowsById.set(row.id, row);
           try {
-            for (const topic of topicsOf(row.event_type)) await bus.publish(topic, busEventOf(row));
+            const event = busEventOf(row);
+            await Promise.all(topicsOf(row.event_type).map((topic) => bus.publish(topic, event)));
             return row.id;
           } catch (error) {
             logger.warn("publishing an outbox event failed", { id: row.id, event_type: row.event_type, error });
