@@ -1,7 +1,7 @@
 // npm run codegen            writes the TypeScript generated from the schema: each subgraph's resolver types
-//                            (subgraphs/<name>/src/resolvers.generated.ts, from its own SDL) and the REST compat
-//                            layer's typed operations (rest-compat/src/operations/*.generated.ts, from its .graphql
-//                            documents, each validated against the schema that runs it)
+//                            (subgraphs/<name>/src/resolvers.generated.ts, from its own SDL) and the typed operations
+//                            of the code that sends GraphQL (each `operations/` folder of `operationFolders`: its
+//                            .graphql documents, each validated against the schema that runs it)
 // npm run codegen -- --check fails when those files are stale or a document is invalid
 // `npm run compose` (and `npm run compose -- --check`) runs this after composing, so a changed SDL regenerates both.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -36,8 +36,16 @@ const subgraphSdl = (name: string) => [
   `subgraphs/${name}/src/modules/*/schema.graphql`,
 ];
 
-/** REST operations: by default through the gateway (the public API); those in a subgraph's folder run on it directly. */
-const operations = "rest-compat/src/operations";
+/**
+ * Where code keeps the GraphQL it sends, and where that runs: `<folder>/*.graphql` through the gateway (the public
+ * API) into `<folder>/gateway.generated.ts`, `<folder>/<subgraph>/*.graphql` on that subgraph directly (what the
+ * public graph leaves out) into `<folder>/<subgraph>.generated.ts`.
+ */
+const operationFolders = [
+  { folder: "rest-compat/src/operations", runsOn: ["gateway", "payments"] },
+  { folder: "apps/edge/src/operations", runsOn: ["gateway", "payments", "portal"] },
+  { folder: "subgraphs/pos/src/modules/stores/operations", runsOn: ["portal"] },
+];
 const operationConfig = {
   documentMode: "string",
   useTypeImports: true,
@@ -70,18 +78,19 @@ export const codegenConfig: CodegenConfig = {
         },
       ]),
     ),
-    [`${operations}/gateway.generated.ts`]: {
-      schema: "schema/api.graphql",
-      documents: [`${operations}/*.graphql`],
-      plugins: ["typescript-operations", "typed-document-node"],
-      config: operationConfig,
-    },
-    [`${operations}/payments.generated.ts`]: {
-      schema: subgraphSdl("payments"),
-      documents: [`${operations}/payments/*.graphql`],
-      plugins: ["typescript-operations", "typed-document-node"],
-      config: operationConfig,
-    },
+    ...Object.fromEntries(
+      operationFolders.flatMap(({ folder, runsOn }) =>
+        runsOn.map((where) => [
+          `${folder}/${where}.generated.ts`,
+          {
+            schema: where === "gateway" ? "schema/api.graphql" : subgraphSdl(where),
+            documents: [where === "gateway" ? `${folder}/*.graphql` : `${folder}/${where}/*.graphql`],
+            plugins: ["typescript-operations", "typed-document-node"],
+            config: operationConfig,
+          },
+        ]),
+      ),
+    ),
   },
 };
 

@@ -3,7 +3,8 @@
 // Both fail on a breaking change of the public API (the supergraph without its @inaccessible elements), compared with
 // schema/supergraph.graphql at git HEAD (or at --base=<ref>, e.g. the branch a pull request merges into), that
 // schema/breaking-changes.json does not declare.
-// Both then run the codegen (schema/codegen.ts): resolver types and the REST operations, written or checked.
+// Both then run the codegen (schema/codegen.ts): resolver types and the typed operations (REST layer, edge, POS),
+// written or checked.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

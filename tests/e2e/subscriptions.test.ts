@@ -7,7 +7,14 @@ import type { DemoFile } from "../../apps/platform/src/demo";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { call, signed } from "../support/gateway";
-import { demoUser, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import {
+  demoUser,
+  inProcessOnly,
+  postGraphQL,
+  readDemo,
+  startTestPlatform,
+  type TestPlatform,
+} from "../support/platform";
 import { operator } from "../support/portal-seed";
 
 // Issue 10: terminals follow a payment over graphql-ws. Events come from the outbox publisher through the bus; the
@@ -442,8 +449,8 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     expect(codesOf({ error: query })).toEqual(["forbidden"]);
   });
 
-  // Last: it moves the clock past the device token's lifetime.
-  it("closes the connection when its token has expired, at the next change", async () => {
+  // Last: it moves the clock past the device token's lifetime (in-process only).
+  inProcessOnly("closes the connection when its token has expired, at the next change", async () => {
     const intent = await createIntent();
     const token = await deviceToken(platform.baseUrl, demo.device);
     let client: Client | undefined;
@@ -459,8 +466,8 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     expect(statuses(followed.messages)).toEqual(["requires_payment_method"]);
   });
 
-  // After the device token's expiry: it moves the clock past the payment token's lifetime too.
-  it("closes a payment token's connection when the token has expired, at the next change", async () => {
+  // After the device token's expiry: it moves the clock past the payment token's lifetime too (in-process only).
+  inProcessOnly("closes a payment token's connection when the token has expired, at the next change", async () => {
     const intent = await createIntent();
     await confirm(intent);
     let client: Client | undefined;

@@ -2,6 +2,7 @@ import { DEVICE_TOKEN_ISSUER, HUMAN_TOKEN_ISSUER } from "@pos-cloud/common";
 import { exportJWK, generateKeyPair, type JWK, SignJWT, UnsecuredJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAuthenticator } from "./authenticate";
+import type { CallSubgraph } from "./subgraph-client";
 
 // The portal's JWKS stands in here as plain data: these tests are about the edge's checks, not key storage.
 describe("bearer token authentication at the edge", () => {
@@ -9,10 +10,10 @@ describe("bearer token authentication at the edge", () => {
   const clock = () => now;
   const jwks: Record<string, JWK[]> = { human: [], device: [] };
   let fetches = 0;
-  const callSubgraph = async (_: string, __: string, variables: Record<string, unknown> = {}) => {
+  const callSubgraph = (async (_: string, __: unknown, variables: { purpose?: unknown }) => {
     fetches++;
     return { jwks: { keys: jwks[variables.purpose as string] } };
-  };
+  }) as CallSubgraph;
   let rsa: Awaited<ReturnType<typeof generateKeyPair>>;
   let ec: Awaited<ReturnType<typeof generateKeyPair>>;
   let rsaPublic: JWK;

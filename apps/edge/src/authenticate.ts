@@ -8,6 +8,7 @@ import {
   logger,
 } from "@pos-cloud/common";
 import { createLocalJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
+import { EdgeJwksDocument } from "./operations/portal.generated";
 import type { CallSubgraph } from "./subgraph-client";
 
 /** Human tokens are RS256 and device tokens ES256; any other algorithm (none, HS*) is refused before any key is used. */
@@ -46,9 +47,7 @@ export function createAuthenticator(callSubgraph: CallSubgraph, clock: () => Dat
     let fetchedAt = 0;
     let fetching: Promise<void> | undefined;
     const refetch = () => {
-      fetching ??= callSubgraph("portal", "query EdgeJwks($purpose: KeyPurpose!) { jwks(purpose: $purpose) }", {
-        purpose,
-      })
+      fetching ??= callSubgraph("portal", EdgeJwksDocument, { purpose })
         .then((data) => {
           keys = createLocalJWKSet(data.jwks as JSONWebKeySet);
           fetchedAt = clock().getTime();

@@ -9,8 +9,6 @@ import {
   createHmacVerifier,
   createRateLimiter,
   createRouter,
-  type GatewayStore,
-  type PartnerSecrets,
   type RateLimiter,
   type RateLimits,
   type RedisDownPolicy,
@@ -23,6 +21,11 @@ import type { Redis } from "ioredis";
 import { createAuthenticator } from "./authenticate";
 import { startGraphQL } from "./gateway";
 import { type GraphQLLimits, graphQLLimits } from "./graphql-limits";
+import {
+  ClaimSignatureDocument,
+  GatewayStoreDocument,
+  PartnerCredentialsDocument,
+} from "./operations/payments.generated";
 import { createEdgeServer } from "./server";
 import { type CallSubgraph, createSubgraphClient, subgraphExecutor } from "./subgraph-client";
 import { attachWebSocket } from "./websocket";
@@ -62,28 +65,16 @@ export interface EdgeConfig {
   bus: MessageBus;
 }
 
-const partnerCredentialsQuery = `query PartnerCredentials($client_id: String!) {
-  partnerCredentials(client_id: $client_id) { client_partner_id secrets }
-}`;
-
-const gatewayStoreQuery = `query GatewayStore($client_partner_id: Int!, $merchant_store_id: String) {
-  gatewayStore(client_partner_id: $client_partner_id, merchant_store_id: $merchant_store_id) { store_id merchant_id }
-}`;
-
-const claimSignatureMutation = `mutation ClaimSignature($signature: String!, $ttl_seconds: Int!) {
-  claimSignature(signature: $signature, ttl_seconds: $ttl_seconds)
-}`;
-
 function createGateway(config: EdgeConfig, limiter: RateLimiter, callSubgraph: CallSubgraph, redis?: Redis) {
   const hmac = createHmacVerifier({
     fetchSecrets: async (client_id) =>
-      (await callSubgraph("payments", partnerCredentialsQuery, { client_id })).partnerCredentials as PartnerSecrets,
+      (await callSubgraph("payments", PartnerCredentialsDocument, { client_id })).partnerCredentials,
   });
   const seenSignatures: SeenSignatures = redis
     ? redisSeenSignatures(redis, config.redisKeyPrefix)
     : {
         claim: async (signature, ttl_seconds) =>
-          (await callSubgraph("payments", claimSignatureMutation, { signature, ttl_seconds })).claimSignature === true,
+          (await callSubgraph("payments", ClaimSignatureDocument, { signature, ttl_seconds })).claimSignature,
       };
   return createGatewayFront({
     hmac,
@@ -91,8 +82,7 @@ function createGateway(config: EdgeConfig, limiter: RateLimiter, callSubgraph: C
     corsOrigins: config.corsOrigins ?? [],
     seenSignatures,
     fetchStore: async (client_partner_id, merchant_store_id) =>
-      (await callSubgraph("payments", gatewayStoreQuery, { client_partner_id, merchant_store_id }))
-        .gatewayStore as GatewayStore,
+      (await callSubgraph("payments", GatewayStoreDocument, { client_partner_id, merchant_store_id })).gatewayStore,
   });
 }
 

@@ -1,3 +1,4 @@
+import type { BusEvent } from "@pos-cloud/common/messaging";
 import {
   type DocumentNode,
   type FieldNode,
@@ -128,4 +129,53 @@ export function selectsObjects(document: DocumentNode, field: FieldNode): boolea
       return within(fragments.get(name)?.selectionSet.selections ?? []);
     });
   return within(field.selectionSet?.selections ?? []);
+}
+
+/**
+ * PaymentIntent fields an intent event's payload (the stored row as JSON) holds exactly as the graph shows them:
+ * scalars the subgraph resolves from the row as they are. Not dates (the graph's DateTime) nor `metadata` (JSON).
+ */
+const EVENT_FIELDS = new Set([
+  "id",
+  "status",
+  "amount",
+  "currency",
+  "failure_code",
+  "failure_message",
+  "merchant_id",
+  "store_id",
+  "merchant_ref_id",
+  "merchant_store_id",
+  "merchant_terminal_id",
+  "order_id",
+  "payment_method_type",
+  "provider_name",
+  "description",
+]);
+
+/**
+ * The subscription's message from an intent event alone, when the event holds every selected field (`fields`, after
+ * `@skip` and `@include`), in the shape a read gives; undefined when one is not there (another subgraph's, a date).
+ */
+export function updateFromEvent(
+  fields: FieldNode[],
+  event: BusEvent,
+  key: string,
+): FormattedExecutionResult | undefined {
+  const intent = event.payload.payment_intent as Record<string, unknown> | undefined;
+  if (!intent) return undefined;
+  const value: Record<string, unknown> = {};
+  for (const node of fields) {
+    const name = node.name.value;
+    const answer = name === "__typename" ? "PaymentIntent" : EVENT_FIELDS.has(name) ? intent[name] : undefined;
+    if (answer === undefined) return undefined;
+    value[node.alias?.value ?? name] = answer;
+  }
+  return { data: { [key]: value } };
+}
+
+/** The status an intent event says its intent reached, if it says. */
+export function statusOfEvent(event: BusEvent): string | undefined {
+  const status = (event.payload.payment_intent as { status?: unknown } | undefined)?.status;
+  return typeof status === "string" ? status : undefined;
 }

@@ -38,8 +38,8 @@ const occurredAt = (event: BusEvent) => {
   return typeof at === "string" ? at : event.created_at;
 };
 
-/** The `StoreEvent` fields a subscription selects, after `@skip` and `@include`; undefined if it uses fragments. */
-export function storeEventFields(field: FieldNode, variables: Record<string, unknown>): FieldNode[] | undefined {
+/** The fields a subscription selects, after `@skip` and `@include`; undefined if it uses fragments. */
+export function selectedFields(field: FieldNode, variables: Record<string, unknown>): FieldNode[] | undefined {
   const selections = field.selectionSet?.selections ?? [];
   if (selections.some((selection) => selection.kind !== Kind.FIELD)) return undefined;
   return (selections as FieldNode[]).filter(

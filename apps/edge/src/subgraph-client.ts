@@ -1,5 +1,5 @@
 import { AppError, type Caller, callSubgraphAs, type SubgraphEndpoint } from "@pos-cloud/common";
-import { dataOf, type ExecuteOperation } from "@pos-cloud/rest-compat";
+import { type ExecuteOperation, type Operation, type RouteVariables, runOperation } from "@pos-cloud/rest-compat";
 
 const edgeItself: Caller = { type: "service", id: "edge", scopes: [] };
 
@@ -20,17 +20,18 @@ export function subgraphExecutor(
 }
 
 /**
- * Calls one subgraph directly, as the edge itself (`service` caller), for what the edge alone may see: signing
- * keys to verify tokens, partner secrets to verify signatures, seen signatures. Such fields are `@inaccessible` in
- * the supergraph and answer only a `service` caller, so no client can reach them.
+ * Runs an operation of `operations/<subgraph>/*.graphql` on that subgraph directly, as the edge itself (`service`
+ * caller), for what the edge alone may see: signing keys to verify tokens, partner secrets to verify signatures,
+ * seen signatures. Such fields are `@inaccessible` in the supergraph and answer only a `service` caller, so no
+ * client can reach them.
  */
 export function createSubgraphClient(subgraphs: Record<string, SubgraphEndpoint>, internalToken: string) {
-  return async function callSubgraph(
+  return function callSubgraph<Result, Variables>(
     subgraph: string,
-    query: string,
-    variables: Record<string, unknown> = {},
-  ): Promise<Record<string, unknown>> {
-    return dataOf(await subgraphExecutor(subgraphs, internalToken, subgraph)(query, variables, edgeItself));
+    operation: Operation<Result, Variables>,
+    variables: RouteVariables<Variables>,
+  ): Promise<Result> {
+    return runOperation(subgraphExecutor(subgraphs, internalToken, subgraph), operation, variables, edgeItself);
   };
 }
 

@@ -2,6 +2,7 @@ import type { Caller } from "@pos-cloud/common";
 import { type MessageBus, memoryBus } from "@pos-cloud/common/messaging";
 import { buildSchema, type DocumentNode, parse, print } from "graphql";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { CallSubgraph } from "./subgraph-client";
 import { createSubscriptions, type Subscriptions } from "./subscriptions";
 
 const schema = buildSchema(`
@@ -19,13 +20,13 @@ let status: string;
 let reads: DocumentNode[];
 const closeExpired = vi.fn();
 
-const changed = (id: string) =>
+const changed = (id: string, payload: Record<string, unknown> = {}) =>
   bus.publish("events.internal", {
     id: `evt-${Math.random()}`,
     event_type: "payment_intent.requires_action",
     aggregate_type: "payment_intent",
     aggregate_id: id,
-    payload: {},
+    payload,
     created_at: new Date().toISOString(),
   });
 
@@ -39,7 +40,7 @@ beforeEach(async () => {
       reads.push(document);
       return { data: { store: { payment_intent: { status } } } };
     },
-    callSubgraph: async () => ({ subscribedPaymentIntent: { store_id: 7, status } }),
+    callSubgraph: (async () => ({ subscribedPaymentIntent: { store_id: 7, status } })) as CallSubgraph,
     readByToken: async () => ({ data: { paymentIntentByToken: { status } } }),
   });
 });
@@ -81,6 +82,17 @@ describe("subscriptions on the edge", () => {
     await changed("pi_1");
     expect((await next).value).toEqual({ data: { intent: { status: "succeeded" } } });
     expect((await updates.next()).done).toBe(true);
+  });
+
+  it("answers from an event that holds the selected fields, without a read, and completes after a terminal one", async () => {
+    const updates = await open();
+    await updates.next();
+    const next = updates.next();
+    const before = reads.length;
+    await changed("pi_1", { payment_intent: { id: "pi_1", status: "succeeded" } });
+    expect((await next).value).toEqual({ data: { intent: { status: "succeeded" } } });
+    expect((await updates.next()).done).toBe(true);
+    expect(reads.length).toBe(before);
   });
 
   it("stops at once when the client leaves while it waits, and reads nothing after", async () => {

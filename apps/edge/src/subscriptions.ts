@@ -17,10 +17,23 @@ import {
   parse,
 } from "graphql";
 import { Gauge } from "prom-client";
-import { asQuery, asUpdate, selectsObjects, storeField, storeReadDocument, tokenReadDocument } from "./intent-updates";
-import { storeEventFields, storeEventMessage, storeOfEvent } from "./store-events";
+import {
+  asQuery,
+  asUpdate,
+  selectsObjects,
+  statusOfEvent,
+  storeField,
+  storeReadDocument,
+  tokenReadDocument,
+  updateFromEvent,
+} from "./intent-updates";
+import { StoreEventsAllowedDocument } from "./operations/gateway.generated";
+import { SubscribedPaymentIntentDocument } from "./operations/payments.generated";
+import { selectedFields, storeEventMessage, storeOfEvent } from "./store-events";
 import type { CallSubgraph } from "./subgraph-client";
 import { UNAUTHENTICATED } from "./unauthenticated";
+
+const storeEventsAllowed = parse(StoreEventsAllowedDocument.toString());
 
 /** Statuses an intent never leaves: the subscription completes after sending one. */
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -54,10 +67,6 @@ export interface SubscriptionRequest {
   closeExpired: () => void;
 }
 
-const subscribedIntentQuery = `query SubscribedPaymentIntent($id: String!) {
-  subscribedPaymentIntent(id: $id) { store_id status }
-}`;
-
 const refusal = (message: string, code: string, details?: Record<string, string>) => [
   new GraphQLError(message, { extensions: details ? { code, details } : { code } }),
 ];
@@ -75,9 +84,9 @@ const active = new Gauge({
 
 /**
  * The terminals' real-time channel, on the edge: one listener on the bus's internal topic for the whole edge, and
- * per subscription a read through the gateway as the subscriber after each event of its intent or store. Events only
- * say that something changed; what a subscriber gets is always a fresh read, so a late or repeated event changes
- * nothing, and an intent's answer equal to the last one sent is not sent again.
+ * per subscription a read through the gateway as the subscriber after each event of its intent or store. An intent
+ * subscription whose fields an intent event holds is answered from the event itself after its first read, which
+ * checked the subscriber's reach (docs/decisions.md). An intent's answer equal to the last one sent is not sent again.
  */
 export async function createSubscriptions(deps: {
   bus: MessageBus;
@@ -104,10 +113,7 @@ export async function createSubscriptions(deps: {
   }
 
   const lookUp = async (id: string) =>
-    (await callSubgraph("payments", subscribedIntentQuery, { id })).subscribedPaymentIntent as {
-      store_id: number;
-      status: string;
-    } | null;
+    (await callSubgraph("payments", SubscribedPaymentIntentDocument, { id })).subscribedPaymentIntent;
 
   /**
    * Runs `step` for each event of `key` in order, until it answers false, the client leaves or the token expires. A
@@ -159,18 +165,26 @@ export async function createSubscriptions(deps: {
 
   /**
    * The intent's state after every change, starting with the current one, until a terminal state. Changes queued
-   * while a read runs are one read: a subscriber is sent states, not every event.
+   * while a read runs are one read: a subscriber is sent states, not every event. `fromEvent` answers from an event
+   * alone when it can.
    */
-  function intentUpdates(id: string, read: () => Promise<FormattedExecutionResult>, request: SubscriptionRequest) {
+  function intentUpdates(
+    id: string,
+    read: () => Promise<FormattedExecutionResult>,
+    fromEvent: (event: BusEvent) => FormattedExecutionResult | undefined,
+    request: SubscriptionRequest,
+  ) {
     let last: string | undefined;
     return feed(
       "paymentIntentUpdated",
       `intent:${id}`,
       request,
-      async (_event, push) => {
-        // The status before the read: a terminal one is what the read shows too, as it never changes again.
-        const ending = TERMINAL.has((await lookUp(id))?.status ?? "");
-        const result = await read();
+      async (event, push) => {
+        // The status before the read: a terminal one is what the read shows too, as it never changes again. Events
+        // of one intent come in order, so the last one's status is the intent's.
+        const status = (event && statusOfEvent(event)) ?? (await lookUp(id))?.status;
+        const ending = TERMINAL.has(status ?? "");
+        const result = (event && fromEvent(event)) ?? (await read());
         // A payment token refused after it opened the subscription has expired.
         if (result.errors?.some((error) => error.extensions?.code === "invalid_token")) {
           request.closeExpired();
@@ -192,10 +206,14 @@ export async function createSubscriptions(deps: {
     operation: OperationDefinitionNode,
     field: FieldNode,
     id: string,
+    coerced: Record<string, unknown>,
   ) {
     const { document, operationName, variables, caller, paymentToken } = request;
     const key = field.alias?.value ?? field.name.value;
     let read: () => Promise<FormattedExecutionResult>;
+    // A payment token's every read also checks that the token still holds; so it is always read.
+    const fields = paymentToken ? undefined : selectedFields(field, coerced);
+    const fromEvent = (event: BusEvent) => (fields ? updateFromEvent(fields, event, key) : undefined);
     if (paymentToken) {
       if (selectsObjects(document, field)) {
         return { errors: refusal("a payment token reads the intent's own fields only", "forbidden") };
@@ -211,7 +229,7 @@ export async function createSubscriptions(deps: {
     }
     const first = await read();
     if (!first.data) return { errors: asGraphQLErrors(first.errors ?? []) };
-    return { updates: intentUpdates(id, read, request) };
+    return { updates: intentUpdates(id, read, fromEvent, request) };
   }
 
   /** Each event of the store, in order; authorized as reading the store is, at subscribe time and in every read. */
@@ -231,11 +249,11 @@ export async function createSubscriptions(deps: {
         errors: refusal("store_id is required", "invalid_request", { field: "store_id", constraint: "required" }),
       };
     }
-    const fields = storeEventFields(field, variables);
+    const fields = selectedFields(field, variables);
     if (!fields) {
       return { errors: refusal("select StoreEvent's fields without fragments", "invalid_request") };
     }
-    const allowed = await run(parse(`query { store(id: ${storeId}) { __typename } }`), {}, undefined, caller);
+    const allowed = await run(storeEventsAllowed, { id: storeId }, undefined, caller);
     if (!allowed.data?.store) return { errors: asGraphQLErrors(allowed.errors ?? []) };
     const readStore = (selections: FieldNode[]) =>
       run(asQuery(document, operation, [storeField(storeId, selections)]), request.variables, operationName, caller);
@@ -278,7 +296,7 @@ export async function createSubscriptions(deps: {
       if (coerced.errors) return { errors: coerced.errors };
       const args = getArgumentValues(definition, field, coerced.coerced);
       if (field.name.value === "storeEvents") return openStoreEvents(request, operation, field, args, coerced.coerced);
-      return openIntentUpdates(request, operation, field, (args as { id: string }).id);
+      return openIntentUpdates(request, operation, field, (args as { id: string }).id, coerced.coerced);
     },
     close: () => listening.stop(),
   };

@@ -1,3 +1,4 @@
+import type { DocumentTypeDecoration } from "@graphql-typed-document-node/core";
 import {
   AppError,
   type Caller,
@@ -11,6 +12,14 @@ import {
   roles,
   tierOf,
 } from "@pos-cloud/common";
+import {
+  PosMerchantDocument,
+  PosReceiptIssuerDocument,
+  type PosReceiptIssuerQuery,
+  PosStaffMemberDocument,
+  type PosStaffMemberQuery,
+  PosStoreDocument,
+} from "./operations/portal.generated";
 import type { PortalCall } from "./portal.client";
 
 export type StoreAccess = ReturnType<typeof storeAccess>;
@@ -25,22 +34,10 @@ export interface StorePlace {
 export type ListScope = { store_id?: number; merchant_id?: number };
 
 /** What the portal holds about a store's receipts' issuer (`receiptIssuer`). */
-export interface ReceiptIssuerRecord {
-  store_name: string;
-  address: unknown;
-  contact_phone: string | null;
-  receipt_settings: unknown;
-  merchant_name: string;
-  legal_name: string | null;
-  tax_id: string | null;
-  invoice_config: unknown;
-}
+export type ReceiptIssuerRecord = NonNullable<PosReceiptIssuerQuery["receiptIssuer"]>;
 
 /** A staff member as the portal knows it. */
-export interface StaffMember {
-  login_id: string;
-  role: string;
-}
+export type StaffMember = NonNullable<PosStaffMemberQuery["storeMember"]>;
 
 /** The POS itself, when it asks the portal what no client may ask (a staff code). */
 const posService: Caller = { type: "service", id: "pos", scopes: [] };
@@ -68,24 +65,24 @@ function customerReach(caller: Caller): CustomerReach {
  * of a store they do not reach are not found (404), like a row that does not exist.
  */
 export function storeAccess(portal: PortalCall) {
-  async function ask<T>(query: string, variables: Record<string, unknown>, caller: Caller): Promise<T> {
-    const result = await portal(query, variables, caller);
+  async function ask<Result, Variables extends Record<string, unknown>>(
+    operation: DocumentTypeDecoration<Result, Variables>,
+    variables: Variables,
+    caller: Caller,
+  ): Promise<Result> {
+    const result = await portal(operation.toString(), variables, caller);
     const error = result.errors?.[0];
     if (error) {
       const code = error.extensions?.code;
       throw isErrorCode(code) ? new AppError(code, error.message) : new AppError("bad_gateway", "the portal failed");
     }
-    return result.data as T;
+    return result.data as Result;
   }
 
   /** A store as the portal shows it to this user; 404 when the user does not reach it. */
   async function placeForUser(caller: Caller, storeId: number, what: string): Promise<StorePlace> {
     try {
-      const { store } = await ask<{ store: { id: number; merchant_id: number } }>(
-        "query PosStore($id: Int!) { store(id: $id) { id merchant_id } }",
-        { id: storeId },
-        caller,
-      );
+      const { store } = await ask(PosStoreDocument, { id: storeId }, caller);
       return { storeId: store.id, merchantId: store.merchant_id };
     } catch (error) {
       if (error instanceof AppError && (error.code === "forbidden" || error.code === "not_found")) throw notFound(what);
@@ -96,7 +93,7 @@ export function storeAccess(portal: PortalCall) {
   /** A merchant as the portal shows it to this user; 404 (as `what`) when the user does not reach it. */
   async function merchantForUser(caller: Caller, merchantId: number, what: string): Promise<void> {
     try {
-      await ask("query PosMerchant($id: Int!) { merchant(id: $id) { id } }", { id: merchantId }, caller);
+      await ask(PosMerchantDocument, { id: merchantId }, caller);
     } catch (error) {
       if (error instanceof AppError && (error.code === "forbidden" || error.code === "not_found")) throw notFound(what);
       throw error;
@@ -215,8 +212,8 @@ export function storeAccess(portal: PortalCall) {
     async staffMember(store: StorePlace, staffCode: unknown, field = "staff_code"): Promise<StaffMember> {
       if (typeof staffCode !== "string" || !staffCodePattern.test(staffCode))
         throw invalidField(field, "format", `${field} must be a staff member's login id, for example STF-ABC-123`);
-      const { storeMember } = await ask<{ storeMember: StaffMember | null }>(
-        "query PosStaffMember($store_id: Int!, $login_id: String!) { storeMember(store_id: $store_id, login_id: $login_id) { login_id role } }",
+      const { storeMember } = await ask(
+        PosStaffMemberDocument,
         { store_id: store.storeId, login_id: staffCode },
         posService,
       );
@@ -230,15 +227,7 @@ export function storeAccess(portal: PortalCall) {
      * invoice settings.
      */
     async receiptIssuer(storeId: number): Promise<ReceiptIssuerRecord> {
-      const { receiptIssuer } = await ask<{ receiptIssuer: ReceiptIssuerRecord | null }>(
-        `query PosReceiptIssuer($store_id: Int!) {
-          receiptIssuer(store_id: $store_id) {
-            store_name address contact_phone receipt_settings merchant_name legal_name tax_id invoice_config
-          }
-        }`,
-        { store_id: storeId },
-        posService,
-      );
+      const { receiptIssuer } = await ask(PosReceiptIssuerDocument, { store_id: storeId }, posService);
       if (!receiptIssuer) throw new AppError("bad_gateway", "the portal does not know the payment's store");
       return receiptIssuer;
     },
