@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
 import { deviceToken, humanToken } from "../support/device";
 import { call as callGateway } from "../support/gateway";
-import { demoUser, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { demoUser, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
 import { seedBranch } from "../support/portal-seed";
 
 type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
@@ -131,6 +131,8 @@ describe("POS payments", () => {
 
     const card = await pay({ bill_id: bill.id, amount: 2684, payment_method: { type: "CREDIT_CARD" } });
     expect(card.status).toBe(201);
+    const unknownResult = await call("PATCH", `/payments/${card.body.id}`, terminal, { status: "approved" });
+    expect(unknownResult).toMatchObject({ status: 400, body: { details: { field: "status", constraint: "enum" } } });
     const approved = await call("PATCH", `/payments/${card.body.id}`, terminal, {
       approval_code: "A12345",
       card_document_number: "SLIP-0001",
@@ -146,6 +148,19 @@ describe("POS payments", () => {
     });
     expect((await intentRow(card.body.payment_intent_id)).status).toBe("succeeded");
     expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 2684 });
+    const page = async (after?: string) => {
+      const { body } = await postGraphQL(
+        platform.baseUrl,
+        `query($bill: ID!, $after: String) { posPayments(bill_id: $bill, limit: 1, after: $after) {
+          nodes { id } total_count page_info { has_next_page end_cursor } } }`,
+        { bill: bill.id, after },
+        terminal,
+      );
+      return body.data.posPayments;
+    };
+    const newest = await page();
+    expect(newest).toMatchObject({ nodes: [{ id: card.body.id }], total_count: 2, page_info: { has_next_page: true } });
+    expect((await page(newest.page_info.end_cursor)).nodes).toEqual([{ id: declined.body.id }]);
     const again = await call("PATCH", `/payments/${card.body.id}`, terminal, {
       approval_code: "A12345",
       card_document_number: "SLIP-0001",
@@ -250,7 +265,7 @@ describe("POS payments", () => {
     );
     expect(confirmed.status).toBe(200);
     // The customer scans and pays; the sandbox notifies the gateway's webhook, which moves the POS payment.
-    const paid = await fetch(`${confirmed.body.qr_content}`.replace("/pay/", "/sandbox/transactions/") + "/pay", {
+    const paid = await fetch(`${String(confirmed.body.qr_content).replace("/pay/", "/sandbox/transactions/")}/pay`, {
       method: "POST",
     });
     expect(paid.status).toBe(200);

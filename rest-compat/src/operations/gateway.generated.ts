@@ -110,9 +110,20 @@ export type CardResultInput = {
   card_last_4?: string | null | undefined;
   /** The card app's message on failure. */
   error_message?: string | null | undefined;
-  /** success (the default), declined, error or cancelled. */
-  status?: string | null | undefined;
+  /** What the card app reports; success when absent. */
+  status?: CardResultStatus | null | undefined;
 };
+
+/** What the terminal's card app reports for a card payment. */
+export type CardResultStatus =
+  /** Cancelled at the terminal. */
+  | 'cancelled'
+  /** Declined by the card or the acquirer. */
+  | 'declined'
+  /** The card app failed. */
+  | 'error'
+  /** Approved; the payment completes. */
+  | 'success';
 
 /** Closing a settlement. */
 export type CloseSettlementInput = {
@@ -930,7 +941,7 @@ export type UpdateMerchantInput = {
   /** daily, weekly or monthly. */
   settlement_frequency?: string | null | undefined;
   /** active or inactive. */
-  status?: string | null | undefined;
+  status?: TenantStatus | null | undefined;
   /** Tax or registration id, up to 40 characters. */
   tax_id?: string | null | undefined;
   /** Most devices one store may have, 1 to 1000. */
@@ -982,7 +993,7 @@ export type UpdateStoreInput = {
   /** Header, footer and other receipt options of the store. */
   receipt_settings?: Record<string, unknown> | null | undefined;
   /** active or inactive. */
-  status?: string | null | undefined;
+  status?: TenantStatus | null | undefined;
   /** Names of the store's tables, 1 to 20 characters each, up to 500. */
   table_assignments?: Array<string> | null | undefined;
   /** Percent, 0 to 100, at most 2 decimals. */
@@ -1497,7 +1508,7 @@ export type PosPaymentsQueryVariables = Exact<{
 }>;
 
 
-export type PosPaymentsQuery = { posPayments: Array<{ id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } }> };
+export type PosPaymentsQuery = { posPayments: { nodes: Array<{ id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } }> } };
 
 export type PosPaymentQueryVariables = Exact<{
   id: string | number;
@@ -3506,7 +3517,9 @@ export const PosPaymentsDocument = new TypedDocumentString(`
     limit: $limit
     offset: $offset
   ) {
-    ...PosPaymentFields
+    nodes {
+      ...PosPaymentFields
+    }
   }
 }
     fragment PosPaymentFields on PosPayment {

@@ -32,8 +32,13 @@ export const posPaymentRoutes: RestRoute[] = [
       };
     },
   },
-  route("GET", "/api/v1/payments", "posPayments", PosPaymentsDocument, (request) =>
-    listFilters(request, ["bill_id", "status"]),
+  route(
+    "GET",
+    "/api/v1/payments",
+    "posPayments",
+    PosPaymentsDocument,
+    (request) => listFilters(request, ["bill_id", "status"]),
+    { page: true },
   ),
   route("GET", "/api/v1/payments/:id", "posPayment", PosPaymentDocument, ({ params }) => ({ id: params.id })),
   route("PATCH", "/api/v1/payments/:id", "recordCardResult", RecordCardResultDocument, ({ params, body }) => ({

@@ -1341,7 +1341,7 @@ export type UpdateMerchantInput = {
   /** daily, weekly or monthly. */
   settlement_frequency?: InputMaybe<Scalars['String']['input']>;
   /** active or inactive. */
-  status?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<TenantStatus>;
   /** Tax or registration id, up to 40 characters. */
   tax_id?: InputMaybe<Scalars['String']['input']>;
   /** Most devices one store may have, 1 to 1000. */
@@ -1379,7 +1379,7 @@ export type UpdateStoreInput = {
   /** Header, footer and other receipt options of the store. */
   receipt_settings?: InputMaybe<Scalars['JSONObject']['input']>;
   /** active or inactive. */
-  status?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<TenantStatus>;
   /** Names of the store's tables, 1 to 20 characters each, up to 500. */
   table_assignments?: InputMaybe<Array<Scalars['String']['input']>>;
   /** Percent, 0 to 100, at most 2 decimals. */

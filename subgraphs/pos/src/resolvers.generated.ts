@@ -183,9 +183,20 @@ export type CardResultInput = {
   card_last_4?: InputMaybe<Scalars['String']['input']>;
   /** The card app's message on failure. */
   error_message?: InputMaybe<Scalars['String']['input']>;
-  /** success (the default), declined, error or cancelled. */
-  status?: InputMaybe<Scalars['String']['input']>;
+  /** What the card app reports; success when absent. */
+  status?: InputMaybe<CardResultStatus>;
 };
+
+/** What the terminal's card app reports for a card payment. */
+export type CardResultStatus =
+  /** Cancelled at the terminal. */
+  | 'cancelled'
+  /** Declined by the card or the acquirer. */
+  | 'declined'
+  /** The card app failed. */
+  | 'error'
+  /** Approved; the payment completes. */
+  | 'success';
 
 /** The card settlement exchange of a settlement: the card transactions uploaded, the acquirer's file, the reconciliation. */
 export type CardSettlementExchange = {
@@ -804,6 +815,17 @@ export type PosPaymentMethodType =
   /** QR through the gateway's provider; the terminal's web view confirms the intent. */
   | 'QR';
 
+/** One page of POS payments. */
+export type PosPaymentPage = {
+  __typename?: 'PosPaymentPage';
+  /** The payments of this page. */
+  nodes: Array<PosPayment>;
+  /** Whether another page follows, and the cursor to ask for it with. */
+  page_info: PageInfo;
+  /** How many payments the caller may see in all pages, with the same filters. */
+  total_count: Scalars['Int']['output'];
+};
+
 /** Where a POS payment is. */
 export type PosPaymentStatus =
   /** Paid; the money is on the bill. */
@@ -985,7 +1007,7 @@ export type Query = {
   /** One payment the caller may see; another store's payment is not found. */
   posPayment: PosPayment;
   /** Payments the caller may see, newest first. limit 1 to 100 (default 20). */
-  posPayments: Array<PosPayment>;
+  posPayments: PosPaymentPage;
   /**
    * The receipt (default) or tax invoice of a completed payment the caller may see; another store's payment is not
    * found, a payment that is not completed has none (`invalid_state`), and a tax invoice needs the issuer's
@@ -1080,6 +1102,7 @@ export type QueryPosPaymentArgs = {
 
 
 export type QueryPosPaymentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
   bill_id?: InputMaybe<Scalars['ID']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   offset?: InputMaybe<Scalars['Int']['input']>;
@@ -1512,6 +1535,7 @@ export type ResolversTypes = {
   BillStatus: ResolverTypeWrapper<any>;
   CardExchangeStatus: ResolverTypeWrapper<any>;
   CardResultInput: ResolverTypeWrapper<any>;
+  CardResultStatus: ResolverTypeWrapper<any>;
   CardSettlementExchange: ResolverTypeWrapper<any>;
   CloseSettlementInput: ResolverTypeWrapper<any>;
   CombineBillsInput: ResolverTypeWrapper<any>;
@@ -1549,6 +1573,7 @@ export type ResolversTypes = {
   PosPaymentMethod: ResolverTypeWrapper<any>;
   PosPaymentMethodInput: ResolverTypeWrapper<any>;
   PosPaymentMethodType: ResolverTypeWrapper<any>;
+  PosPaymentPage: ResolverTypeWrapper<any>;
   PosPaymentStatus: ResolverTypeWrapper<any>;
   PosReceipt: ResolverTypeWrapper<any>;
   PosRefund: ResolverTypeWrapper<any>;
@@ -1613,6 +1638,7 @@ export type ResolversParentTypes = {
   PosPayment: any;
   PosPaymentMethod: any;
   PosPaymentMethodInput: any;
+  PosPaymentPage: any;
   PosReceipt: any;
   PosRefund: any;
   PosRefundStatusResult: any;
@@ -1873,6 +1899,12 @@ export type PosPaymentMethodResolvers<ContextType = PosContext, ParentType exten
   type?: Resolver<ResolversTypes['PosPaymentMethodType'], ParentType, ContextType>;
 };
 
+export type PosPaymentPageResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosPaymentPage'] = ResolversParentTypes['PosPaymentPage']> = {
+  nodes?: Resolver<Array<ResolversTypes['PosPayment']>, ParentType, ContextType>;
+  page_info?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type PosReceiptResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosReceipt'] = ResolversParentTypes['PosReceipt']> = {
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   approval_code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1943,7 +1975,7 @@ export type QueryResolvers<ContextType = PosContext, ParentType extends Resolver
   orders?: Resolver<ResolversTypes['OrderPage'], ParentType, ContextType, Partial<QueryOrdersArgs>>;
   posNotifications?: Resolver<ResolversTypes['PosNotificationPage'], ParentType, ContextType, Partial<QueryPosNotificationsArgs>>;
   posPayment?: Resolver<ResolversTypes['PosPayment'], ParentType, ContextType, RequireFields<QueryPosPaymentArgs, 'id'>>;
-  posPayments?: Resolver<Array<ResolversTypes['PosPayment']>, ParentType, ContextType, Partial<QueryPosPaymentsArgs>>;
+  posPayments?: Resolver<ResolversTypes['PosPaymentPage'], ParentType, ContextType, Partial<QueryPosPaymentsArgs>>;
   posReceipt?: Resolver<ResolversTypes['PosReceipt'], ParentType, ContextType, RequireFields<QueryPosReceiptArgs, 'payment_id'>>;
   posRefundStatus?: Resolver<ResolversTypes['PosRefundStatusResult'], ParentType, ContextType, RequireFields<QueryPosRefundStatusArgs, 'payment_id'>>;
   settlement?: Resolver<ResolversTypes['Settlement'], ParentType, ContextType, RequireFields<QuerySettlementArgs, 'id'>>;
@@ -2063,6 +2095,7 @@ export type Resolvers<ContextType = PosContext> = {
   PosNotificationPage?: PosNotificationPageResolvers<ContextType>;
   PosPayment?: PosPaymentResolvers<ContextType>;
   PosPaymentMethod?: PosPaymentMethodResolvers<ContextType>;
+  PosPaymentPage?: PosPaymentPageResolvers<ContextType>;
   PosReceipt?: PosReceiptResolvers<ContextType>;
   PosRefund?: PosRefundResolvers<ContextType>;
   PosRefundStatusResult?: PosRefundStatusResultResolvers<ContextType>;

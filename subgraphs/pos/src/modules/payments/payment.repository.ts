@@ -1,4 +1,4 @@
-import type { Page } from "@pos-cloud/common";
+import { type CursorPage, readPageByTime } from "@pos-cloud/common";
 import type { Payment, Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { ListScope } from "../stores/store-access.service";
 import type { PaymentFilter } from "./payment.inputs";
@@ -57,13 +57,19 @@ export function paymentRepository(prisma: PrismaClient) {
       return moved.count === 1;
     },
 
-    list: (scope: ListScope, filter: PaymentFilter, page: Page) =>
-      prisma.payment.findMany({
-        where: { ...scope, bill_id: filter.bill_id, status: filter.status },
-        orderBy: [{ created_at: "desc" }, { id: "asc" }],
-        take: page.limit,
-        skip: page.offset,
-      }),
+    list(scope: ListScope, filter: PaymentFilter, page: CursorPage) {
+      const where = { ...scope, bill_id: filter.bill_id, status: filter.status } satisfies Prisma.PaymentWhereInput;
+      return readPageByTime(page, "asc", {
+        rows: (take, after) =>
+          prisma.payment.findMany({
+            where: { AND: [where, after] },
+            orderBy: [{ created_at: "desc" }, { id: "asc" }],
+            take,
+            skip: page.offset,
+          }),
+        total: () => prisma.payment.count({ where }),
+      });
+    },
 
     /** Takes a gateway event once: false when it was applied already (in a transaction that committed). */
     async firstDelivery(tx: Tx, eventId: string) {

@@ -4,10 +4,9 @@ import {
   type Caller,
   invalidField,
   logger,
+  mapPage,
   notFound,
-  type PageArgs,
   parseInput,
-  parsePage,
   type ReachableStore,
   requireDevice,
 } from "@pos-cloud/common";
@@ -16,6 +15,7 @@ import type { Prisma } from "../../generated/prisma/client";
 import { isUuid } from "../../uuid";
 import type { BillService, PaymentToApply } from "../bills/bill.service";
 import type { CustomerService } from "../customers/customer.service";
+import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { StoreAccess } from "../stores/store-access.service";
 import type { GatewayClient, GatewayIntent } from "./gateway.client";
 import { cardResult, type PaymentCreate, paymentCreate, paymentFilter } from "./payment.inputs";
@@ -374,14 +374,9 @@ export function paymentService(
       return presentPayment(payment);
     },
 
-    async list(caller: Caller, args: { store_id?: number | null } & PageArgs & Record<string, unknown>) {
-      const { store_id, limit, offset, ...filter } = args;
-      const parsed = parseInput(
-        paymentFilter,
-        Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null && value !== undefined)),
-      );
-      const scope = await access.listScope(caller, store_id ?? undefined);
-      return (await payments.list(scope, parsed, parsePage({ limit, offset }))).map(presentPayment);
+    async list(caller: Caller, args: ListArguments) {
+      const { filter, page, scope } = await parseListArguments(access, caller, paymentFilter, args);
+      return mapPage(await payments.list(scope, filter, page), presentPayment);
     },
 
     /**
