@@ -13,6 +13,7 @@ import {
 import DataLoader from "dataloader";
 import type { AuditSink } from "../../audit-sink";
 import { referenceLoader } from "../../reference-loader";
+import { loaderPerSelection } from "../../selection";
 import { type PageArgs, parseInput, parsePage } from "../../validation";
 import type { TenantService } from "../tenants/tenant.service";
 import { deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";
@@ -185,12 +186,15 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
         return presentDevice(device);
       }),
 
-    /** Per-request batching of `stores { devices }`. */
+    /** Per-request batching of `stores { devices }`, reading the columns of the Device fields asked. */
     loader: (caller: Caller) =>
-      new DataLoader(async (storeIds: readonly number[]) => {
-        const byStore = new Map(storeIds.map((id) => [id, [] as DeviceListRow[]]));
-        for (const row of await devices.ofStores(caller, storeIds)) byStore.get(row.store_id as number)?.push(row);
-        return storeIds.map((id) => byStore.get(id) ?? []);
-      }),
+      loaderPerSelection(
+        (fields) =>
+          new DataLoader(async (storeIds: readonly number[]) => {
+            const byStore = new Map(storeIds.map((id) => [id, [] as DeviceListRow[]]));
+            for (const row of await devices.ofStores(caller, storeIds, fields)) byStore.get(row.store_id)?.push(row);
+            return storeIds.map((id) => byStore.get(id) ?? []);
+          }),
+      ),
   };
 }

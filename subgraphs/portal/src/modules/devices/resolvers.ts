@@ -1,4 +1,5 @@
 import type { Resolvers } from "../../resolvers.generated";
+import { askedFields } from "../../selection";
 
 export const deviceResolvers: Resolvers = {
   Query: {
@@ -21,6 +22,6 @@ export const deviceResolvers: Resolvers = {
       store_id === null ? null : loaders.tenants.store.load(store_id),
   },
   Store: {
-    devices: ({ id }: { id: number }, _, { loaders }) => loaders.devices.load(id),
+    devices: ({ id }: { id: number }, _, { loaders }, info) => loaders.devices(askedFields(info)).load(id),
   },
 };

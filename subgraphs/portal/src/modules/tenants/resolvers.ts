@@ -1,6 +1,7 @@
 import { parseEntityId } from "@pos-cloud/common";
 import { JSONObjectResolver } from "graphql-scalars";
 import type { Resolvers } from "../../resolvers.generated";
+import { askedFields } from "../../selection";
 
 type Parent = { id: number; psp_id: number; merchant_id: number };
 type StoreParent = Parent & { merchant: { psp_id: number } };
@@ -35,7 +36,7 @@ export const tenantResolvers: Resolvers = {
   Merchant: {
     __resolveReference: ({ id }, { references }) => references.merchant.load(parseEntityId(id)),
     psp: ({ psp_id }: Parent, _, { loaders }) => loaders.tenants.psp.load(psp_id),
-    stores: ({ id }: Parent, _, { loaders }) => loaders.tenants.storesOfMerchant.load(id),
+    stores: ({ id }: Parent, _, { loaders }, info) => loaders.tenants.storesOfMerchant(askedFields(info)).load(id),
   },
   Store: {
     __resolveReference: ({ id }, { references }) => references.store.load(parseEntityId(id)),

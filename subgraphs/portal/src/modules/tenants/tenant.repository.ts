@@ -22,8 +22,38 @@ export async function uniqueCode<T>(write: Promise<T>): Promise<T | "taken"> {
   }
 }
 
-/** A store as lists present it: whether credentials are set instead of the sealed blob, and its PSP. */
-export type StoreListRow = Omit<StoreRow, "provider_credentials"> & { has_provider_credentials: boolean };
+/**
+ * A store as a nested list reads it: its keys, and of the other columns those of the fields asked. Whether
+ * credentials are set, never the sealed blob.
+ */
+export type StoreListRow = Pick<StoreRow, "id" | "merchant_id"> &
+  Partial<Omit<StoreRow, "provider_credentials" | "merchant"> & { has_provider_credentials: boolean }>;
+
+/** The column each Store field of a nested list reads; fields not here (merchant, devices, staff) need the keys. */
+const storeListColumns: Record<string, string> = {
+  code: "s.code",
+  name: "s.name",
+  address: "s.address",
+  contact_email: "s.contact_email",
+  contact_phone: "s.contact_phone",
+  latitude: "s.latitude",
+  longitude: "s.longitude",
+  operating_hours: "s.operating_hours",
+  payment_config: "s.payment_config",
+  printer_config: "s.printer_config",
+  receipt_settings: "s.receipt_settings",
+  // Prisma reads a NULL list as empty; so do these.
+  enabled_payment_methods: "coalesce(s.enabled_payment_methods, '{}') AS enabled_payment_methods",
+  has_provider_credentials: "s.provider_credentials IS NOT NULL AS has_provider_credentials",
+  receipt_delivery: "coalesce(s.receipt_delivery, '{}') AS receipt_delivery",
+  tax_rate: "s.tax_rate",
+  table_assignments: "coalesce(s.table_assignments, '{}') AS table_assignments",
+  status: "s.status",
+  area_id: "s.area_id",
+  created_at: "s.created_at",
+  updated_at: "s.updated_at",
+  psp_id: "m.psp_id",
+};
 
 /**
  * `storeScope` as SQL over `stores s JOIN merchants m`, for the reads that go to the driver: the same rule, the
@@ -49,14 +79,28 @@ export function storeScopeSql(caller: Caller): Prisma.Sql {
   }
 }
 
+type Merchantship = StoreRow["merchant"];
+/** Every column of a `StoreRow`, as Prisma reads it, and its merchant's. */
+const storeRowColumns = [
+  "s.id",
+  "s.merchant_id",
+  "s.provider_credentials",
+  ...Object.entries(storeListColumns)
+    .filter(([field]) => field !== "psp_id" && field !== "has_provider_credentials")
+    .map(([, column]) => column),
+  "m.psp_id",
+  "m.terminal_limit_per_store",
+].join(", ");
+
 /** Runs a `Prisma.sql` statement on the driver. */
 export const run = <Row>(db: SqlRunner, statement: Prisma.Sql) => db.query<Row>(statement.text, statement.values);
 
 /**
  * Every read is filtered by the caller's tenant scope; rows outside it do not exist for the caller. The nested lists
  * of a hierarchy read (hundreds of stores per request) go to the driver with one statement and only the columns
- * clients read: through Prisma's client, reading the sealed blobs and a second statement for the merchant, they
- * cost several times the database's own work (docs/benchmarks.md, "Hierarchy read").
+ * of the fields asked: through Prisma's client, reading the sealed blobs and a second statement for the merchant,
+ * they cost several times the database's own work, and parsing columns nobody asked for was the largest cost of a
+ * request (docs/benchmarks.md, "Hierarchy read").
  */
 export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clock) {
   /** A merchant or store write together with the gateway push it owes its merchant. */
@@ -118,25 +162,18 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
         total: () => prisma.store.count({ where }),
       });
     },
-    async storesOfMerchants(caller: Caller, merchantIds: readonly number[]): Promise<StoreListRow[]> {
-      const rows = await run<StoreListRow & { psp_id: number; terminal_limit_per_store: number | null }>(
+    /** The stores of many merchants, reading the keys and the columns of the Store fields asked (`fields`). */
+    async storesOfMerchants(caller: Caller, merchantIds: readonly number[], fields: readonly string[]) {
+      const columns = ["s.id", "s.merchant_id", ...fields.flatMap((field) => storeListColumns[field] ?? [])];
+      const rows = await run<StoreListRow & { psp_id: number }>(
         db,
-        // Prisma reads a NULL list as empty; so does this.
-        Prisma.sql`SELECT s.id, s.merchant_id, s.code, s.name, s.address, s.contact_email, s.contact_phone,
-          s.latitude, s.longitude, s.operating_hours, s.payment_config, s.printer_config, s.receipt_settings,
-          coalesce(s.enabled_payment_methods, '{}') AS enabled_payment_methods,
-          s.provider_credentials IS NOT NULL AS has_provider_credentials,
-          coalesce(s.receipt_delivery, '{}') AS receipt_delivery, s.tax_rate,
-          coalesce(s.table_assignments, '{}') AS table_assignments, s.status, s.area_id, s.created_at, s.updated_at,
-          m.psp_id, m.terminal_limit_per_store
+        Prisma.sql`SELECT ${Prisma.raw(columns.join(", "))}
         FROM stores s JOIN merchants m ON m.id = s.merchant_id
         WHERE s.merchant_id = ANY(${[...merchantIds]}::int[]) AND ${storeScopeSql(caller)}
         ORDER BY s.id`,
       );
-      return rows.map(({ psp_id, terminal_limit_per_store, ...store }) => ({
-        ...store,
-        merchant: { psp_id, terminal_limit_per_store },
-      }));
+      // `Store.psp_id` reads the merchant's, as the other reads of a store carry it.
+      return fields.includes("psp_id") ? rows.map((row) => ({ ...row, merchant: { psp_id: row.psp_id } })) : rows;
     },
     storesOfAreas: (caller: Caller, areaIds: readonly string[]) =>
       prisma.store.findMany({
@@ -145,7 +182,21 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
         orderBy: { id: "asc" },
       }),
     stores: (ids: readonly number[]) => prisma.store.findMany({ where: { id: { in: [...ids] } }, include: withPsp }),
-    findStore: (id: number) => prisma.store.findUnique({ where: { id }, include: withPsp }),
+    /**
+     * One store with its merchant's place and terminal limit, in one statement on the driver: Prisma's client read
+     * the merchant with a second statement, and each statement's own cost in the client and in PGlite's protocol
+     * handling was most of a single-store read (docs/benchmarks.md, "The one-store read").
+     */
+    async findStore(id: number): Promise<StoreRow | null> {
+      const [row] = await run<Omit<StoreRow, "merchant"> & Merchantship>(
+        db,
+        Prisma.sql`SELECT ${Prisma.raw(storeRowColumns)}
+        FROM stores s JOIN merchants m ON m.id = s.merchant_id WHERE s.id = ${id}`,
+      );
+      if (!row) return null;
+      const { psp_id, terminal_limit_per_store, ...store } = row;
+      return { ...store, merchant: { psp_id, terminal_limit_per_store } };
+    },
     createStore: (data: Prisma.StoreUncheckedCreateInput) =>
       uniqueCode(
         synced(

@@ -4,6 +4,7 @@ import { testStorage, uniqueCode } from "../../../../../tests/support/environmen
 import { type Branch, human, operator, seedBranch } from "../../../../../tests/support/portal-seed";
 import type { PortalDeps } from "../../context";
 import { openPortal } from "../../index";
+import { present } from "./tenant.service";
 
 type Tier = keyof Branch["callers"];
 const tiers: Tier[] = ["L0", "L1", "L2", "L4", "L5", "L6"];
@@ -161,7 +162,7 @@ describe("tenant service", () => {
     });
   });
 
-  it("reads a nested store list (on the driver) as the flat list reads it, at every tier and as a device", async () => {
+  it("reads one store (on the driver) as Prisma's client reads it", async () => {
     await portal.tenants.updateStore(operator, home.otherStore.id, {
       latitude: 35.68,
       tax_rate: 8.5,
@@ -169,18 +170,13 @@ describe("tenant service", () => {
       enabled_payment_methods: ["credit_card"],
       provider_credentials: { paypay: { merchant_id: "pp-2", api_secret: "s3cret" } },
     });
-    const device = { type: "device" as const, id: "d", storeId: home.store.id, merchantId: home.merchant.id };
-    for (const caller of [...tiers.map((t) => home.callers[t]), { ...device, scopes: [] }]) {
-      const nested = await portal.tenants.loaders(caller).storesOfMerchant.load(home.merchant.id);
-      const flat = await portal.tenants.listStores(caller, { merchant_id: home.merchant.id }, { limit: 100 });
-      expect(nested).toEqual(flat.nodes);
+    for (const id of [home.store.id, home.otherStore.id]) {
+      const prisma = await portal.prisma.store.findUniqueOrThrow({
+        where: { id },
+        include: { merchant: { select: { psp_id: true, terminal_limit_per_store: true } } },
+      });
+      expect(await portal.tenants.getStore(operator, id)).toEqual(present(prisma));
     }
-    const nested = await portal.tenants.loaders(operator).storesOfMerchant.load(home.merchant.id);
-    expect(nested.find((store) => store.id === home.otherStore.id)).toMatchObject({
-      has_provider_credentials: true,
-      tax_rate: 8.5,
-    });
-    expect(nested.some((store) => "provider_credentials" in store)).toBe(false);
   });
 
   it("refuses a code taken at its level with 409 naming the field, and allows it elsewhere", async () => {

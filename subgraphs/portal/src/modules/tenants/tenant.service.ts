@@ -13,6 +13,7 @@ import {
 } from "@pos-cloud/common";
 import DataLoader from "dataloader";
 import { referenceLoader } from "../../reference-loader";
+import { loaderPerSelection } from "../../selection";
 import { type Page, type PageArgs, parseInput, parsePage } from "../../validation";
 import { merchantCreate, merchantUpdate, pspInput, storeCreate, storeUpdate } from "./tenant.inputs";
 import type { MerchantRow, StoreRow, TenantRepository } from "./tenant.repository";
@@ -200,8 +201,12 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
         merchantsOfPsp: new DataLoader(async (pspIds: readonly number[]) =>
           groupBy(pspIds, (await tenants.merchantsOfPsps(caller, pspIds)).map(present), (m) => m.psp_id),
         ),
-        storesOfMerchant: new DataLoader(async (merchantIds: readonly number[]) =>
-          groupBy(merchantIds, await tenants.storesOfMerchants(caller, merchantIds), (s) => s.merchant_id),
+        /** `merchant { stores }`, reading the columns of the Store fields asked. */
+        storesOfMerchant: loaderPerSelection(
+          (fields) =>
+            new DataLoader(async (merchantIds: readonly number[]) =>
+              groupBy(merchantIds, await tenants.storesOfMerchants(caller, merchantIds, fields), (s) => s.merchant_id),
+            ),
         ),
         // Parent links: whoever reads a child may see which merchant and PSP it belongs to.
         psp: new DataLoader(async (ids: readonly number[]) => {
