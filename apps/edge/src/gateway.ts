@@ -2,7 +2,7 @@ import { ApolloGateway, type GraphQLDataSource, RemoteGraphQLDataSource } from "
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled } from "@apollo/server/plugin/disabled";
 import { anonymous, type Caller, callerHeaders, type SubgraphEndpoint, type SubgraphHost } from "@pos-cloud/common";
-import type { GraphQLSchema } from "graphql";
+import type { GraphQLFormattedError, GraphQLSchema } from "graphql";
 import { timeBudget } from "./graphql-budget";
 import { clientErrorFormatter, storableLiterals, storableVariables } from "./graphql-errors";
 import { documentRules, type GraphQLLimits } from "./graphql-limits";
@@ -52,7 +52,25 @@ class RemoteSubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> {
       request.http?.headers.set(name, value);
     }
   }
+
+  /**
+   * A subgraph refuses a variable that its own scalar rejects (JSONObject) with HTTP 400 and GraphQL errors in the
+   * body: they go on as the in-process hop passes them, so the client hears which field was wrong, not a 500.
+   */
+  override async process(options: Parameters<GraphQLDataSource<GatewayContext>["process"]>[0]) {
+    try {
+      return await super.process(options);
+    } catch (error) {
+      const response = (error as { extensions?: { response?: { status?: number; body?: unknown } } }).extensions
+        ?.response;
+      if (response?.status === 400 && hasErrors(response.body)) return response.body;
+      throw error;
+    }
+  }
 }
+
+const hasErrors = (body: unknown): body is { errors: GraphQLFormattedError[] } =>
+  typeof body === "object" && body !== null && Array.isArray((body as { errors?: unknown }).errors);
 
 export async function startGraphQL(options: {
   supergraphSdl: string;

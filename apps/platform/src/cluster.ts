@@ -31,12 +31,12 @@ const entryPoints = {
 
 /**
  * Node's arguments for one entry point: the compiled `dist/` when this module is compiled itself (`npm run
- * start:cluster` builds first), the TypeScript sources with tsx when it runs from source (tests, `tsx`).
+ * start:cluster` builds first) or `compiled` says so, the TypeScript sources with tsx otherwise (tests, `tsx`).
  */
-function entryArguments(entryPoint: string): string[] {
+function entryArguments(entryPoint: string, compiled = import.meta.url.endsWith(".js")): string[] {
   const workspace = join(repositoryRoot, dirname(entryPoint));
   const name = basename(entryPoint);
-  return import.meta.url.endsWith(".js")
+  return compiled
     ? ["--conditions=compiled", join(workspace, "dist", `${name}.js`)]
     : ["--import", "tsx", join(workspace, "src", `${name}.ts`)];
 }
@@ -47,6 +47,10 @@ const START_TIMEOUT_MS = 60_000;
 export interface ClusterOptions {
   /** Where the processes' output lines go, each prefixed with its name; the console when absent. */
   output?: (line: string) => void;
+  /** Runs the processes from `dist/` even when this module runs from source: a test suite reuses one build. */
+  compiled?: boolean;
+  /** Variables every process gets on top of this process's own (limits, CORS origins), as an operator sets them. */
+  environment?: NodeJS.ProcessEnv;
 }
 
 export interface RunningCluster {
@@ -141,6 +145,7 @@ export async function startCluster(
   const baseUrl = `http://${shownHost}:${config.port}`;
   const common: NodeJS.ProcessEnv = {
     ...process.env,
+    ...options.environment,
     DATA_DIR: config.dataDir,
     MASTER_KEY: masterKey.toString("hex"),
     INTERNAL_TOKEN: internalToken,
@@ -163,7 +168,7 @@ export async function startCluster(
     env: NodeJS.ProcessEnv,
     ready?: { port: number; host: string } | RegExp,
   ): Promise<string | undefined> => {
-    const child = spawn(process.execPath, entryArguments(entryPoint), {
+    const child = spawn(process.execPath, entryArguments(entryPoint, options.compiled), {
       cwd: repositoryRoot,
       env: { ...common, ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -203,21 +208,25 @@ export async function startCluster(
     }
   };
   try {
-    await start(
-      "sandbox",
-      entryPoints.sandbox,
-      { PORT: String(config.ports.sandbox), SANDBOX_PROCESSING_DELAY_MS: String(config.sandboxProcessingDelayMs) },
-      { port: config.ports.sandbox, host: "127.0.0.1" },
-    );
+    await Promise.all([
+      start(
+        "sandbox",
+        entryPoints.sandbox,
+        { PORT: String(config.ports.sandbox), SANDBOX_PROCESSING_DELAY_MS: String(config.sandboxProcessingDelayMs) },
+        // Said once its settings (address, webhook secret) are written, which it does after it listens.
+        /^sandbox QR provider at/,
+      ),
+      // The card acquirer the workers' settlement exchange talks to: the one configured, else the sandbox's.
+      config.acquirerFtpUrl
+        ? undefined
+        : start(
+            "acquirer",
+            entryPoints.acquirer,
+            { PORT: String(config.ports.acquirer ?? 0), HOST: "127.0.0.1" },
+            /^sandbox card acquirer at/,
+          ),
+    ]);
     const sandbox = readSandboxSettings(config.dataDir)!;
-    // The card acquirer the workers' settlement exchange talks to: the one configured, else the sandbox's.
-    if (!config.acquirerFtpUrl)
-      await start(
-        "acquirer",
-        entryPoints.acquirer,
-        { PORT: String(config.ports.acquirer ?? 0), HOST: "127.0.0.1" },
-        /^sandbox card acquirer at/,
-      );
     const acquirerFtpUrl = config.acquirerFtpUrl ?? readAcquirerSettings(config.dataDir)!.ftpUrl!;
     const sandboxEnv = { SANDBOX_URL: sandbox.baseUrl!, SANDBOX_WEBHOOK_SECRET: sandbox.webhookSecret };
     // POS pays through the gateway's signed API as the platform's own POS partner, as it does embedded.
@@ -248,27 +257,33 @@ export async function startCluster(
     const demoFile = config.demo ? await makeDemo(config, masterKey, baseUrl, sandbox) : undefined;
     const workerMetricsUrls: string[] = [];
     const metricsPort = config.ports.workerMetrics ?? 0;
-    for (let i = 1; i <= config.workers; i++) {
-      const said = await start(
-        `worker-${i}`,
-        entryPoints.worker,
-        {
-          DATABASE_URL_PORTAL: config.databaseUrls.portal,
-          DATABASE_URL_PAYMENTS: config.databaseUrls.payments,
-          DATABASE_URL_POS: config.databaseUrls.pos,
-          ACQUIRER_FTP_URL: acquirerFtpUrl,
-          PAYMENTS_POLL_INTERVAL_MS: String(config.paymentsPollIntervalMs),
-          HOST: "127.0.0.1",
-          METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + i - 1),
-          ...sandboxEnv,
-        },
-        /^worker \d+ running/,
-      );
-      const metricsUrl = said?.match(/metrics (http:\S+?)\)?$/)?.[1];
-      if (metricsUrl) workerMetricsUrls.push(metricsUrl);
-    }
-    // The demo store's few orders, as `npm start` makes them: through the POS API as its terminal, once.
-    if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile);
+    const startWorkers = async () => {
+      for (let i = 1; i <= config.workers; i++) {
+        const said = await start(
+          `worker-${i}`,
+          entryPoints.worker,
+          {
+            DATABASE_URL_PORTAL: config.databaseUrls.portal,
+            DATABASE_URL_PAYMENTS: config.databaseUrls.payments,
+            DATABASE_URL_POS: config.databaseUrls.pos,
+            ACQUIRER_FTP_URL: acquirerFtpUrl,
+            PAYMENTS_POLL_INTERVAL_MS: String(config.paymentsPollIntervalMs),
+            HOST: "127.0.0.1",
+            METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + i - 1),
+            ...sandboxEnv,
+          },
+          /^worker \d+ running/,
+        );
+        const metricsUrl = said?.match(/metrics (http:\S+?)\)?$/)?.[1];
+        if (metricsUrl) workerMetricsUrls.push(metricsUrl);
+      }
+    };
+    // The demo store's few orders, as `npm start` makes them: through the POS API as its terminal, once, while the
+    // workers start (cash payments: no worker takes part).
+    await Promise.all([
+      startWorkers(),
+      demoFile && ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile),
+    ]);
     return {
       baseUrl,
       sandboxUrl: sandbox.baseUrl!,

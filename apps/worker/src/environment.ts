@@ -1,4 +1,5 @@
 import { parseEnvironment, settings } from "@pos-cloud/common";
+import type { WebhookDeliverySettings } from "@pos-cloud/payments";
 import { z } from "zod";
 
 const schema = z
@@ -31,6 +32,10 @@ const schema = z
       .optional(),
     /** Partner webhooks may go to loopback and private addresses, over http too (a developer's receiver). */
     WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
+    /** A partner that has not answered a webhook by then has failed the attempt; unset: the dispatcher's default. */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
+    /** Pauses after failed webhook attempts, comma-separated (`5000,25000`); unset: the dispatcher's default. */
+    WEBHOOK_RETRY_DELAYS_MS: settings.delaysMs.optional(),
   })
   .superRefine((e, context) => {
     if ((e.SANDBOX_URL === undefined) !== (e.SANDBOX_WEBHOOK_SECRET === undefined)) {
@@ -53,7 +58,7 @@ export interface WorkerConfig {
   gatewayUrl: string;
   sandbox?: { baseUrl: string; webhookSecret: string };
   paymentsPollIntervalMs: number;
-  allowPrivateWebhookUrls: boolean;
+  partnerWebhooks: WebhookDeliverySettings;
   acquirerFtpUrl?: string;
 }
 
@@ -74,6 +79,10 @@ export function loadWorkerEnvironment(env: NodeJS.ProcessEnv = process.env): Wor
         : undefined,
     paymentsPollIntervalMs: e.PAYMENTS_POLL_INTERVAL_MS,
     acquirerFtpUrl: e.ACQUIRER_FTP_URL,
-    allowPrivateWebhookUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true",
+    partnerWebhooks: {
+      allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true",
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
+    },
   };
 }

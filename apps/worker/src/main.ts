@@ -33,7 +33,7 @@ async function startWorker() {
     const payments = await openPayments({
       url: config.databaseUrls.payments,
       masterKey: config.masterKey,
-      partnerWebhooks: { allowPrivateUrls: config.allowPrivateWebhookUrls },
+      partnerWebhooks: config.partnerWebhooks,
     });
     stops.push(() => payments.close());
     const pos = await openPos({

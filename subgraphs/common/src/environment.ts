@@ -29,6 +29,11 @@ export const settings = {
         .filter(Boolean),
     )
     .pipe(z.array(z.url({ protocol: /^https?$/ }))),
+  /** Pauses between attempts, in milliseconds, comma-separated (`5000,20000`). */
+  delaysMs: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, "milliseconds, comma-separated")
+    .transform((value) => value.split(",").map(Number)),
 };
 
 const schema = z.object({

@@ -1,4 +1,4 @@
-import { loadSubgraphEnvironment, parseEnvironment } from "@pos-cloud/common";
+import { loadSubgraphEnvironment, parseEnvironment, settings } from "@pos-cloud/common";
 import { z } from "zod";
 
 const schema = z
@@ -10,6 +10,8 @@ const schema = z
     GATEWAY_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** Partner webhooks may go to loopback and private addresses, over http too (a developer's receiver). */
     WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
+    /** Pauses between attempts at applying a provider notification before it is dead-lettered; unset: the default. */
+    PROVIDER_NOTIFICATION_RETRY_DELAYS_MS: settings.delaysMs.optional(),
   })
   .superRefine((e, context) => {
     const keys = ["SANDBOX_URL", "SANDBOX_WEBHOOK_SECRET", "GATEWAY_URL"] as const;
@@ -30,5 +32,6 @@ export function loadPaymentsEnvironment(env: NodeJS.ProcessEnv = process.env) {
         ? { baseUrl: e.SANDBOX_URL, webhookSecret: e.SANDBOX_WEBHOOK_SECRET, gatewayUrl: e.GATEWAY_URL }
         : undefined,
     partnerWebhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true" },
+    webhookRetryDelaysMs: e.PROVIDER_NOTIFICATION_RETRY_DELAYS_MS,
   };
 }

@@ -10,6 +10,7 @@ const deps = await openPayments({
   url: config.databaseUrl,
   masterKey: config.masterKey,
   partnerWebhooks: config.partnerWebhooks,
+  webhookRetryDelaysMs: config.webhookRetryDelaysMs,
 });
 if (config.sandbox) deps.providers.attach(sandboxSetup(config.sandbox, config.sandbox.gatewayUrl));
 const server = await serveSubgraph(
