@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { defineConfig } from "vitest/config";
-import { onPostgres, postgresTestWorkers } from "./tests/support/environment";
+import { clusterWiring, onPostgres, postgresTestWorkers } from "./tests/support/environment";
 
 const require = createRequire(import.meta.url);
 
@@ -22,15 +22,29 @@ const clusterSuite = [
   "subgraphs/pos/src/**/*.test.ts",
 ];
 
+/**
+ * What `npm run test:e2e:cluster` runs against the cluster's processes: every end-to-end file that starts the platform
+ * (the others start what they test themselves, the same under either wiring).
+ */
+const clusterWiringSuite = {
+  include: ["tests/e2e/*.test.ts"],
+  exclude: ["tests/e2e/{cluster-*,build,commands,observability,payment-intent-store,readiness}.test.ts"],
+};
+
 export default defineConfig({
   // Vite would pick graphql's ESM build while Apollo's CommonJS packages load the CommonJS one; two copies of
   // graphql refuse each other's schemas. Everything uses the one Node itself resolves.
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve("graphql") }] },
   test: {
-    include: onPostgres ? clusterSuite : ["{apps,subgraphs,rest-compat,prisma,schema,tests}/**/*.test.ts"],
-    exclude: ["**/node_modules/**", "**/generated/**"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    include: clusterWiring
+      ? clusterWiringSuite.include
+      : onPostgres
+        ? clusterSuite
+        : ["{apps,subgraphs,rest-compat,prisma,schema,tests}/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "**/generated/**", ...(clusterWiring ? clusterWiringSuite.exclude : [])],
+    // A cluster's start (nine processes, the demo tenant) and its HTTP hops take longer on a busy machine.
+    testTimeout: clusterWiring ? 60_000 : 30_000,
+    hookTimeout: clusterWiring ? 180_000 : 60_000,
     pool: "forks",
     // Test files share one process's loaded modules instead of each loading the platform again: a third less time.
     // Every file closes what it starts, so nothing of one is left for the next.

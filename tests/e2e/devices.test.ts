@@ -337,6 +337,7 @@ describe("devices end to end", () => {
       field: "table_assignments",
       constraint: "type",
     });
+    expect(await refusal("PATCH", store, { status: "closed" })).toEqual({ field: "status", constraint: "enum" });
     expect(await refusal("PATCH", "/api/v1/app-updates/1", { release_status: "gold" })).toEqual({
       field: "release_status",
       constraint: "enum",

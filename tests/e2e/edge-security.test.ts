@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
 import { humanToken } from "../support/device";
+import { clusterWiring } from "../support/environment";
 import { signed } from "../support/gateway";
 import { unusedLoginId } from "../support/identity";
 import { loggedDuring } from "../support/log";
@@ -42,7 +43,8 @@ function getFrom(localAddress: string, url: string, token: string): Promise<numb
   });
 }
 
-describe("the development mailbox", () => {
+// In-process only: the development mailbox is the embedded platform's memory.
+describe.skipIf(clusterWiring)("the development mailbox", () => {
   let platform: TestPlatform;
   let demo: DemoFile;
 

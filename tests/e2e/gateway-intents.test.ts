@@ -2,7 +2,15 @@ import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { call, type Demo, signed } from "../support/gateway";
-import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import {
+  demoUser,
+  inProcessOnly,
+  logIn,
+  postGraphQL,
+  readDemo,
+  startTestPlatform,
+  type TestPlatform,
+} from "../support/platform";
 
 const clock = movableClock();
 let moved = 0;
@@ -181,7 +189,8 @@ describe("payment token", () => {
     expect(bearer.status).toBe(200);
   });
 
-  it("answers 401 invalid_token for a missing, wrong, expired or other intent's token", async () => {
+  // In-process only: moves the platform's clock.
+  inProcessOnly("answers 401 invalid_token for a missing, wrong, expired or other intent's token", async () => {
     const { body: mine } = await create();
     const { body: other } = await create();
     for (const response of [
@@ -244,7 +253,8 @@ describe("states", () => {
     expect(unknown.status).toBe(404);
   });
 
-  it("reads an expired intent as cancelled with failure_code expired and refuses to act on it", async () => {
+  // In-process only: moves the platform's clock.
+  inProcessOnly("reads an expired intent as cancelled with failure_code expired and refuses to act on it", async () => {
     const { body: qr } = await create({ expires_in_minutes: 1 });
     const { body: card } = await create({ expires_in_minutes: 1, payment_method_types: ["credit_card"] });
     advance(61_000);

@@ -7,9 +7,9 @@ import { loadOrCreateMasterKey } from "../../apps/platform/src/master-key";
 import { PORTAL_SYNC_CLIENT_ID } from "../../apps/platform/src/sync-partner";
 import { SYNC_LEASE_MS } from "../../subgraphs/payments/src/modules/partners/sync-lease";
 import { movableClock } from "../../subgraphs/payments/src/testing";
-import { uniqueCode } from "../support/environment";
+import { clusterWiring, uniqueCode } from "../support/environment";
 import { type Credentials, call, type Demo, type GatewayResponse, signed } from "../support/gateway";
-import { demoUser, logIn, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { demoUser, inProcessOnly, logIn, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
 import { operator, seedBranch } from "../support/portal-seed";
 
 const edge: Caller = { type: "service", id: "test", scopes: [] };
@@ -162,7 +162,8 @@ describe("without the demo tenant", () => {
   });
 });
 
-describe("with PORTAL_GATEWAY_* set", () => {
+// In-process only: PORTAL_GATEWAY_* configure the embedded platform (a cluster's workers sync as its own partner).
+describe.skipIf(clusterWiring)("with PORTAL_GATEWAY_* set", () => {
   let platform: TestPlatform;
   beforeAll(async () => {
     platform = await startTestPlatform({ demo: false });
@@ -280,69 +281,73 @@ describe("another client partner and the portal's tenants", () => {
   });
 
   // Last: it leaves the demo merchant unsyncable.
-  it("alerts on a sync the gateway refuses, and stops a store deactivated meanwhile when its lease runs out", async () => {
-    const errors = vi.spyOn(logger, "error");
-    const refusals = () =>
-      errors.mock.calls.filter(
-        ([, fields]) =>
-          fields?.alert === "gateway_sync_refused" && (fields.merchantIds as number[]).includes(demo.merchant.id),
-      );
-    try {
-      const store = await platform.portal.tenants.createStore(operator, {
-        merchant_id: demo.merchant.id,
-        code: uniqueCode("S"),
-        name: "Deactivated while unsyncable",
-        provider_credentials: { sandbox: demo.provider.credentials },
-      });
-      const taking = await eventually(
-        () => intentAt(store.id),
-        (answer) => answer.status === 201,
-      );
-      expect(taking.status).toBe(201);
+  // In-process only: moves the platform's clock and reads its log.
+  inProcessOnly(
+    "alerts on a sync the gateway refuses, and stops a store deactivated meanwhile when its lease runs out",
+    async () => {
+      const errors = vi.spyOn(logger, "error");
+      const refusals = () =>
+        errors.mock.calls.filter(
+          ([, fields]) =>
+            fields?.alert === "gateway_sync_refused" && (fields.merchantIds as number[]).includes(demo.merchant.id),
+        );
+      try {
+        const store = await platform.portal.tenants.createStore(operator, {
+          merchant_id: demo.merchant.id,
+          code: uniqueCode("S"),
+          name: "Deactivated while unsyncable",
+          provider_credentials: { sandbox: demo.provider.credentials },
+        });
+        const taking = await eventually(
+          () => intentAt(store.id),
+          (answer) => answer.status === 201,
+        );
+        expect(taking.status).toBe(201);
 
-      // Another partner holds the id of the merchant's next store (a grant, or a claim made before the gateway
-      // refused them): from then on every sync of the merchant is refused.
-      const held = await nextIds("store");
-      await platform.payments.merchantSync.grant(other.client_partner_id, {
-        merchants: [
-          { merchant_id: randomInt(1_000_000_000, 2_000_000_000), stores: held.map((store_id) => ({ store_id })) },
-        ],
-      });
-      const blocked = await platform.portal.tenants.createStore(operator, {
-        merchant_id: demo.merchant.id,
-        code: uniqueCode("S"),
-        name: "Blocked",
-      });
-      expect(held).toContain(blocked.id);
-      await vi.waitFor(() => expect(refusals()).toHaveLength(1), { timeout: 10_000 });
-      expect(refusals()[0]).toEqual([
-        "gateway sync refused",
-        {
-          alert: "gateway_sync_refused",
-          merchantIds: [demo.merchant.id],
-          status: 403,
-          code: "forbidden",
-          reason: `store ${blocked.id} is held by another client partner`,
-          details: { field: "store_id", id: blocked.id },
-        },
-      ]);
+        // Another partner holds the id of the merchant's next store (a grant, or a claim made before the gateway
+        // refused them): from then on every sync of the merchant is refused.
+        const held = await nextIds("store");
+        await platform.payments.merchantSync.grant(other.client_partner_id, {
+          merchants: [
+            { merchant_id: randomInt(1_000_000_000, 2_000_000_000), stores: held.map((store_id) => ({ store_id })) },
+          ],
+        });
+        const blocked = await platform.portal.tenants.createStore(operator, {
+          merchant_id: demo.merchant.id,
+          code: uniqueCode("S"),
+          name: "Blocked",
+        });
+        expect(held).toContain(blocked.id);
+        await vi.waitFor(() => expect(refusals()).toHaveLength(1), { timeout: 10_000 });
+        expect(refusals()[0]).toEqual([
+          "gateway sync refused",
+          {
+            alert: "gateway_sync_refused",
+            merchantIds: [demo.merchant.id],
+            status: 403,
+            code: "forbidden",
+            reason: `store ${blocked.id} is held by another client partner`,
+            details: { field: "store_id", id: blocked.id },
+          },
+        ]);
 
-      // The deactivation cannot reach the gateway, which goes on taking intents for the store for now...
-      await platform.portal.tenants.deactivateStore(operator, store.id);
-      await vi.waitFor(() => expect(refusals()).toHaveLength(2), { timeout: 10_000 });
-      expect((await intentAt(store.id)).status).toBe(201);
-      // ...until the lease of its last sync runs out.
-      clock.advance(SYNC_LEASE_MS);
-      const refused = await intentAt(store.id);
-      expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({
-        code: "invalid_request",
-        message:
-          "this store's configuration has not been synced for an hour; it takes no payments until it is synced again",
-        details: { field: "merchant_store_id", constraint: "synced_store" },
-      });
-    } finally {
-      errors.mockRestore();
-    }
-  });
+        // The deactivation cannot reach the gateway, which goes on taking intents for the store for now...
+        await platform.portal.tenants.deactivateStore(operator, store.id);
+        await vi.waitFor(() => expect(refusals()).toHaveLength(2), { timeout: 10_000 });
+        expect((await intentAt(store.id)).status).toBe(201);
+        // ...until the lease of its last sync runs out.
+        clock.advance(SYNC_LEASE_MS);
+        const refused = await intentAt(store.id);
+        expect(refused.status).toBe(400);
+        expect(refused.body).toEqual({
+          code: "invalid_request",
+          message:
+            "this store's configuration has not been synced for an hour; it takes no payments until it is synced again",
+          details: { field: "merchant_store_id", constraint: "synced_store" },
+        });
+      } finally {
+        errors.mockRestore();
+      }
+    },
+  );
 });

@@ -5,9 +5,9 @@ import { type BusEvent, type MessageBus, memoryBus, natsBus } from "@pos-cloud/c
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { humanToken } from "../support/device";
-import { natsUrl } from "../support/environment";
+import { clusterWiring, natsUrl } from "../support/environment";
 import { call, type Demo, signed } from "../support/gateway";
-import { postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { inProcessOnly, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
 
 const intentBody = (demo: Demo) => ({
   amount: 1500,
@@ -82,7 +82,8 @@ describe("outbox events of a running platform", () => {
     }
   });
 
-  it("serves the outbox metrics at /metrics in Prometheus text format", async () => {
+  // In-process only: a cluster's publisher runs in a worker, which serves them (tests/e2e/cluster-start.test.ts).
+  inProcessOnly("serves the outbox metrics at /metrics in Prometheus text format", async () => {
     const response = await fetch(`${platform.baseUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
@@ -96,7 +97,8 @@ describe("outbox events of a running platform", () => {
   });
 });
 
-describe("an outbox event the bus keeps refusing", () => {
+// In-process only: a bus of the test's own and a clock it moves.
+describe.skipIf(clusterWiring)("an outbox event the bus keeps refusing", () => {
   const clock = movableClock();
   const inner = memoryBus();
   let refusing = true;
@@ -169,7 +171,8 @@ const natsReachable = await connect({ servers: natsUrl, timeout: 1000, reconnect
   () => false,
 );
 
-describe.runIf(natsReachable)(`the platform on NATS JetStream at ${natsUrl}`, () => {
+// In-process only: the platform on a bus of the test's own.
+describe.runIf(natsReachable && !clusterWiring)(`the platform on NATS JetStream at ${natsUrl}`, () => {
   const namespace = `test_${randomUUID().replace(/-/g, "")}`;
   let platform: TestPlatform;
   let demo: Demo;

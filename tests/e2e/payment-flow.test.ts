@@ -5,7 +5,7 @@ import { type Caller, logger } from "@pos-cloud/common";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { type Credentials, call, signed } from "../support/gateway";
-import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { inProcessOnly, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { callSandbox } from "../support/sandbox-provider";
 
 interface DemoProvider {
@@ -233,7 +233,8 @@ describe("QR payments through the gateway and the sandbox provider", () => {
   });
 
   describe("confirm refuses", () => {
-    it("a used token, another intent's token and an expired one with 401 invalid_token", async () => {
+    // In-process only: moves the platform's clock.
+    inProcessOnly("a used token, another intent's token and an expired one with 401 invalid_token", async () => {
       const first = await createIntent();
       expect((await confirm(first.id, first.token)).status).toBe(200);
       const again = await confirm(first.id, first.token);
@@ -454,50 +455,55 @@ describe("money safety: cancelled QRs and what providers tell the gateway", () =
     expect((await intentRow(id)).status).toBe("requires_action");
   });
 
-  it("refunds a payment that reaches an expired intent, with its ledger rows, events and an alert", async () => {
-    const alerts = vi.spyOn(logger, "error");
-    const { id, token, provider_transaction_id } = await confirmed();
-    // The intent expires (a signed list sees it past expires_at) while the QR is still open at the provider.
-    clock.advance(31 * 60_000);
-    try {
-      const listed = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=100");
-      expect(listed.body.find((intent: { id: string }) => intent.id === id)).toMatchObject({
-        status: "cancelled",
-        failure_code: "expired",
-      });
-    } finally {
-      clock.advance(-31 * 60_000);
-    }
-    await pay(provider_transaction_id);
-    let refund = null;
-    for (let attempt = 0; attempt < 200 && refund?.status !== "succeeded"; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      refund = await platform.payments.prisma.refund.findFirst({ where: { payment_intent_id: id } });
-    }
-    expect(refund).toMatchObject({ status: "succeeded", amount: 1200, provider_refund_id: expect.any(String) });
-    expect(await retrieve(id, token)).toMatchObject({ body: { status: "cancelled", failure_code: "expired" } });
-    expect(await atSandbox(provider_transaction_id)).toMatchObject({ status: "refunded", refunded_amount: 1200 });
-    // The expiry was written 31 minutes "ahead", so rows are compared without their order.
-    expect((await ledgerOf(id)).sort()).toEqual([
-      ["cancelled", 1200],
-      ["paid", 1200],
-      ["qr_created", 1200],
-      ["refunded", 1200],
-    ]);
-    expect((await eventTypes(id)).sort()).toEqual([
-      "late_payment.received",
-      "late_payment.refunded",
-      "payment_intent.cancelled",
-      "payment_intent.created",
-      "payment_intent.requires_action",
-    ]);
-    expect(alerts).toHaveBeenCalledWith(
-      expect.any(String),
-      expect.objectContaining({ alert: "late_payment", payment_intent_id: id }),
-    );
-  });
+  // In-process only: moves the platform's clock and reads its log.
+  inProcessOnly(
+    "refunds a payment that reaches an expired intent, with its ledger rows, events and an alert",
+    async () => {
+      const alerts = vi.spyOn(logger, "error");
+      const { id, token, provider_transaction_id } = await confirmed();
+      // The intent expires (a signed list sees it past expires_at) while the QR is still open at the provider.
+      clock.advance(31 * 60_000);
+      try {
+        const listed = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=100");
+        expect(listed.body.find((intent: { id: string }) => intent.id === id)).toMatchObject({
+          status: "cancelled",
+          failure_code: "expired",
+        });
+      } finally {
+        clock.advance(-31 * 60_000);
+      }
+      await pay(provider_transaction_id);
+      let refund = null;
+      for (let attempt = 0; attempt < 200 && refund?.status !== "succeeded"; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        refund = await platform.payments.prisma.refund.findFirst({ where: { payment_intent_id: id } });
+      }
+      expect(refund).toMatchObject({ status: "succeeded", amount: 1200, provider_refund_id: expect.any(String) });
+      expect(await retrieve(id, token)).toMatchObject({ body: { status: "cancelled", failure_code: "expired" } });
+      expect(await atSandbox(provider_transaction_id)).toMatchObject({ status: "refunded", refunded_amount: 1200 });
+      // The expiry was written 31 minutes "ahead", so rows are compared without their order.
+      expect((await ledgerOf(id)).sort()).toEqual([
+        ["cancelled", 1200],
+        ["paid", 1200],
+        ["qr_created", 1200],
+        ["refunded", 1200],
+      ]);
+      expect((await eventTypes(id)).sort()).toEqual([
+        "late_payment.received",
+        "late_payment.refunded",
+        "payment_intent.cancelled",
+        "payment_intent.created",
+        "payment_intent.requires_action",
+      ]);
+      expect(alerts).toHaveBeenCalledWith(
+        expect.any(String),
+        expect.objectContaining({ alert: "late_payment", payment_intent_id: id }),
+      );
+    },
+  );
 
-  it.each([
+  // In-process only: reads the platform's log for the alert.
+  inProcessOnly.each([
     ["amount", { amount: 1 }],
     ["currency", { currency: "USD" }],
   ])("dead-letters a signed paid notification with the wrong %s and moves nothing", async (field, overrides) => {

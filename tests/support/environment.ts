@@ -11,6 +11,13 @@ const postgresBase = process.env.TEST_POSTGRES_URL;
 
 export const onPostgres = postgresBase !== undefined;
 
+/**
+ * `npm run test:e2e:cluster` sets TEST_WIRING=cluster (with TEST_POSTGRES_URL): `startTestPlatform` starts the
+ * cluster's processes over HTTP instead of the embedded platform in the test's process.
+ */
+export const clusterWiring = process.env.TEST_WIRING === "cluster";
+if (clusterWiring && !onPostgres) throw new Error("TEST_WIRING=cluster runs on PostgreSQL: set TEST_POSTGRES_URL");
+
 /** The cluster suite's Redis (rate-limit counters); the embedded suite has none. */
 export const redisUrl = onPostgres ? (process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379") : undefined;
 

@@ -17,6 +17,7 @@ export interface SignOptions {
   /** Sign these instead of what is sent, to tamper with a request after signing. */
   signedTarget?: string;
   signedBody?: string;
+  signal?: AbortSignal;
 }
 
 export function authorization(
@@ -67,6 +68,7 @@ export async function signed(
       ...options.headers,
     },
     body: text || undefined,
+    signal: options.signal,
   });
   return parse(response);
 }

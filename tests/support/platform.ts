@@ -1,51 +1,29 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { generate } from "otplib";
+import { it } from "vitest";
 import type { DemoFile, DemoUser } from "../../apps/platform/src/demo";
 import type { PlatformConfig } from "../../apps/platform/src/environment";
-import { type RunningPlatform, startPlatform } from "../../apps/platform/src/platform";
+import { startPlatform } from "../../apps/platform/src/platform";
+import { startClusterTestPlatform } from "./cluster-platform";
 import { isolatedStorage, seedEmbeddedStorage } from "./databases";
-import { onPostgres, subgraphNames, temporaryDirectory } from "./environment";
+import { clusterWiring, onPostgres, subgraphNames, temporaryDirectory } from "./environment";
+import type { TestPlatform, TestPlatformOptions } from "./platform-handle";
 
-export interface TestPlatform {
-  baseUrl: string;
-  dataDir: string;
-  /** The running portal's services (valid until stop). */
-  portal: RunningPlatform["portal"];
-  /** Issues client partners and API keys (no API exists for that yet). */
-  partners: Awaited<ReturnType<typeof startPlatform>>["partners"];
-  /** The configuration it runs with, for commands that work on its storage (stop it first). */
-  config: PlatformConfig;
-  /** The payments subgraph's services: dead letters, one polling cycle on demand. */
-  payments: Awaited<ReturnType<typeof startPlatform>>["payments"];
-  /** The POS subgraph's services: what the POS payments call on bills. */
-  pos: RunningPlatform["pos"];
-  /** The message bus the outbox publishes to (valid until stop). */
-  bus: RunningPlatform["bus"];
-  /** Stops the platform but keeps its storage, for restart tests. */
-  stop(): Promise<void>;
-  /** Starts it again on the same storage. */
-  restart(): Promise<void>;
-  /** Stops it and removes its storage. */
-  close(): Promise<void>;
-}
+export type { TestPlatform, TestPlatformOptions };
 
-/** The embedded platform on a free port, with storage of its own. */
-export async function startTestPlatform(
-  options: { demo?: boolean; clock?: () => Date; bus?: RunningPlatform["bus"] } & Pick<
-    PlatformConfig,
-    | "rateLimits"
-    | "corsOrigins"
-    | "redisUrl"
-    | "redisKeyPrefix"
-    | "paymentsPollIntervalMs"
-    | "webhookRetryDelaysMs"
-    | "partnerWebhooks"
-    | "devMailbox"
-    | "graphqlLimits"
-    | "graphqlSchemaDetails"
-  > = {},
-): Promise<TestPlatform> {
+/**
+ * A test that needs the platform in its own process (a clock it moves, a bus of its own): skipped under
+ * TEST_WIRING=cluster. Say why in a comment where it is used.
+ */
+export const inProcessOnly = it.skipIf(clusterWiring);
+
+/**
+ * The embedded platform on a free port, with storage of its own; under TEST_WIRING=cluster the cluster's processes
+ * instead (a `clock` and a `bus` stay in this process and reach none of them: see `inProcessOnly`).
+ */
+export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
+  if (clusterWiring) return startClusterTestPlatform(options);
   const dir = temporaryDirectory();
   const databases = await isolatedStorage([...subgraphNames]);
   if (!onPostgres) await seedEmbeddedStorage(dir.path);

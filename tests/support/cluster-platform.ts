@@ -1,0 +1,156 @@
+import { randomBytes } from "node:crypto";
+import { natsBus } from "@pos-cloud/common/messaging";
+import { openPayments, sandboxSetup } from "@pos-cloud/payments";
+import { openPortal } from "@pos-cloud/portal";
+import { openPos, portalClient } from "@pos-cloud/pos";
+import { readAcquirerSettings } from "@pos-cloud/sandbox-acquirer";
+import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
+import { type RunningCluster, startCluster } from "../../apps/platform/src/cluster";
+import type { ClusterConfig } from "../../apps/platform/src/cluster-environment";
+import { loadOrCreateMasterKey } from "../../apps/platform/src/master-key";
+import { ensureSyncPartner } from "../../apps/platform/src/sync-partner";
+import { freePort } from "./cluster";
+import { isolatedStorage } from "./databases";
+import { natsUrl, redisUrl, subgraphNames, temporaryDirectory } from "./environment";
+import type { TestPlatform, TestPlatformOptions } from "./platform-handle";
+
+/** The variables the cluster's processes read for the options a test passes (RATE_LIMIT_*, GRAPHQL_*, ...). */
+function processEnvironment(options: TestPlatformOptions): NodeJS.ProcessEnv {
+  const variables: Record<string, number | string | number[] | string[] | undefined> = {
+    RATE_LIMIT_MERCHANT: options.rateLimits?.merchant,
+    RATE_LIMIT_STORE: options.rateLimits?.store,
+    RATE_LIMIT_IP: options.rateLimits?.ip,
+    RATE_LIMIT_GLOBAL: options.rateLimits?.global,
+    RATE_LIMIT_API: options.rateLimits?.api,
+    GRAPHQL_MAX_DEPTH: options.graphqlLimits?.maxDepth,
+    GRAPHQL_MAX_ALIASES: options.graphqlLimits?.maxAliases,
+    GRAPHQL_MAX_TOKENS: options.graphqlLimits?.maxTokens,
+    GRAPHQL_MAX_DIRECTIVES: options.graphqlLimits?.maxDirectives,
+    GRAPHQL_MAX_COST: options.graphqlLimits?.maxCost,
+    GRAPHQL_DEFAULT_PAGE_SIZE: options.graphqlLimits?.defaultPageSize,
+    GRAPHQL_TIMEOUT_MS: options.graphqlLimits?.timeoutMs,
+    CORS_ORIGINS: options.corsOrigins,
+    NODE_ENV: options.graphqlSchemaDetails === false ? "production" : undefined,
+    WEBHOOK_TIMEOUT_MS: options.partnerWebhooks?.timeoutMs,
+    WEBHOOK_RETRY_DELAYS_MS: options.partnerWebhooks?.retryDelaysMs,
+    PROVIDER_NOTIFICATION_RETRY_DELAYS_MS: options.webhookRetryDelaysMs,
+  };
+  return Object.fromEntries(
+    Object.entries(variables)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [name, Array.isArray(value) ? value.join(",") : String(value)]),
+  );
+}
+
+/**
+ * The services a test drives besides HTTP (tokens, partner keys, one poll cycle, dead letters), opened in the test
+ * process on the cluster's databases and NATS namespace, as an operator's command would: clients of the same data,
+ * with no background work of their own.
+ */
+async function openServices(config: ClusterConfig, cluster: RunningCluster, options: TestPlatformOptions) {
+  const masterKey = loadOrCreateMasterKey(config.dataDir);
+  const portal = await openPortal({ url: config.databaseUrls.portal, masterKey, publicUrl: () => cluster.baseUrl });
+  const payments = await openPayments({
+    url: config.databaseUrls.payments,
+    masterKey,
+    webhookRetryDelaysMs: options.webhookRetryDelaysMs,
+    partnerWebhooks: options.partnerWebhooks,
+  });
+  const sandbox = readSandboxSettings(config.dataDir)!;
+  payments.providers.attach(sandboxSetup({ ...sandbox, baseUrl: sandbox.baseUrl! }, cluster.baseUrl));
+  const pos = await openPos({
+    url: config.databaseUrls.pos,
+    portal: portalClient({ url: `http://127.0.0.1:${config.ports.portal}/` }, cluster.internalToken),
+  });
+  pos.gateway.configure({ ...(await ensureSyncPartner(payments.partners)), url: cluster.baseUrl });
+  pos.cardExchange.configure({ url: readAcquirerSettings(config.dataDir)!.ftpUrl });
+  const bus = await natsBus(config.nats);
+  return {
+    portal,
+    payments,
+    pos,
+    bus,
+    close: async () => {
+      await bus.close();
+      await Promise.all([portal.close(), payments.close(), pos.close()]);
+    },
+  };
+}
+
+/**
+ * `startTestPlatform` under TEST_WIRING=cluster: `startCluster`'s processes (2 edge instances, each subgraph over
+ * HTTP, 1 worker, the sandbox) from the build in `dist/`, on fresh PostgreSQL databases, a NATS namespace and a
+ * Redis prefix of their own.
+ */
+export async function startClusterTestPlatform(options: TestPlatformOptions): Promise<TestPlatform> {
+  const dir = temporaryDirectory("pos-cloud-cluster-");
+  const databases = await isolatedStorage([...subgraphNames]);
+  const namespace = `e2e_${randomBytes(4).toString("hex")}`;
+  const [port, sandbox, portal, pos, payments] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+  const config: ClusterConfig = {
+    port: port!,
+    host: "127.0.0.1",
+    edgeInstances: 2,
+    workers: 1,
+    ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments! },
+    dataDir: dir.path,
+    demo: options.demo ?? true,
+    databaseUrls: databases.urls as ClusterConfig["databaseUrls"],
+    nats: { url: natsUrl, namespace },
+    redis: { url: redisUrl!, keyPrefix: options.redisKeyPrefix ?? namespace },
+    allowPrivateWebhookUrls: options.partnerWebhooks?.allowPrivateUrls ?? false,
+    paymentsPollIntervalMs: options.paymentsPollIntervalMs ?? 5000,
+    sandboxProcessingDelayMs: 0,
+  };
+  const environment = processEnvironment(options);
+  const start = async () => {
+    // The processes' lines are shown only when the cluster fails: a passing file prints nothing.
+    const output: string[] = [];
+    const cluster = await startCluster(config, {
+      compiled: true,
+      environment,
+      output: (line) => output.push(line),
+      onFailure: (reason) => console.error(`${reason}\n${output.join("\n")}`),
+    }).catch((error: unknown) => {
+      console.error(output.join("\n"));
+      throw error;
+    });
+    return { cluster, services: await openServices(config, cluster, options) };
+  };
+  let running: Awaited<ReturnType<typeof start>> | undefined = await start();
+  const handle: TestPlatform = {
+    baseUrl: running.cluster.baseUrl,
+    dataDir: dir.path,
+    portal: running.services.portal,
+    partners: running.services.payments.partners,
+    config: {
+      port: config.port,
+      host: config.host,
+      dataDir: dir.path,
+      demo: config.demo,
+      databaseUrls: config.databaseUrls,
+    },
+    payments: running.services.payments,
+    pos: running.services.pos,
+    bus: running.services.bus,
+    async stop() {
+      await running?.services.close();
+      await running?.cluster.close();
+      running = undefined;
+    },
+    async restart() {
+      running = await start();
+      handle.portal = running.services.portal;
+      handle.partners = running.services.payments.partners;
+      handle.payments = running.services.payments;
+      handle.pos = running.services.pos;
+      handle.bus = running.services.bus;
+    },
+    async close() {
+      await handle.stop();
+      await databases.drop();
+      dir.remove();
+    },
+  };
+  return handle;
+}

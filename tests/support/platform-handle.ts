@@ -1,0 +1,39 @@
+import type { PlatformConfig } from "../../apps/platform/src/environment";
+import type { RunningPlatform, startPlatform } from "../../apps/platform/src/platform";
+
+export interface TestPlatform {
+  baseUrl: string;
+  dataDir: string;
+  /** The running portal's services (valid until stop). */
+  portal: RunningPlatform["portal"];
+  /** Issues client partners and API keys (no API exists for that yet). */
+  partners: Awaited<ReturnType<typeof startPlatform>>["partners"];
+  /** The configuration it runs with, for commands that work on its storage (stop it first). */
+  config: PlatformConfig;
+  /** The payments subgraph's services: dead letters, one polling cycle on demand. */
+  payments: Awaited<ReturnType<typeof startPlatform>>["payments"];
+  /** The POS subgraph's services: what the POS payments call on bills. */
+  pos: RunningPlatform["pos"];
+  /** The message bus the outbox publishes to (valid until stop). */
+  bus: RunningPlatform["bus"];
+  /** Stops the platform but keeps its storage, for restart tests. */
+  stop(): Promise<void>;
+  /** Starts it again on the same storage. */
+  restart(): Promise<void>;
+  /** Stops it and removes its storage. */
+  close(): Promise<void>;
+}
+
+export type TestPlatformOptions = { demo?: boolean; clock?: () => Date; bus?: RunningPlatform["bus"] } & Pick<
+  PlatformConfig,
+  | "rateLimits"
+  | "corsOrigins"
+  | "redisUrl"
+  | "redisKeyPrefix"
+  | "paymentsPollIntervalMs"
+  | "webhookRetryDelaysMs"
+  | "partnerWebhooks"
+  | "devMailbox"
+  | "graphqlLimits"
+  | "graphqlSchemaDetails"
+>;
