@@ -18,6 +18,7 @@ const unlimited = Number.MAX_SAFE_INTEGER;
 const CONNECTIONS = 2;
 
 export interface HierarchyFigures {
+  requests: number;
   requests_per_second: number;
   latency_p50_ms: number;
   latency_p99_ms: number;
@@ -110,6 +111,7 @@ async function floor(platform: RunningPlatform, pspId: number, seconds: number):
   const at = (q: number) =>
     Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
   return {
+    requests: latencies.length,
     requests_per_second: Math.round(latencies.length / seconds),
     latency_p50_ms: at(0.5),
     latency_p99_ms: at(0.99),
@@ -122,6 +124,7 @@ export async function throughGateway(
   token: string,
   query: string,
   seconds: number,
+  connections = CONNECTIONS,
 ): Promise<HierarchyFigures> {
   const result = await autocannon(
     {
@@ -130,15 +133,27 @@ export async function throughGateway(
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
       body: JSON.stringify({ query }),
     },
-    CONNECTIONS,
+    connections,
     seconds,
   );
   return {
+    requests: result.requests.total,
     requests_per_second: Math.round(result.requests.average),
     latency_p50_ms: result.latency.p50,
     latency_p99_ms: result.latency.p99,
     non_2xx: result.non2xx,
   };
+}
+
+/**
+ * A gateway run with the CPU time this process spent per request: the platform and PGlite run here, autocannon in a
+ * child, so on a shared machine this moves less than the latencies when other processes take the cores.
+ */
+async function withCpu(run: () => Promise<HierarchyFigures>) {
+  const started = process.cpuUsage();
+  const figures = await run();
+  const { user, system } = process.cpuUsage(started);
+  return { ...figures, cpu_ms_per_request: Math.round((user + system) / 100 / figures.requests) / 10 };
 }
 
 export async function benchHierarchy(seconds = 10) {
@@ -169,13 +184,15 @@ export async function benchHierarchy(seconds = 10) {
         `the hierarchy query answered ${check.status} with ${stores.length} stores: ${JSON.stringify(answer.errors)}`,
       );
     await throughGateway(url, access_token, hierarchyQuery, 3);
-    const full = await throughGateway(url, access_token, hierarchyQuery, seconds);
-    const noCounts = await throughGateway(url, access_token, withoutCounts, seconds);
+    const full = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, seconds));
+    const noCounts = await withCpu(() => throughGateway(url, access_token, withoutCounts, seconds));
+    const oneClient = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, seconds, 1));
     const sqlFloor = await floor(platform, demo.psp.id, seconds);
     return {
       stores: stores.length,
       full,
       without_counts: noCounts,
+      full_one_client: oneClient,
       sql_floor: sqlFloor,
       counts_ratio: Math.round((full.requests_per_second / noCounts.requests_per_second) * 100) / 100,
       floor_ratio: Math.round((full.requests_per_second / sqlFloor.requests_per_second) * 100) / 100,

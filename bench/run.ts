@@ -77,11 +77,13 @@ if (withHierarchy) {
   const result = await benchHierarchy();
   const measured = { scenario: "hierarchy", ...result, measured_at: new Date().toISOString() };
   writeFileSync(join(resultsDir, "hierarchy.json"), `${JSON.stringify(measured, null, 2)}\n`);
-  const { full, without_counts, sql_floor } = result;
+  const { full, without_counts, full_one_client, sql_floor } = result;
   console.log(
     `hierarchy (${result.stores} stores)`.padEnd(29),
     `full ${full.requests_per_second} req/s p50 ${full.latency_p50_ms} ms; without counts ${without_counts.requests_per_second} req/s`,
-    `p50 ${without_counts.latency_p50_ms} ms; ratio ${result.counts_ratio}; SQL floor ${sql_floor.requests_per_second}/s`,
+    `p50 ${without_counts.latency_p50_ms} ms; ratio ${result.counts_ratio}; SQL floor ${sql_floor.requests_per_second}/s;`,
+    `one client: full p50 ${full_one_client.latency_p50_ms} ms; CPU per request: full ${full.cpu_ms_per_request} ms,`,
+    `without counts ${without_counts.cpu_ms_per_request} ms; load average ${loadavg()[0]!.toFixed(2)}`,
   );
 }
 if (withEvents) {
