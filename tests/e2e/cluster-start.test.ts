@@ -138,6 +138,20 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
     expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { status: "ready" } });
   });
 
+  it("answers /metrics on the edge's shared port for all its instances together", async () => {
+    // A new connection per request, so that the primary spreads them over both instances, as clients would be.
+    const get = (path: string) => fetch(`${cluster.baseUrl}${path}`, { headers: { connection: "close" } });
+    const healthChecks = async () => {
+      const text = await (await get("/metrics")).text();
+      const series = /^pgw_http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} (\d+)$/m;
+      return Number(series.exec(text)?.[1] ?? 0);
+    };
+    const before = await healthChecks();
+    for (let i = 0; i < 10; i++) expect((await get("/health")).status).toBe(200);
+    // Per instance, each scrape would count what the instance it reached served: about half, differently each time.
+    for (let i = 0; i < 4; i++) expect(await healthChecks()).toBe(before + 10);
+  });
+
   it("completes a QR payment made through POS from the gateway's event, which a worker consumes", async () => {
     const terminal = await deviceToken(cluster.baseUrl, demo.device);
     const api = async (method: string, path: string, body?: unknown) =>

@@ -6,12 +6,14 @@ import { stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
 import { openMessageBus } from "@pos-cloud/common/messaging";
 import { loadEdgeEnvironment } from "./environment";
 import { startEdge } from "./index";
+import { aggregateInstanceMetrics } from "./instance-metrics";
 
 const config = loadEdgeEnvironment();
 
 /**
  * The primary forks the instances and replaces one that dies after it listened (one that could not start would
- * fail again: the primary exits instead); on a signal it stops them and waits.
+ * fail again: the primary exits instead); on a signal it stops them and waits. It also sums their metrics for a
+ * scrape of the shared port.
  */
 function superviseInstances() {
   let stopping = false;
@@ -28,6 +30,7 @@ function superviseInstances() {
     cluster.fork();
   });
   for (let i = 0; i < config.instances; i++) cluster.fork();
+  aggregateInstanceMetrics();
   stopOnSignals("edge", async () => {
     stopping = true;
     const instances = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);

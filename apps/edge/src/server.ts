@@ -30,6 +30,7 @@ import { logAccess, type Seen } from "./access-log";
 import { takeApiLimit } from "./api-limit";
 import type { Authenticator } from "./authenticate";
 import type { GatewayContext } from "./gateway";
+import { edgeMetrics } from "./instance-metrics";
 import { assertStorableRequest, refuseClientError, securityHeaders } from "./request-guards";
 
 export interface EdgeOptions {
@@ -68,7 +69,7 @@ const fixedPaths = new Set(["/health", "/ready", "/metrics", "/graphql", "/api/v
 
 /** Prometheus's scrape: plain text, no token (like `/health`); keep the port off the internet or filter the path. */
 async function sendMetrics(res: ServerResponse) {
-  const body = await metrics.metrics();
+  const body = await edgeMetrics();
   res.writeHead(200, { "content-type": metrics.contentType });
   res.end(body);
 }
