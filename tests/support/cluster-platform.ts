@@ -30,7 +30,8 @@ function processEnvironment(options: TestPlatformOptions): NodeJS.ProcessEnv {
     GRAPHQL_DEFAULT_PAGE_SIZE: options.graphqlLimits?.defaultPageSize,
     GRAPHQL_TIMEOUT_MS: options.graphqlLimits?.timeoutMs,
     CORS_ORIGINS: options.corsOrigins,
-    NODE_ENV: options.graphqlSchemaDetails === false ? "production" : undefined,
+    // As the embedded test platform: schema details (introspection, suggestions) only when a test asks for them.
+    NODE_ENV: options.graphqlSchemaDetails ? "development" : "production",
     WEBHOOK_TIMEOUT_MS: options.partnerWebhooks?.timeoutMs,
     WEBHOOK_RETRY_DELAYS_MS: options.partnerWebhooks?.retryDelaysMs,
     PROVIDER_NOTIFICATION_RETRY_DELAYS_MS: options.webhookRetryDelaysMs,
