@@ -282,6 +282,9 @@ describe("POS orders and bills", () => {
     expect((await call("GET", "/api/v1/orders", pspAdmin)).body.details.field).toBe("store_id");
     expect((await call("GET", `/api/v1/orders/${created.id}`, outsider)).status).toBe(404);
     expect((await call("PATCH", `/api/v1/orders/${created.id}`, outsider, { items })).status).toBe(404);
+    expect((await call("POST", `/api/v1/orders/${created.id}/cancel`, outsider)).status).toBe(404);
+    expect((await call("POST", `/orders/${created.id}/cancel`, undefined)).status).toBe(401);
+    expect((await call("GET", `/orders/${created.id}`, terminal)).body.status).toBe("open");
     expect((await call("GET", `/api/v1/bills?store_id=${demo.store.id}`, outsider)).status).toBe(404);
     const theirs = (await call("GET", "/api/v1/orders", outsider)).body;
     expect(theirs.some((o: { id: string }) => o.id === created.id)).toBe(false);

@@ -60,7 +60,9 @@ export function orderService(
     decide: Parameters<OrderRepository["change"]>[1],
     check?: (order: OrderRow) => Promise<void>,
   ) {
-    await check?.(await writable(caller, id));
+    // Not `check?.(await writable(...))`: optional chaining skips the arguments too, and with them the caller's check.
+    const order = await writable(caller, id);
+    await check?.(order);
     const changed = await orders.change(id, decide);
     if (!changed) throw notFound("order");
     return changed;
