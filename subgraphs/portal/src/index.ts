@@ -97,52 +97,42 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const box = secretBox(config.masterKey);
   const audit = auditLog(prisma, clock);
   const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box, { clock });
-  const tenantRows = tenantRepository(prisma, db, clock);
-  const tenants = tenantService(tenantRows, box, gatewaySync.changed);
+  const tenants = tenantService(tenantRepository(prisma, db, clock), box, gatewaySync.changed);
   const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock);
-  const userRows = userRepository(prisma);
-  const areaRows = areaRepository(prisma);
-  const users = userService(userRows, areaRows, tenantRows, box);
+  const areas = areaService(areaRepository(prisma), tenants);
+  const users = userService(userRepository(prisma), areas, tenants, box);
   const auth = authRepository(prisma);
-  const deviceRows = deviceRepository(prisma, db);
-  const devices = deviceService(deviceRows, tenants, auditLogSink(audit));
+  const devices = deviceService(deviceRepository(prisma, db), tenants, auditLogSink(audit));
   return {
     db,
     prisma,
     tenants,
     signingKeys,
     users,
-    areas: areaService(areaRows, tenantRows),
+    areas,
     audit,
     auth: authService({
-      users: userRows,
+      users: users.authentication,
       userService: users,
       logins: auth,
       mfa: mfaService({
-        users: userRows,
+        users: users.authentication,
         auth: auth,
         audit,
         box,
         sender: config.messageSender ?? recordingMessageSender(),
         clock,
       }),
-      sessions: sessionService({ users: userRows, auth, audit, signingKeys, clock }),
+      sessions: sessionService({ users: users.authentication, auth, audit, signingKeys, clock }),
       audit,
       clock,
     }),
     devices,
     gatewaySync,
-    provisioning: provisioningService(
-      provisioningRepository(prisma),
-      deviceRows,
-      devices,
-      tenants,
-      auditLogSink(audit),
-      clock,
-    ),
+    provisioning: provisioningService(provisioningRepository(prisma), devices, tenants, auditLogSink(audit), clock),
     deviceTokens: deviceTokenService(
       deviceTokenRepository(prisma),
-      deviceRows,
+      devices,
       signingKeys,
       deviceTokenAudiences(config.publicUrl),
       clock,

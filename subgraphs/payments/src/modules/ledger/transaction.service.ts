@@ -1,10 +1,23 @@
 import { AppError, type Caller, partnerIdOf } from "@pos-cloud/common";
-import type { PaymentIntentService } from "../payment-intents/payment-intent.service";
+import type { PaymentIntent } from "../../generated/prisma/client";
 import type { TransactionRepository } from "./transaction.repository";
+
+/**
+ * The ledger rows of other modules' changes (an intent's transition, a refund), written inside the transaction of
+ * the change they describe.
+ */
+export { appendLedgerEntry, type LedgerEntry, ledgerEntryForTransition, ledgerRow } from "./transaction.repository";
 
 export type TransactionService = ReturnType<typeof transactionService>;
 
-export function transactionService(deps: { ledger: TransactionRepository; intents: PaymentIntentService }) {
+export function transactionService(deps: {
+  ledger: TransactionRepository;
+  /**
+   * The payment token check of payment-intents' `retrieve`, described here rather than imported: payment-intents
+   * writes its ledger rows through this module, and modules import one way only (no cycles).
+   */
+  intents: { retrieve(id: string, token: string): Promise<PaymentIntent> };
+}) {
   const { ledger, intents } = deps;
   return {
     /** An intent's ledger, oldest first, for whoever holds its payment token (valid as for retrieve). */

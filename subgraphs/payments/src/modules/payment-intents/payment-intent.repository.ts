@@ -7,7 +7,7 @@ import {
   type LedgerEntry,
   ledgerEntryForTransition,
   ledgerRow,
-} from "../ledger/transaction.repository";
+} from "../ledger/transaction.service";
 import { appendIntentEvent, intentEventRow, type PaymentIntentEventType } from "../outbox/outbox.repository";
 
 export type PaymentIntentRepository = ReturnType<typeof paymentIntentRepository>;

@@ -15,10 +15,12 @@ import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
 import type { StoreResolver } from "../partners/store-resolver";
 import { requireCurrentSync } from "../partners/sync-lease";
-import type { ProviderOutcomeService } from "../provider-events/provider-outcome.service";
 import { parseAmount, parseCreateInput } from "./payment-intent.input";
 import type { PaymentIntentRepository } from "./payment-intent.repository";
 import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
+
+/** An intent's status change inside another module's transaction (a confirm, a refund, a provider's outcome). */
+export { transitionWithin } from "./payment-intent.repository";
 
 export type PaymentIntentService = ReturnType<typeof paymentIntentService>;
 
@@ -59,7 +61,11 @@ export function paymentIntentService(deps: {
   intents: PaymentIntentRepository;
   stores: StoreResolver;
   idempotency: IdempotencyService;
-  outcomes: Pick<ProviderOutcomeService, "cancelAtProvider">;
+  /**
+   * Cancelling a confirmed QR at its provider (provider-events' `cancelAtProvider`), described here rather than
+   * imported: provider-events moves intents through this module, and modules import one way only (no cycles).
+   */
+  outcomes: { cancelAtProvider(intent: PaymentIntent): Promise<void> };
   clock: Clock;
 }) {
   const { intents, stores, idempotency, outcomes, clock } = deps;

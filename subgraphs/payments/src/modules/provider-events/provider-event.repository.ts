@@ -2,9 +2,9 @@ import { AppError, newUlid } from "@pos-cloud/common";
 import { claimDue, reschedule } from "../../claims";
 import { type PaymentIntent, Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { appendInternalEvent } from "../outbox/outbox.repository";
-import { transitionWithin } from "../payment-intents/payment-intent.repository";
+import { transitionWithin } from "../payment-intents/payment-intent.service";
 import type { ProviderNotification } from "../providers/webhook-notification";
-import { beginLatePaymentRefund } from "../refunds/refund.repository";
+import { beginLatePaymentRefund } from "../refunds/refund.service";
 import { outcomeTransition, type ProviderOutcome } from "./provider-outcome";
 
 export type ProviderEventRepository = ReturnType<typeof providerEventRepository>;

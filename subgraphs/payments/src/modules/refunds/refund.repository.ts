@@ -1,9 +1,9 @@
 import { AppError, invalidField, newUlid } from "@pos-cloud/common";
 import { claimDue, reschedule } from "../../claims";
 import { type PaymentIntent, Prisma, type PrismaClient, type Refund } from "../../generated/prisma/client";
-import { appendLedgerEntry, type LedgerEntry } from "../ledger/transaction.repository";
+import { appendLedgerEntry, type LedgerEntry } from "../ledger/transaction.service";
 import { appendInternalEvent } from "../outbox/outbox.repository";
-import { transitionWithin } from "../payment-intents/payment-intent.repository";
+import { transitionWithin } from "../payment-intents/payment-intent.service";
 
 export type RefundRepository = ReturnType<typeof refundRepository>;
 

@@ -8,6 +8,9 @@ import type { ProviderCredentialStore } from "../providers/provider-credentials"
 import type { ProviderDirectory } from "../providers/provider-directory";
 import { type RefundRepository, STALE_REFUND_MS } from "./refund.repository";
 
+/** A late payment's refund, begun inside the transaction that records the provider's outcome (provider-events). */
+export { beginLatePaymentRefund } from "./refund.repository";
+
 export type RefundService = ReturnType<typeof refundService>;
 
 const MAX_REASON = 255;

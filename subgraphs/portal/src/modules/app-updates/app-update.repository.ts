@@ -1,7 +1,7 @@
 import { readPage } from "@pos-cloud/common";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
+import { uniqueCode } from "../../sql";
 import type { Page } from "../../validation";
-import { uniqueCode } from "../tenants/tenant.repository";
 
 export type AppUpdateRepository = ReturnType<typeof appUpdateRepository>;
 export type AppVersionRow = Prisma.AppVersionGetPayload<object>;

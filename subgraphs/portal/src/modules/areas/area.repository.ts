@@ -1,8 +1,5 @@
 import type { PrismaClient } from "../../generated/prisma/client";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Whether a string can name a row with a UUID key; PostgreSQL refuses any other in a UUID column. */
-export const isUuid = (id: string) => UUID.test(id);
+import { isUuid } from "../../sql";
 
 export type AreaRepository = ReturnType<typeof areaRepository>;
 
@@ -10,10 +7,10 @@ export type AreaRepository = ReturnType<typeof areaRepository>;
 export function areaRepository(prisma: PrismaClient) {
   return {
     /** Null for an id that is not a UUID too: it cannot name an area. */
-    find: (id: string) => (UUID.test(id) ? prisma.area.findUnique({ where: { id } }) : Promise.resolve(null)),
+    find: (id: string) => (isUuid(id) ? prisma.area.findUnique({ where: { id } }) : Promise.resolve(null)),
     /** Areas of the given merchants (all when `merchant_ids` is absent), or the one area `id`. */
     list: (filter: { merchant_ids?: number[]; id?: string }) =>
-      filter.id !== undefined && !UUID.test(filter.id)
+      filter.id !== undefined && !isUuid(filter.id)
         ? Promise.resolve([])
         : prisma.area.findMany({
             where: { id: filter.id, ...(filter.merchant_ids ? { merchant_id: { in: filter.merchant_ids } } : {}) },
@@ -21,7 +18,7 @@ export function areaRepository(prisma: PrismaClient) {
           }),
     create: (data: { merchant_id: number; name: string }) => prisma.area.create({ data }),
     storeIds: async (area_id: string) =>
-      UUID.test(area_id)
+      isUuid(area_id)
         ? (await prisma.store.findMany({ where: { area_id }, select: { id: true } })).map((store) => store.id)
         : [],
     /** The store as the Store type shows it, with its merchant's PSP. */

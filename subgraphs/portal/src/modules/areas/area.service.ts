@@ -10,8 +10,7 @@ import {
   roles,
 } from "@pos-cloud/common";
 import DataLoader from "dataloader";
-import type { TenantRepository } from "../tenants/tenant.repository";
-import { merchantPath, present } from "../tenants/tenant.service";
+import { merchantPath, present, type TenantService } from "../tenants/tenant.service";
 import type { AreaRepository } from "./area.repository";
 
 export type AreaService = ReturnType<typeof areaService>;
@@ -20,7 +19,7 @@ export type AreaService = ReturnType<typeof areaService>;
  * Areas are kept by merchant admins and above: an area belongs to one merchant and holds some of its stores; its
  * area manager (L3) reaches exactly those stores.
  */
-export function areaService(areas: AreaRepository, tenants: TenantRepository) {
+export function areaService(areas: AreaRepository, tenants: TenantService) {
   /** The merchant as `canReach` sees it, for callers that manage areas (L0 to L2). */
   async function managedMerchant(caller: Caller, merchantId: number) {
     requireTier(caller, roles.MERCHANT_ADMIN);
@@ -63,6 +62,8 @@ export function areaService(areas: AreaRepository, tenants: TenantRepository) {
       return present(await areas.assignStore(store.id, areaId));
     },
 
+    /** Without a caller check, for users' rules, which check the caller against the area a user is placed in. */
+    find: (areaId: string) => areas.find(areaId),
     storeIds: (areaId: string) => areas.storeIds(areaId),
     /**
      * Per-request batching of `merchant { areas }`, one statement for every merchant: the areas `list` shows the

@@ -2,8 +2,7 @@ import { createHash } from "node:crypto";
 import { AppError, type Caller, invalidField, roles, tierOf } from "@pos-cloud/common";
 import type { AuditLog } from "../audit/audit.repository";
 import { verifySecret } from "../users/credentials";
-import type { UserRepository, UserRow } from "../users/user.repository";
-import type { UserService } from "../users/user.service";
+import type { UserAuthentication, UserRow, UserService } from "../users/user.service";
 import { usesPassword } from "../users/user-input";
 import type { AuthRepository } from "./auth.repository";
 import type { MfaService } from "./mfa.service";
@@ -33,7 +32,7 @@ const unknownKey = (method: Method, given: Record<string, unknown>) =>
 
 /** Password and PIN login with their lockouts, the MFA step, sessions and impersonation: what `/auth/...` does. */
 export function authService(deps: {
-  users: UserRepository;
+  users: UserAuthentication;
   userService: UserService;
   logins: AuthRepository;
   mfa: MfaService;

@@ -2,7 +2,7 @@ import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import { AppError, type Caller, type SecretBox } from "@pos-cloud/common";
 import { verify as verifyTotp } from "otplib";
 import type { AuditLog } from "../audit/audit.repository";
-import type { UserRepository, UserRow } from "../users/user.repository";
+import type { UserAuthentication, UserRow } from "../users/user.service";
 import type { AuthRepository } from "./auth.repository";
 import type { MessageSender } from "./message-sender";
 import { isActive } from "./session.service";
@@ -25,7 +25,7 @@ const codeHash = (challengeId: string, code: string) =>
  * code sent by SMS or e-mail, within five attempts.
  */
 export function mfaService(deps: {
-  users: UserRepository;
+  users: UserAuthentication;
   auth: AuthRepository;
   audit: AuditLog;
   box: SecretBox;

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { AppError, type Caller, HUMAN_TOKEN_ISSUER, HUMAN_TOKEN_LIFETIME_SECONDS } from "@pos-cloud/common";
 import type { AuditLog } from "../audit/audit.repository";
 import type { SigningKeyService } from "../keys/signing-key.service";
-import type { UserRepository, UserRow } from "../users/user.repository";
+import type { UserAuthentication, UserRow } from "../users/user.service";
 import type { AuthRepository } from "./auth.repository";
 
 export const REFRESH_TOKEN_MS = 12 * 60 * 60_000;
@@ -38,7 +38,7 @@ function claimsOf(user: UserRow, impersonatedBy?: string) {
  * refresh tokens are stored; replaying a used one ends the family, since one of its holders is not the user.
  */
 export function sessionService(deps: {
-  users: UserRepository;
+  users: UserAuthentication;
   auth: AuthRepository;
   audit: AuditLog;
   signingKeys: SigningKeyService;

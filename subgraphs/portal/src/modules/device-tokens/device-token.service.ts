@@ -1,6 +1,6 @@
 import { AppError, DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
 import { decodeJwt, errors, importJWK, type JWK, jwtVerify } from "jose";
-import type { DeviceRepository } from "../devices/device.repository";
+import type { DeviceService } from "../devices/device.service";
 import type { SigningKeyService } from "../keys/signing-key.service";
 import type { DeviceTokenRepository } from "./device-token.repository";
 
@@ -32,7 +32,7 @@ export interface TokenRequest {
 
 export function deviceTokenService(
   tokens: DeviceTokenRepository,
-  devices: DeviceRepository,
+  devices: DeviceService,
   signingKeys: SigningKeyService,
   /** Audiences the assertion may name: the issuer identifier and the token endpoint's public URLs. */
   audiences: () => string[],

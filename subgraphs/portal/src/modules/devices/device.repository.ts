@@ -1,10 +1,9 @@
 import { type Caller, reachOf, readPage } from "@pos-cloud/common";
 import type { SqlRunner } from "@pos-cloud/common/storage";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+import { isUuid, run } from "../../sql";
 import type { Page } from "../../validation";
-import { isUuid } from "../areas/area.repository";
-import { deviceScope } from "../tenants/scope";
-import { run, storeScopeSql } from "../tenants/tenant.repository";
+import { deviceScope, storeScopeSql } from "../tenants/scope";
 
 export type DeviceRepository = ReturnType<typeof deviceRepository>;
 const withTenant = {

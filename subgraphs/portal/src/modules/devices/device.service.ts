@@ -81,6 +81,16 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
 
   return {
     requireRoom,
+    /**
+     * Device rows without a caller check, for the modules that establish which device calls themselves: provisioning
+     * (its serial, then its activation code) and the token endpoint (its signed client assertion).
+     */
+    find: devices.find,
+    findBySerial: devices.findBySerial,
+    findByClientId: devices.findByClientId,
+    create: devices.create,
+    /** Writes only if the device is still in one of `from`; null when another request moved it first. */
+    move: devices.move,
     async list(caller: Caller, filter: { store_id?: number; status?: string }, page: PageArgs = {}) {
       if (filter.status !== undefined && !(deviceStatuses as readonly string[]).includes(filter.status)) {
         throw new AppError("invalid_request", `status must be one of ${deviceStatuses.join(", ")}`, {

@@ -6,7 +6,6 @@ import { z } from "zod";
 import type { AuditSink } from "../../audit-sink";
 import { parseInput } from "../../validation";
 import { requireMove } from "../devices/device.lifecycle";
-import type { DeviceRepository } from "../devices/device.repository";
 import { type DeviceService, presentDevice } from "../devices/device.service";
 import type { TenantService } from "../tenants/tenant.service";
 import { activateInput, activationCode, generateInput } from "./provisioning.inputs";
@@ -44,8 +43,7 @@ const unknownCode = () =>
 
 export function provisioningService(
   codes: ProvisioningRepository,
-  devices: DeviceRepository,
-  deviceRules: DeviceService,
+  devices: DeviceService,
   tenants: TenantService,
   audit: AuditSink,
   clock: () => Date,
@@ -136,7 +134,7 @@ export function provisioningService(
       }
       if (store.status !== "active")
         throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
-      await deviceRules.requireRoom(store.id, store.merchant.terminal_limit_per_store, device.id);
+      await devices.requireRoom(store.id, store.merchant.terminal_limit_per_store, device.id);
       if (!(await codes.useCode(hash, clock()))) throw unknownCode();
       const activated = await devices.move(device.id, [...from], {
         status: to,

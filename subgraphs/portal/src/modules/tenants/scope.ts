@@ -1,5 +1,5 @@
 import { type Caller, reachOf } from "@pos-cloud/common";
-import type { Prisma } from "../../generated/prisma/client";
+import { Prisma } from "../../generated/prisma/client";
 
 /*
  * The tenant filter of every list: the caller's `reachOf` as a WHERE clause, so a list holds exactly what `canReach`
@@ -44,6 +44,30 @@ export function storeScope(caller: Caller): Prisma.StoreWhereInput {
         : { id: reach.storeId, merchant_id: reach.merchantId };
     case "nothing":
       return nothing;
+  }
+}
+
+/**
+ * `storeScope` as SQL over `stores s JOIN merchants m`, for the reads that go to the driver: the same rule, the
+ * caller's `reachOf`, so a nested list holds what the Prisma-filtered list holds.
+ */
+export function storeScopeSql(caller: Caller): Prisma.Sql {
+  const reach = reachOf(caller);
+  switch (reach.level) {
+    case "platform":
+      return Prisma.sql`TRUE`;
+    case "psp":
+      return Prisma.sql`m.psp_id = ${reach.pspId}`;
+    case "merchant":
+      return Prisma.sql`s.merchant_id = ${reach.merchantId}`;
+    case "area":
+      return Prisma.sql`s.merchant_id = ${reach.merchantId} AND s.area_id::text = ${reach.areaId}`;
+    case "store":
+      return reach.merchantId === undefined
+        ? Prisma.sql`s.id = ${reach.storeId}`
+        : Prisma.sql`s.id = ${reach.storeId} AND s.merchant_id = ${reach.merchantId}`;
+    case "nothing":
+      return Prisma.sql`FALSE`;
   }
 }
 

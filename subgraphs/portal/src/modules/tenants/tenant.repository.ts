@@ -1,26 +1,17 @@
-import { type Caller, reachOf, readPage } from "@pos-cloud/common";
+import { type Caller, readPage } from "@pos-cloud/common";
 import type { SqlRunner } from "@pos-cloud/common/storage";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+import { run, uniqueCode } from "../../sql";
 import type { Page } from "../../validation";
 import { enqueueGatewaySync } from "../gateway-sync/sync-outbox.repository";
 import type { Clock } from "../keys/signing-key.service";
-import { merchantScope, pspScope, storeScope } from "./scope";
+import { merchantScope, pspScope, storeScope, storeScopeSql } from "./scope";
 
 export type TenantRepository = ReturnType<typeof tenantRepository>;
 export type PspRow = Prisma.PspGetPayload<object>;
 export type MerchantRow = Prisma.MerchantGetPayload<object>;
 const withPsp = { merchant: { select: { psp_id: true, terminal_limit_per_store: true } } } as const;
 export type StoreRow = Prisma.StoreGetPayload<{ include: typeof withPsp }>;
-
-/** A unique code taken at its level becomes a 409 naming the field; other errors pass through. */
-export async function uniqueCode<T>(write: Promise<T>): Promise<T | "taken"> {
-  try {
-    return await write;
-  } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") return "taken";
-    throw error;
-  }
-}
 
 /**
  * A store as a nested list reads it: its keys, and of the other columns those of the fields asked. Whether
@@ -55,30 +46,6 @@ const storeListColumns: Record<string, string> = {
   psp_id: "m.psp_id",
 };
 
-/**
- * `storeScope` as SQL over `stores s JOIN merchants m`, for the reads that go to the driver: the same rule, the
- * caller's `reachOf`, so a nested list holds what the Prisma-filtered list holds.
- */
-export function storeScopeSql(caller: Caller): Prisma.Sql {
-  const reach = reachOf(caller);
-  switch (reach.level) {
-    case "platform":
-      return Prisma.sql`TRUE`;
-    case "psp":
-      return Prisma.sql`m.psp_id = ${reach.pspId}`;
-    case "merchant":
-      return Prisma.sql`s.merchant_id = ${reach.merchantId}`;
-    case "area":
-      return Prisma.sql`s.merchant_id = ${reach.merchantId} AND s.area_id::text = ${reach.areaId}`;
-    case "store":
-      return reach.merchantId === undefined
-        ? Prisma.sql`s.id = ${reach.storeId}`
-        : Prisma.sql`s.id = ${reach.storeId} AND s.merchant_id = ${reach.merchantId}`;
-    case "nothing":
-      return Prisma.sql`FALSE`;
-  }
-}
-
 type Merchantship = StoreRow["merchant"];
 /** Every column of a `StoreRow`, as Prisma reads it, and its merchant's. */
 const storeRowColumns = [
@@ -91,9 +58,6 @@ const storeRowColumns = [
   "m.psp_id",
   "m.terminal_limit_per_store",
 ].join(", ");
-
-/** Runs a `Prisma.sql` statement on the driver. */
-export const run = <Row>(db: SqlRunner, statement: Prisma.Sql) => db.query<Row>(statement.text, statement.values);
 
 /**
  * Every read is filtered by the caller's tenant scope; rows outside it do not exist for the caller. The nested lists

@@ -136,6 +136,15 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
     /** The store as a scope check for other modules: found and reachable, or 404/403. */
     reachableStore,
     /**
+     * Rows without a caller check, for the modules whose own rules place something in the hierarchy (a user, an
+     * area) and check the caller against that place themselves.
+     */
+    findPsp: tenants.findPsp,
+    findMerchant: tenants.findMerchant,
+    findStore: tenants.findStore,
+    /** Every merchant id of a PSP, unpaginated (an L1's reach). */
+    merchantIdsOfPsp: tenants.merchantIdsOfPsp,
+    /**
      * What a store's receipts print about their issuer, for the POS service (never a client: it checks the caller
      * against the payment first): the store's name, address and receipt settings, the merchant's names and invoice
      * settings; null when there is no such store.

@@ -20,17 +20,24 @@ import {
 import DataLoader from "dataloader";
 import type { Prisma } from "../../generated/prisma/client";
 import { type PageArgs, parsePage } from "../../validation";
-import type { AreaRepository } from "../areas/area.repository";
-import type { TenantRepository } from "../tenants/tenant.repository";
-import { storePath } from "../tenants/tenant.service";
+import type { AreaService } from "../areas/area.service";
+import { storePath, type TenantService } from "../tenants/tenant.service";
 import { generateLoginId } from "./login-id";
 import type { UserRepository, UserRow, UserScope } from "./user.repository";
 import { checkContact, mfaFor, secretsFor, type UserInput } from "./user-input";
 import { type UserView, view } from "./user-view";
 
 export type UserService = ReturnType<typeof userService>;
+export type UserAuthentication = UserService["authentication"];
+export type { UserRow } from "./user.repository";
 
-export function userService(users: UserRepository, areas: AreaRepository, tenants: TenantRepository, box: SecretBox) {
+/** What authentication keeps on a user: failure counts, lockouts, the last TOTP step used. */
+export type AuthenticationState = Pick<
+  Prisma.UserUncheckedUpdateInput,
+  "failed_logins" | "locked_until" | "failed_pins" | "pin_locked_at" | "last_totp_step"
+>;
+
+export function userService(users: UserRepository, areas: AreaService, tenants: TenantService, box: SecretBox) {
   /** Where a user sits in the tenant hierarchy, as `canReach` reads it; store users take their store's area. */
   async function pathOf(user: Pick<UserRow, "psp_id" | "merchant_id" | "area_id" | "store_id">): Promise<TenantPath> {
     const store = user.store_id === null ? null : await tenants.findStore(user.store_id);
@@ -154,6 +161,19 @@ export function userService(users: UserRepository, areas: AreaRepository, tenant
   return {
     createUser,
     manageable,
+
+    /**
+     * User rows as login, MFA and sessions read them, without a caller check (they establish who calls), and the
+     * authentication state they keep.
+     */
+    authentication: {
+      find: users.find,
+      findByLoginId: users.findByLoginId,
+      findByEmail: users.findByEmail,
+      countFailedLogin: users.countFailedLogin,
+      countFailedPin: users.countFailedPin,
+      update: (id: string, state: AuthenticationState) => users.update(id, state),
+    },
 
     async create(caller: Caller, input: UserInput): Promise<UserView> {
       const tier = requireUser(caller);
