@@ -204,11 +204,11 @@ export function storeReferenceLoader<T>(caller: Caller, load: (stores: Reachable
   );
 }
 
-/**
- * How many rows each store has under the merchant the portal placed it in, from a grouped count (`store_id`,
- * `merchant_id`, count): a store's rows under another merchant do not count.
- */
-export function countsPerStore(rows: { store_id: number; merchant_id: number; _count: { _all: number } }[]) {
-  const counts = new Map(rows.map((row) => [`${row.store_id}:${row.merchant_id}`, row._count._all]));
+/** A grouped count: a store, the merchant its rows were written under, how many. */
+export type StoreCount = [store_id: number, merchant_id: number, count: number];
+
+/** How many rows each store has under the merchant the portal placed it in: a store's rows under another merchant do not count. */
+export function countsPerStore(rows: StoreCount[]) {
+  const counts = new Map(rows.map(([store_id, merchant_id, count]) => [`${store_id}:${merchant_id}`, count]));
   return (store: ReachableStore) => counts.get(`${store.id}:${store.merchantId}`) ?? 0;
 }
