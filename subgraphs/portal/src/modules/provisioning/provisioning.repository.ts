@@ -21,8 +21,13 @@ export function provisioningRepository(prisma: PrismaClient) {
       return count === 1;
     },
 
-    /** A limiter whose counters live in this database, so every instance of the portal shares them. */
+    /**
+     * A limiter whose counters live in this database, so every instance of the portal shares them. Its own cleanup
+     * timer is off: it outlived the portal's database connection (`removeExpiredLimits` does that work instead).
+     */
     rateLimiter: (options: { keyPrefix: string; points: number; duration: number }) =>
-      new RateLimiterPrisma({ ...options, storeClient: prisma, tableName: "rateLimit" }),
+      new RateLimiterPrisma({ ...options, storeClient: prisma, tableName: "rateLimit", clearExpiredByTimeout: false }),
+    /** Counters whose window ended before `now` (the limiter's own time, not a test's clock). */
+    removeExpiredLimits: (now: Date) => prisma.rateLimit.deleteMany({ where: { expire: { lt: now } } }),
   };
 }

@@ -102,6 +102,20 @@ describe("provisioning and the device lifecycle", () => {
     await expect(generate(uniqueCode("SN"), ip)).rejects.toMatchObject({ code: "rate_limit_exceeded" });
   });
 
+  it("removes counters whose window has ended as it counts, with no timer of its own", async () => {
+    const ended = `provisioning:generatePerIp:${uniqueCode("IP")}:0`;
+    const running = `provisioning:generatePerIp:${uniqueCode("IP")}:0`;
+    await portal.prisma.rateLimit.createMany({
+      data: [
+        { key: ended, points: 1, expire: new Date(Date.now() - 1000) },
+        { key: running, points: 1, expire: new Date(Date.now() + 60_000) },
+      ],
+    });
+    await generate();
+    const left = await portal.prisma.rateLimit.findMany({ where: { key: { in: [ended, running] } } });
+    expect(left.map((row) => row.key)).toEqual([running]);
+  });
+
   it("refuses a key that is not a P-256 public key", async () => {
     const { privateKey } = await generateKeyPair("ES256", { extractable: true });
     const input = {

@@ -60,6 +60,7 @@ export function provisioningService(
     const { max, windowMs } = provisioningLimits[name];
     const now = clock().getTime();
     const windowStart = now - (now % windowMs);
+    await codes.removeExpiredLimits(new Date());
     try {
       await limiters[name].consume(`${subject}:${windowStart}`);
     } catch (outcome) {
