@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
 import { deviceToken } from "../support/device";
 import { uniqueCode } from "../support/environment";
@@ -9,8 +9,10 @@ import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPla
 // The tenant isolation matrix: a second tenant ("away", its own PSP) beside the demo tenant ("home"), and every
 // caller of the home tenant (L0 to L6 from real logins, the demo terminal's device token) plus the anonymous caller
 // asking for each away resource over REST and GraphQL, nested fields and cross-subgraph entity references included.
-// L0 reaches every tenant; everyone else gets 403 (the spec's tenant boundary); without a token it is 401.
-// Subgraphs reached directly, without the gateway: tests/support/store-references.ts.
+// L0 reaches every tenant; everyone else gets 403 for a portal resource (the spec's tenant boundary) and 404 for a
+// POS row (docs/decisions.md, "POS: orders and bills"); without a token it is 401. A tier below a route's minimum
+// gets 403 in its own tenant too, which the matrix checks apart. Subgraphs reached directly, without the gateway:
+// tests/support/store-references.ts.
 
 const callers = ["anonymous", "L0", "L1", "L2", "L3", "L4", "L5", "L6", "device"] as const;
 type Who = (typeof callers)[number];
@@ -23,18 +25,51 @@ const roles = {
   L5: "STAFF_LEADER",
   L6: "STAFF",
 } as const;
-/** A foreign resource: 401 without a token, 200 for the platform operator, 403 for every tenant's caller. */
-const foreign = Object.fromEntries(
-  callers.map((who) => [who, who === "anonymous" ? 401 : who === "L0" ? 200 : 403]),
-) as Record<Who, number>;
 
-const graphqlStatus: Record<string, number> = { UNAUTHENTICATED: 401, forbidden: 403, not_found: 404 };
+/**
+ * What every caller gets: 401 without a token, `operator` for the platform operator, 403 for the tiers a route
+ * refuses whatever the tenant (`refused`), `others` for everyone else.
+ */
+const statuses = (others: number, { operator = 200, refused = [] as readonly Who[] } = {}) =>
+  Object.fromEntries(
+    callers.map((who) => [
+      who,
+      who === "anonymous" ? 401 : refused.includes(who) ? 403 : who === "L0" ? operator : others,
+    ]),
+  ) as Record<Who, number>;
+/** A foreign portal resource: 401 without a token, 200 for the platform operator, 403 for every tenant's caller. */
+const foreign = statuses(403);
+/** Customers are for Store Managers (L4) and above; settlements for them and terminals. */
+const customerRefused = ["L5", "L6", "device"] as const;
+const settlementRefused = ["L5", "L6"] as const;
+
+const graphqlStatus: Record<string, number> = {
+  UNAUTHENTICATED: 401,
+  invalid_request: 400,
+  forbidden: 403,
+  not_found: 404,
+};
 
 let platform: TestPlatform;
 let demo: DemoFile;
 const tokens = {} as Record<Exclude<Who, "anonymous" | "device">, string>;
 let device = { token: "", at: 0 };
-const away = { psp: 0, merchant: 0, store: 0, device: "", user: "", area: "" };
+const away = {
+  psp: 0,
+  merchant: 0,
+  store: 0,
+  device: "",
+  user: "",
+  /** The away store manager's login id: the staff code of its bills and refunds. */
+  manager: "",
+  area: "",
+  email: "",
+  customer: "",
+  order: "",
+  bill: "",
+  payment: "",
+  settlement: "",
+};
 
 /** The device token lives 90 seconds; a fresh one for whatever the matrix still has to ask. */
 async function tokenOf(who: Who): Promise<string | undefined> {
@@ -45,10 +80,15 @@ async function tokenOf(who: Who): Promise<string | undefined> {
   return device.token;
 }
 
-async function rest(who: Who, path: string) {
+async function rest(who: Who, path: string, write?: { method: "POST" | "PATCH"; body: unknown }) {
   const token = await tokenOf(who);
   const response = await fetch(`${platform.baseUrl}${path}`, {
-    headers: token ? { authorization: `Bearer ${token}` } : {},
+    method: write?.method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(write ? { "content-type": "application/json" } : {}),
+    },
+    body: write && JSON.stringify(write.body),
   });
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -59,13 +99,14 @@ async function graphql(who: Who, query: string, variables: Record<string, unknow
   return { status: status === 200 && code ? (graphqlStatus[code] ?? 500) : status, body };
 }
 
-const asL0 = async (method: string, path: string, body: unknown) => {
+/** POSTs a new resource as `who` (the platform operator by default); returns its id. */
+const create = async (path: string, body: unknown, who: Exclude<Who, "anonymous" | "device"> = "L0") => {
   const response = await fetch(`${platform.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${tokens.L0}`, "content-type": "application/json" },
+    method: "POST",
+    headers: { authorization: `Bearer ${tokens[who]}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  expect(response.status).toBe(201);
+  expect(response.status, path).toBe(201);
   return ((await response.json()) as { id: never }).id;
 };
 
@@ -75,27 +116,27 @@ beforeAll(async () => {
   for (const [tier, role] of Object.entries(roles)) {
     tokens[tier as keyof typeof roles] = (await logIn(platform.baseUrl, demoUser(demo, role))).access_token;
   }
-  away.psp = await asL0("POST", "/api/v1/psps", { code: uniqueCode("P"), name: "away" });
-  away.merchant = await asL0("POST", "/api/v1/merchants", { psp_id: away.psp, code: uniqueCode("M"), name: "away" });
-  away.store = await asL0("POST", "/api/v1/stores", {
+  away.psp = await create("/api/v1/psps", { code: uniqueCode("P"), name: "away" });
+  away.merchant = await create("/api/v1/merchants", { psp_id: away.psp, code: uniqueCode("M"), name: "away" });
+  away.store = await create("/api/v1/stores", {
     merchant_id: away.merchant,
     code: uniqueCode("S"),
     name: "away",
   });
-  away.device = await asL0("POST", "/api/v1/terminals", {
+  away.device = await create("/api/v1/terminals", {
     serial_number: uniqueCode("SN"),
     model: "m",
     manufacturer: "x",
     store_id: away.store,
   });
-  away.user = await asL0("POST", "/api/v1/users", {
+  away.user = await create("/api/v1/users", {
     role: "STORE_MANAGER",
     store_id: away.store,
     password: "a long enough password",
   });
   const area = await graphql(
     "L0",
-    'mutation($merchant: Int!) { createArea(merchant_id: $merchant, name: "away") { id } }',
+    'mutation($merchant: Int!) { createArea(input: { merchant_id: $merchant, name: "away" }) { id } }',
     {
       merchant: away.merchant,
     },
@@ -103,17 +144,72 @@ beforeAll(async () => {
   away.area = area.body.data.createArea.id;
   await graphql(
     "L0",
-    "mutation($store: Int!, $area: ID) { assignStoreToArea(store_id: $store, area_id: $area) { id } }",
+    "mutation($store: Int!, $area: ID) { assignStoreToArea(input: { store_id: $store, area_id: $area }) { id } }",
     {
       store: away.store,
       area: away.area,
     },
   );
+
+  // The away tenant's POS rows, made by the operator: a customer, its order billed and paid in cash, part of the
+  // payment refunded (so the receipt stays and the refund status has a refund), and a business day settled and closed.
+  away.email = `away-${randomUUID()}@example.com`;
+  away.customer = await create("/api/v1/customers", { merchant_id: away.merchant, email: away.email });
+  away.order = await create("/api/v1/orders", {
+    store_id: away.store,
+    order_type: "takeaway",
+    customer_id: away.customer,
+    items: [{ sequence: 1, item_name: "Tea", quantity: 1, unit_price: 300 }],
+  });
+  away.manager = (await rest("L0", `/api/v1/users/${away.user}`)).body.login_id;
+  away.bill = await create("/api/v1/bills", { order_id: away.order, staff_code: away.manager, tax_percentage: 10 });
+  // Cash is recorded at the gateway, which takes intents for a store once the portal's sync has reached it.
+  await vi.waitFor(
+    async () =>
+      expect(
+        (await platform.payments.prisma.store.findUnique({ where: { id: away.store } }))?.synced_until,
+      ).toBeTruthy(),
+    { timeout: 10_000 },
+  );
+  away.payment = await create("/api/v1/payments", {
+    bill_id: away.bill,
+    amount: 330,
+    payment_method: { type: "CASH" },
+    cash_received: 500,
+  });
+  await create(`/api/v1/payments/${away.payment}/refund`, {
+    refund_amount: 100,
+    reason: "isolation",
+    staff_code: away.manager,
+  });
+  away.settlement = await create("/api/v1/settlements", { store_id: away.store, date: "2025-01-01", auto_close: true });
 });
 afterAll(() => platform?.close());
 
+type Ask = (who: Who) => Promise<{ status: number }>;
+
+/** A merchant's customers with this e-mail address. */
+const customersOf =
+  "query($merchant: Int!, $email: String) { customers(merchant_id: $merchant, email: $email) { total_count } }";
+/** A POS list's page for one store. */
+const storePage =
+  (field: string, store: () => number): Ask =>
+  (who) =>
+    graphql(who, `query($id: Int!) { ${field}(store_id: $id) { total_count } }`, { id: store() });
+
+/** One test per row: every caller asks, and each gets the row's expected status. */
+function everyCallerAsks(rows: [name: string, ask: Ask, expected: Record<Who, number>][]) {
+  for (const [name, ask, expected] of rows) {
+    it(name, async () => {
+      const outcome = {} as Record<Who, number>;
+      for (const who of callers) outcome[who] = (await ask(who)).status;
+      expect(outcome).toEqual(expected);
+    });
+  }
+}
+
 describe("a foreign resource by id", () => {
-  const cases: [string, (who: Who) => Promise<{ status: number }>][] = [
+  const cases: [string, Ask][] = [
     ["REST GET /merchants/{id}", (who) => rest(who, `/api/v1/merchants/${away.merchant}`)],
     ["REST GET /stores/{id}", (who) => rest(who, `/api/v1/stores/${away.store}`)],
     ["REST GET /stores/{id}/devices", (who) => rest(who, `/api/v1/stores/${away.store}/devices`)],
@@ -147,59 +243,191 @@ describe("a foreign resource by id", () => {
     ["GraphQL user", (who) => graphql(who, "query($id: ID!) { user(id: $id) { id } }", { id: away.user })],
   ];
 
-  for (const [name, ask] of cases) {
-    it(name, async () => {
-      const outcome = {} as Record<Who, number>;
-      for (const who of callers) outcome[who] = (await ask(who)).status;
-      expect(outcome).toEqual(foreign);
-    });
-  }
+  everyCallerAsks(cases.map(([name, ask]) => [name, ask, foreign]));
 });
 
-describe("a foreign POS order and bill by id", () => {
-  // POS rows of a store out of reach are not found, like rows that do not exist; an L0 reads them.
-  const notFound = Object.fromEntries(
-    callers.map((who) => [who, who === "anonymous" ? 401 : who === "L0" ? 200 : 404]),
-  ) as Record<Who, number>;
-  const ids = { order: "", bill: "" };
-  beforeAll(async () => {
-    ids.order = await asL0("POST", "/api/v1/orders", {
-      store_id: away.store,
-      order_type: "takeaway",
-      items: [{ sequence: 1, item_name: "Tea", quantity: 1, unit_price: 300 }],
-    });
-    const manager = await rest("L0", `/api/v1/users/${away.user}`);
-    ids.bill = await asL0("POST", "/api/v1/bills", {
-      order_id: ids.order,
-      staff_code: manager.body.login_id,
-      tax_percentage: 10,
-    });
-  });
+describe("the POS service's rows by id", () => {
+  // POS rows of a store out of reach are not found, like rows that do not exist; an L0 reads them. Customers of
+  // another merchant are 404 too (the spec); the tiers a route refuses get 403 before any lookup (next describe).
+  const notFound = statuses(404);
+  const customer = statuses(404, { refused: customerRefused });
+  const settlement = statuses(404, { refused: settlementRefused });
+  /** A home store's field asked for an away row: not in that store, for the operator too. */
+  const notInHomeStore = statuses(404, { operator: 404 });
 
-  const cases: [string, (who: Who) => Promise<{ status: number }>][] = [
-    ["REST GET /orders/{id}", (who) => rest(who, `/api/v1/orders/${ids.order}`)],
-    ["REST GET /bills/{id}", (who) => rest(who, `/api/v1/bills/${ids.bill}`)],
-    ["GraphQL order", (who) => graphql(who, "query($id: ID!) { order(id: $id) { id } }", { id: ids.order })],
-    ["GraphQL bill", (who) => graphql(who, "query($id: ID!) { bill(id: $id) { id } }", { id: ids.bill })],
+  /** `field(arg: $id)` at the root, for the away row `key`. */
+  const root =
+    (field: string, key: keyof typeof away, arg = "id"): Ask =>
+    (who) =>
+      graphql(who, `query($id: ID!) { ${field}(${arg}: $id) { __typename } }`, { id: away[key] });
+  /** The pos subgraph's field of a `Store` (an entity reference placed by the portal), for the away row `key`. */
+  const storeField =
+    (field: string, key: keyof typeof away, store: () => number): Ask =>
+    (who) =>
+      graphql(who, `query($store: Int!, $id: ID!) { store(id: $store) { ${field}(id: $id) { id } } }`, {
+        store: store(),
+        id: away[key],
+      });
+
+  /** A store's row read by id and listed for the away store, over REST and GraphQL, and through a `Store`. */
+  const storeRow = (
+    key: "order" | "bill" | "payment",
+    names: { path: string; one: string; page: string; onStore: string },
+  ): [string, Ask, Record<Who, number>][] => [
+    [`REST GET /${names.path}/{id}`, (who) => rest(who, `/api/v1/${names.path}/${away[key]}`), notFound],
+    [
+      `REST GET /${names.path}?store_id={away}`,
+      (who) => rest(who, `/api/v1/${names.path}?store_id=${away.store}`),
+      notFound,
+    ],
+    [`GraphQL ${names.one}`, root(names.one, key), notFound],
+    [`GraphQL ${names.page}(store_id: away)`, storePage(names.page, () => away.store), notFound],
+    [`GraphQL store(away).${names.onStore}`, storeField(names.onStore, key, () => away.store), foreign],
+    [
+      `GraphQL store(home).${names.onStore} of an away row`,
+      storeField(names.onStore, key, () => demo.store.id),
+      notInHomeStore,
+    ],
   ];
-  for (const [name, ask] of cases) {
-    it(name, async () => {
-      const outcome = {} as Record<Who, number>;
-      for (const who of callers) outcome[who] = (await ask(who)).status;
-      expect(outcome).toEqual(notFound);
-    });
-  }
 
-  it("REST GET /orders and /bills never list them", async () => {
-    for (const who of callers.filter((w) => w !== "anonymous" && w !== "L0")) {
-      for (const path of ["/api/v1/orders?limit=100", "/api/v1/bills?limit=100"]) {
-        const { status, body } = await rest(who, path);
-        const listed = status === 200 ? (body as { id: string }[]).map((row) => row.id) : [];
-        expect(listed).not.toContain(ids.order);
-        expect(listed).not.toContain(ids.bill);
-      }
-    }
+  everyCallerAsks([
+    ...storeRow("order", { path: "orders", one: "order", page: "orders", onStore: "order" }),
+    ...storeRow("bill", { path: "bills", one: "bill", page: "bills", onStore: "bill" }),
+    ...storeRow("payment", { path: "payments", one: "posPayment", page: "posPayments", onStore: "pos_payment" }),
+    [
+      "REST GET /payments/{id}/refund-status",
+      (who) => rest(who, `/api/v1/payments/${away.payment}/refund-status`),
+      notFound,
+    ],
+    ["GraphQL posRefundStatus", root("posRefundStatus", "payment", "payment_id"), notFound],
+    ["REST GET /payments/{id}/receipt", (who) => rest(who, `/api/v1/payments/${away.payment}/receipt`), notFound],
+    ["GraphQL posReceipt", root("posReceipt", "payment", "payment_id"), notFound],
+    ["REST GET /customers/{id}", (who) => rest(who, `/api/v1/customers/${away.customer}`), customer],
+    ["REST GET /customers/{id}/orders", (who) => rest(who, `/api/v1/customers/${away.customer}/orders`), customer],
+    [
+      "REST GET /customers?merchant_id={away}",
+      (who) => rest(who, `/api/v1/customers?merchant_id=${away.merchant}&email=${encodeURIComponent(away.email)}`),
+      customer,
+    ],
+    ["GraphQL customer", root("customer", "customer"), customer],
+    ["GraphQL customerOrders", root("customerOrders", "customer"), customer],
+    [
+      "GraphQL customers(merchant_id: away)",
+      (who) => graphql(who, customersOf, { merchant: away.merchant, email: away.email }),
+      customer,
+    ],
+    ["REST GET /settlements/{id}", (who) => rest(who, `/api/v1/settlements/${away.settlement}`), settlement],
+    [
+      "REST GET /settlements?store_id={away}",
+      (who) => rest(who, `/api/v1/settlements?store_id=${away.store}`),
+      settlement,
+    ],
+    ["GraphQL settlement", root("settlement", "settlement"), settlement],
+    ["GraphQL settlements(store_id: away)", storePage("settlements", () => away.store), settlement],
+  ]);
+});
+
+describe("writes to a foreign POS row", () => {
+  // Another tenant's caller is refused (404) before anything is written. The operator reaches the row and is refused
+  // only by its state or the amount, so no write lands and the rows stay as the other tests expect them.
+  /** The operator is refused by the row's state (409 `invalid_state`: completed, paid, closed). */
+  const refusedByState = statuses(404, { operator: 409 });
+  /** The operator is refused by the amount (400: more than remains to pay or to refund). */
+  const refusedByAmount = statuses(404, { operator: 400 });
+  const items = [{ sequence: 1, item_name: "Coffee", quantity: 1, unit_price: 400 }];
+
+  everyCallerAsks([
+    [
+      "REST PATCH /orders/{id}",
+      (who) => rest(who, `/api/v1/orders/${away.order}`, { method: "PATCH", body: { items } }),
+      refusedByState,
+    ],
+    [
+      "REST POST /orders/{id}/cancel",
+      (who) => rest(who, `/api/v1/orders/${away.order}/cancel`, { method: "POST", body: {} }),
+      refusedByState,
+    ],
+    [
+      "REST POST /bills of an away order",
+      (who) =>
+        rest(who, "/api/v1/bills", {
+          method: "POST",
+          body: { order_id: away.order, staff_code: away.manager, tax_percentage: 10 },
+        }),
+      refusedByState,
+    ],
+    [
+      "REST POST /bills/{id}/split",
+      (who) =>
+        rest(who, `/api/v1/bills/${away.bill}/split`, {
+          method: "POST",
+          body: { splits: [{ amount: 100 }, { amount: 230 }] },
+        }),
+      refusedByState,
+    ],
+    [
+      "REST POST /bills/{id}/cancel",
+      (who) => rest(who, `/api/v1/bills/${away.bill}/cancel`, { method: "POST", body: {} }),
+      refusedByState,
+    ],
+    [
+      "REST POST /payments of an away bill",
+      (who) =>
+        rest(who, "/api/v1/payments", {
+          method: "POST",
+          body: { bill_id: away.bill, amount: 10, payment_method: { type: "CASH" }, cash_received: 10 },
+        }),
+      refusedByAmount,
+    ],
+    [
+      "REST PATCH /payments/{id} (a card result)",
+      (who) => rest(who, `/api/v1/payments/${away.payment}`, { method: "PATCH", body: { status: "declined" } }),
+      refusedByState,
+    ],
+    [
+      "REST POST /payments/{id}/refund",
+      (who) =>
+        rest(who, `/api/v1/payments/${away.payment}/refund`, {
+          method: "POST",
+          body: { refund_amount: 1000, reason: "isolation", staff_code: away.manager },
+        }),
+      refusedByAmount,
+    ],
+    [
+      "REST PATCH /customers/{id}",
+      // Without its only contact the customer cannot stay (400), which only a caller who reaches it learns.
+      (who) => rest(who, `/api/v1/customers/${away.customer}`, { method: "PATCH", body: { email: null } }),
+      statuses(404, { operator: 400, refused: customerRefused }),
+    ],
+    [
+      "REST POST /settlements/{id}/close",
+      (who) => rest(who, `/api/v1/settlements/${away.settlement}/close`, { method: "POST", body: {} }),
+      statuses(404, { operator: 409, refused: settlementRefused }),
+    ],
+  ]);
+});
+
+describe("a route's minimum tier, in the caller's own tenant too", () => {
+  // The 403 the tiers below Store Manager get for an away customer or settlement is their tier, not the boundary:
+  // they get it for the home tenant's rows, which every tier above reads.
+  const home = { email: `home-${randomUUID()}@example.com`, customer: "", settlement: "" };
+  beforeAll(async () => {
+    home.customer = await create("/api/v1/customers", { email: home.email }, "L4");
+    home.settlement = await create("/api/v1/settlements", { date: "2025-01-01" }, "L4");
   });
+  const customer = statuses(200, { refused: customerRefused });
+  const settlement = statuses(200, { refused: settlementRefused });
+
+  everyCallerAsks([
+    ["REST GET /customers/{id}", (who) => rest(who, `/api/v1/customers/${home.customer}`), customer],
+    [
+      "GraphQL customers(merchant_id: home)",
+      (who) => graphql(who, customersOf, { merchant: demo.merchant.id, email: home.email }),
+      customer,
+    ],
+    ["REST GET /settlements/{id}", (who) => rest(who, `/api/v1/settlements/${home.settlement}`), settlement],
+    ["GraphQL settlements(store_id: home)", storePage("settlements", () => demo.store.id), settlement],
+  ]);
 });
 
 describe("lists and nested lists", () => {
@@ -222,6 +450,11 @@ describe("lists and nested lists", () => {
       `Device:${away.device}`,
       `User:${away.user}`,
       `Area:${away.area}`,
+      `Customer:${away.customer}`,
+      `Order:${away.order}`,
+      `Bill:${away.bill}`,
+      `PosPayment:${away.payment}`,
+      `Settlement:${away.settlement}`,
     ]);
   const restList = async (who: Who, path: string, type: string) => {
     const { status, body } = await rest(who, path);
@@ -234,12 +467,23 @@ describe("lists and nested lists", () => {
   };
 
   // [name, ask, whether L0's answer holds the away tenant (so the check can see a leak)]
-  const lists: [string, (who: Who) => Promise<{ status: number; found: Set<string> }>, boolean][] = [
+  type List = [string, (who: Who) => Promise<{ status: number; found: Set<string> }>, boolean];
+  const lists: List[] = [
     ["REST GET /psps", (who) => restList(who, "/api/v1/psps?limit=100", "Psp"), true],
     ["REST GET /merchants", (who) => restList(who, "/api/v1/merchants?limit=100", "Merchant"), true],
     ["REST GET /stores", (who) => restList(who, "/api/v1/stores?limit=100", "Store"), true],
     ["REST GET /terminals", (who) => restList(who, "/api/v1/terminals?limit=100", "Device"), true],
     ["REST GET /users", (who) => restList(who, "/api/v1/users?limit=100", "User"), true],
+    ["REST GET /orders", (who) => restList(who, "/api/v1/orders?limit=100", "Order"), true],
+    ["REST GET /bills", (who) => restList(who, "/api/v1/bills?limit=100", "Bill"), true],
+    ["REST GET /payments", (who) => restList(who, "/api/v1/payments?limit=100", "PosPayment"), true],
+    ["REST GET /settlements", (who) => restList(who, "/api/v1/settlements?limit=100", "Settlement"), true],
+    [
+      // Without merchant_id a search is the caller's own merchant's (an L0 or L1 must name one: 400).
+      "REST GET /customers?email= of the away customer",
+      (who) => restList(who, `/api/v1/customers?email=${encodeURIComponent(away.email)}`, "Customer"),
+      false,
+    ],
     [
       "GraphQL psps > merchants > stores > devices",
       (who) =>
@@ -284,6 +528,25 @@ describe("lists and nested lists", () => {
     [
       "GraphQL storeStaff of a home store",
       (who) => graphqlList(who, "query($home: Int!) { storeStaff(store_id: $home) { __typename id } }"),
+      false,
+    ],
+    ...["orders", "bills", "posPayments", "settlements"].flatMap((field): List[] => [
+      [
+        `GraphQL ${field} > store`,
+        (who) => graphqlList(who, `{ ${field}(limit: 100) { nodes { __typename id store { __typename id } } } }`),
+        true,
+      ],
+      [
+        // The list PSP admins and area managers ask for: they name a store.
+        `GraphQL ${field} of a home store`,
+        (who) =>
+          graphqlList(who, `query($home: Int!) { ${field}(store_id: $home, limit: 100) { nodes { __typename id } } }`),
+        false,
+      ],
+    ]),
+    [
+      "GraphQL customers(email) of the away customer",
+      (who) => graphqlList(who, `{ customers(email: ${JSON.stringify(away.email)}) { nodes { __typename id } } }`),
       false,
     ],
   ];
@@ -359,7 +622,7 @@ describe("who is calling", () => {
     const operator = demoUser(demo, "SYSTEM_OP");
     const login = await postGraphQL(
       platform.baseUrl,
-      "mutation($id: String, $password: String!) { loginUser(login_id: $id, password: $password) { user_id } }",
+      "mutation($id: String, $password: String!) { loginUser(input: { login_id: $id, password: $password }) { user_id } }",
       { id: operator.login_id, password: operator.password },
     );
     expect(login.body.data?.loginUser?.user_id).toBe(operator.user_id);
