@@ -88,6 +88,19 @@ describe("the gateway over HTTP subgraphs", () => {
     });
   });
 
+  it("names the field a subgraph's own scalar refuses, through the HTTP hop", async () => {
+    const { body } = await postGraphQL(
+      edgeUrl,
+      "mutation($id: Int!, $input: UpdateStoreInput!) { updateStore(id: $id, input: $input) { id } }",
+      { id: storeId, input: { payment_config: "cash" } },
+      token,
+    );
+    expect(body.errors?.[0]?.extensions).toEqual({
+      code: "invalid_request",
+      details: { field: "input.payment_config", constraint: "type" },
+    });
+  });
+
   it("refuses a client that reaches a subgraph directly, even with forged caller headers", async () => {
     const response = await fetch(portalUrl, {
       method: "POST",

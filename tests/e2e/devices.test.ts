@@ -360,9 +360,9 @@ describe("devices end to end", () => {
       operator,
     );
     expect(status).toBe(400);
-    expect(body.errors?.[0]).toMatchObject({
-      message: expect.stringContaining('"input.table_assignments"'),
-      extensions: { code: "BAD_USER_INPUT" },
+    expect(body.errors?.[0]?.extensions).toEqual({
+      code: "invalid_request",
+      details: { field: "input.table_assignments", constraint: "type" },
     });
   });
 

@@ -1,12 +1,18 @@
 import { ApolloGateway, type GraphQLDataSource, RemoteGraphQLDataSource } from "@apollo/gateway";
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled } from "@apollo/server/plugin/disabled";
-import { anonymous, type Caller, callerHeaders, type SubgraphEndpoint, type SubgraphHost } from "@pos-cloud/common";
+import {
+  anonymous,
+  type Caller,
+  callerHeaders,
+  type SubgraphEndpoint,
+  type SubgraphHost,
+  variableRefusals,
+} from "@pos-cloud/common";
 import type { GraphQLFormattedError, GraphQLSchema } from "graphql";
 import { timeBudget } from "./graphql-budget";
 import { clientErrorFormatter, storableLiterals, storableVariables } from "./graphql-errors";
 import { documentRules, type GraphQLLimits } from "./graphql-limits";
-import { listVariables } from "./list-variables";
 import { subscriptionsOverWebSocket } from "./subscriptions-over-http";
 import { unauthenticatedPlugin } from "./unauthenticated";
 
@@ -114,7 +120,7 @@ export async function startGraphQL(options: {
       ApolloServerPluginCacheControlDisabled(),
       unauthenticatedPlugin(),
       storableVariables,
-      listVariables,
+      variableRefusals,
       subscriptionsOverWebSocket,
     ],
   });

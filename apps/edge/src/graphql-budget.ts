@@ -1,7 +1,6 @@
 import type { ApolloGateway, GraphQLDataSource } from "@apollo/gateway";
 import type { ApolloServerOptionsWithGateway, BaseContext } from "@apollo/server";
-import { AppError } from "@pos-cloud/common";
-import { asGraphQLError } from "./graphql-errors";
+import { AppError, asGraphQLError } from "@pos-cloud/common";
 
 type Gateway = ApolloServerOptionsWithGateway<BaseContext>["gateway"];
 type Executor = NonNullable<Awaited<ReturnType<Gateway["load"]>>["executor"]>;

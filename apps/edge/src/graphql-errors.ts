@@ -1,12 +1,13 @@
 import type { ApolloServerPlugin } from "@apollo/server";
-import { AppError, assertStorableText, isErrorCode, logger, unstorableTextPath } from "@pos-cloud/common";
+import {
+  AppError,
+  asGraphQLError,
+  assertStorableText,
+  isErrorCode,
+  logger,
+  unstorableTextPath,
+} from "@pos-cloud/common";
 import { GraphQLError, type GraphQLFormattedError, Kind, type ValidationRule } from "graphql";
-
-/** An expected failure as a GraphQL error: `{code, details}` as every subgraph reports them, and its HTTP status. */
-export const asGraphQLError = (error: AppError) =>
-  new GraphQLError(error.message, {
-    extensions: { code: error.code, details: error.details, http: { status: error.status } },
-  });
 
 /** Apollo Server's own codes for a request the client got wrong, and the gateway's answers to the caller. */
 const apolloClientCodes = new Set([

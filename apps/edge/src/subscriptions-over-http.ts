@@ -1,7 +1,6 @@
 import type { ApolloServerPlugin } from "@apollo/server";
-import { AppError } from "@pos-cloud/common";
+import { AppError, asGraphQLError } from "@pos-cloud/common";
 import { OperationTypeNode } from "graphql";
-import { asGraphQLError } from "./graphql-errors";
 
 /** Over HTTP a subscription is a 400 that says where it is served (the gateway itself would fail with a 500). */
 export const subscriptionsOverWebSocket: ApolloServerPlugin = {

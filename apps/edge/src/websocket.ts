@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { ApolloServer } from "@apollo/server";
-import { AppError, anonymous, type Caller } from "@pos-cloud/common";
+import { AppError, anonymous, asGraphQLError, type Caller } from "@pos-cloud/common";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import { type ExecuteOperation, MAX_BODY_BYTES, type RateLimiter } from "@pos-cloud/rest-compat";
 import {
@@ -17,7 +17,7 @@ import { type WebSocket, WebSocketServer } from "ws";
 import { takeApiLimit } from "./api-limit";
 import type { Authenticated, Authenticator } from "./authenticate";
 import type { GatewayContext } from "./gateway";
-import { asGraphQLError, clientErrorFormatter } from "./graphql-errors";
+import { clientErrorFormatter } from "./graphql-errors";
 import { documentRules, type GraphQLLimits, limitedDocument } from "./graphql-limits";
 import type { CallSubgraph } from "./subgraph-client";
 import { createSubscriptions, type ReadByToken, type RunQuery } from "./subscriptions";

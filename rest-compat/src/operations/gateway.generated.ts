@@ -85,6 +85,12 @@ export type BrandingInput = {
   secondary_color?: string | null | undefined;
 };
 
+/** A capture of an authorized intent. */
+export type CapturePaymentIntentInput = {
+  /** The amount to capture, in the currency's minor unit; it must equal the intent's amount. Absent: the whole amount. */
+  amount?: number | null | undefined;
+};
+
 /** Where a card settlement exchange is. */
 export type CardExchangeStatus =
   /** Every attempt failed; an operator was notified. */
@@ -199,8 +205,8 @@ export type CreateMerchantInput = {
   contact_email?: string | null | undefined;
   /** Phone number of the merchant's contact, E.164 recommended. */
   contact_phone?: string | null | undefined;
-  /** Payment methods its stores offer unless a store sets its own: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  default_payment_methods?: Array<string> | null | undefined;
+  /** Payment methods its stores offer unless a store sets its own, up to 10. */
+  default_payment_methods?: Array<PaymentMethodOption> | null | undefined;
   /** Settings for tax invoices. */
   invoice_config?: Record<string, unknown> | null | undefined;
   /** The registered business name, up to 200 characters. */
@@ -323,8 +329,8 @@ export type CreateStoreInput = {
   contact_email?: string | null | undefined;
   /** Phone number of the store, E.164 recommended. */
   contact_phone?: string | null | undefined;
-  /** Payment methods the store's terminals offer: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  enabled_payment_methods?: Array<string> | null | undefined;
+  /** Payment methods the store's terminals offer, up to 10. */
+  enabled_payment_methods?: Array<PaymentMethodOption> | null | undefined;
   /** Latitude in degrees, -90 to 90. */
   latitude?: number | null | undefined;
   /** Longitude in degrees, -180 to 180. */
@@ -420,8 +426,8 @@ export type CustomerSortOrder =
 export type DeviceConfigInput = {
   /** When and from where the device takes app updates. */
   app_version_policy?: AppVersionPolicyInput | null | undefined;
-  /** Payment methods the device offers: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  enabled_payment_methods?: Array<string> | null | undefined;
+  /** Payment methods the device offers, up to 10. */
+  enabled_payment_methods?: Array<PaymentMethodOption> | null | undefined;
   /** The device's network settings. */
   network?: DeviceNetworkInput | null | undefined;
   /** The device's receipt printer. */
@@ -472,6 +478,21 @@ export type InstallStatus =
   /** The version is installed. */
   | 'installed';
 
+/**
+ * A token request in OAuth 2.0's fields (RFC 6749 §4.4, RFC 7523 §2.2). Every field is optional here so that a missing
+ * one is answered in OAuth's terms (invalid_request), not as a GraphQL error.
+ */
+export type IssueDeviceTokenInput = {
+  /** The JWT (ES256) the device signed with its registered key. */
+  client_assertion?: string | null | undefined;
+  /** urn:ietf:params:oauth:client-assertion-type:jwt-bearer. */
+  client_assertion_type?: string | null | undefined;
+  /** The device's OAuth client identifier; when given, it must be the assertion's subject. */
+  client_id?: string | null | undefined;
+  /** client_credentials. */
+  grant_type?: string | null | undefined;
+};
+
 /** Which kind of token a signing key is for. */
 export type KeyPurpose =
   /** Device tokens, ES256. */
@@ -502,6 +523,16 @@ export type LedgerTransactionType =
   | 'refund_failed'
   /** Money went back to the payer. */
   | 'refunded';
+
+/** A password login: the password with the user's login id or e-mail address. */
+export type LoginUserInput = {
+  /** The user's e-mail address; give it or login_id. */
+  email?: string | null | undefined;
+  /** The user's login id; give it or email. */
+  login_id?: string | null | undefined;
+  /** The user's password. */
+  password: string;
+};
 
 /** Where a user's MFA code comes from. */
 export type MfaChannel =
@@ -593,6 +624,22 @@ export type PaymentIntentStatus =
   | 'requires_payment_method'
   /** Paid (and captured, when captured separately). */
   | 'succeeded';
+
+/**
+ * A payment method a merchant, store or terminal can offer. The gateway's PaymentMethodType plus emoney, which the
+ * spec lists as a method with no gateway type yet; the values are the spec's wire strings.
+ */
+export type PaymentMethodOption =
+  /** Cash at the till. */
+  | 'cash'
+  /** Credit card, through the terminal's card app. */
+  | 'credit_card'
+  /** Electronic money, through an external app on the terminal. */
+  | 'emoney'
+  /** QR code shown by the payer (consumer-presented mode), scanned by the terminal. */
+  | 'qr_cpm'
+  /** QR code shown by the merchant (merchant-presented mode), scanned by the payer. */
+  | 'qr_mpm';
 
 /** A way to pay. */
 export type PaymentMethodType =
@@ -922,8 +969,8 @@ export type UpdateMerchantInput = {
   contact_email?: string | null | undefined;
   /** Phone number of the merchant's contact, E.164 recommended. */
   contact_phone?: string | null | undefined;
-  /** Payment methods its stores offer unless a store sets its own: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  default_payment_methods?: Array<string> | null | undefined;
+  /** Payment methods its stores offer unless a store sets its own, up to 10. */
+  default_payment_methods?: Array<PaymentMethodOption> | null | undefined;
   /** Settings for tax invoices. */
   invoice_config?: Record<string, unknown> | null | undefined;
   /** The registered business name, up to 200 characters. */
@@ -972,8 +1019,8 @@ export type UpdateStoreInput = {
   contact_email?: string | null | undefined;
   /** Phone number of the store, E.164 recommended. */
   contact_phone?: string | null | undefined;
-  /** Payment methods the store's terminals offer: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  enabled_payment_methods?: Array<string> | null | undefined;
+  /** Payment methods the store's terminals offer, up to 10. */
+  enabled_payment_methods?: Array<PaymentMethodOption> | null | undefined;
   /** Latitude in degrees, -90 to 90. */
   latitude?: number | null | undefined;
   /** Longitude in degrees, -180 to 180. */
@@ -1137,9 +1184,7 @@ export type PublishAppVersionMutation = { publishAppVersion: { id: number, app_n
 export type TokenFieldsFragment = { access_token: string, refresh_token: string, expires_in: number, token_type: string };
 
 export type LoginMutationVariables = Exact<{
-  login_id?: string | null | undefined;
-  email?: string | null | undefined;
-  password: string;
+  input: LoginUserInput;
 }>;
 
 
@@ -1190,10 +1235,7 @@ export type ImpersonateMutationVariables = Exact<{
 export type ImpersonateMutation = { impersonateUser: { access_token: string, expires_in: number, token_type: string } };
 
 export type IssueDeviceTokenMutationVariables = Exact<{
-  grant_type?: string | null | undefined;
-  client_assertion_type?: string | null | undefined;
-  client_assertion?: string | null | undefined;
-  client_id?: string | null | undefined;
+  input: IssueDeviceTokenInput;
 }>;
 
 
@@ -1332,7 +1374,7 @@ export type PaymentIntentsQuery = { paymentIntents: { nodes: Array<{ id: string,
 
 export type CapturePaymentIntentMutationVariables = Exact<{
   id: string;
-  amount?: number | null | undefined;
+  input: CapturePaymentIntentInput;
   idempotency_key?: string | null | undefined;
 }>;
 
@@ -1596,9 +1638,9 @@ export type SyncMerchantsMutation = { syncMerchants: { synced_merchants: number,
 
 export type PspFieldsFragment = { id: number, code: string, name: string, contact_email: string | null, contact_phone: string | null, status: TenantStatus, created_at: string, updated_at: string };
 
-export type MerchantFieldsFragment = { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string };
+export type MerchantFieldsFragment = { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string };
 
-export type StoreFieldsFragment = { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string };
+export type StoreFieldsFragment = { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string };
 
 export type PspsQueryVariables = Exact<{
   limit?: number | null | undefined;
@@ -1622,21 +1664,21 @@ export type MerchantsQueryVariables = Exact<{
 }>;
 
 
-export type MerchantsQuery = { merchants: { nodes: Array<{ id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string }> } };
+export type MerchantsQuery = { merchants: { nodes: Array<{ id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string }> } };
 
 export type CreateMerchantMutationVariables = Exact<{
   input: CreateMerchantInput;
 }>;
 
 
-export type CreateMerchantMutation = { createMerchant: { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string } };
+export type CreateMerchantMutation = { createMerchant: { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type MerchantQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type MerchantQuery = { merchant: { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string } };
+export type MerchantQuery = { merchant: { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type UpdateMerchantMutationVariables = Exact<{
   id: number;
@@ -1644,14 +1686,14 @@ export type UpdateMerchantMutationVariables = Exact<{
 }>;
 
 
-export type UpdateMerchantMutation = { updateMerchant: { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string } };
+export type UpdateMerchantMutation = { updateMerchant: { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type DeactivateMerchantMutationVariables = Exact<{
   id: number;
 }>;
 
 
-export type DeactivateMerchantMutation = { deactivateMerchant: { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string } };
+export type DeactivateMerchantMutation = { deactivateMerchant: { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type StoresQueryVariables = Exact<{
   merchant_id?: number | null | undefined;
@@ -1660,21 +1702,21 @@ export type StoresQueryVariables = Exact<{
 }>;
 
 
-export type StoresQuery = { stores: { nodes: Array<{ id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string }> } };
+export type StoresQuery = { stores: { nodes: Array<{ id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string }> } };
 
 export type CreateStoreMutationVariables = Exact<{
   input: CreateStoreInput;
 }>;
 
 
-export type CreateStoreMutation = { createStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
+export type CreateStoreMutation = { createStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type StoreDetailQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type StoreDetailQuery = { store: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
+export type StoreDetailQuery = { store: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type UpdateStoreMutationVariables = Exact<{
   id: number;
@@ -1682,14 +1724,14 @@ export type UpdateStoreMutationVariables = Exact<{
 }>;
 
 
-export type UpdateStoreMutation = { updateStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
+export type UpdateStoreMutation = { updateStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type DeactivateStoreMutationVariables = Exact<{
   id: number;
 }>;
 
 
-export type DeactivateStoreMutation = { deactivateStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<string>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
+export type DeactivateStoreMutation = { deactivateStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type TransactionFieldsFragment = { id: string, payment_intent_id: string, type: LedgerTransactionType, status: LedgerTransactionStatus, amount: number, currency: string, provider_name: string | null, provider_transaction_id: string | null, provider_refund_id: string | null, refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string };
 
@@ -2359,8 +2401,8 @@ export const PublishAppVersionDocument = new TypedDocumentString(`
   published_at
 }`) as unknown as TypedDocumentString<PublishAppVersionMutation, PublishAppVersionMutationVariables>;
 export const LoginDocument = new TypedDocumentString(`
-    mutation Login($login_id: String, $email: String, $password: String!) {
-  loginUser(login_id: $login_id, email: $email, password: $password) {
+    mutation Login($input: LoginUserInput!) {
+  loginUser(input: $input) {
     user_id
     mfa_required
     mfa_channel
@@ -2433,13 +2475,8 @@ export const ImpersonateDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<ImpersonateMutation, ImpersonateMutationVariables>;
 export const IssueDeviceTokenDocument = new TypedDocumentString(`
-    mutation IssueDeviceToken($grant_type: String, $client_assertion_type: String, $client_assertion: String, $client_id: String) {
-  issueDeviceToken(
-    grant_type: $grant_type
-    client_assertion_type: $client_assertion_type
-    client_assertion: $client_assertion
-    client_id: $client_id
-  ) {
+    mutation IssueDeviceToken($input: IssueDeviceTokenInput!) {
+  issueDeviceToken(input: $input) {
     access_token
     token_type
     expires_in
@@ -2819,12 +2856,8 @@ export const PaymentIntentsDocument = new TypedDocumentString(`
   expires_at
 }`) as unknown as TypedDocumentString<PaymentIntentsQuery, PaymentIntentsQueryVariables>;
 export const CapturePaymentIntentDocument = new TypedDocumentString(`
-    mutation CapturePaymentIntent($id: String!, $amount: Int, $idempotency_key: String) {
-  capturePaymentIntent(
-    id: $id
-    amount: $amount
-    idempotency_key: $idempotency_key
-  ) {
+    mutation CapturePaymentIntent($id: String!, $input: CapturePaymentIntentInput!, $idempotency_key: String) {
+  capturePaymentIntent(id: $id, input: $input, idempotency_key: $idempotency_key) {
     payment_intent {
       id
       status

@@ -23,7 +23,8 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { login_id, email, password } = fieldsOf(body);
-      const { loginUser: result } = await runOperation(execute, LoginDocument, { login_id, email, password }, caller);
+      const input = { login_id, email, password };
+      const { loginUser: result } = await runOperation(execute, LoginDocument, { input }, caller);
       // Tokens appear only when no MFA step follows; mfa_channel stays (null) as the spec lists it.
       return { status: 200, body: { ...withoutNulls(result), mfa_channel: result.mfa_channel } };
     },

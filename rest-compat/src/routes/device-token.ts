@@ -22,10 +22,12 @@ export const deviceTokenRoutes: RestRoute[] = [
           execute,
           IssueDeviceTokenDocument,
           {
-            grant_type: text(fields.grant_type),
-            client_assertion_type: text(fields.client_assertion_type),
-            client_assertion: text(fields.client_assertion),
-            client_id: text(fields.client_id),
+            input: {
+              grant_type: text(fields.grant_type),
+              client_assertion_type: text(fields.client_assertion_type),
+              client_assertion: text(fields.client_assertion),
+              client_id: text(fields.client_id),
+            },
           },
           caller,
         );

@@ -70,7 +70,7 @@ export const paymentIntentRoutes: RestRoute[] = [
     async handle(request, execute) {
       const variables = {
         id: request.params.id,
-        amount: bodyField(request.body.fields, "amount"),
+        input: { amount: bodyField(request.body.fields, "amount") },
         idempotency_key: idempotencyKeyOf(request),
       };
       const { capturePaymentIntent: result } = await runOperation(

@@ -1,3 +1,5 @@
+import { GraphQLError } from "graphql";
+
 /** Every error a client can see, with the HTTP status the REST face answers with. */
 export const errorStatus = {
   invalid_request: 400,
@@ -45,6 +47,12 @@ export class AppError extends Error {
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && Object.hasOwn(errorStatus, value);
 }
+
+/** An expected failure as a GraphQL error: `{code, details}` as every subgraph reports them, and its HTTP status. */
+export const asGraphQLError = (error: AppError) =>
+  new GraphQLError(error.message, {
+    extensions: { code: error.code, details: error.details, http: { status: error.status } },
+  });
 
 export const invalidField = (field: string, constraint: string, message: string) =>
   new AppError("invalid_request", message, { field, constraint });

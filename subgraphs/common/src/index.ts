@@ -18,3 +18,4 @@ export * from "./standalone";
 export * from "./subgraph";
 export * from "./text";
 export * from "./tokens";
+export * from "./variables";

@@ -6,10 +6,11 @@ import {
   ApolloServerPluginInlineTraceDisabled,
 } from "@apollo/server/plugin/disabled";
 import { GraphQLError } from "graphql";
-import { AppError } from "./errors";
+import { AppError, asGraphQLError } from "./errors";
 import { logger, REQUEST_ID_HEADER, requestIdOf, withRequestId } from "./logger";
 import { type ReadinessChecks, sendReadiness } from "./readiness";
 import { formatError, type SubgraphHost } from "./subgraph";
+import { variableRefusals } from "./variables";
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -35,7 +36,7 @@ export async function serveSubgraph(
     stopOnTerminationSignals: false,
     // Traces go to Apollo's hosted studio, which this platform does not use; no type or field carries a cache hint
     // (docs/decisions.md).
-    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled(), variableRefusals],
     formatError: (formatted, error) => (error instanceof GraphQLError ? formatError(error) : formatted),
   });
   await server.start();
@@ -45,9 +46,7 @@ export async function serveSubgraph(
       return host.contextFor(req.headers) as object;
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      throw new GraphQLError(error.message, {
-        extensions: { code: error.code, details: error.details, http: { status: error.status } },
-      });
+      throw asGraphQLError(error);
     }
   };
 

@@ -10,12 +10,14 @@ import {
   GraphQLError,
   type GraphQLFormattedError,
   type GraphQLSchema,
+  getOperationAST,
   parse,
 } from "graphql";
 import { type Caller, callerFromHeaders, callerHeaders, type HeaderBag } from "./caller";
 import { isConnectionLost } from "./connection-errors";
 import { AppError } from "./errors";
 import { logger } from "./logger";
+import { refusedVariable } from "./variables";
 
 /**
  * Resolvers by type name. Each module types its map with its subgraph's generated `Resolvers`
@@ -119,9 +121,14 @@ export function hostSubgraph<Deps, Context>(
     async execute(request: GraphQLRequest, headers: HeaderBag): Promise<FormattedExecutionResult> {
       let result: ExecutionResult;
       try {
+        const document = documentOf(request.query);
+        // The gateway passes variables of this subgraph's own scalars (JSONObject, DateTime) on unchecked.
+        const definitions = getOperationAST(document, request.operationName)?.variableDefinitions ?? [];
+        const refused = refusedVariable(schema, definitions, request.variables ?? {});
+        if (refused) throw refused;
         result = await execute({
           schema,
-          document: documentOf(request.query),
+          document,
           variableValues: request.variables ?? undefined,
           operationName: request.operationName ?? undefined,
           contextValue: this.contextFor(headers),

@@ -44,6 +44,12 @@ export type Bill = {
   id: Scalars['ID']['output'];
 };
 
+/** A capture of an authorized intent. */
+export type CapturePaymentIntentInput = {
+  /** The amount to capture, in the currency's minor unit; it must equal the intent's amount. Absent: the whole amount. */
+  amount?: InputMaybe<Scalars['Int']['input']>;
+};
+
 /**
  * A new payment intent: the spec's create body, in either of its variants (payment_method_types, or the API
  * reference's payment_methods_types, or a single payment_method_type with processing_mode). The rules between fields
@@ -220,9 +226,9 @@ export type MutationCancelPaymentIntentArgs = {
 
 
 export type MutationCapturePaymentIntentArgs = {
-  amount?: InputMaybe<Scalars['Int']['input']>;
   id: Scalars['String']['input'];
   idempotency_key?: InputMaybe<Scalars['String']['input']>;
+  input: CapturePaymentIntentInput;
 };
 
 
@@ -974,8 +980,9 @@ export type ResolversTypes = {
   ApiKeyWebhookInput: ResolverTypeWrapper<any>;
   Bill: ResolverTypeWrapper<any>;
   ID: ResolverTypeWrapper<any>;
-  CreatePaymentIntentInput: ResolverTypeWrapper<any>;
+  CapturePaymentIntentInput: ResolverTypeWrapper<any>;
   Int: ResolverTypeWrapper<any>;
+  CreatePaymentIntentInput: ResolverTypeWrapper<any>;
   DateTime: ResolverTypeWrapper<any>;
   FailedOutboxEvent: ResolverTypeWrapper<any>;
   GatewayStore: ResolverTypeWrapper<any>;
@@ -1030,8 +1037,9 @@ export type ResolversParentTypes = {
   ApiKeyWebhookInput: any;
   Bill: any;
   ID: any;
-  CreatePaymentIntentInput: any;
+  CapturePaymentIntentInput: any;
   Int: any;
+  CreatePaymentIntentInput: any;
   DateTime: any;
   FailedOutboxEvent: any;
   GatewayStore: any;
@@ -1129,7 +1137,7 @@ export type MerchantSyncResultResolvers<ContextType = PaymentsContext, ParentTyp
 
 export type MutationResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelPaymentIntent?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType, RequireFields<MutationCancelPaymentIntentArgs, 'id' | 'payment_token'>>;
-  capturePaymentIntent?: Resolver<ResolversTypes['PaymentIntentResult'], ParentType, ContextType, RequireFields<MutationCapturePaymentIntentArgs, 'id'>>;
+  capturePaymentIntent?: Resolver<ResolversTypes['PaymentIntentResult'], ParentType, ContextType, RequireFields<MutationCapturePaymentIntentArgs, 'id' | 'input'>>;
   claimSignature?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationClaimSignatureArgs, 'signature' | 'ttl_seconds'>>;
   confirmPaymentIntent?: Resolver<ResolversTypes['PaymentConfirmation'], ParentType, ContextType, RequireFields<MutationConfirmPaymentIntentArgs, 'id' | 'payment_token'>>;
   createPaymentIntent?: Resolver<ResolversTypes['PaymentIntentResult'], ParentType, ContextType, RequireFields<MutationCreatePaymentIntentArgs, 'input'>>;

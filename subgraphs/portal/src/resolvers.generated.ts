@@ -180,6 +180,14 @@ export type Area = {
   stores: Array<Store>;
 };
 
+/** A store and the area it moves into. */
+export type AssignStoreToAreaInput = {
+  /** An area of the store's merchant; null or absent moves the store out of any area. */
+  area_id?: InputMaybe<Scalars['ID']['input']>;
+  /** The store to move. */
+  store_id: Scalars['Int']['input'];
+};
+
 /** A merchant's brand colours. */
 export type BrandingInput = {
   /** Hex colour, for example #1a2b3c. */
@@ -200,6 +208,14 @@ export type ConfirmAppInstallInput = {
   version_code: Scalars['Int']['input'];
 };
 
+/** A new area of a merchant. */
+export type CreateAreaInput = {
+  /** The merchant whose stores the area groups; one the caller reaches. */
+  merchant_id: Scalars['Int']['input'];
+  /** Display name of the area, 1 to 200 characters. */
+  name: Scalars['String']['input'];
+};
+
 /** A new merchant. The formats are checked by the service; a refused value names its field. */
 export type CreateMerchantInput = {
   /** The merchant's address. */
@@ -212,8 +228,8 @@ export type CreateMerchantInput = {
   contact_email?: InputMaybe<Scalars['String']['input']>;
   /** Phone number of the merchant's contact, E.164 recommended. */
   contact_phone?: InputMaybe<Scalars['String']['input']>;
-  /** Payment methods its stores offer unless a store sets its own: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  default_payment_methods?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Payment methods its stores offer unless a store sets its own, up to 10. */
+  default_payment_methods?: InputMaybe<Array<PaymentMethodOption>>;
   /** Settings for tax invoices. */
   invoice_config?: InputMaybe<Scalars['JSONObject']['input']>;
   /** The registered business name, up to 200 characters. */
@@ -260,8 +276,8 @@ export type CreateStoreInput = {
   contact_email?: InputMaybe<Scalars['String']['input']>;
   /** Phone number of the store, E.164 recommended. */
   contact_phone?: InputMaybe<Scalars['String']['input']>;
-  /** Payment methods the store's terminals offer: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  enabled_payment_methods?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Payment methods the store's terminals offer, up to 10. */
+  enabled_payment_methods?: InputMaybe<Array<PaymentMethodOption>>;
   /** Latitude in degrees, -90 to 90. */
   latitude?: InputMaybe<Scalars['Float']['input']>;
   /** Longitude in degrees, -180 to 180. */
@@ -335,8 +351,8 @@ export type Device = {
 export type DeviceConfigInput = {
   /** When and from where the device takes app updates. */
   app_version_policy?: InputMaybe<AppVersionPolicyInput>;
-  /** Payment methods the device offers: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  enabled_payment_methods?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Payment methods the device offers, up to 10. */
+  enabled_payment_methods?: InputMaybe<Array<PaymentMethodOption>>;
   /** The device's network settings. */
   network?: InputMaybe<DeviceNetworkInput>;
   /** The device's receipt printer. */
@@ -420,6 +436,21 @@ export type InstallStatus =
   /** The version is installed. */
   | 'installed';
 
+/**
+ * A token request in OAuth 2.0's fields (RFC 6749 §4.4, RFC 7523 §2.2). Every field is optional here so that a missing
+ * one is answered in OAuth's terms (invalid_request), not as a GraphQL error.
+ */
+export type IssueDeviceTokenInput = {
+  /** The JWT (ES256) the device signed with its registered key. */
+  client_assertion?: InputMaybe<Scalars['String']['input']>;
+  /** urn:ietf:params:oauth:client-assertion-type:jwt-bearer. */
+  client_assertion_type?: InputMaybe<Scalars['String']['input']>;
+  /** The device's OAuth client identifier; when given, it must be the assertion's subject. */
+  client_id?: InputMaybe<Scalars['String']['input']>;
+  /** client_credentials. */
+  grant_type?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** Which kind of token a signing key is for. */
 export type KeyPurpose =
   /** Device tokens, ES256. */
@@ -446,6 +477,16 @@ export type LoginResult = {
   user_id: Scalars['ID']['output'];
 };
 
+/** A password login: the password with the user's login id or e-mail address. */
+export type LoginUserInput = {
+  /** The user's e-mail address; give it or login_id. */
+  email?: InputMaybe<Scalars['String']['input']>;
+  /** The user's login id; give it or email. */
+  login_id?: InputMaybe<Scalars['String']['input']>;
+  /** The user's password. */
+  password: Scalars['String']['input'];
+};
+
 /** A merchant under contract with a PSP. Provider credentials are write-only: only whether they are set is shown. */
 export type Merchant = {
   __typename?: 'Merchant';
@@ -464,7 +505,7 @@ export type Merchant = {
   /** When the merchant was created. */
   created_at: Scalars['DateTime']['output'];
   /** Payment methods its stores offer unless a store sets its own. */
-  default_payment_methods: Array<Scalars['String']['output']>;
+  default_payment_methods: Array<PaymentMethodOption>;
   /** True when provider credentials are set; the credentials themselves are never shown. */
   has_provider_credentials: Scalars['Boolean']['output'];
   /** The merchant's id. */
@@ -618,8 +659,7 @@ export type MutationActivateDeviceArgs = {
 
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationAssignStoreToAreaArgs = {
-  area_id?: InputMaybe<Scalars['ID']['input']>;
-  store_id: Scalars['Int']['input'];
+  input: AssignStoreToAreaInput;
 };
 
 
@@ -631,8 +671,7 @@ export type MutationConfirmAppInstallArgs = {
 
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationCreateAreaArgs = {
-  merchant_id: Scalars['Int']['input'];
-  name: Scalars['String']['input'];
+  input: CreateAreaInput;
 };
 
 
@@ -698,18 +737,13 @@ export type MutationImpersonateUserArgs = {
 
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationIssueDeviceTokenArgs = {
-  client_assertion?: InputMaybe<Scalars['String']['input']>;
-  client_assertion_type?: InputMaybe<Scalars['String']['input']>;
-  client_id?: InputMaybe<Scalars['String']['input']>;
-  grant_type?: InputMaybe<Scalars['String']['input']>;
+  input: IssueDeviceTokenInput;
 };
 
 
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationLoginUserArgs = {
-  email?: InputMaybe<Scalars['String']['input']>;
-  login_id?: InputMaybe<Scalars['String']['input']>;
-  password: Scalars['String']['input'];
+  input: LoginUserInput;
 };
 
 
@@ -865,6 +899,22 @@ export type PaperStatus =
   | 'LOW'
   /** Enough paper. */
   | 'OK';
+
+/**
+ * A payment method a merchant, store or terminal can offer. The gateway's PaymentMethodType plus emoney, which the
+ * spec lists as a method with no gateway type yet; the values are the spec's wire strings.
+ */
+export type PaymentMethodOption =
+  /** Cash at the till. */
+  | 'cash'
+  /** Credit card, through the terminal's card app. */
+  | 'credit_card'
+  /** Electronic money, through an external app on the terminal. */
+  | 'emoney'
+  /** QR code shown by the payer (consumer-presented mode), scanned by the terminal. */
+  | 'qr_cpm'
+  /** QR code shown by the merchant (merchant-presented mode), scanned by the payer. */
+  | 'qr_mpm';
 
 /** The store's receipt printer. */
 export type PrinterConfigInput = {
@@ -1218,7 +1268,7 @@ export type Store = {
   /** The devices of this store the caller may see. */
   devices: Array<Device>;
   /** Payment methods the store's terminals offer. */
-  enabled_payment_methods: Array<Scalars['String']['output']>;
+  enabled_payment_methods: Array<PaymentMethodOption>;
   /** True when the store has its own provider credentials; they are never shown. */
   has_provider_credentials: Scalars['Boolean']['output'];
   /** The store's id. */
@@ -1322,8 +1372,8 @@ export type UpdateMerchantInput = {
   contact_email?: InputMaybe<Scalars['String']['input']>;
   /** Phone number of the merchant's contact, E.164 recommended. */
   contact_phone?: InputMaybe<Scalars['String']['input']>;
-  /** Payment methods its stores offer unless a store sets its own: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  default_payment_methods?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Payment methods its stores offer unless a store sets its own, up to 10. */
+  default_payment_methods?: InputMaybe<Array<PaymentMethodOption>>;
   /** Settings for tax invoices. */
   invoice_config?: InputMaybe<Scalars['JSONObject']['input']>;
   /** The registered business name, up to 200 characters. */
@@ -1358,8 +1408,8 @@ export type UpdateStoreInput = {
   contact_email?: InputMaybe<Scalars['String']['input']>;
   /** Phone number of the store, E.164 recommended. */
   contact_phone?: InputMaybe<Scalars['String']['input']>;
-  /** Payment methods the store's terminals offer: qr_mpm, qr_cpm, credit_card, emoney, cash. */
-  enabled_payment_methods?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Payment methods the store's terminals offer, up to 10. */
+  enabled_payment_methods?: InputMaybe<Array<PaymentMethodOption>>;
   /** Latitude in degrees, -90 to 90. */
   latitude?: InputMaybe<Scalars['Float']['input']>;
   /** Longitude in degrees, -180 to 180. */
@@ -1624,8 +1674,10 @@ export type ResolversTypes = {
   AppVersionPage: ResolverTypeWrapper<any>;
   AppVersionPolicyInput: ResolverTypeWrapper<any>;
   Area: ResolverTypeWrapper<any>;
+  AssignStoreToAreaInput: ResolverTypeWrapper<any>;
   BrandingInput: ResolverTypeWrapper<any>;
   ConfirmAppInstallInput: ResolverTypeWrapper<any>;
+  CreateAreaInput: ResolverTypeWrapper<any>;
   CreateMerchantInput: ResolverTypeWrapper<any>;
   CreatePspInput: ResolverTypeWrapper<any>;
   CreateStoreInput: ResolverTypeWrapper<any>;
@@ -1640,10 +1692,12 @@ export type ResolversTypes = {
   GenerateActivationCodeInput: ResolverTypeWrapper<any>;
   ImpersonationToken: ResolverTypeWrapper<any>;
   InstallStatus: ResolverTypeWrapper<any>;
+  IssueDeviceTokenInput: ResolverTypeWrapper<any>;
   JSON: ResolverTypeWrapper<any>;
   JSONObject: ResolverTypeWrapper<any>;
   KeyPurpose: ResolverTypeWrapper<any>;
   LoginResult: ResolverTypeWrapper<any>;
+  LoginUserInput: ResolverTypeWrapper<any>;
   Merchant: ResolverTypeWrapper<any>;
   MerchantPage: ResolverTypeWrapper<any>;
   MfaChannel: ResolverTypeWrapper<any>;
@@ -1653,6 +1707,7 @@ export type ResolversTypes = {
   OperatingHoursInput: ResolverTypeWrapper<any>;
   PageInfo: ResolverTypeWrapper<any>;
   PaperStatus: ResolverTypeWrapper<any>;
+  PaymentMethodOption: ResolverTypeWrapper<any>;
   PrinterConfigInput: ResolverTypeWrapper<any>;
   Psp: ResolverTypeWrapper<any>;
   PspPage: ResolverTypeWrapper<any>;
@@ -1695,8 +1750,10 @@ export type ResolversParentTypes = {
   AppVersionPage: any;
   AppVersionPolicyInput: any;
   Area: any;
+  AssignStoreToAreaInput: any;
   BrandingInput: any;
   ConfirmAppInstallInput: any;
+  CreateAreaInput: any;
   CreateMerchantInput: any;
   CreatePspInput: any;
   CreateStoreInput: any;
@@ -1709,9 +1766,11 @@ export type ResolversParentTypes = {
   DeviceToken: any;
   GenerateActivationCodeInput: any;
   ImpersonationToken: any;
+  IssueDeviceTokenInput: any;
   JSON: any;
   JSONObject: any;
   LoginResult: any;
+  LoginUserInput: any;
   Merchant: any;
   MerchantPage: any;
   MfaSendResult: any;
@@ -1877,7 +1936,7 @@ export type MerchantResolvers<ContextType = PortalContext, ParentType extends Re
   contact_email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   contact_phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  default_payment_methods?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  default_payment_methods?: Resolver<Array<ResolversTypes['PaymentMethodOption']>, ParentType, ContextType>;
   has_provider_credentials?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   invoice_config?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
@@ -1912,9 +1971,9 @@ export type MfaSendResultResolvers<ContextType = PortalContext, ParentType exten
 
 export type MutationResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   activateDevice?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<MutationActivateDeviceArgs, 'input'>>;
-  assignStoreToArea?: Resolver<ResolversTypes['Store'], ParentType, ContextType, RequireFields<MutationAssignStoreToAreaArgs, 'store_id'>>;
+  assignStoreToArea?: Resolver<ResolversTypes['Store'], ParentType, ContextType, RequireFields<MutationAssignStoreToAreaArgs, 'input'>>;
   confirmAppInstall?: Resolver<ResolversTypes['AppInstall'], ParentType, ContextType, RequireFields<MutationConfirmAppInstallArgs, 'input'>>;
-  createArea?: Resolver<ResolversTypes['Area'], ParentType, ContextType, RequireFields<MutationCreateAreaArgs, 'merchant_id' | 'name'>>;
+  createArea?: Resolver<ResolversTypes['Area'], ParentType, ContextType, RequireFields<MutationCreateAreaArgs, 'input'>>;
   createMerchant?: Resolver<ResolversTypes['Merchant'], ParentType, ContextType, RequireFields<MutationCreateMerchantArgs, 'input'>>;
   createPsp?: Resolver<ResolversTypes['Psp'], ParentType, ContextType, RequireFields<MutationCreatePspArgs, 'input'>>;
   createStore?: Resolver<ResolversTypes['Store'], ParentType, ContextType, RequireFields<MutationCreateStoreArgs, 'input'>>;
@@ -1925,8 +1984,8 @@ export type MutationResolvers<ContextType = PortalContext, ParentType extends Re
   deleteUser?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<MutationDeleteUserArgs, 'id'>>;
   generateActivationCode?: Resolver<ResolversTypes['ActivationCode'], ParentType, ContextType, RequireFields<MutationGenerateActivationCodeArgs, 'input'>>;
   impersonateUser?: Resolver<ResolversTypes['ImpersonationToken'], ParentType, ContextType, RequireFields<MutationImpersonateUserArgs, 'target_user_id'>>;
-  issueDeviceToken?: Resolver<ResolversTypes['DeviceToken'], ParentType, ContextType, Partial<MutationIssueDeviceTokenArgs>>;
-  loginUser?: Resolver<ResolversTypes['LoginResult'], ParentType, ContextType, RequireFields<MutationLoginUserArgs, 'password'>>;
+  issueDeviceToken?: Resolver<ResolversTypes['DeviceToken'], ParentType, ContextType, RequireFields<MutationIssueDeviceTokenArgs, 'input'>>;
+  loginUser?: Resolver<ResolversTypes['LoginResult'], ParentType, ContextType, RequireFields<MutationLoginUserArgs, 'input'>>;
   logout?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, Partial<MutationLogoutArgs>>;
   pinLogin?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationPinLoginArgs, 'login_id' | 'pin'>>;
   publishAppVersion?: Resolver<ResolversTypes['AppVersion'], ParentType, ContextType, RequireFields<MutationPublishAppVersionArgs, 'id'>>;
@@ -2013,7 +2072,7 @@ export type StoreResolvers<ContextType = PortalContext, ParentType extends Resol
   contact_phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   devices?: Resolver<Array<ResolversTypes['Device']>, ParentType, ContextType>;
-  enabled_payment_methods?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  enabled_payment_methods?: Resolver<Array<ResolversTypes['PaymentMethodOption']>, ParentType, ContextType>;
   has_provider_credentials?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   latitude?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;

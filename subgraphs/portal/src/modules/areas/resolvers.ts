@@ -6,9 +6,9 @@ export const areaResolvers: Resolvers = {
     areas: (_, { merchant_id }, { areas, caller }) => areas.list(caller, merchant_id ?? undefined),
   },
   Mutation: {
-    createArea: (_, input, { areas, caller }) => areas.create(caller, input),
-    assignStoreToArea: (_, args, { areas, caller }) =>
-      areas.assignStore(caller, parseEntityId(args.store_id, "store_id"), args.area_id ?? null),
+    createArea: (_, { input }, { areas, caller }) => areas.create(caller, input),
+    assignStoreToArea: (_, { input }, { areas, caller }) =>
+      areas.assignStore(caller, parseEntityId(input.store_id, "store_id"), input.area_id ?? null),
   },
   Area: {
     store_ids: ({ id }: { id: string }, _, { areas }) => areas.storeIds(id),

@@ -2,8 +2,7 @@ import type { Resolvers } from "../../resolvers.generated";
 
 export const authResolvers: Resolvers = {
   Mutation: {
-    loginUser: (_, { login_id, email, password }, { auth, caller }) =>
-      auth.login({ login_id, email, password }, caller),
+    loginUser: (_, { input }, { auth, caller }) => auth.login(input, caller),
     sendMfaCode: (_, { user_id }, { auth, caller }) => auth.sendMfa(user_id, caller),
     verifyMfaCode: (_, { user_id, code }, { auth, caller }) => auth.verifyMfa(user_id, code, caller),
     pinLogin: (_, { login_id, pin }, { auth, caller }) => auth.pinLogin({ login_id, pin }, caller),

@@ -2,6 +2,6 @@ import type { Resolvers } from "../../resolvers.generated";
 
 export const deviceTokenResolvers: Resolvers = {
   Mutation: {
-    issueDeviceToken: (_, request, { deviceTokens }) => deviceTokens.issue(request),
+    issueDeviceToken: (_, { input }, { deviceTokens }) => deviceTokens.issue(input),
   },
 };

@@ -1,0 +1,151 @@
+import { createClient } from "graphql-ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { DemoFile } from "../../apps/platform/src/demo";
+import { uniqueCode } from "../support/environment";
+import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+
+const updateStore = "mutation($id: Int!, $input: UpdateStoreInput!) { updateStore(id: $id, input: $input) { id } }";
+const storeName = "query($id: Int!) { store(id: $id) { name } }";
+
+describe("GraphQL: a variable it refuses names its field", () => {
+  let platform: TestPlatform;
+  let demo: DemoFile;
+  let token: string;
+
+  const rest = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(`${platform.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+    demo = readDemo(platform.dataDir);
+    token = (await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"))).access_token;
+  });
+  afterAll(() => platform?.close());
+
+  it("answers 400 invalid_request with the path in the variables, and changes nothing", async () => {
+    const before = (await postGraphQL(platform.baseUrl, storeName, { id: demo.store.id }, token)).body.data.store.name;
+    const cases = [
+      [{ status: "closed" }, "input.status", "enum"],
+      [{ enabled_payment_methods: ["qr_mpm", "bitcoin"] }, "input.enabled_payment_methods.1", "enum"],
+      [{ address: { city: 5 } }, "input.address.city", "type"],
+      [{ operating_hours: { mon: [{ open: "09:00" }] } }, "input.operating_hours.mon.0.close", "required"],
+      [{ colour: "red" }, "input.colour", "unknown_field"],
+      [{ table_assignments: "A1" }, "input.table_assignments", "type"],
+    ] as const;
+    for (const [input, field, constraint] of cases) {
+      // A valid change beside the refused one: the operation must not run at all.
+      const variables = { id: demo.store.id, input: { name: "Renamed", ...input } };
+      const { status, body } = await postGraphQL(platform.baseUrl, updateStore, variables, token);
+      expect({ input, status, data: body.data, extensions: body.errors?.[0]?.extensions }).toEqual({
+        input,
+        status: 400,
+        data: undefined,
+        extensions: { code: "invalid_request", details: { field, constraint } },
+      });
+      expect(body.errors?.[0]?.message).toMatch(new RegExp(`^${field.replaceAll(".", "\\.")} `));
+    }
+    const after = (await postGraphQL(platform.baseUrl, storeName, { id: demo.store.id }, token)).body.data.store.name;
+    expect(after).toBe(before);
+  });
+
+  it("names a variable that is an argument itself, and a required one left out", async () => {
+    const terminals = await postGraphQL(
+      platform.baseUrl,
+      "query($status: DeviceStatus) { terminals(status: $status) { total_count } }",
+      { status: "broken" },
+      token,
+    );
+    expect(terminals.status).toBe(400);
+    expect(terminals.body.errors?.[0]?.extensions).toEqual({
+      code: "invalid_request",
+      details: { field: "status", constraint: "enum" },
+    });
+    const missing = await postGraphQL(platform.baseUrl, updateStore, { input: { name: "x" } }, token);
+    expect(missing.body.errors?.[0]?.extensions).toEqual({
+      code: "invalid_request",
+      details: { field: "id", constraint: "required" },
+    });
+  });
+
+  it("names the field when a subgraph's own scalar refuses it (JSONObject)", async () => {
+    const variables = { id: demo.store.id, input: { payment_config: "cash" } };
+    const { body } = await postGraphQL(platform.baseUrl, updateStore, variables, token);
+    expect(body.errors?.[0]?.extensions).toEqual({
+      code: "invalid_request",
+      details: { field: "input.payment_config", constraint: "type" },
+    });
+  });
+
+  it("names the field over graphql-ws too", async () => {
+    const client = createClient({
+      url: demo.graphql_ws_url,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${token}` },
+    });
+    try {
+      const errors = await new Promise<any>((resolve, reject) => {
+        client.subscribe(
+          { query: updateStore, variables: { id: demo.store.id, input: { status: "closed" } } },
+          { next: (result) => resolve(result.errors), error: resolve, complete: () => reject(new Error("no answer")) },
+        );
+      });
+      expect(errors?.[0]?.extensions).toEqual({
+        code: "invalid_request",
+        details: { field: "input.status", constraint: "enum" },
+      });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("keeps payment methods the spec's strings over REST, and a bad one a 400 naming the field", async () => {
+    const created = await rest("POST", "/api/v1/stores", {
+      merchant_id: demo.merchant.id,
+      code: uniqueCode("S"),
+      name: "Methods",
+      enabled_payment_methods: ["qr_mpm", "emoney", "cash"],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.enabled_payment_methods).toEqual(["qr_mpm", "emoney", "cash"]);
+    const merchant = await rest("PATCH", `/api/v1/merchants/${demo.merchant.id}`, {
+      default_payment_methods: ["credit_card", "emoney"],
+    });
+    expect(merchant.status).toBe(200);
+    expect(merchant.body.default_payment_methods).toEqual(["credit_card", "emoney"]);
+    const terminal = await rest("PATCH", `/api/v1/terminals/${demo.device.id}`, {
+      config: { enabled_payment_methods: ["qr_cpm"] },
+    });
+    expect(terminal.status).toBe(200);
+    expect(terminal.body.config.enabled_payment_methods).toEqual(["qr_cpm"]);
+    const refusals = [
+      [`/api/v1/stores/${created.body.id}`, { enabled_payment_methods: ["bitcoin"] }, "enabled_payment_methods.0"],
+      [
+        `/api/v1/merchants/${demo.merchant.id}`,
+        { default_payment_methods: ["cash", "QR"] },
+        "default_payment_methods.1",
+      ],
+      [
+        `/api/v1/terminals/${demo.device.id}`,
+        { config: { enabled_payment_methods: ["x"] } },
+        "config.enabled_payment_methods.0",
+      ],
+    ] as const;
+    for (const [path, change, field] of refusals) {
+      const { status, body } = await rest("PATCH", path, change);
+      expect({ path, status, body }).toMatchObject({
+        path,
+        status: 400,
+        body: { code: "invalid_request", details: { field, constraint: "enum" } },
+      });
+      expect(body.message).not.toMatch(/Variable|\$input|PaymentMethodOption|input\./);
+    }
+  });
+});
