@@ -1,12 +1,11 @@
 // `npm run bench -- cluster`: the same PostgreSQL databases served first by the embedded platform (one process),
 // then by the cluster (edge ×2, three subgraph processes, two workers, NATS, Redis): signed creates at full speed
 // and the portal UI's hierarchy read, in one run, so the two wirings see the same data and the same machine.
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { startCluster } from "../apps/platform/src/cluster";
 import type { DemoFile } from "../apps/platform/src/demo";
 import { startPlatform } from "../apps/platform/src/platform";
+import { localClusterConfig } from "../tests/support/cluster";
 import { temporaryDirectory } from "../tests/support/environment";
 import { demoUser, logIn } from "../tests/support/platform";
 import { type Figures, freshDatabases, runClient } from "./create-intent";
@@ -15,14 +14,6 @@ import { type HierarchyFigures, hierarchyQuery, seedHierarchy, throughGateway } 
 const CONNECTIONS = 10;
 const SECONDS = 10;
 const unlimited = Number.MAX_SAFE_INTEGER;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Wiring {
   create_intent: Figures;
@@ -66,24 +57,13 @@ export async function benchCluster(postgresBase: string) {
     // The cluster's processes take their limits from the environment, as an operator would set them.
     for (const name of ["MERCHANT", "STORE", "IP", "GLOBAL", "API"])
       process.env[`RATE_LIMIT_${name}`] = String(unlimited);
-    const [port, sandbox, portal, pos, payments] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
-    const namespace = `bench_${randomBytes(4).toString("hex")}`;
     const cluster = await startCluster(
-      {
-        port: port!,
-        host: "127.0.0.1",
-        edgeInstances: 2,
-        workers: 2,
-        ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments! },
+      await localClusterConfig({
         dataDir: dir.path,
-        demo: true,
         databaseUrls: databases.urls,
-        nats: { url: "nats://127.0.0.1:4222", namespace },
-        redis: { url: "redis://127.0.0.1:6379", keyPrefix: namespace },
-        allowPrivateWebhookUrls: false,
-        paymentsPollIntervalMs: 5000,
+        workers: 2,
         sandboxProcessingDelayMs: 1000,
-      },
+      }),
       { output: () => {} },
     );
     let clusterFigures: Wiring;

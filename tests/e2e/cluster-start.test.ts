@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { repositoryRoot } from "@pos-cloud/common";
 import { createClient } from "graphql-ws";
@@ -9,21 +8,13 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type RunningCluster, startCluster } from "../../apps/platform/src/cluster";
+import { freePort, localClusterConfig } from "../support/cluster";
 import { isolatedStorage } from "../support/databases";
 import { deviceToken } from "../support/device";
-import { natsUrl, onPostgres, redisUrl, temporaryDirectory } from "../support/environment";
+import { onPostgres, temporaryDirectory } from "../support/environment";
 import { call, type Demo, signed } from "../support/gateway";
 import { demoUser, readDemo } from "../support/platform";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
-
-/** A port nothing listens on now, for a process that must be told its port before it starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves once `child` printed a line matching `pattern`; rejects if it ends first. */
 function printed(child: ChildProcess, pattern: RegExp): Promise<void> {
@@ -53,30 +44,16 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
     closers.push(() => storage.drop());
     const dataDir = temporaryDirectory("pos-cloud-cluster-");
     closers.push(async () => dataDir.remove());
-    const namespace = `cluster_${randomBytes(4).toString("hex")}`;
-    const [port, sandbox, portal, pos, payments, otherPort] = await Promise.all(
-      Array.from({ length: 6 }, () => freePort()),
-    );
-    cluster = await startCluster(
-      {
-        port: port!,
-        host: "127.0.0.1",
-        edgeInstances: 2,
-        workers: 2,
-        ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments! },
-        dataDir: dataDir.path,
-        demo: true,
-        databaseUrls: storage.urls as Required<typeof storage.urls>,
-        nats: { url: natsUrl, namespace },
-        redis: { url: redisUrl!, keyPrefix: namespace },
-        allowPrivateWebhookUrls: true,
-        paymentsPollIntervalMs: 5000,
-        sandboxProcessingDelayMs: 0,
-      },
-      { output: (line) => output.push(line) },
-    );
+    const otherPort = await freePort();
+    const config = await localClusterConfig({
+      dataDir: dataDir.path,
+      databaseUrls: storage.urls as Required<typeof storage.urls>,
+      workers: 2,
+      allowPrivateWebhookUrls: true,
+    });
+    cluster = await startCluster(config, { output: (line) => output.push(line) });
     closers.unshift(() => cluster.close());
-    posUrl = `http://127.0.0.1:${pos}`;
+    posUrl = `http://127.0.0.1:${config.ports.pos}`;
     posDatabase = new pg.Client({ connectionString: storage.urls.pos });
     await posDatabase.connect();
     closers.unshift(() => posDatabase.end());

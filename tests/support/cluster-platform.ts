@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { natsBus } from "@pos-cloud/common/messaging";
 import { openPayments, sandboxSetup } from "@pos-cloud/payments";
 import { openPortal } from "@pos-cloud/portal";
@@ -9,9 +8,9 @@ import { type RunningCluster, startCluster } from "../../apps/platform/src/clust
 import type { ClusterConfig } from "../../apps/platform/src/cluster-environment";
 import { loadOrCreateMasterKey } from "../../apps/platform/src/master-key";
 import { ensureSyncPartner } from "../../apps/platform/src/sync-partner";
-import { freePort } from "./cluster";
+import { localClusterConfig } from "./cluster";
 import { isolatedStorage } from "./databases";
-import { natsUrl, redisUrl, subgraphNames, temporaryDirectory } from "./environment";
+import { subgraphNames, temporaryDirectory } from "./environment";
 import type { TestPlatform, TestPlatformOptions } from "./platform-handle";
 
 /** The variables the cluster's processes read for the options a test passes (RATE_LIMIT_*, GRAPHQL_*, ...). */
@@ -86,22 +85,16 @@ async function openServices(config: ClusterConfig, cluster: RunningCluster, opti
 export async function startClusterTestPlatform(options: TestPlatformOptions): Promise<TestPlatform> {
   const dir = temporaryDirectory("pos-cloud-cluster-");
   const databases = await isolatedStorage([...subgraphNames]);
-  const namespace = `e2e_${randomBytes(4).toString("hex")}`;
-  const [port, sandbox, portal, pos, payments] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
-  const config: ClusterConfig = {
-    port: port!,
-    host: "127.0.0.1",
-    edgeInstances: 2,
-    workers: 1,
-    ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments! },
+  const defaults = await localClusterConfig({
     dataDir: dir.path,
-    demo: options.demo ?? true,
     databaseUrls: databases.urls as ClusterConfig["databaseUrls"],
-    nats: { url: natsUrl, namespace },
-    redis: { url: redisUrl!, keyPrefix: options.redisKeyPrefix ?? namespace },
+    demo: options.demo ?? true,
     allowPrivateWebhookUrls: options.partnerWebhooks?.allowPrivateUrls ?? false,
     paymentsPollIntervalMs: options.paymentsPollIntervalMs ?? 5000,
-    sandboxProcessingDelayMs: 0,
+  });
+  const config: ClusterConfig = {
+    ...defaults,
+    redis: { ...defaults.redis, keyPrefix: options.redisKeyPrefix ?? defaults.redis.keyPrefix },
   };
   const environment = processEnvironment(options);
   const start = async () => {

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import pg from "pg";
 import { type RunningCluster, startCluster } from "../../apps/platform/src/cluster";
-import type { SubgraphName } from "../../apps/platform/src/cluster-environment";
+import type { ClusterConfig, SubgraphName } from "../../apps/platform/src/cluster-environment";
 import type { DemoFile } from "../../apps/platform/src/demo";
 import { isolatedStorage } from "./databases";
 import { natsUrl, redisUrl, temporaryDirectory } from "./environment";
@@ -15,6 +15,31 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * A cluster on this machine's engines: free ports, 2 edge instances and 1 worker, a NATS namespace and a Redis key
+ * prefix of its own, the demo tenant, no sandbox delay. What a test or benchmark varies goes in `settings`.
+ */
+export async function localClusterConfig(
+  settings: Pick<ClusterConfig, "dataDir" | "databaseUrls"> & Partial<ClusterConfig>,
+): Promise<ClusterConfig> {
+  const namespace = `test_${randomBytes(4).toString("hex")}`;
+  const [port, sandbox, portal, pos, payments] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+  return {
+    port: port!,
+    host: "127.0.0.1",
+    edgeInstances: 2,
+    workers: 1,
+    ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments! },
+    demo: true,
+    nats: { url: natsUrl, namespace },
+    redis: { url: redisUrl!, keyPrefix: namespace },
+    allowPrivateWebhookUrls: false,
+    paymentsPollIntervalMs: 5000,
+    sandboxProcessingDelayMs: 0,
+    ...settings,
+  };
 }
 
 export interface TestCluster {
@@ -37,41 +62,26 @@ export async function startTestCluster(reach: (url: string) => string = (url) =>
   const storage = await isolatedStorage(["portal", "pos", "payments"]);
   const databaseUrls = storage.urls as Record<SubgraphName, string>;
   const dataDir = temporaryDirectory("pos-cloud-cluster-");
-  const namespace = `fault_${randomBytes(4).toString("hex")}`;
-  const [port, sandbox, portal, pos, payments] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
   const output: string[] = [];
   let failure: string | undefined;
   const dropStorage = async () => {
     await storage.drop();
     dataDir.remove();
   };
-  const cluster = await startCluster(
-    {
-      port: port!,
-      host: "127.0.0.1",
-      edgeInstances: 2,
-      workers: 1,
-      ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments! },
-      dataDir: dataDir.path,
-      demo: true,
-      databaseUrls: {
-        portal: reach(databaseUrls.portal),
-        pos: reach(databaseUrls.pos),
-        payments: reach(databaseUrls.payments),
-      },
-      nats: { url: natsUrl, namespace },
-      redis: { url: redisUrl!, keyPrefix: namespace },
-      allowPrivateWebhookUrls: false,
-      paymentsPollIntervalMs: 5000,
-      sandboxProcessingDelayMs: 0,
+  const config = await localClusterConfig({
+    dataDir: dataDir.path,
+    databaseUrls: {
+      portal: reach(databaseUrls.portal),
+      pos: reach(databaseUrls.pos),
+      payments: reach(databaseUrls.payments),
     },
-    {
-      output: (line) => output.push(line),
-      onFailure: (reason) => {
-        failure = reason;
-      },
+  });
+  const cluster = await startCluster(config, {
+    output: (line) => output.push(line),
+    onFailure: (reason) => {
+      failure = reason;
     },
-  ).catch(async (error: unknown) => {
+  }).catch(async (error: unknown) => {
     await dropStorage();
     throw error;
   });
