@@ -88,13 +88,14 @@ describe("the gateway over HTTP subgraphs", () => {
     });
   });
 
-  it("names the field a subgraph's own scalar refuses, through the HTTP hop", async () => {
-    const { body } = await postGraphQL(
+  it("answers 400 naming the field a subgraph's own scalar refuses, through the HTTP hop", async () => {
+    const { status, body } = await postGraphQL(
       edgeUrl,
       "mutation($id: Int!, $input: UpdateStoreInput!) { updateStore(id: $id, input: $input) { id } }",
       { id: storeId, input: { payment_config: "cash" } },
       token,
     );
+    expect(status).toBe(400);
     expect(body.errors?.[0]?.extensions).toEqual({
       code: "invalid_request",
       details: { field: "input.payment_config", constraint: "type" },

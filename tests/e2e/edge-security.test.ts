@@ -240,7 +240,7 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
       for (let i = 0; i < 6; i++) {
         const { body } = await postGraphQL(
           platform.baseUrl,
-          'mutation($login_id: String!) { pinLogin(login_id: $login_id, pin: "000000") { access_token } }',
+          'mutation($login_id: String!) { pinLogin(input: { login_id: $login_id, pin: "000000" }) { access_token } }',
           { login_id },
         );
         codes.push(body.errors?.[0]?.extensions?.code);

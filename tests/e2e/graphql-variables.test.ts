@@ -74,13 +74,33 @@ describe("GraphQL: a variable it refuses names its field", () => {
     });
   });
 
-  it("names the field when a subgraph's own scalar refuses it (JSONObject)", async () => {
-    const variables = { id: demo.store.id, input: { payment_config: "cash" } };
-    const { body } = await postGraphQL(platform.baseUrl, updateStore, variables, token);
-    expect(body.errors?.[0]?.extensions).toEqual({
-      code: "invalid_request",
-      details: { field: "input.payment_config", constraint: "type" },
-    });
+  it("answers 400 naming the field when a subgraph's own scalar refuses it (JSONObject, DateTime)", async () => {
+    const cases = [
+      [updateStore, { id: demo.store.id, input: { payment_config: "cash" } }, "input.payment_config"],
+      [
+        "query($store: Int, $from: DateTime) { orders(store_id: $store, from: $from) { total_count } }",
+        { store: demo.store.id, from: "yesterday" },
+        "from",
+      ],
+    ] as const;
+    for (const [query, variables, field] of cases) {
+      const { status, body } = await postGraphQL(platform.baseUrl, query, variables, token);
+      expect({ field, status, body }).toMatchObject({
+        field,
+        status: 400,
+        body: { errors: [{ extensions: { code: "invalid_request", details: { field, constraint: "type" } } }] },
+      });
+      expect(body.errors).toHaveLength(1);
+      expect(body).not.toHaveProperty("data");
+    }
+  });
+
+  it("keeps a service's refusal of a field's value a field error (HTTP 200, data null)", async () => {
+    const variables = { id: demo.store.id, input: { name: " " } };
+    const { status, body } = await postGraphQL(platform.baseUrl, updateStore, variables, token);
+    expect({ status, data: body.data, code: body.errors?.[0]?.extensions?.code, path: body.errors?.[0]?.path }).toEqual(
+      { status: 200, data: null, code: "invalid_request", path: ["updateStore"] },
+    );
   });
 
   it("names the field over graphql-ws too", async () => {
@@ -146,6 +166,66 @@ describe("GraphQL: a variable it refuses names its field", () => {
         body: { code: "invalid_request", details: { field, constraint: "enum" } },
       });
       expect(body.message).not.toMatch(/Variable|\$input|PaymentMethodOption|input\./);
+    }
+  });
+
+  it("keeps receipt delivery, printer protocol, update channel and settlement frequency strings over REST", async () => {
+    const printer = { address: "printer.local", port: 9100, protocol: "star_tcp" };
+    const created = await rest("POST", "/api/v1/stores", {
+      merchant_id: demo.merchant.id,
+      code: uniqueCode("S"),
+      name: "Receipts",
+      receipt_delivery: ["print", "email"],
+      printer_config: printer,
+    });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { receipt_delivery: ["print", "email"], printer_config: printer },
+    });
+    const merchant = await rest("PATCH", `/api/v1/merchants/${demo.merchant.id}`, { settlement_frequency: "weekly" });
+    expect(merchant).toMatchObject({ status: 200, body: { settlement_frequency: "weekly" } });
+    const config = { receipt_delivery: ["sms"], app_version_policy: { channel: "beta" }, printer: printer };
+    const terminal = await rest("PATCH", `/api/v1/terminals/${demo.device.id}`, { config });
+    expect(terminal).toMatchObject({ status: 200, body: { config } });
+    const store = `/api/v1/stores/${created.body.id}`;
+    const refusals = [
+      [store, { receipt_delivery: ["print", "fax"] }, "receipt_delivery.1"],
+      [store, { printer_config: { ...printer, protocol: "serial" } }, "printer_config.protocol"],
+      [`/api/v1/merchants/${demo.merchant.id}`, { settlement_frequency: "hourly" }, "settlement_frequency"],
+      [
+        `/api/v1/terminals/${demo.device.id}`,
+        { config: { app_version_policy: { channel: "nightly" } } },
+        "config.app_version_policy.channel",
+      ],
+      [`/api/v1/terminals/${demo.device.id}`, { config: { receipt_delivery: ["fax"] } }, "config.receipt_delivery.0"],
+    ] as const;
+    for (const [path, change, field] of refusals) {
+      const { status, body } = await rest("PATCH", path, change);
+      expect({ field, status, body }).toMatchObject({
+        field,
+        status: 400,
+        body: { code: "invalid_request", details: { field, constraint: "enum" } },
+      });
+    }
+  });
+
+  it("takes PIN login and MFA verification as one input, and REST names a missing field", async () => {
+    const staff = demoUser(demo, "STAFF");
+    const pinLogin = await postGraphQL(
+      platform.baseUrl,
+      "mutation($input: PinLoginInput!) { pinLogin(input: $input) { token_type } }",
+      { input: { login_id: staff.login_id, pin: staff.pin } },
+    );
+    expect(pinLogin.body).toEqual({ data: { pinLogin: { token_type: "Bearer" } } });
+    const missing = [
+      ["/api/v1/auth/user/pin-login", { login_id: staff.login_id }, "pin"],
+      ["/api/v1/auth/user/mfa/verify", { code: "123456" }, "user_id"],
+    ] as const;
+    for (const [path, body, field] of missing) {
+      expect(await rest("POST", path, body)).toMatchObject({
+        status: 400,
+        body: { code: "invalid_request", details: { field, constraint: "required" } },
+      });
     }
   });
 });

@@ -13,6 +13,7 @@ import type { GraphQLFormattedError, GraphQLSchema } from "graphql";
 import { timeBudget } from "./graphql-budget";
 import { clientErrorFormatter, storableLiterals, storableVariables } from "./graphql-errors";
 import { documentRules, type GraphQLLimits } from "./graphql-limits";
+import { refusedRequestsPlugin } from "./refused-requests";
 import { subscriptionsOverWebSocket } from "./subscriptions-over-http";
 import { unauthenticatedPlugin } from "./unauthenticated";
 
@@ -119,6 +120,7 @@ export async function startGraphQL(options: {
     plugins: [
       ApolloServerPluginCacheControlDisabled(),
       unauthenticatedPlugin(),
+      refusedRequestsPlugin(),
       storableVariables,
       variableRefusals,
       subscriptionsOverWebSocket,

@@ -39,12 +39,19 @@ export type ApiKeyWebhookInput = {
   webhook_url: string;
 };
 
+/** The release channel a device's app updates come from; the setting is kept for the terminal app to read. */
+export type AppUpdateChannel =
+  /** The beta channel. */
+  | 'beta'
+  /** The stable channel. */
+  | 'stable';
+
 /** When and from where a device takes app updates. */
 export type AppVersionPolicyInput = {
   /** Whether the device installs updates by itself. */
   auto_update?: boolean | null | undefined;
-  /** stable or beta. */
-  channel?: string | null | undefined;
+  /** The release channel the device takes updates from. */
+  channel?: AppUpdateChannel | null | undefined;
   /** Keeps the device on this version code. */
   pinned_version_code?: number | null | undefined;
 };
@@ -223,8 +230,8 @@ export type CreateMerchantInput = {
   psp_id: number;
   /** Template of the receipts its stores print. */
   receipt_template?: string | null | undefined;
-  /** daily, weekly or monthly. */
-  settlement_frequency?: string | null | undefined;
+  /** How often the merchant is settled. */
+  settlement_frequency?: SettlementFrequency | null | undefined;
   /** Tax or registration id, up to 40 characters. */
   tax_id?: string | null | undefined;
   /** Most devices one store may have, 1 to 1000. */
@@ -347,8 +354,8 @@ export type CreateStoreInput = {
   printer_config?: PrinterConfigInput | null | undefined;
   /** Write-only: per provider code, an object of string fields. */
   provider_credentials?: Record<string, unknown> | null | undefined;
-  /** How receipts reach customers: print, email, sms or none. */
-  receipt_delivery?: Array<string> | null | undefined;
+  /** How receipts reach customers, up to 4. */
+  receipt_delivery?: Array<ReceiptDelivery> | null | undefined;
   /** Header, footer and other receipt options of the store. */
   receipt_settings?: Record<string, unknown> | null | undefined;
   /** Names of the store's tables, 1 to 20 characters each, up to 500. */
@@ -432,8 +439,8 @@ export type DeviceConfigInput = {
   network?: DeviceNetworkInput | null | undefined;
   /** The device's receipt printer. */
   printer?: PrinterConfigInput | null | undefined;
-  /** How receipts reach customers: print, email, sms or none. */
-  receipt_delivery?: Array<string> | null | undefined;
+  /** How receipts reach customers, up to 4. */
+  receipt_delivery?: Array<ReceiptDelivery> | null | undefined;
 };
 
 /** The device's network settings. */
@@ -652,6 +659,14 @@ export type PaymentMethodType =
   /** QR code shown by the merchant (merchant-presented mode), scanned by the payer. */
   | 'qr_mpm';
 
+/** A PIN login of a staff leader or staff member (L5, L6). */
+export type PinLoginInput = {
+  /** The user's login id. */
+  login_id: string;
+  /** The user's PIN. */
+  pin: string;
+};
+
 /** How a payment is made. */
 export type PosPaymentMethodInput = {
   /** QR only: the provider's code. */
@@ -697,9 +712,20 @@ export type PrinterConfigInput = {
   address: string;
   /** Port, 1 to 65535. */
   port: number;
-  /** escpos_tcp, star_tcp, bluetooth or usb. */
-  protocol: string;
+  /** How the terminal talks to the printer. */
+  protocol: PrinterProtocol;
 };
+
+/** How a terminal talks to its receipt printer. */
+export type PrinterProtocol =
+  /** Bluetooth. */
+  | 'bluetooth'
+  /** ESC/POS over TCP. */
+  | 'escpos_tcp'
+  /** Star's protocol over TCP. */
+  | 'star_tcp'
+  /** USB. */
+  | 'usb';
 
 /** Who completes a payment. */
 export type ProcessingMode =
@@ -727,6 +753,17 @@ export type PublicKeyJwkInput = {
   /** The key's y coordinate: 43 base64url characters. */
   y: string;
 };
+
+/** How receipts reach a store's customers. */
+export type ReceiptDelivery =
+  /** Sent by e-mail. */
+  | 'email'
+  /** No receipt. */
+  | 'none'
+  /** Printed at the till. */
+  | 'print'
+  /** Sent by SMS. */
+  | 'sms';
 
 /** The kinds of receipt a payment has. */
 export type ReceiptType =
@@ -985,8 +1022,8 @@ export type UpdateMerchantInput = {
   provider_credentials?: Record<string, unknown> | null | undefined;
   /** Template of the receipts its stores print. */
   receipt_template?: string | null | undefined;
-  /** daily, weekly or monthly. */
-  settlement_frequency?: string | null | undefined;
+  /** How often the merchant is settled. */
+  settlement_frequency?: SettlementFrequency | null | undefined;
   /** active or inactive. */
   status?: TenantStatus | null | undefined;
   /** Tax or registration id, up to 40 characters. */
@@ -1035,8 +1072,8 @@ export type UpdateStoreInput = {
   printer_config?: PrinterConfigInput | null | undefined;
   /** Write-only: per provider code, an object of string fields. */
   provider_credentials?: Record<string, unknown> | null | undefined;
-  /** How receipts reach customers: print, email, sms or none. */
-  receipt_delivery?: Array<string> | null | undefined;
+  /** How receipts reach customers, up to 4. */
+  receipt_delivery?: Array<ReceiptDelivery> | null | undefined;
   /** Header, footer and other receipt options of the store. */
   receipt_settings?: Record<string, unknown> | null | undefined;
   /** active or inactive. */
@@ -1103,6 +1140,14 @@ export type UserStatus =
   | 'active'
   /** Deactivated or deleted: the user may not log in; the record stays. */
   | 'inactive';
+
+/** The second step of a login with MFA: the user from loginUser and the code it received or its app shows. */
+export type VerifyMfaCodeInput = {
+  /** The MFA code, as sent or as the authenticator app shows it. */
+  code: string;
+  /** The user_id loginUser answered. */
+  user_id: string | number;
+};
 
 export type SetApiKeyWebhookMutationVariables = Exact<{
   input: ApiKeyWebhookInput;
@@ -1198,16 +1243,14 @@ export type SendMfaMutationVariables = Exact<{
 export type SendMfaMutation = { sendMfaCode: { user_id: string, channel: MfaChannel, sent: boolean, expires_in: number | null, message: string } };
 
 export type VerifyMfaMutationVariables = Exact<{
-  user_id: string | number;
-  code: string;
+  input: VerifyMfaCodeInput;
 }>;
 
 
 export type VerifyMfaMutation = { verifyMfaCode: { access_token: string, refresh_token: string, expires_in: number, token_type: string } };
 
 export type PinLoginMutationVariables = Exact<{
-  login_id: string;
-  pin: string;
+  input: PinLoginInput;
 }>;
 
 
@@ -1640,7 +1683,7 @@ export type PspFieldsFragment = { id: number, code: string, name: string, contac
 
 export type MerchantFieldsFragment = { id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string };
 
-export type StoreFieldsFragment = { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string };
+export type StoreFieldsFragment = { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<ReceiptDelivery>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string };
 
 export type PspsQueryVariables = Exact<{
   limit?: number | null | undefined;
@@ -1702,21 +1745,21 @@ export type StoresQueryVariables = Exact<{
 }>;
 
 
-export type StoresQuery = { stores: { nodes: Array<{ id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string }> } };
+export type StoresQuery = { stores: { nodes: Array<{ id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<ReceiptDelivery>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string }> } };
 
 export type CreateStoreMutationVariables = Exact<{
   input: CreateStoreInput;
 }>;
 
 
-export type CreateStoreMutation = { createStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
+export type CreateStoreMutation = { createStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<ReceiptDelivery>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type StoreDetailQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type StoreDetailQuery = { store: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
+export type StoreDetailQuery = { store: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<ReceiptDelivery>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type UpdateStoreMutationVariables = Exact<{
   id: number;
@@ -1724,14 +1767,14 @@ export type UpdateStoreMutationVariables = Exact<{
 }>;
 
 
-export type UpdateStoreMutation = { updateStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
+export type UpdateStoreMutation = { updateStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<ReceiptDelivery>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type DeactivateStoreMutationVariables = Exact<{
   id: number;
 }>;
 
 
-export type DeactivateStoreMutation = { deactivateStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<string>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
+export type DeactivateStoreMutation = { deactivateStore: { id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<ReceiptDelivery>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string } };
 
 export type TransactionFieldsFragment = { id: string, payment_intent_id: string, type: LedgerTransactionType, status: LedgerTransactionStatus, amount: number, currency: string, provider_name: string | null, provider_transaction_id: string | null, provider_refund_id: string | null, refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string };
 
@@ -2425,8 +2468,8 @@ export const SendMfaDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<SendMfaMutation, SendMfaMutationVariables>;
 export const VerifyMfaDocument = new TypedDocumentString(`
-    mutation VerifyMfa($user_id: ID!, $code: String!) {
-  verifyMfaCode(user_id: $user_id, code: $code) {
+    mutation VerifyMfa($input: VerifyMfaCodeInput!) {
+  verifyMfaCode(input: $input) {
     ...TokenFields
   }
 }
@@ -2437,8 +2480,8 @@ export const VerifyMfaDocument = new TypedDocumentString(`
   token_type
 }`) as unknown as TypedDocumentString<VerifyMfaMutation, VerifyMfaMutationVariables>;
 export const PinLoginDocument = new TypedDocumentString(`
-    mutation PinLogin($login_id: String!, $pin: String!) {
-  pinLogin(login_id: $login_id, pin: $pin) {
+    mutation PinLogin($input: PinLoginInput!) {
+  pinLogin(input: $input) {
     ...TokenFields
   }
 }

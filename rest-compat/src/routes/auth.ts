@@ -45,7 +45,7 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { user_id, code } = fieldsOf(body);
-      const data = await runOperation(execute, VerifyMfaDocument, { user_id, code }, caller);
+      const data = await runOperation(execute, VerifyMfaDocument, { input: { user_id, code } }, caller);
       return { status: 200, body: data.verifyMfaCode };
     },
   },
@@ -55,7 +55,7 @@ export const authRoutes: RestRoute[] = [
     alsoUnprefixed: true,
     async handle({ body, caller }, execute) {
       const { login_id, pin } = fieldsOf(body);
-      const data = await runOperation(execute, PinLoginDocument, { login_id, pin }, caller);
+      const data = await runOperation(execute, PinLoginDocument, { input: { login_id, pin } }, caller);
       return { status: 200, body: data.pinLogin };
     },
   },

@@ -88,6 +88,13 @@ export type AppInstall = {
   version_code: Scalars['Int']['output'];
 };
 
+/** The release channel a device's app updates come from; the setting is kept for the terminal app to read. */
+export type AppUpdateChannel =
+  /** The beta channel. */
+  | 'beta'
+  /** The stable channel. */
+  | 'stable';
+
 /** The answer to a device asking whether a newer version of an app is meant for it. */
 export type AppUpdateCheck = {
   __typename?: 'AppUpdateCheck';
@@ -159,8 +166,8 @@ export type AppVersionPage = {
 export type AppVersionPolicyInput = {
   /** Whether the device installs updates by itself. */
   auto_update?: InputMaybe<Scalars['Boolean']['input']>;
-  /** stable or beta. */
-  channel?: InputMaybe<Scalars['String']['input']>;
+  /** The release channel the device takes updates from. */
+  channel?: InputMaybe<AppUpdateChannel>;
   /** Keeps the device on this version code. */
   pinned_version_code?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -246,8 +253,8 @@ export type CreateMerchantInput = {
   psp_id: Scalars['Int']['input'];
   /** Template of the receipts its stores print. */
   receipt_template?: InputMaybe<Scalars['String']['input']>;
-  /** daily, weekly or monthly. */
-  settlement_frequency?: InputMaybe<Scalars['String']['input']>;
+  /** How often the merchant is settled. */
+  settlement_frequency?: InputMaybe<SettlementFrequency>;
   /** Tax or registration id, up to 40 characters. */
   tax_id?: InputMaybe<Scalars['String']['input']>;
   /** Most devices one store may have, 1 to 1000. */
@@ -294,8 +301,8 @@ export type CreateStoreInput = {
   printer_config?: InputMaybe<PrinterConfigInput>;
   /** Write-only: per provider code, an object of string fields. */
   provider_credentials?: InputMaybe<Scalars['JSONObject']['input']>;
-  /** How receipts reach customers: print, email, sms or none. */
-  receipt_delivery?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** How receipts reach customers, up to 4. */
+  receipt_delivery?: InputMaybe<Array<ReceiptDelivery>>;
   /** Header, footer and other receipt options of the store. */
   receipt_settings?: InputMaybe<Scalars['JSONObject']['input']>;
   /** Names of the store's tables, 1 to 20 characters each, up to 500. */
@@ -357,8 +364,8 @@ export type DeviceConfigInput = {
   network?: InputMaybe<DeviceNetworkInput>;
   /** The device's receipt printer. */
   printer?: InputMaybe<PrinterConfigInput>;
-  /** How receipts reach customers: print, email, sms or none. */
-  receipt_delivery?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** How receipts reach customers, up to 4. */
+  receipt_delivery?: InputMaybe<Array<ReceiptDelivery>>;
 };
 
 /** The device's network settings. */
@@ -755,8 +762,7 @@ export type MutationLogoutArgs = {
 
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationPinLoginArgs = {
-  login_id: Scalars['String']['input'];
-  pin: Scalars['String']['input'];
+  input: PinLoginInput;
 };
 
 
@@ -852,8 +858,7 @@ export type MutationUpdateUserArgs = {
 
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationVerifyMfaCodeArgs = {
-  code: Scalars['String']['input'];
-  user_id: Scalars['ID']['input'];
+  input: VerifyMfaCodeInput;
 };
 
 /** One opening period of a day, 24-hour HH:MM. */
@@ -916,15 +921,34 @@ export type PaymentMethodOption =
   /** QR code shown by the merchant (merchant-presented mode), scanned by the payer. */
   | 'qr_mpm';
 
+/** A PIN login of a staff leader or staff member (L5, L6). */
+export type PinLoginInput = {
+  /** The user's login id. */
+  login_id: Scalars['String']['input'];
+  /** The user's PIN. */
+  pin: Scalars['String']['input'];
+};
+
 /** The store's receipt printer. */
 export type PrinterConfigInput = {
   /** Host name or address of the printer. */
   address: Scalars['String']['input'];
   /** Port, 1 to 65535. */
   port: Scalars['Int']['input'];
-  /** escpos_tcp, star_tcp, bluetooth or usb. */
-  protocol: Scalars['String']['input'];
+  /** How the terminal talks to the printer. */
+  protocol: PrinterProtocol;
 };
+
+/** How a terminal talks to its receipt printer. */
+export type PrinterProtocol =
+  /** Bluetooth. */
+  | 'bluetooth'
+  /** ESC/POS over TCP. */
+  | 'escpos_tcp'
+  /** Star's protocol over TCP. */
+  | 'star_tcp'
+  /** USB. */
+  | 'usb';
 
 /** A payment service provider: the top of the tenant hierarchy. */
 export type Psp = {
@@ -1156,6 +1180,17 @@ export type QueryUsersArgs = {
   store_id?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** How receipts reach a store's customers. */
+export type ReceiptDelivery =
+  /** Sent by e-mail. */
+  | 'email'
+  /** No receipt. */
+  | 'none'
+  /** Printed at the till. */
+  | 'print'
+  /** Sent by SMS. */
+  | 'sms';
+
 /** What a store's receipts print about their issuer: the store, and its merchant's names and invoice settings. */
 export type ReceiptIssuer = {
   __typename?: 'ReceiptIssuer';
@@ -1291,8 +1326,8 @@ export type Store = {
   printer_config?: Maybe<Scalars['JSON']['output']>;
   /** The PSP of the store's merchant. */
   psp_id: Scalars['Int']['output'];
-  /** How receipts reach customers: email, sms, print or none. */
-  receipt_delivery: Array<Scalars['String']['output']>;
+  /** How receipts reach customers. */
+  receipt_delivery: Array<ReceiptDelivery>;
   /** Header, footer and other receipt options of the store. */
   receipt_settings?: Maybe<Scalars['JSON']['output']>;
   /** The users of this store the caller may see: those below its tier, as in its user list; none for devices. */
@@ -1388,8 +1423,8 @@ export type UpdateMerchantInput = {
   provider_credentials?: InputMaybe<Scalars['JSONObject']['input']>;
   /** Template of the receipts its stores print. */
   receipt_template?: InputMaybe<Scalars['String']['input']>;
-  /** daily, weekly or monthly. */
-  settlement_frequency?: InputMaybe<Scalars['String']['input']>;
+  /** How often the merchant is settled. */
+  settlement_frequency?: InputMaybe<SettlementFrequency>;
   /** active or inactive. */
   status?: InputMaybe<TenantStatus>;
   /** Tax or registration id, up to 40 characters. */
@@ -1424,8 +1459,8 @@ export type UpdateStoreInput = {
   printer_config?: InputMaybe<PrinterConfigInput>;
   /** Write-only: per provider code, an object of string fields. */
   provider_credentials?: InputMaybe<Scalars['JSONObject']['input']>;
-  /** How receipts reach customers: print, email, sms or none. */
-  receipt_delivery?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** How receipts reach customers, up to 4. */
+  receipt_delivery?: InputMaybe<Array<ReceiptDelivery>>;
   /** Header, footer and other receipt options of the store. */
   receipt_settings?: InputMaybe<Scalars['JSONObject']['input']>;
   /** active or inactive. */
@@ -1549,6 +1584,14 @@ export type UserStatus =
   /** Deactivated or deleted: the user may not log in; the record stays. */
   | 'inactive';
 
+/** The second step of a login with MFA: the user from loginUser and the code it received or its app shows. */
+export type VerifyMfaCodeInput = {
+  /** The MFA code, as sent or as the authenticator app shows it. */
+  code: Scalars['String']['input'];
+  /** The user_id loginUser answered. */
+  user_id: Scalars['ID']['input'];
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -1668,6 +1711,7 @@ export type ResolversTypes = {
   ID: ResolverTypeWrapper<any>;
   AddressInput: ResolverTypeWrapper<any>;
   AppInstall: ResolverTypeWrapper<any>;
+  AppUpdateChannel: ResolverTypeWrapper<any>;
   AppUpdateCheck: ResolverTypeWrapper<any>;
   Boolean: ResolverTypeWrapper<any>;
   AppVersion: ResolverTypeWrapper<any>;
@@ -1708,11 +1752,14 @@ export type ResolversTypes = {
   PageInfo: ResolverTypeWrapper<any>;
   PaperStatus: ResolverTypeWrapper<any>;
   PaymentMethodOption: ResolverTypeWrapper<any>;
+  PinLoginInput: ResolverTypeWrapper<any>;
   PrinterConfigInput: ResolverTypeWrapper<any>;
+  PrinterProtocol: ResolverTypeWrapper<any>;
   Psp: ResolverTypeWrapper<any>;
   PspPage: ResolverTypeWrapper<any>;
   PublicKeyJwkInput: ResolverTypeWrapper<any>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ReceiptDelivery: ResolverTypeWrapper<any>;
   ReceiptIssuer: ResolverTypeWrapper<any>;
   RegisterAppVersionInput: ResolverTypeWrapper<any>;
   RegisterTerminalInput: ResolverTypeWrapper<any>;
@@ -1732,6 +1779,7 @@ export type ResolversTypes = {
   UserInput: ResolverTypeWrapper<any>;
   UserPage: ResolverTypeWrapper<any>;
   UserStatus: ResolverTypeWrapper<any>;
+  VerifyMfaCodeInput: ResolverTypeWrapper<any>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1778,6 +1826,7 @@ export type ResolversParentTypes = {
   OpeningPeriodInput: any;
   OperatingHoursInput: any;
   PageInfo: any;
+  PinLoginInput: any;
   PrinterConfigInput: any;
   Psp: any;
   PspPage: any;
@@ -1797,6 +1846,7 @@ export type ResolversParentTypes = {
   User: any;
   UserInput: any;
   UserPage: any;
+  VerifyMfaCodeInput: any;
 };
 
 export type ActivationCodeResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['ActivationCode'] = ResolversParentTypes['ActivationCode']> = {
@@ -1987,7 +2037,7 @@ export type MutationResolvers<ContextType = PortalContext, ParentType extends Re
   issueDeviceToken?: Resolver<ResolversTypes['DeviceToken'], ParentType, ContextType, RequireFields<MutationIssueDeviceTokenArgs, 'input'>>;
   loginUser?: Resolver<ResolversTypes['LoginResult'], ParentType, ContextType, RequireFields<MutationLoginUserArgs, 'input'>>;
   logout?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, Partial<MutationLogoutArgs>>;
-  pinLogin?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationPinLoginArgs, 'login_id' | 'pin'>>;
+  pinLogin?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationPinLoginArgs, 'input'>>;
   publishAppVersion?: Resolver<ResolversTypes['AppVersion'], ParentType, ContextType, RequireFields<MutationPublishAppVersionArgs, 'id'>>;
   refreshToken?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationRefreshTokenArgs, 'refresh_token'>>;
   registerAppVersion?: Resolver<ResolversTypes['AppVersion'], ParentType, ContextType, RequireFields<MutationRegisterAppVersionArgs, 'input'>>;
@@ -2002,7 +2052,7 @@ export type MutationResolvers<ContextType = PortalContext, ParentType extends Re
   updateStore?: Resolver<ResolversTypes['Store'], ParentType, ContextType, RequireFields<MutationUpdateStoreArgs, 'id' | 'input'>>;
   updateTerminal?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<MutationUpdateTerminalArgs, 'id' | 'input'>>;
   updateUser?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<MutationUpdateUserArgs, 'id' | 'input'>>;
-  verifyMfaCode?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationVerifyMfaCodeArgs, 'code' | 'user_id'>>;
+  verifyMfaCode?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationVerifyMfaCodeArgs, 'input'>>;
 };
 
 export type PageInfoResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
@@ -2084,7 +2134,7 @@ export type StoreResolvers<ContextType = PortalContext, ParentType extends Resol
   payment_config?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   printer_config?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   psp_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  receipt_delivery?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  receipt_delivery?: Resolver<Array<ResolversTypes['ReceiptDelivery']>, ParentType, ContextType>;
   receipt_settings?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   staff?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['TenantStatus'], ParentType, ContextType>;
