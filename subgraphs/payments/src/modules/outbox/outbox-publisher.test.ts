@@ -228,11 +228,15 @@ describe("the outbox publisher", () => {
       });
       await hung;
       // What an instance's crash does to its session: the server ends it and rolls its transaction back.
-      const [killed] = await deps.db.query<{ terminated: boolean }>(
-        `SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
+      const [killed] = await deps.db.query<{ pid: number; terminated: boolean }>(
+        `SELECT pid, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
        WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`,
       );
       expect(killed?.terminated).toBe(true);
+      // pg_terminate_backend only signals: the batch's row locks go when the backend has ended.
+      await expect
+        .poll(async () => (await deps.db.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [killed!.pid])).length)
+        .toBe(0);
       const recorder = recordingBus();
       await drain(deps.outboxPublisher(recorder.bus));
       expect(recorder.ids().sort()).toEqual([...written].sort());
