@@ -15,3 +15,7 @@ function pooledRandom(): number {
 
 /** A ULID of the given time (milliseconds): sortable by time, 80 random bits. */
 export const newUlid = (time: number = Date.now()) => ulid(time, pooledRandom);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Whether a string can name a row with a UUID key: PostgreSQL refuses any other in a uuid column, failing the statement. */
+export const isUuid = (id: string) => UUID.test(id);

@@ -18,7 +18,3 @@ export async function uniqueCode<T>(write: Promise<T>): Promise<T | "taken"> {
 
 /** Runs a `Prisma.sql` statement on the driver. */
 export const run = <Row>(db: SqlRunner, statement: Prisma.Sql) => db.query<Row>(statement.text, statement.values);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Whether a string can name a row with a UUID key; PostgreSQL refuses any other in a UUID column. */
-export const isUuid = (id: string) => UUID.test(id);

@@ -1,5 +1,5 @@
+import { isUuid } from "@pos-cloud/common";
 import type { PrismaClient } from "../../generated/prisma/client";
-import { isUuid } from "../../sql";
 
 export type AreaRepository = ReturnType<typeof areaRepository>;
 

@@ -1,7 +1,7 @@
-import { type Caller, reachOf, readPage } from "@pos-cloud/common";
+import { type Caller, isUuid, reachOf, readPage } from "@pos-cloud/common";
 import type { SqlRunner } from "@pos-cloud/common/storage";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
-import { isUuid, run } from "../../sql";
+import { run } from "../../sql";
 import type { Page } from "../../validation";
 import { deviceScope, storeScopeSql } from "../tenants/scope";
 

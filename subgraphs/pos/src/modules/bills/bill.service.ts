@@ -2,6 +2,7 @@ import {
   AppError,
   type Caller,
   invalidField,
+  isUuid,
   mapPage,
   notFound,
   parseInput,
@@ -10,7 +11,6 @@ import {
 } from "@pos-cloud/common";
 import { nextDailyNumber } from "../../daily-number";
 import { billTotals, itemSubtotal, proportionalShares, sumTotals } from "../../money";
-import { isUuid } from "../../uuid";
 import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { OrderService } from "../orders/order.service";
 import type { StoreAccess } from "../stores/store-access.service";

@@ -2,13 +2,13 @@ import {
   AppError,
   type Caller,
   invalidField,
+  isUuid,
   mapPage,
   notFound,
   type PageArgs,
   parseInput,
   parsePage,
 } from "@pos-cloud/common";
-import { isUuid } from "../../uuid";
 import type { StoreAccess } from "../stores/store-access.service";
 import {
   type Address,

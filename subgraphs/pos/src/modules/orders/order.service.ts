@@ -2,6 +2,7 @@ import {
   type Caller,
   countsPerStore,
   invalidField,
+  isUuid,
   notFound,
   type PageArgs,
   parseCursorPage,
@@ -12,7 +13,6 @@ import {
 import DataLoader from "dataloader";
 import { nextDailyNumber } from "../../daily-number";
 import { itemSubtotal, orderTotals, type Totals } from "../../money";
-import { isUuid } from "../../uuid";
 import type { CustomerService } from "../customers/customer.service";
 import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { StoreAccess } from "../stores/store-access.service";

@@ -3,6 +3,7 @@ import {
   AppError,
   type Caller,
   invalidField,
+  isUuid,
   logger,
   mapPage,
   notFound,
@@ -12,7 +13,6 @@ import {
 } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import type { Prisma } from "../../generated/prisma/client";
-import { isUuid } from "../../uuid";
 import type { BillService, PaymentToApply } from "../bills/bill.service";
 import type { CustomerService } from "../customers/customer.service";
 import { type ListArguments, parseListArguments } from "../list-arguments";

@@ -5,6 +5,7 @@ import {
   forbidden,
   invalidField,
   isRole,
+  isUuid,
   mapPage,
   notFound,
   type PageArgs,
@@ -15,7 +16,6 @@ import {
   roles,
   tierOf,
 } from "@pos-cloud/common";
-import { isUuid } from "../../uuid";
 import { PAYMENT_SCOPE } from "../payments/payment.service";
 import type { StoreAccess, StorePlace } from "../stores/store-access.service";
 import { businessDateOf, dayWindow, STORE_TIME_ZONE } from "./business-day";
