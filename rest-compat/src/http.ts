@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AppError, logger } from "@pos-cloud/common";
+import { AppError, logger, REQUEST_ID_HEADER } from "@pos-cloud/common";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -68,6 +68,6 @@ export function sendError(res: ServerResponse, error: unknown, headers: Record<s
     sendJson(res, error.status, { code: error.code, message: error.message, details: error.details }, headers);
     return;
   }
-  logger.error("unhandled error", { error });
+  logger.error("unhandled error", { request_id: res.getHeader(REQUEST_ID_HEADER), error });
   sendJson(res, 500, { code: "internal_error", message: "internal error", details: {} }, headers);
 }

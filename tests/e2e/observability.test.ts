@@ -28,11 +28,12 @@ describe("request ids, access logs, health and readiness", () => {
   const closers: (() => Promise<unknown>)[] = [];
   let edgeUrl: string;
   let portalUrl: string;
+  let portalDeps: Awaited<ReturnType<typeof openPortal>>;
 
   beforeAll(async () => {
     const storage = await isolatedStorage(["portal"]);
     closers.push(() => storage.drop());
-    const portalDeps = await openPortal({ url: storage.urls.portal, masterKey: randomBytes(32) });
+    portalDeps = await openPortal({ url: storage.urls.portal, masterKey: randomBytes(32) });
     closers.unshift(() => portalDeps.close());
     const server = await serveSubgraph(
       hostSubgraph(portal, portalDeps, internalToken),
@@ -73,6 +74,20 @@ describe("request ids, access logs, health and readiness", () => {
         expect.objectContaining({ message: "request", method: "GET", path: "/api/v1/jwks/device", status: 200 }),
       );
     expect(ofRequest()).toContainEqual(expect.objectContaining({ message: "subgraph request", status: 200 }));
+  });
+
+  it("logs an unexpected failure in a subgraph under the request's id and answers internal_error", async () => {
+    vi.spyOn(portalDeps.signingKeys, "jwks").mockRejectedValue(new Error("key store on fire"));
+    const log = captureLog();
+    const requestId = `req-${randomBytes(6).toString("hex")}`;
+    const answer = await fetch(`${edgeUrl}/api/v1/jwks/device`, { headers: { "x-request-id": requestId } });
+    expect({ status: answer.status, body: await answer.json() }).toMatchObject({
+      status: 500,
+      body: { code: "internal_error", message: "internal error" },
+    });
+    const failure = log.lines().find((line) => line.message === "unexpected error in resolver");
+    expect(failure).toMatchObject({ level: "error", request_id: requestId, path: "jwks" });
+    expect(String(failure?.error)).toContain("key store on fire");
   });
 
   it("replaces an unsafe request id and never logs a token or a query's secrets", async () => {

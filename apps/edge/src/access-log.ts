@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Caller, logger, withRequestId } from "@pos-cloud/common";
+import { type Caller, logger } from "@pos-cloud/common";
 import { metrics } from "@pos-cloud/common/metrics";
 import { Histogram } from "prom-client";
 
@@ -29,16 +29,15 @@ export function logAccess(req: IncomingMessage, res: ServerResponse, requestId: 
     const { caller, route = "unmatched" } = seen;
     const seconds = (performance.now() - started) / 1000;
     requestDuration.observe({ method: req.method ?? "GET", route, status: String(res.statusCode) }, seconds);
-    withRequestId(requestId, () =>
-      logger.info("request", {
-        method: req.method,
-        path: (req.url ?? "/").split("?")[0],
-        status: res.statusCode,
-        duration_ms: Math.round(seconds * 1000),
-        caller_type: caller?.type,
-        caller_id: caller?.id,
-        completed: res.writableFinished,
-      }),
-    );
+    logger.info("request", {
+      request_id: requestId,
+      method: req.method,
+      path: (req.url ?? "/").split("?")[0],
+      status: res.statusCode,
+      duration_ms: Math.round(seconds * 1000),
+      caller_type: caller?.type,
+      caller_id: caller?.id,
+      completed: res.writableFinished,
+    });
   });
 }

@@ -11,7 +11,7 @@ import {
 } from "@pos-cloud/common";
 import type { GraphQLFormattedError, GraphQLSchema } from "graphql";
 import { timeBudget } from "./graphql-budget";
-import { clientErrorFormatter, storableLiterals, storableVariables } from "./graphql-errors";
+import { clientErrorFormatter, storableLiterals, storableVariables, unexpectedErrorLog } from "./graphql-errors";
 import { documentRules, type GraphQLLimits } from "./graphql-limits";
 import { refusedRequestsPlugin } from "./refused-requests";
 import { subscriptionsOverWebSocket } from "./subscriptions-over-http";
@@ -122,6 +122,7 @@ export async function startGraphQL(options: {
       unauthenticatedPlugin(),
       refusedRequestsPlugin(),
       storableVariables,
+      unexpectedErrorLog,
       variableRefusals,
       subscriptionsOverWebSocket,
     ],

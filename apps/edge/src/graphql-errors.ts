@@ -3,6 +3,7 @@ import {
   AppError,
   asGraphQLError,
   assertStorableText,
+  type Caller,
   isErrorCode,
   logger,
   unstorableTextPath,
@@ -23,18 +24,20 @@ const apolloClientCodes = new Set([
   "DOWNSTREAM_SERVICE_ERROR",
 ]);
 
+const isExpected = (code: unknown) => isErrorCode(code) || (typeof code === "string" && apolloClientCodes.has(code));
+
 const suggestion = / ?Did you mean(.+?)\?$/;
 
 /**
  * What a client sees of an error: its message, path and `{code, details}`, nothing else: no stack, no subgraph
- * (`serviceName`), no subgraph URL (`response`). Anything that is not an expected failure is logged and answered as
- * `internal_error`. Without schema details, "Did you mean ..." suggestions (validation, variable coercion) go too.
+ * (`serviceName`), no subgraph URL (`response`). Anything that is not an expected failure is answered as
+ * `internal_error` (and logged by `unexpectedErrorLog`). Without schema details, "Did you mean ..." suggestions
+ * (validation, variable coercion) go too.
  */
 export function clientErrorFormatter({ schemaDetails }: { schemaDetails: boolean }) {
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+  return (formatted: GraphQLFormattedError): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
-    if (!isErrorCode(code) && !(typeof code === "string" && apolloClientCodes.has(code))) {
-      logger.error("unexpected error in a GraphQL operation", { error: originalOf(error), path: formatted.path });
+    if (!isExpected(code)) {
       return { message: "internal error", path: formatted.path, extensions: { code: "internal_error", details: {} } };
     }
     const details = formatted.extensions?.details;
@@ -47,8 +50,23 @@ export function clientErrorFormatter({ schemaDetails }: { schemaDetails: boolean
   };
 }
 
-const originalOf = (error: unknown) =>
-  error instanceof GraphQLError && error.originalError ? error.originalError : error;
+/** Logs, under the request's id, each error the client will see only as `internal_error`. */
+export const unexpectedErrorLog: ApolloServerPlugin<{ caller: Caller }> = {
+  async requestDidStart({ contextValue }) {
+    return {
+      async didEncounterErrors({ errors }) {
+        for (const error of errors) {
+          if (isExpected(error.extensions?.code)) continue;
+          logger.error("unexpected error in a GraphQL operation", {
+            request_id: contextValue.caller?.requestId,
+            error: error.originalError ?? error,
+            path: error.path,
+          });
+        }
+      },
+    };
+  },
+};
 
 /**
  * Text PostgreSQL cannot store (NUL, a lone surrogate) is refused before the operation runs, naming the field: in

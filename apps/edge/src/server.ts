@@ -9,7 +9,6 @@ import {
   roles,
   sendReadiness,
   tierOf,
-  withRequestId,
 } from "@pos-cloud/common";
 import { metrics } from "@pos-cloud/common/metrics";
 import {
@@ -59,9 +58,9 @@ function assertSystemOperator(caller: Caller) {
 }
 
 /** The caller of a request: its bearer token's identity (or anonymous), with the client's address and agent. */
-async function callerOf(req: IncomingMessage, authenticator: Authenticator): Promise<Caller> {
+async function callerOf(req: IncomingMessage, authenticator: Authenticator, requestId: string): Promise<Caller> {
   const { caller } = await authenticator.authenticate(req.headers.authorization);
-  return { ...caller, ip: req.socket.remoteAddress, userAgent: req.headers["user-agent"] };
+  return { ...caller, ip: req.socket.remoteAddress, userAgent: req.headers["user-agent"], requestId };
 }
 
 /** Paths served outside the router, which are their own route in the request metrics. */
@@ -97,15 +96,16 @@ export function createEdgeServer({
     return response.body.singleResult;
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, seen: Seen) {
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, seen: Seen) {
     const url = new URL(req.url ?? "/", "http://edge");
     const method = req.method ?? "GET";
     if (fixedPaths.has(url.pathname)) seen.route = url.pathname;
     if (url.pathname === "/health" && method === "GET") return sendJson(res, 200, { status: "ok" });
     if (url.pathname === "/ready" && method === "GET") return sendReadiness(res, readiness);
     if (url.pathname === "/metrics" && method === "GET") return sendMetrics(res);
-    if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return serveGateway(req, res, url, method, seen);
-    const caller = await callerOf(req, authenticator);
+    if (url.pathname === "/v1" || url.pathname.startsWith("/v1/"))
+      return serveGateway(req, res, url, method, requestId, seen);
+    const caller = await callerOf(req, authenticator, requestId);
     seen.caller = caller;
     await admitApiRequest(caller, res);
     if (devMessages && url.pathname === "/api/v1/dev/messages" && method === "GET") {
@@ -148,7 +148,14 @@ export function createEdgeServer({
    * Every `/v1` response, errors included, carries the rate-limit headers, so the request is admitted (counted,
    * and verified when signed) even when its path or body turns out to be wrong.
    */
-  async function serveGateway(req: IncomingMessage, res: ServerResponse, url: URL, method: string, seen: Seen) {
+  async function serveGateway(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    method: string,
+    requestId: string,
+    seen: Seen,
+  ) {
     const headers: Record<string, string> = {};
     try {
       if (method === "OPTIONS") return reply(res, gateway.preflight(router.routesAt(url.pathname), req.headers));
@@ -163,7 +170,7 @@ export function createEdgeServer({
       } catch (error) {
         failure = error;
       }
-      const caller = await gateway.admit(
+      const admitted = await gateway.admit(
         {
           route: failure ? undefined : matched?.route,
           method,
@@ -175,6 +182,7 @@ export function createEdgeServer({
         },
         headers,
       );
+      const caller = { ...admitted, requestId };
       seen.caller = caller;
       if (failure || !matched || !body) throw failure;
       reply(res, await run(matched, req, url, method, body, caller), headers);
@@ -218,16 +226,14 @@ export function createEdgeServer({
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     res.setHeader(REQUEST_ID_HEADER, requestId);
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
-    withRequestId(requestId, () => {
-      const seen: Seen = {};
-      logAccess(req, res, requestId, seen);
-      handle(req, res, seen).catch((error) => {
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        sendError(res, error);
-      });
+    const seen: Seen = {};
+    logAccess(req, res, requestId, seen);
+    handle(req, res, requestId, seen).catch((error) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendError(res, error);
     });
   });
   server.on("clientError", refuseClientError);

@@ -79,7 +79,7 @@ export async function attachWebSocket(
   const format = clientErrorFormatter({ schemaDetails: false });
   const readByToken: ReadByToken = async (document, variables, caller) => {
     const result = await payments(print(document), variables ?? {}, caller);
-    return { ...result, ...(result.errors ? { errors: result.errors.map((error) => format(error, error)) } : {}) };
+    return { ...result, ...(result.errors ? { errors: result.errors.map(format) } : {}) };
   };
   const subscriptions = await createSubscriptions({ bus, run, callSubgraph, readByToken });
   // A message is at most what an HTTP body may be (ws accepts 100 MiB by default).

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { AppError } from "./errors";
-import { currentRequestId, REQUEST_ID_HEADER } from "./logger";
+import { REQUEST_ID_HEADER } from "./logger";
 
 /**
  * Who is calling, as the gateway established it. Subgraphs receive it as headers and trust them only when the
@@ -23,6 +23,8 @@ export interface Caller {
   /** The client's address and user agent as the edge saw them, for the audit log. */
   ip?: string;
   userAgent?: string;
+  /** The request this call is part of, as the edge named it: on every hop and every log line about the request. */
+  requestId?: string;
 }
 
 export const anonymous: Caller = { type: "anonymous", scopes: [] };
@@ -60,8 +62,7 @@ export function callerHeaders(caller: Caller, internalToken: string): Record<str
   if (caller.ip) headers[headerNames.ip] = caller.ip;
   // Only visible ASCII survives every HTTP hop unchanged; a user agent is informational, so the rest is dropped.
   if (caller.userAgent) headers[headerNames.userAgent] = caller.userAgent.replace(/[^\x20-\x7e]/g, "").slice(0, 512);
-  const requestId = currentRequestId();
-  if (requestId) headers[REQUEST_ID_HEADER] = requestId;
+  if (caller.requestId) headers[REQUEST_ID_HEADER] = caller.requestId;
   return headers;
 }
 
@@ -76,7 +77,12 @@ export function callerFromHeaders(headers: HeaderBag, internalToken: string): Ca
   }
   const type = read(headerNames.type) as Caller["type"] | undefined;
   if (!type || !callerTypes.has(type)) {
-    return { ...anonymous, ip: read(headerNames.ip), userAgent: read(headerNames.userAgent) };
+    return {
+      ...anonymous,
+      ip: read(headerNames.ip),
+      userAgent: read(headerNames.userAgent),
+      requestId: read(REQUEST_ID_HEADER),
+    };
   }
   const integer = (name: string) => {
     const value = read(name);
@@ -94,6 +100,7 @@ export function callerFromHeaders(headers: HeaderBag, internalToken: string): Ca
     impersonatedBy: read(headerNames.impersonatedBy),
     ip: read(headerNames.ip),
     userAgent: read(headerNames.userAgent),
+    requestId: read(REQUEST_ID_HEADER),
   };
 }
 

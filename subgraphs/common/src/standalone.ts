@@ -7,9 +7,9 @@ import {
 } from "@apollo/server/plugin/disabled";
 import { GraphQLError } from "graphql";
 import { AppError, asGraphQLError } from "./errors";
-import { logger, REQUEST_ID_HEADER, requestIdOf, withRequestId } from "./logger";
+import { logger, REQUEST_ID_HEADER, requestIdOf } from "./logger";
 import { type ReadinessChecks, sendReadiness } from "./readiness";
-import { formatError, type SubgraphHost } from "./subgraph";
+import { formatError, logHiddenError, type SubgraphHost } from "./subgraph";
 import { variableRefusals } from "./variables";
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -22,8 +22,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 /**
  * Serves one subgraph over HTTP for the cluster wiring: `/health`, `/ready` (its `readiness` checks) and GraphQL on
  * every other path. The caller is read from the hop's headers by the same `contextFor` the in-process hop uses; a
- * request without the internal credential is refused with 401. The edge's request id runs with the request, so
- * every log line it writes carries it.
+ * request without the internal credential is refused with 401. The access line and the errors of a request carry
+ * the edge's request id.
  */
 export async function serveSubgraph(
   host: SubgraphHost,
@@ -36,7 +36,21 @@ export async function serveSubgraph(
     stopOnTerminationSignals: false,
     // Traces go to Apollo's hosted studio, which this platform does not use; no type or field carries a cache hint
     // (docs/decisions.md).
-    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled(), variableRefusals],
+    plugins: [
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      variableRefusals,
+      {
+        async requestDidStart({ request }) {
+          const requestId = request.http?.headers.get(REQUEST_ID_HEADER);
+          return {
+            async didEncounterErrors({ errors }) {
+              for (const error of errors) logHiddenError(error, requestId);
+            },
+          };
+        },
+      },
+    ],
     formatError: (formatted, error) => (error instanceof GraphQLError ? formatError(error) : formatted),
   });
   await server.start();
@@ -90,26 +104,23 @@ export async function serveSubgraph(
     const started = performance.now();
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     res.once("close", () =>
-      withRequestId(requestId, () =>
-        logger.info("subgraph request", {
-          method: req.method,
-          path: (req.url ?? "/").split("?")[0],
-          status: res.statusCode,
-          duration_ms: Math.round(performance.now() - started),
-        }),
-      ),
-    );
-    withRequestId(requestId, () =>
-      handle(req, res).catch((error) => {
-        logger.error("subgraph request failed", { error });
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        res.writeHead(400, { "content-type": "application/json" });
-        res.end(JSON.stringify({ errors: [{ message: "bad request", extensions: { code: "invalid_request" } }] }));
+      logger.info("subgraph request", {
+        request_id: requestId,
+        method: req.method,
+        path: (req.url ?? "/").split("?")[0],
+        status: res.statusCode,
+        duration_ms: Math.round(performance.now() - started),
       }),
     );
+    handle(req, res).catch((error) => {
+      logger.error("subgraph request failed", { request_id: requestId, error });
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ errors: [{ message: "bad request", extensions: { code: "invalid_request" } }] }));
+    });
   });
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);

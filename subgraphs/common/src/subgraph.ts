@@ -16,7 +16,7 @@ import {
 import { type Caller, callerFromHeaders, callerHeaders, type HeaderBag } from "./caller";
 import { isConnectionLost } from "./connection-errors";
 import { AppError } from "./errors";
-import { logger } from "./logger";
+import { logger, REQUEST_ID_HEADER } from "./logger";
 import { refusedVariable } from "./variables";
 
 /**
@@ -67,8 +67,8 @@ export function buildSchema<Deps, Context>(definition: SubgraphDefinition<Deps, 
 
 /**
  * Expected failures keep their code and details; a lost database connection is `service_unavailable` (retry
- * later); anything else is logged and reaches the client as `internal_error` without its message, which may carry
- * internals.
+ * later); anything else reaches the client as `internal_error` without its message, which may carry internals
+ * (`logHiddenError` logs what this hides).
  */
 export function formatError(error: GraphQLError): GraphQLFormattedError {
   const original = error.originalError;
@@ -81,15 +81,23 @@ export function formatError(error: GraphQLError): GraphQLFormattedError {
   }
   if (!original || original instanceof GraphQLError) return error.toJSON();
   if (isConnectionLost(original)) {
-    logger.warn("the database is unavailable", { path: error.path?.join("."), error: original.message });
     return {
       message: "the service is temporarily unavailable; retry shortly",
       path: error.path,
       extensions: { code: "service_unavailable", details: {} },
     };
   }
-  logger.error("unexpected error in resolver", { path: error.path?.join("."), error: original });
   return { message: "internal error", path: error.path, extensions: { code: "internal_error", details: {} } };
+}
+
+/** Logs, under the request's id, the errors whose message `formatError` keeps from the client. */
+export function logHiddenError(error: GraphQLError, requestId: string | undefined) {
+  const original = error.originalError;
+  if (!original || original instanceof AppError || original instanceof GraphQLError) return;
+  const path = error.path?.join(".");
+  if (isConnectionLost(original))
+    logger.warn("the database is unavailable", { request_id: requestId, path, error: original.message });
+  else logger.error("unexpected error in resolver", { request_id: requestId, path, error: original });
 }
 
 /**
@@ -140,7 +148,14 @@ export function hostSubgraph<Deps, Context>(
           ],
         };
       }
-      return { data: result.data, errors: result.errors?.map(formatError) };
+      const requestId = headers[REQUEST_ID_HEADER];
+      return {
+        data: result.data,
+        errors: result.errors?.map((error) => {
+          logHiddenError(error, typeof requestId === "string" ? requestId : undefined);
+          return formatError(error);
+        }),
+      };
     },
   };
 }
