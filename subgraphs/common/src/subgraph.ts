@@ -12,6 +12,7 @@ import {
   type GraphQLSchema,
   getOperationAST,
   parse,
+  validate,
 } from "graphql";
 import { type Caller, callerFromHeaders, callerHeaders, type HeaderBag } from "./caller";
 import { isConnectionLost } from "./connection-errors";
@@ -110,11 +111,14 @@ export function hostSubgraph<Deps, Context>(
   internalToken: string,
 ) {
   const schema = buildSchema(definition);
+  // Parsed and validated once per text, as the standalone server's Apollo Server does for each request.
   const documents = new Map<string, DocumentNode>();
   const documentOf = (query: string) => {
     let document = documents.get(query);
     if (!document) {
       document = parse(query);
+      const [invalid] = validate(schema, document);
+      if (invalid) throw invalid;
       if (documents.size > 1000) documents.clear();
       documents.set(query, document);
     }
