@@ -1,5 +1,5 @@
 import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers, secretBox } from "@pos-cloud/common";
-import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
+import { openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
 import { type Clock, systemClock } from "./clock";
 import { createContext, type PaymentsContext, type PaymentsDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
@@ -42,7 +42,6 @@ import { apiKeyWebhookService } from "./modules/webhooks/api-key-webhook.service
 import { webhookResolvers } from "./modules/webhooks/resolvers";
 import { webhookDeliveryRepository } from "./modules/webhooks/webhook-delivery.repository";
 import { type WebhookDeliverySettings, webhookDispatcher } from "./modules/webhooks/webhook-dispatcher";
-import { preparedSql } from "./sql";
 
 export type { Clock } from "./clock";
 export type { PaymentsContext, PaymentsDeps } from "./context";

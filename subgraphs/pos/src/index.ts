@@ -1,6 +1,6 @@
 import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers } from "@pos-cloud/common";
 import { outboxPublisher, outboxRepository } from "@pos-cloud/common/outbox";
-import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
+import { openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
 import { createContext, type PosContext, type PosDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
 import { billRepository } from "./modules/bills/bill.repository";
@@ -78,7 +78,7 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const clock = config.clock ?? (() => new Date());
   const access = storeAccess(config.portal);
   const customers = customerService(customerRepository(prisma), access);
-  const orders = orderService(orderRepository(prisma), access, clock, customers);
+  const orders = orderService(orderRepository(prisma, preparedSql(db)), access, clock, customers);
   const bills = billService(billRepository(prisma), orders, access, clock);
   const gateway = gatewayClient(config.gateway);
   const receiptRows = receiptRepository(prisma);

@@ -19,6 +19,23 @@ export interface SqlRunner {
   prepared<Row>(sql: string, params: unknown[]): Promise<Row[]>;
 }
 
+/** A statement built with `Prisma.sql` (any generated client's): its text and its parameters. */
+export interface SqlStatement {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * Runs `Prisma.sql` statements on the database driver itself, prepared once per connection. Hot-path statements go
+ * this way: through Prisma's client they cost more CPU than the database spent on them (docs/benchmarks.md).
+ */
+export type PreparedSql = <Row>(statement: SqlStatement) => Promise<Row[]>;
+
+export const preparedSql =
+  (db: SqlRunner): PreparedSql =>
+  (statement) =>
+    db.prepared(statement.text, statement.values);
+
 export interface Database extends SqlRunner {
   kind: "pglite" | "postgres";
   /** What a generated PrismaClient takes as `adapter`. */

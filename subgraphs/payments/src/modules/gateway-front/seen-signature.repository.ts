@@ -1,5 +1,5 @@
+import type { PreparedSql } from "@pos-cloud/common/storage";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
-import type { PreparedSql } from "../../sql";
 
 export type SeenSignatureRepository = ReturnType<typeof seenSignatureRepository>;
 

@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { secretBox } from "@pos-cloud/common";
+import { type PreparedSql, preparedSql, type SqlStatement } from "@pos-cloud/common/storage";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Prisma } from "../../generated/prisma/client";
 import type { PaymentsDeps } from "../../index";
-import { type PreparedSql, preparedSql } from "../../sql";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 import { idempotencyRepository } from "./idempotency.repository";
 import { idempotencyRequest, idempotencyService } from "./idempotency.service";
@@ -128,7 +127,7 @@ it("takes over a claim abandoned in progress (its process died, or the database 
 it("commits a claim without waiting for the disk, and only the claim", async () => {
   const { partner } = await seedPartner(deps);
   const returned: unknown[] = [];
-  const watched: PreparedSql = async <Row>(statement: Prisma.Sql) => {
+  const watched: PreparedSql = async <Row>(statement: SqlStatement) => {
     const rows = await preparedSql(deps.db)<Row>(statement);
     returned.push(...rows);
     return rows;

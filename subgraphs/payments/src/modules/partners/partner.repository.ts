@@ -1,5 +1,5 @@
+import type { PreparedSql } from "@pos-cloud/common/storage";
 import { type ApiKey, Prisma, type PrismaClient, type Store } from "../../generated/prisma/client";
-import type { PreparedSql } from "../../sql";
 
 export type PartnerRepository = ReturnType<typeof partnerRepository>;
 

@@ -1,7 +1,7 @@
 import { AppError, type CursorPage, readPageByTime, type StoreCount } from "@pos-cloud/common";
+import type { PreparedSql } from "@pos-cloud/common/storage";
 import type { PaymentIntent } from "../../generated/prisma/client";
 import { type Prisma, type PrismaClient, Prisma as PrismaRuntime } from "../../generated/prisma/client";
-import type { PreparedSql } from "../../sql";
 import {
   appendLedgerEntry,
   type LedgerEntry,

@@ -1,4 +1,5 @@
 import { type CursorPage, readPageByTime, type StoreCount } from "@pos-cloud/common";
+import type { PreparedSql } from "@pos-cloud/common/storage";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import type { ListScope } from "../stores/store-access.service";
 import type { OrderFilter } from "./order.inputs";
@@ -16,7 +17,7 @@ export async function lockOrder(tx: Tx, id: string): Promise<OrderRow | null> {
   return tx.order.findUnique({ where: { id }, include: withItems });
 }
 
-export function orderRepository(prisma: PrismaClient) {
+export function orderRepository(prisma: PrismaClient, sql: PreparedSql) {
   /** The orders `where` selects, newest first, one page. */
   const pageOfOrders = (where: Prisma.OrderWhereInput, page: CursorPage) =>
     readPageByTime(page, "asc", {
@@ -40,7 +41,7 @@ export function orderRepository(prisma: PrismaClient) {
      */
     countByStores: async (storeIds: number[], status: string[]) =>
       (
-        await prisma.$queryRaw<{ counts: StoreCount[] }[]>(
+        await sql<{ counts: StoreCount[] }>(
           Prisma.sql`SELECT coalesce(json_agg(json_build_array(store_id, merchant_id, count)), '[]') AS counts
             FROM (SELECT store_id, merchant_id, count(*)::int AS count FROM orders
               WHERE store_id = ANY(${storeIds}::int[]) AND status = ANY(${status}::text[])

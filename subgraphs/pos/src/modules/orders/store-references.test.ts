@@ -11,7 +11,7 @@ describeStoreReferences("open_orders_count", async (internalToken) => {
   });
   return {
     host: hostSubgraph(pos, deps, internalToken),
-    statements: { runner: deps.prisma, method: "$queryRaw" },
+    statements: { runner: deps.db, method: "prepared" },
     // Store k has k open orders, and one completed order that never counts.
     seed: (merchantId, stores) =>
       deps.db.query(
