@@ -57,6 +57,18 @@ export function describeStoreReferences(
       expect(counted).toHaveBeenCalledTimes(1);
     });
 
+    it("reads nothing when the query does not ask for the count", async () => {
+      counted.mockClear();
+      const admin: Caller = { type: "user", role: "PSP_ADMIN", pspId: psp, scopes: [] };
+      const idsOnly = `query($representations: [_Any!]!) { _entities(representations: $representations) { ... on Store { id } } }`;
+      const result = await subject.host.execute(
+        { query: idsOnly, variables: { representations: stores.map(place) } },
+        callerHeaders(admin, token),
+      );
+      expect(result).toEqual({ data: { _entities: stores.map((id) => ({ id })) } });
+      expect(counted).not.toHaveBeenCalled();
+    });
+
     it("refuses a caller of another tenant, at every tier and as a device, and reads nothing for it", async () => {
       counted.mockClear();
       const store = stores[1]!;

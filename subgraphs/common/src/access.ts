@@ -1,7 +1,8 @@
-import DataLoader from "dataloader";
 import type { Caller } from "./caller";
 import { AppError } from "./errors";
 import { roles, type Tier, tierOf } from "./roles";
+import { askedFields } from "./selection";
+import type { ReferenceBatch } from "./subgraph";
 
 /*
  * Every permission rule of the platform: whether anyone is calling, what a tier may do, which part of the tenant
@@ -180,28 +181,35 @@ export function reachableStoreReference(caller: Caller, reference: StoreReferenc
   return { id, merchantId: merchant_id };
 }
 
+/** How many rows of a subgraph each of many reachable stores has (its open orders, its intents), in one statement. */
+export type StoreCounter<Context> = (
+  context: Context,
+  stores: ReachableStore[],
+) => Promise<(store: ReachableStore) => number>;
+
 /**
- * One request's Store references, batched: each is checked against the caller (a refusal fails that reference
- * alone), and `load` reads the reachable ones together, one statement for any number of stores. `load` answers in
- * the order it is given.
+ * The `Store` references of one `_entities` call, in a subgraph that adds a count and reads by id to the portal's
+ * stores: each reference is checked against the caller (a refusal fails that reference alone), and when the query
+ * asks for `count.field`, it is read for every reachable store at once. The other Store fields resolve from the
+ * answer, a `ReachableStore`.
  */
-export function storeReferenceLoader<T>(caller: Caller, load: (stores: ReachableStore[]) => Promise<T[]>) {
-  return new DataLoader<StoreReference, T, string>(
-    async (references) => {
-      const checked = references.map((reference) => {
-        try {
-          return reachableStoreReference(caller, reference);
-        } catch (error) {
-          return error as Error;
-        }
-      });
-      const reachable = checked.filter((store): store is ReachableStore => !(store instanceof Error));
-      const loaded = reachable.length > 0 ? await load(reachable) : [];
-      let next = 0;
-      return checked.map((store) => (store instanceof Error ? store : (loaded[next++] as T)));
-    },
-    { cacheKeyFn: (reference) => String(reference.id) },
-  );
+export function storeReferences<Context extends { caller: Caller }>(count: {
+  field: string;
+  of: StoreCounter<Context>;
+}): ReferenceBatch<Context> {
+  return async (references, context, info) => {
+    const checked = references.map((reference) => {
+      try {
+        return reachableStoreReference(context.caller, reference as unknown as StoreReference);
+      } catch (error) {
+        return error as Error;
+      }
+    });
+    const reachable = checked.filter((store): store is ReachableStore => !(store instanceof Error));
+    if (reachable.length === 0 || !askedFields(info).includes(count.field)) return checked;
+    const countOf = await count.of(context, reachable);
+    return checked.map((store) => (store instanceof Error ? store : { ...store, [count.field]: countOf(store) }));
+  };
 }
 
 /** A grouped count: a store, the merchant its rows were written under, how many. */

@@ -13,6 +13,7 @@ export * from "./repository-root";
 export * from "./roles";
 export * from "./scalars";
 export * from "./secrets";
+export * from "./selection";
 export * from "./shutdown";
 export * from "./standalone";
 export * from "./subgraph";

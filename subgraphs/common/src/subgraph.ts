@@ -9,6 +9,7 @@ import {
   type FormattedExecutionResult,
   GraphQLError,
   type GraphQLFormattedError,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
   getOperationAST,
   parse,
@@ -30,10 +31,23 @@ export type ResolverMap = { [typeName: string]: object };
 export type Resolvers<Context> = GraphQLResolverMap<Context>;
 
 /** What each subgraph package exports: its SDL, its resolvers, and how a request's context is made. */
+/**
+ * Every reference to one entity type in one `_entities` call, resolved together: one answer per reference, in their
+ * order, an `Error` failing its reference alone. A batch answers with plain values, so graphql-js completes the
+ * entities without a promise each (a hierarchy sends 400 stores at once).
+ */
+export type ReferenceBatch<Context> = (
+  references: Record<string, unknown>[],
+  context: Context,
+  info: GraphQLResolveInfo,
+) => Promise<(object | Error)[]>;
+
 export interface SubgraphDefinition<Deps, Context> {
   name: string;
   typeDefs: DocumentNode;
   resolvers: ResolverMap;
+  /** Entity types whose references are resolved by a batch instead of one `__resolveReference` call each. */
+  referenceBatches?: Record<string, ReferenceBatch<Context>>;
   createContext(deps: Deps, caller: Caller): Context;
 }
 
@@ -61,9 +75,43 @@ export function loadTypeDefs(indexDir: string): DocumentNode {
 
 export function buildSchema<Deps, Context>(definition: SubgraphDefinition<Deps, Context>): GraphQLSchema {
   // Apollo's map type cannot express `__resolveReference(reference, context, info)`; the generated types check it.
-  return buildSubgraphSchema([
+  const schema = buildSubgraphSchema([
     { typeDefs: definition.typeDefs, resolvers: definition.resolvers as GraphQLResolverMap<unknown> },
   ]);
+  if (definition.referenceBatches) resolveReferencesInBatches(schema, definition.referenceBatches);
+  return schema;
+}
+
+/** Replaces `_entities`' resolver: the batched types' references go to their batch, the others as Apollo resolves them. */
+function resolveReferencesInBatches<Context>(schema: GraphQLSchema, batches: Record<string, ReferenceBatch<Context>>) {
+  const entities = schema.getQueryType()?.getFields()._entities;
+  const resolveEach = entities?.resolve;
+  if (!entities || !resolveEach) throw new Error("the subgraph has no entities to resolve in batches");
+  entities.resolve = async (source, args: { representations: Record<string, unknown>[] }, context, info) => {
+    const answers: unknown[] = [];
+    const positions = new Map<string, number[]>();
+    args.representations.forEach((reference, position) => {
+      const type = String(reference.__typename);
+      const at = positions.get(type);
+      if (at) at.push(position);
+      else positions.set(type, [position]);
+    });
+    await Promise.all(
+      [...positions].map(async ([type, at]) => {
+        const references = at.map((position) => args.representations[position]!);
+        const batch = batches[type];
+        const resolved = batch
+          ? (await batch(references, context, info)).map((value) =>
+              value instanceof Error ? value : { __typename: type, ...value },
+            )
+          : ((await resolveEach(source, { representations: references }, context, info)) as unknown[]);
+        at.forEach((position, index) => {
+          answers[position] = resolved[index];
+        });
+      }),
+    );
+    return answers;
+  };
 }
 
 /**

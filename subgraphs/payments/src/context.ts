@@ -47,10 +47,9 @@ export interface PaymentsDeps {
   close(): Promise<void>;
 }
 
-/** What one request sees: who calls, the services, and the request's batch loaders for entity references. */
+/** What one request sees: who calls, and the services. */
 export interface PaymentsContext {
   caller: Caller;
-  loaders: { intentCounts: ReturnType<PaymentIntentService["intentCountLoader"]> };
   partners: PartnerService;
   merchantSync: MerchantSyncService;
   paymentIntents: PaymentIntentService;
@@ -66,7 +65,6 @@ export interface PaymentsContext {
 export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsContext {
   return {
     caller,
-    loaders: { intentCounts: deps.paymentIntents.intentCountLoader() },
     partners: deps.partners,
     merchantSync: deps.merchantSync,
     paymentIntents: deps.paymentIntents,

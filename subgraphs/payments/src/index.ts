@@ -27,7 +27,7 @@ import { partnerResolvers } from "./modules/partners/resolvers";
 import { storeResolver } from "./modules/partners/store-resolver";
 import { paymentIntentRepository } from "./modules/payment-intents/payment-intent.repository";
 import { paymentIntentService } from "./modules/payment-intents/payment-intent.service";
-import { paymentIntentResolvers } from "./modules/payment-intents/resolvers";
+import { paymentIntentResolvers, storeReferenceBatch } from "./modules/payment-intents/resolvers";
 import { paymentPoller } from "./modules/provider-events/payment-poller";
 import { providerEventRepository } from "./modules/provider-events/provider-event.repository";
 import { providerOutcomeService } from "./modules/provider-events/provider-outcome.service";
@@ -74,6 +74,7 @@ export const payments: SubgraphDefinition<PaymentsDeps, PaymentsContext> = {
     outboxResolvers,
     webhookResolvers,
   ),
+  referenceBatches: { Store: storeReferenceBatch },
   createContext,
 };
 

@@ -38,7 +38,7 @@ export interface PosDeps {
   close(): Promise<void>;
 }
 
-/** What one request sees: who calls, the services, and the request's batch loaders for entity references. */
+/** What one request sees: who calls, and the services. */
 export interface PosContext {
   caller: Caller;
   orders: OrderService;
@@ -49,7 +49,6 @@ export interface PosContext {
   receipts: ReceiptService;
   settlements: SettlementService;
   notifications: NotificationService;
-  loaders: { openOrders: ReturnType<OrderService["openOrderCountLoader"]> };
 }
 
 export function createContext(deps: PosDeps, caller: Caller): PosContext {
@@ -63,6 +62,5 @@ export function createContext(deps: PosDeps, caller: Caller): PosContext {
     receipts: deps.receipts,
     settlements: deps.settlements,
     notifications: deps.notifications,
-    loaders: { openOrders: deps.orders.openOrderCountLoader() },
   };
 }

@@ -14,7 +14,7 @@ import { notificationService } from "./modules/notifications/notification.servic
 import { notificationResolvers } from "./modules/notifications/resolvers";
 import { orderRepository } from "./modules/orders/order.repository";
 import { orderService } from "./modules/orders/order.service";
-import { orderResolvers } from "./modules/orders/resolvers";
+import { orderResolvers, storeReferenceBatch } from "./modules/orders/resolvers";
 import { type GatewayClientConfig, gatewayClient } from "./modules/payments/gateway.client";
 import { paymentRepository } from "./modules/payments/payment.repository";
 import { paymentService } from "./modules/payments/payment.service";
@@ -69,6 +69,7 @@ export const pos: SubgraphDefinition<PosDeps, PosContext> = {
     notificationResolvers,
     receiptResolvers,
   ),
+  referenceBatches: { Store: storeReferenceBatch },
   createContext,
 };
 

@@ -9,7 +9,6 @@ import {
   type ReachableStore,
   requireService,
 } from "@pos-cloud/common";
-import DataLoader from "dataloader";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
@@ -105,17 +104,11 @@ export function paymentIntentService(deps: {
 
   return {
     /**
-     * One request's `payment_intents_count` (every store of a hierarchy) in one statement, for stores already
+     * `payment_intents_count` of many stores (every store of a hierarchy) in one statement, for stores already
      * checked against the caller; intents count only under the merchant the portal placed the store in.
      */
-    intentCountLoader: () =>
-      new DataLoader<ReachableStore, number, string>(
-        async (stores) => {
-          const countOf = countsPerStore(await intents.countByStores(stores.map((store) => store.id)));
-          return stores.map(countOf);
-        },
-        { cacheKeyFn: (store) => `${store.id}:${store.merchantId}` },
-      ),
+    intentCounts: async (stores: ReachableStore[]) =>
+      countsPerStore(await intents.countByStores(stores.map((store) => store.id))),
 
     async create(caller: Caller, input: unknown, request?: IdempotencyRequest | null) {
       const client_partner_id = partnerIdOf(caller);

@@ -1,4 +1,4 @@
-import { type ReachableStore, reachableStoreReference, type StoreReference } from "@pos-cloud/common";
+import { type ReachableStore, storeReferences } from "@pos-cloud/common";
 import { JSONObjectResolver } from "graphql-scalars";
 import type { PaymentsContext } from "../../context";
 import type { Resolvers } from "../../resolvers.generated";
@@ -31,10 +31,12 @@ export const paymentIntentResolvers: Resolvers = {
     store: ({ store_id }: { store_id: number }) => ({ __typename: "Store", id: store_id }),
   },
   Store: {
-    // Async, so that a refusal fails this reference alone, not the whole batch of `_entities`.
-    __resolveReference: async (reference: StoreReference, { caller }: PaymentsContext) =>
-      reachableStoreReference(caller, reference),
-    payment_intents_count: (store: ReachableStore, _, { loaders }) => loaders.intentCounts.load(store),
     payment_intent: (store: ReachableStore, { id }, { paymentIntents }) => paymentIntents.findInStore(store, id),
   },
 };
+
+/** The stores the gateway asks about, with their intents counted together when the query asks. */
+export const storeReferenceBatch = storeReferences<PaymentsContext>({
+  field: "payment_intents_count",
+  of: ({ paymentIntents }, stores) => paymentIntents.intentCounts(stores),
+});

@@ -2,6 +2,7 @@ import {
   AppError,
   type Caller,
   forbidden,
+  loaderPerSelection,
   mapPage,
   notFound,
   requireCaller,
@@ -13,7 +14,6 @@ import {
 import DataLoader from "dataloader";
 import type { AuditSink } from "../../audit-sink";
 import { referenceLoader } from "../../reference-loader";
-import { loaderPerSelection } from "../../selection";
 import { type PageArgs, parseInput, parsePage } from "../../validation";
 import type { TenantService } from "../tenants/tenant.service";
 import { deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";

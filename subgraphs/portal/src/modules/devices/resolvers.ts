@@ -1,5 +1,5 @@
+import { askedFields } from "@pos-cloud/common";
 import type { Resolvers } from "../../resolvers.generated";
-import { askedFields } from "../../selection";
 
 export const deviceResolvers: Resolvers = {
   Query: {

@@ -1,7 +1,6 @@
-import { parseEntityId } from "@pos-cloud/common";
+import { askedFields, parseEntityId } from "@pos-cloud/common";
 import { JSONObjectResolver } from "graphql-scalars";
 import type { Resolvers } from "../../resolvers.generated";
-import { askedFields } from "../../selection";
 
 type Parent = { id: number; psp_id: number; merchant_id: number };
 type StoreParent = Parent & { merchant: { psp_id: number } };

@@ -1,6 +1,7 @@
 import {
   AppError,
   type Caller,
+  loaderPerSelection,
   mapPage,
   notFound,
   requireCaller,
@@ -13,7 +14,6 @@ import {
 } from "@pos-cloud/common";
 import DataLoader from "dataloader";
 import { referenceLoader } from "../../reference-loader";
-import { loaderPerSelection } from "../../selection";
 import { type Page, type PageArgs, parseInput, parsePage } from "../../validation";
 import { merchantCreate, merchantUpdate, pspInput, storeCreate, storeUpdate } from "./tenant.inputs";
 import type { MerchantRow, StoreRow, TenantRepository } from "./tenant.repository";

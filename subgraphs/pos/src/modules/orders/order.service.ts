@@ -10,7 +10,6 @@ import {
   type ReachableStore,
   requireDevice,
 } from "@pos-cloud/common";
-import DataLoader from "dataloader";
 import { nextDailyNumber } from "../../daily-number";
 import { itemSubtotal, orderTotals, type Totals } from "../../money";
 import type { CustomerService } from "../customers/customer.service";
@@ -70,22 +69,16 @@ export function orderService(
 
   return {
     /**
-     * One request's `open_orders_count` (every store of a hierarchy) in one statement, for stores already checked
+     * `open_orders_count` of many stores (every store of a hierarchy) in one statement, for stores already checked
      * against the caller; orders count only under the merchant the portal placed the store in, so a reference naming
      * another merchant finds none.
      */
-    openOrderCountLoader: () =>
-      new DataLoader<ReachableStore, number, string>(
-        async (stores) => {
-          const countOf = countsPerStore(
-            await orders.countByStores(
-              stores.map((store) => store.id),
-              unfinished,
-            ),
-          );
-          return stores.map(countOf);
-        },
-        { cacheKeyFn: (store) => `${store.id}:${store.merchantId}` },
+    openOrderCounts: async (stores: ReachableStore[]) =>
+      countsPerStore(
+        await orders.countByStores(
+          stores.map((store) => store.id),
+          unfinished,
+        ),
       ),
 
     /** An order of a store already checked against the caller (`Store.order`), under the store's merchant. */

@@ -1,4 +1,4 @@
-import { type ReachableStore, reachableStoreReference, type StoreReference } from "@pos-cloud/common";
+import { type ReachableStore, storeReferences } from "@pos-cloud/common";
 import type { PosContext } from "../../context";
 import type { Resolvers } from "../../resolvers.generated";
 
@@ -17,10 +17,12 @@ export const orderResolvers: Resolvers = {
     store: ({ store_id }: { store_id: number }) => ({ id: store_id }),
   },
   Store: {
-    // Async, so that a refusal fails this reference alone, not the whole batch of `_entities`.
-    __resolveReference: async (reference: StoreReference, { caller }: PosContext) =>
-      reachableStoreReference(caller, reference),
-    open_orders_count: (store: ReachableStore, _, { loaders }) => loaders.openOrders.load(store),
     order: (store: ReachableStore, { id }, { orders }) => orders.inStore(store, id),
   },
 };
+
+/** The stores the gateway asks about, with their open orders counted together when the query asks. */
+export const storeReferenceBatch = storeReferences<PosContext>({
+  field: "open_orders_count",
+  of: ({ orders }, stores) => orders.openOrderCounts(stores),
+});
