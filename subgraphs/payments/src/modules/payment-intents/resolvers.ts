@@ -1,4 +1,4 @@
-import { type ReachableStore, storeReferences } from "@pos-cloud/common";
+import { type CountedStore, type ReachableStore, storeReferences } from "@pos-cloud/common";
 import { JSONObjectResolver } from "graphql-scalars";
 import type { PaymentsContext } from "../../context";
 import type { Resolvers } from "../../resolvers.generated";
@@ -31,6 +31,7 @@ export const paymentIntentResolvers: Resolvers = {
     store: ({ store_id }: { store_id: number }) => ({ __typename: "Store", id: store_id }),
   },
   Store: {
+    payment_intents_count: (store: CountedStore) => store.count!,
     payment_intent: (store: ReachableStore, { id }, { paymentIntents }) => paymentIntents.findInStore(store, id),
   },
 };

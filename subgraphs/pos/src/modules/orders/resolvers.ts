@@ -1,4 +1,4 @@
-import { type ReachableStore, storeReferences } from "@pos-cloud/common";
+import { type CountedStore, type ReachableStore, storeReferences } from "@pos-cloud/common";
 import type { PosContext } from "../../context";
 import type { Resolvers } from "../../resolvers.generated";
 
@@ -17,6 +17,7 @@ export const orderResolvers: Resolvers = {
     store: ({ store_id }: { store_id: number }) => ({ id: store_id }),
   },
   Store: {
+    open_orders_count: (store: CountedStore) => store.count!,
     order: (store: ReachableStore, { id }, { orders }) => orders.inStore(store, id),
   },
 };
