@@ -30,7 +30,6 @@ export type ResolverMap = { [typeName: string]: object };
 /** @deprecated Apollo's untyped map; type a module's resolvers with its subgraph's generated `Resolvers`. */
 export type Resolvers<Context> = GraphQLResolverMap<Context>;
 
-/** What each subgraph package exports: its SDL, its resolvers, and how a request's context is made. */
 /**
  * Every reference to one entity type in one `_entities` call, resolved together: one answer per reference, in their
  * order, an `Error` failing its reference alone. A batch answers with plain values, so graphql-js completes the
@@ -42,6 +41,7 @@ export type ReferenceBatch<Context> = (
   info: GraphQLResolveInfo,
 ) => Promise<(object | Error)[]>;
 
+/** What each subgraph package exports: its SDL, its resolvers, and how a request's context is made. */
 export interface SubgraphDefinition<Deps, Context> {
   name: string;
   typeDefs: DocumentNode;
