@@ -1,11 +1,17 @@
 import { createHash, randomUUID } from "node:crypto";
 import { cpSync, existsSync, readFileSync, renameSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repositoryRoot } from "@pos-cloud/common";
 import { openSubgraphDatabase, readMigrations } from "@pos-cloud/common/storage";
 import pg from "pg";
-import { onPostgres, postgresUrl, type SubgraphName, subgraphNames, temporaryDirectory } from "./environment";
+import {
+  onPostgres,
+  postgresUrl,
+  type SubgraphName,
+  scratchRoot,
+  subgraphNames,
+  temporaryDirectory,
+} from "./environment";
 
 const adminUrl = () => postgresUrl("portal")!.replace(/\/[^/]+$/, "/postgres");
 
@@ -56,7 +62,7 @@ function embeddedTemplate(): Promise<string> {
       .update([version, ...checksums].join())
       .digest("hex")
       .slice(0, 16);
-    const path = join(tmpdir(), `pos-cloud-pglite-template-${name}`);
+    const path = join(scratchRoot, `pos-cloud-pglite-template-${name}`);
     if (existsSync(path)) return path;
     const building = temporaryDirectory("pos-cloud-template-");
     for (const subgraph of subgraphNames) {

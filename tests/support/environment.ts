@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -44,9 +44,22 @@ export function testStorage(subgraph: SubgraphName) {
   return { url: postgresUrl(subgraph) };
 }
 
+/**
+ * Where tests keep files: memory (`/dev/shm`) where the machine has it. Each embedded platform starts from a copy of
+ * 118 MB of migrated PGlite databases; on this machine's disk that copy took 2.4 s of a 5 s start, in memory 0.15 s.
+ */
+export const scratchRoot = (() => {
+  try {
+    accessSync("/dev/shm", constants.W_OK);
+    return "/dev/shm";
+  } catch {
+    return tmpdir();
+  }
+})();
+
 /** A fresh directory that is removed when the returned function is called. */
 export function temporaryDirectory(prefix = "pos-cloud-"): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+  const path = mkdtempSync(join(scratchRoot, prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
