@@ -47,6 +47,18 @@ describe("npm run build", () => {
     expect(failure?.stderr).toContain("DATABASE_URL_PORTAL");
   });
 
+  it("runs embedded PGlite in its compiled thread", async () => {
+    const script = `const { openDatabase } = await import("@pos-cloud/common/storage");
+      const db = await openDatabase({});
+      console.log(JSON.stringify(await db.query("SELECT 41 + 1 AS answer")));
+      await db.close();`;
+    const { stdout } = await run(process.execPath, ["--conditions=compiled", "--input-type=module", "--eval", script], {
+      cwd: repositoryRoot,
+      env: { PATH: process.env.PATH },
+    });
+    expect(JSON.parse(stdout)).toEqual([{ answer: 42 }]);
+  });
+
   describe.skipIf(!onPostgres)("on PostgreSQL", () => {
     const closers: (() => Promise<unknown>)[] = [];
     afterAll(async () => {

@@ -76,3 +76,68 @@ it("starts a new WAL segment on PGlite without writing it full of zeros first", 
     dir.remove();
   }
 });
+
+describe("PGlite in its own thread", () => {
+  it("keeps the event loop serving while a statement runs", async () => {
+    const db = await openDatabase({});
+    try {
+      const order: string[] = [];
+      const statement = db.query("SELECT pg_sleep(0.3)").then(() => order.push("statement"));
+      await new Promise((resolve) => setTimeout(resolve, 10)).then(() => order.push("timer"));
+      await statement;
+      expect(order).toEqual(["timer", "statement"]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("commits a transaction's work, and rolls all of it back when the work fails", async () => {
+    const db = await openDatabase({});
+    try {
+      await db.exec("CREATE TABLE entries (v int PRIMARY KEY)");
+      await db.transaction(async (tx) => {
+        await tx.query("INSERT INTO entries VALUES ($1)", [1]);
+        await tx.query("INSERT INTO entries VALUES ($1)", [2]);
+      });
+      const failed = db.transaction(async (tx) => {
+        await tx.query("INSERT INTO entries VALUES ($1)", [3]);
+        await tx.query("INSERT INTO entries VALUES ($1)", [1]);
+      });
+      // The database's own error, with its SQLSTATE, as on PostgreSQL.
+      await expect(failed).rejects.toMatchObject({ code: "23505", constraint: "entries_pkey" });
+      expect(await db.query("SELECT v FROM entries ORDER BY v")).toEqual([{ v: 1 }, { v: 2 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("tells a listener of each notification, and stops when asked", async () => {
+    const db = await openDatabase({});
+    try {
+      let heard = 0;
+      let firstHeard!: () => void;
+      const first = new Promise<void>((resolve) => {
+        firstHeard = resolve;
+      });
+      const unlisten = await db.listen("changes", () => {
+        heard++;
+        firstHeard();
+      });
+      await db.exec("NOTIFY changes");
+      await first;
+      await unlisten();
+      await db.exec("NOTIFY changes");
+      // The thread answers in order: a notification of the second NOTIFY would have come before this answer.
+      await db.query("SELECT 1");
+      expect(heard).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("refuses queries once closed", async () => {
+    const db = await openDatabase({});
+    await db.close();
+    await expect(db.query("SELECT 1")).rejects.toThrow("the database is closed");
+  });
+});

@@ -1,53 +1,9 @@
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { logger } from "../logger";
-
-/** Raw SQL access, for what Prisma does not do: migrations, `FOR UPDATE SKIP LOCKED` claims, benchmarks. */
-export interface SqlRunner {
-  /** Runs a script of one or more statements without parameters. */
-  exec(sql: string): Promise<void>;
-  query<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
-  /**
-   * The same, as a statement PostgreSQL parses and plans once per connection (PGlite runs it as `query` does):
-   * for the hot path's statements, whose text is the same on every call.
-   */
-  prepared<Row>(sql: string, params: unknown[]): Promise<Row[]>;
-}
-
-/** A statement built with `Prisma.sql` (any generated client's): its text and its parameters. */
-export interface SqlStatement {
-  text: string;
-  values: unknown[];
-}
-
-/**
- * Runs `Prisma.sql` statements on the database driver itself, prepared once per connection. Hot-path statements go
- * this way: through Prisma's client they cost more CPU than the database spent on them (docs/benchmarks.md).
- */
-export type PreparedSql = <Row>(statement: SqlStatement) => Promise<Row[]>;
-
-export const preparedSql =
-  (db: SqlRunner): PreparedSql =>
-  (statement) =>
-    db.prepared(statement.text, statement.values);
-
-export interface Database extends SqlRunner {
-  kind: "pglite" | "postgres";
-  /** What a generated PrismaClient takes as `adapter`. */
-  adapter: SqlMigrationAwareDriverAdapterFactory;
-  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
-  /**
-   * Calls `onNotify` after each commit that ran `NOTIFY channel` (a trigger, usually), until the returned stop. A
-   * lost PostgreSQL connection is reopened; notifications sent meanwhile are lost, so listeners poll as well.
-   */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
-  close(): Promise<void>;
-}
+import { openPglite } from "./pglite";
+import type { Database, SqlRunner } from "./sql-runner";
 
 /**
  * A `postgresql://` URL opens PostgreSQL; no URL opens embedded PGlite, kept in `dataDir` (in memory without one).
@@ -55,34 +11,6 @@ export interface Database extends SqlRunner {
  */
 export async function openDatabase(options: { url?: string; dataDir?: string }): Promise<Database> {
   return options.url ? openPostgres(options.url) : openPglite(options.dataDir);
-}
-
-async function openPglite(dataDir: string | undefined): Promise<Database> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  // PGlite runs PostgreSQL on the event loop. By default each new 16 MB WAL segment is first written full of zeros,
-  // which stalled every request for 50-75 ms once per 16 MB of WAL. Without fsync (PGlite's default) preallocating
-  // buys nothing.
-  const db = await PGlite.create(dataDir ?? "memory://", {
-    startParams: [...PGlite.defaultStartParams, "-c", "wal_init_zero=off"],
-  });
-  const runner = (q: Pick<PGlite, "exec" | "query">): SqlRunner => {
-    const query = async <Row>(sql: string, params: unknown[] = []) => (await q.query<Row>(sql, params)).rows;
-    return {
-      exec: async (sql) => {
-        await q.exec(sql);
-      },
-      query,
-      prepared: query,
-    };
-  };
-  return {
-    kind: "pglite",
-    adapter: new PrismaPGlite(db),
-    ...runner(db),
-    transaction: (work) => db.transaction((tx) => work(runner(tx))),
-    listen: (channel, onNotify) => db.listen(channel, onNotify),
-    close: () => db.close(),
-  };
 }
 
 /** A prepared statement's name on its connections: its text's digest, so one text is one statement. */

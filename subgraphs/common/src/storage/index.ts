@@ -2,4 +2,5 @@
 // so that what only needs errors, callers or access rules (the edge, the REST layer) does not load it.
 export * from "./database";
 export * from "./migrations";
+export * from "./sql-runner";
 export * from "./subgraph-database";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresUrl } from "../../../../tests/support/environment";
-import { type Database, openDatabase } from "./database";
+import { openDatabase } from "./database";
 import { applyMigrations, type Migration, MigrationError } from "./migrations";
+import type { Database } from "./sql-runner";
 
 const migration = (name: string, sql: string): Migration => ({ name, sql, checksum: `sum-${sql.length}-${name}` });
 

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SqlRunner } from "./database";
+import type { SqlRunner } from "./sql-runner";
 
 export class MigrationError extends Error {
   constructor(

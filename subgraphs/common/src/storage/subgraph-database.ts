@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { logger } from "../logger";
 import { repositoryRoot } from "../repository-root";
-import { type Database, openDatabase } from "./database";
+import { openDatabase } from "./database";
 import { applyMigrations, readMigrations } from "./migrations";
+import type { Database } from "./sql-runner";
 
 export interface StorageOptions {
   /** `postgresql://...`; when absent the subgraph keeps its data in embedded PGlite. */

@@ -1,0 +1,182 @@
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type {
+  ConnectionInfo,
+  IsolationLevel,
+  SqlDriverAdapter,
+  SqlMigrationAwareDriverAdapterFactory,
+  SqlQuery,
+  SqlResultSet,
+  Transaction,
+  TransactionOptions,
+} from "@prisma/driver-adapter-utils";
+import { logger } from "../logger";
+import type { Database, SqlRunner } from "./sql-runner";
+
+export interface PgliteThreadOptions {
+  dataDir?: string;
+}
+
+/** What the main thread asks of the database's thread (pglite-thread.ts). */
+export type PgliteCall =
+  | { op: "query"; sql: string; params: unknown[]; tx?: number }
+  | { op: "exec"; sql: string; tx?: number }
+  | { op: "begin" }
+  | { op: "end"; tx: number; commit: boolean }
+  | { op: "listen"; channel: string }
+  | { op: "unlisten"; listener: number }
+  | { op: "queryRaw" | "executeRaw"; query: SqlQuery; adapter?: number; tx?: number }
+  | { op: "executeScript"; adapter: number; script: string }
+  | { op: "startTransaction"; adapter: number; isolationLevel?: IsolationLevel }
+  | { op: "commit" | "rollback"; tx: number }
+  | { op: "shadow" }
+  | { op: "dispose"; adapter: number }
+  | { op: "close" };
+export type PgliteRequest = PgliteCall & { id: number };
+
+export type TransferredError = { name: string; message: string } & Record<string, unknown>;
+export type PgliteReply =
+  | { ready: true; adapterName: string; connectionInfo: ConnectionInfo }
+  | { notify: number }
+  | { id: number; result?: unknown; error?: TransferredError };
+
+const threadFile = new URL(
+  import.meta.url.endsWith(".ts") ? "./pglite-thread.ts" : "./pglite-thread.js",
+  import.meta.url,
+);
+
+function startThread(options: PgliteThreadOptions): Worker {
+  // Not the process's own options: a script given with `--eval` or a test runner's hooks are not the thread's.
+  const settings = { workerData: options, execArgv: [] };
+  if (threadFile.pathname.endsWith(".js")) return new Worker(threadFile, settings);
+  // Run from sources (`npm start`, tests), the thread needs tsx to load TypeScript, registered before its first import.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api")).href;
+  const file = JSON.stringify(threadFile.href);
+  return new Worker(`import(${JSON.stringify(tsx)}).then(({ tsImport }) => tsImport(${file}, ${file}))`, {
+    ...settings,
+    eval: true,
+  });
+}
+
+/**
+ * Embedded PostgreSQL (PGlite) in a worker thread of its own. PGlite runs the database synchronously in WebAssembly:
+ * on the event loop, every statement held up every request, and a large read (a tenant hierarchy: 1,200 rows) was
+ * 40% of the CPU of its own request. Here the database works on another core while the event loop serves requests;
+ * rows come back as structured clones. Prisma's driver adapter runs in the thread too (its result sets are plain
+ * values); this side forwards each adapter call.
+ */
+export async function openPglite(dataDir: string | undefined): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const worker = startThread({ dataDir });
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  const notified = new Map<number, () => void>();
+  let nextId = 1;
+  let failure: Error | undefined;
+  let started!: (reply: Extract<PgliteReply, { ready: true }>) => void;
+  let startFailed!: (error: Error) => void;
+  const ready = new Promise<Extract<PgliteReply, { ready: true }>>((resolve, reject) => {
+    started = resolve;
+    startFailed = reject;
+  });
+  const fail = (error: Error) => {
+    if (!failure) logger.error("the embedded database's thread stopped", { data_dir: dataDir, error: error.message });
+    failure ??= error;
+    startFailed(failure);
+    for (const call of pending.values()) call.reject(failure);
+    pending.clear();
+  };
+  worker.on("error", fail);
+  worker.on("exit", (code) => fail(new Error(`the PGlite thread exited with code ${code}`)));
+  worker.on("message", (reply: PgliteReply) => {
+    if ("ready" in reply) return started(reply);
+    if ("notify" in reply) return notified.get(reply.notify)?.();
+    const call = pending.get(reply.id);
+    pending.delete(reply.id);
+    // The thread keeps the process alive only while it owes an answer, as an open socket would.
+    if (pending.size === 0) worker.unref();
+    if (reply.error) call?.reject(Object.assign(new Error(reply.error.message), reply.error));
+    else call?.resolve(reply.result);
+  });
+  const call = <T>(request: PgliteCall): Promise<T> => {
+    if (failure) return Promise.reject(failure);
+    const id = nextId++;
+    worker.ref();
+    worker.postMessage({ ...request, id } satisfies PgliteRequest);
+    return new Promise<T>((resolve, reject) =>
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject }),
+    );
+  };
+
+  const { adapterName, connectionInfo } = await ready;
+  worker.unref();
+
+  const runner = (tx?: number): SqlRunner => {
+    const query = <Row>(sql: string, params: unknown[] = []) => call<Row[]>({ op: "query", sql, params, tx });
+    return { exec: (sql) => call({ op: "exec", sql, tx }), query, prepared: query };
+  };
+  const info = { provider: "postgres", adapterName } as const;
+  const queryable = (target: { adapter?: number; tx?: number }) => ({
+    ...info,
+    queryRaw: (query: SqlQuery) => call<SqlResultSet>({ op: "queryRaw", query, ...target }),
+    executeRaw: (query: SqlQuery) => call<number>({ op: "executeRaw", query, ...target }),
+  });
+  const connection = (adapter: number): SqlDriverAdapter => ({
+    ...queryable({ adapter }),
+    executeScript: (script) => call({ op: "executeScript", adapter, script }),
+    async startTransaction(isolationLevel): Promise<Transaction> {
+      const { tx, options } = await call<{ tx: number; options: TransactionOptions }>({
+        op: "startTransaction",
+        adapter,
+        isolationLevel,
+      });
+      return {
+        ...queryable({ tx }),
+        options,
+        commit: () => call({ op: "commit", tx }),
+        rollback: () => call({ op: "rollback", tx }),
+      };
+    },
+    getConnectionInfo: () => connectionInfo,
+    dispose: () => call({ op: "dispose", adapter }),
+  });
+  const adapter: SqlMigrationAwareDriverAdapterFactory = {
+    ...info,
+    connect: async () => connection(0),
+    connectToShadowDb: async () => connection(await call<number>({ op: "shadow" })),
+  };
+
+  return {
+    kind: "pglite",
+    adapter,
+    ...runner(),
+    async transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+      const tx = await call<number>({ op: "begin" });
+      let result: T;
+      try {
+        result = await work(runner(tx));
+      } catch (error) {
+        await call({ op: "end", tx, commit: false });
+        throw error;
+      }
+      await call({ op: "end", tx, commit: true });
+      return result;
+    },
+    async listen(channel, onNotify) {
+      const listener = await call<number>({ op: "listen", channel });
+      notified.set(listener, onNotify);
+      return async () => {
+        notified.delete(listener);
+        await call({ op: "unlisten", listener });
+      };
+    },
+    async close() {
+      if (!failure) {
+        await call({ op: "close" });
+        failure = new Error("the database is closed");
+      }
+      await worker.terminate();
+    },
+  };
+}
