@@ -22,26 +22,32 @@ const transactions = new Map<number, { tx: Transaction; end(commit: boolean): Pr
 const listeners = new Map<number, () => Promise<void>>();
 let nextId = 1;
 
-/** A transaction held open until the main thread ends it: PGlite runs nothing else meanwhile, as a connection would. */
+const rolledBack = new Error("rolled back");
+
+/**
+ * A transaction held open until the main thread ends it: nothing else runs on the database meanwhile, as on one
+ * connection. PGlite commits when the callback returns, and rolls back when it throws.
+ */
 function begin(): Promise<number> {
   return new Promise((resolve, reject) => {
-    let finish!: () => void;
-    const finished = new Promise<void>((done) => {
+    const id = nextId++;
+    let finish!: (commit: boolean) => void;
+    const finished = new Promise<boolean>((done) => {
       finish = done;
     });
     const outcome = db.transaction(async (tx) => {
-      const id = nextId++;
       transactions.set(id, {
         tx,
         async end(commit) {
           transactions.delete(id);
-          if (!commit) await tx.rollback();
-          finish();
-          await outcome;
+          finish(commit);
+          await outcome.catch((error: unknown) => {
+            if (error !== rolledBack) throw error;
+          });
         },
       });
       resolve(id);
-      await finished;
+      if (!(await finished)) throw rolledBack;
     });
     outcome.catch(reject);
   });

@@ -157,7 +157,10 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
       try {
         result = await work(runner(tx));
       } catch (error) {
-        await call({ op: "end", tx, commit: false });
+        // The work's error is the one to report; a failed rollback is logged beside it.
+        await call({ op: "end", tx, commit: false }).catch((rollback: Error) =>
+          logger.warn("rollback failed", { error: rollback.message }),
+        );
         throw error;
       }
       await call({ op: "end", tx, commit: true });
