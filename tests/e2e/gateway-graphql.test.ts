@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { call, type Demo, readDemo, signed } from "../support/gateway";
+import { call, type Demo, readDemo, signed, withinOneRateWindow } from "../support/gateway";
 import { demoUser, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 
 // `/v1` and `/graphql` are two front doors: an operation `/v1` guards with a payment token and the per-IP limit, or
@@ -47,6 +47,7 @@ it("serves the payment-token operations on /v1 only, under the per-IP limit", as
   }
   const read = () => call(platform.baseUrl, "GET", `/v1/payment_intents/${intent.id}?payment_token=${intent.token}`);
   const statuses = [];
+  await withinOneRateWindow();
   for (let i = 0; i <= ipLimit; i++) statuses.push((await read()).status);
   expect(statuses).toEqual([200, 200, 200, 429]);
   const row = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id: intent.id } });

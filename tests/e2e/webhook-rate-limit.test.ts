@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { withinOneRateWindow } from "../support/gateway";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
 
 let platform: TestPlatform;
@@ -9,6 +10,7 @@ afterAll(() => platform?.close());
 
 it("counts provider webhooks per IP before their signature is checked", async () => {
   const statuses: number[] = [];
+  await withinOneRateWindow();
   for (let i = 0; i < 4; i++) {
     const response = await fetch(`${platform.baseUrl}/v1/webhooks/sandbox`, {
       method: "POST",

@@ -89,3 +89,13 @@ export async function call(
   });
   return parse(response);
 }
+
+/**
+ * Resolves at once when the current one-minute rate-limit window has more than `marginMs` left, else when the next
+ * window begins. The limits count in fixed windows of the clock; a few requests sent from here all fall in one, so
+ * a test's fourth request meets the third's count instead of a window that has just started again.
+ */
+export async function withinOneRateWindow(marginMs = 5000, windowMs = 60_000): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left <= marginMs) await new Promise((resolve) => setTimeout(resolve, left + 10));
+}
