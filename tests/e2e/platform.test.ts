@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { demoUser, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { demoUser, inProcessOnly, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 
 const storeQuery = `query Store($id: Int!) {
   store(id: $id) { id name merchant { id name psp { code } } open_orders_count payment_intents_count }
@@ -159,4 +159,18 @@ describe("the embedded platform", () => {
     // The demo's orders are made once: a restart adds none.
     expect(body.data.store).toMatchObject({ open_orders_count: 2, payment_intents_count: 1 });
   });
+});
+
+// A clock moved by a test (in this process only) runs the demo terminal's sign-in too.
+inProcessOnly("makes the demo's orders at the platform's time when its clock is two hours behind", async () => {
+  const clock = () => new Date(Date.now() - 2 * 60 * 60 * 1000);
+  const platform = await startTestPlatform({ clock });
+  try {
+    const demo = JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8"));
+    const { access_token } = await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"), clock());
+    const { body } = await postGraphQL(platform.baseUrl, storeQuery, { id: demo.store.id }, access_token);
+    expect(body.data.store).toMatchObject({ open_orders_count: 2, payment_intents_count: 1 });
+  } finally {
+    await platform.close();
+  }
 });

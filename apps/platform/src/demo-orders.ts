@@ -5,17 +5,21 @@ import type { DemoFile } from "./demo";
 
 /**
  * A device access token for the demo terminal, obtained the way a terminal does it: an ES256 client assertion signed
- * with its private key (in demo.json), sent to the token endpoint.
+ * with its private key (in demo.json), sent to the token endpoint. Issued at the platform's time (`clock`).
  */
-export async function demoDeviceToken(demo: Pick<DemoFile, "api_url" | "device">): Promise<string> {
+export async function demoDeviceToken(
+  demo: Pick<DemoFile, "api_url" | "device">,
+  clock: () => Date = () => new Date(),
+): Promise<string> {
   const tokenUrl = `${demo.api_url}/auth/device/token`;
+  const issued = clock();
   const assertion = await new SignJWT({})
     .setProtectedHeader({ alg: "ES256" })
     .setIssuer(demo.device.client_id)
     .setSubject(demo.device.client_id)
     .setAudience(tokenUrl)
-    .setIssuedAt()
-    .setExpirationTime("60s")
+    .setIssuedAt(issued)
+    .setExpirationTime(new Date(issued.getTime() + 60_000))
     .setJti(randomUUID())
     .sign(await importJWK(demo.device.private_jwk, "ES256"));
   const response = await fetch(tokenUrl, {
@@ -64,9 +68,9 @@ const ramenShop = {
  * are taken as the demo terminal takes orders, through the POS API, and only while the store has no order at all, so
  * a restart adds nothing. A failure is logged and start-up goes on: the demo tenant itself is there.
  */
-export async function ensureDemoOrders(demo: DemoFile): Promise<void> {
+export async function ensureDemoOrders(demo: DemoFile, clock?: () => Date): Promise<void> {
   try {
-    const token = await demoDeviceToken(demo);
+    const token = await demoDeviceToken(demo, clock);
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${demo.api_url}${path}`, {
         method,

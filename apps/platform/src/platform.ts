@@ -200,7 +200,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
         })
       : undefined;
     // A few orders in the demo store, taken through the POS API as its terminal (once: the store has none).
-    if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile);
+    if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile, options.clock);
     // POS's consumer, outbox publisher and recovery pass, as a cluster worker runs them; before the gateway's
     // publisher starts: the memory bus keeps events only for groups that exist.
     posWork = await startPosBackgroundWork(deps.pos, bus);
