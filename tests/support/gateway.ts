@@ -1,4 +1,5 @@
 import { signatureV1, signatureV2 } from "../../rest-compat/src/hmac";
+import { specRateLimits } from "../../rest-compat/src/rate-limit";
 
 export { readDemo } from "./platform";
 
@@ -91,11 +92,12 @@ export async function call(
 }
 
 /**
- * Resolves at once when the current one-minute rate-limit window has more than `marginMs` left, else when the next
- * window begins. The limits count in fixed windows of the clock; a few requests sent from here all fall in one, so
+ * Resolves at once when the current rate-limit window has more than `marginMs` left, else when the next window
+ * begins. The limits count in fixed windows of the clock; a few requests sent from here all fall in one, so
  * a test's fourth request meets the third's count instead of a window that has just started again.
  */
-export async function withinOneRateWindow(marginMs = 5000, windowMs = 60_000): Promise<void> {
+export async function withinOneRateWindow(marginMs = 5000): Promise<void> {
+  const windowMs = specRateLimits.windowSeconds * 1000;
   const left = windowMs - (Date.now() % windowMs);
   if (left <= marginMs) await new Promise((resolve) => setTimeout(resolve, left + 10));
 }

@@ -30,16 +30,16 @@ const entryPoints = {
 } as const;
 
 /**
- * Node's arguments for one entry point: the compiled `dist/` when this module is compiled itself (`npm run
- * start:cluster` builds first) or `compiled` says so, the TypeScript sources with tsx otherwise (tests, `tsx`).
- */
-/**
  * V8's young generation up to 16 MB a semi-space (as `npm start` and `start:cluster` run): a request allocates
  * megabytes of short-lived objects (a hierarchy read's 400 stores, twice over federation), and with the default
  * V8 scavenged several times per request (docs/benchmarks.md).
  */
 const nodeFlags = ["--max-semi-space-size=16"];
 
+/**
+ * Node's arguments for one entry point: the compiled `dist/` when this module is compiled itself (`npm run
+ * start:cluster` builds first) or `compiled` says so, the TypeScript sources with tsx otherwise (tests, `tsx`).
+ */
 function entryArguments(entryPoint: string, compiled = import.meta.url.endsWith(".js")): string[] {
   const workspace = join(repositoryRoot, dirname(entryPoint));
   const name = basename(entryPoint);
