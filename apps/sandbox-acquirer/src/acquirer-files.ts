@@ -73,11 +73,29 @@ export class AcquirerFiles extends FileSystem {
   }
 
   override read(fileName: string, options: { start?: unknown } = {}) {
-    const { clientPath } = (this as unknown as FilesInternals)._resolvePath(fileName);
-    return super.read(fileName, options).catch(() => {
-      // Not the server's path: it says nothing about the acquirer's disk.
-      throw new Error(`no file ${clientPath}`);
-    });
+    return this.quietly(fileName, () => super.read(fileName, options));
+  }
+
+  override get(fileName: string) {
+    return this.quietly(fileName, () => super.get(fileName));
+  }
+
+  override list(path = ".") {
+    return this.quietly(path, () => super.list(path));
+  }
+
+  override chdir(path = ".") {
+    return this.quietly(path, () => super.chdir(path));
+  }
+
+  /** A failure names the merchant's path only: the server's own (`stat '/home/...'`) says nothing about its disk. */
+  private quietly<T>(path: string, work: () => Promise<T>): Promise<T> {
+    const { clientPath } = (this as unknown as FilesInternals)._resolvePath(path);
+    return Promise.resolve()
+      .then(work)
+      .catch(() => {
+        throw new Error(`no file or folder ${clientPath}`);
+      });
   }
 
   override delete(): Promise<never> {

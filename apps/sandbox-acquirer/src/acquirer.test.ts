@@ -107,6 +107,23 @@ describe("the sandbox acquirer over FTP", () => {
     expect((await refusal(client.remove("/42/upload/card_transactions_7_20261124.csv")))?.code).toBe(550);
   });
 
+  it("names only the merchant's path when a file or folder is missing, never the server's", async () => {
+    const client = await connect();
+    const missing = "/42/settlement/nothing-here.csv";
+    const asks = [
+      () => client.size(missing),
+      () => client.lastMod(missing),
+      () => client.list("/42/nowhere"),
+      () => client.cd("/42/nowhere"),
+    ];
+    for (const ask of asks) {
+      const error = await refusal(ask());
+      expect(error?.code).toBeGreaterThanOrEqual(450);
+      expect(error?.message).toMatch(/no file or folder \/42\/(settlement\/nothing-here\.csv|nowhere)/);
+      expect(error?.message).not.toContain(dir.path);
+    }
+  });
+
   it("refuses a wrong password, and the next logins its control says to refuse", async () => {
     expect((await refusal(connect("not-the-password")))?.code).toBe(530);
     const control = embeddedAcquirerControl(dir.path);
