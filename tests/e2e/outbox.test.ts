@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { type BusEvent, type MessageBus, memoryBus, natsBus } from "@pos-cloud/common/messaging";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { parse } from "yaml";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { humanToken } from "../support/device";
 import { clusterWiring, natsUrl } from "../support/environment";
@@ -23,6 +25,13 @@ async function recordTopic(bus: MessageBus, topic: "events.internal" | "webhooks
   await bus.listen(topic, (event) => events.push(event));
   return events;
 }
+
+/** The series a PromQL expression reads: its names, without label matchers, ranges and PromQL's own words. */
+const seriesOf = (expr: string) =>
+  (expr.replace(/\{[^}]*\}|\[[^\]]*\]/g, "").match(/(?<![\w.])[a-z_:][\w:]*/gi) ?? []).filter(
+    (word) => !promqlWords.has(word),
+  );
+const promqlWords = new Set(["max", "min", "sum", "avg", "rate", "increase", "offset", "by", "without", "and", "or"]);
 
 const ofIntent = (events: BusEvent[], id: string) => events.filter((event) => event.aggregate_id === id);
 
@@ -94,6 +103,17 @@ describe("outbox events of a running platform", () => {
     expect(text).toMatch(/pgw_outbox_publish_latency_seconds_bucket\{le="1",event_type="payment_intent.created"\}/);
     expect(text).toMatch(/^pgw_outbox_pending_count \d+$/m);
     expect(text).toMatch(/^pgw_outbox_failed_count \d+$/m);
+  });
+
+  // In-process only: one /metrics holds every series (in a cluster the outbox ones are the workers').
+  inProcessOnly("exposes every series that the shipped alert rules use", async () => {
+    const rules = parse(readFileSync(new URL("../../deploy/prometheus/alerts.yml", import.meta.url), "utf8")) as {
+      groups: { rules: { alert: string; expr: string }[] }[];
+    };
+    const exposed = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+    const used = rules.groups.flatMap((group) => group.rules.flatMap((rule) => seriesOf(rule.expr)));
+    expect(used).toEqual(expect.arrayContaining(["pgw_outbox_pending_count", "pgw_webhook_delivery_total"]));
+    for (const series of used) expect(exposed, series).toMatch(new RegExp(`^# TYPE ${series} `, "m"));
   });
 });
 
