@@ -36,7 +36,13 @@ describe("webhook URLs", () => {
   it("allows loopback and plain http when private URLs are allowed, never other schemes", () => {
     expect(parseWebhookUrl("http://127.0.0.1:8080/hooks", true)).toBe("http://127.0.0.1:8080/hooks");
     expect(() => parseWebhookUrl("file:///etc/passwd", true)).toThrow(
-      expect.objectContaining({ details: { field: "webhook_url", constraint: "https" } }),
+      expect.objectContaining({
+        message: "webhook_url must be an https:// or http:// URL",
+        details: { field: "webhook_url", constraint: "https" },
+      }),
+    );
+    expect(() => parseWebhookUrl("http://partner.example.com/hooks", false)).toThrow(
+      expect.objectContaining({ message: "webhook_url must be an https:// URL" }),
     );
   });
 

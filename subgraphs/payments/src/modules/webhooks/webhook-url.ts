@@ -33,7 +33,8 @@ export function parseWebhookUrl(value: string, allowPrivate: boolean): string {
     throw refuse("url", "webhook_url must be an absolute URL");
   }
   const schemes = allowPrivate ? ["https:", "http:"] : ["https:"];
-  if (!schemes.includes(url.protocol)) throw refuse("https", "webhook_url must be an https:// URL");
+  if (!schemes.includes(url.protocol))
+    throw refuse("https", `webhook_url must be an ${allowPrivate ? "https:// or http://" : "https://"} URL`);
   if (url.username || url.password)
     throw refuse("no_credentials", "webhook_url must not carry a user name or password");
   const host = bareHost(url.hostname);
