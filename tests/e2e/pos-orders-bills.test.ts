@@ -178,6 +178,11 @@ describe("POS orders and bills", () => {
     expect(made.total_amount).toBe(4417);
     const wrong = await call("POST", `/bills/${made.id}/split`, terminal, { splits: [{ amount: 1 }, { amount: 2 }] });
     expect(wrong).toMatchObject({ status: 400, body: { details: { field: "splits", constraint: "sum" } } });
+    const one = await call("POST", `/bills/${made.id}/split`, terminal, { splits: [{ amount: 4417 }] });
+    expect(one).toMatchObject({
+      status: 400,
+      body: { message: "splits must have at least 2 items", details: { field: "splits", constraint: "too_small" } },
+    });
     const body = { splits: [{ amount: 2000 }, { amount: 2417 }] };
     const results = await Promise.all([
       call("POST", `/bills/${made.id}/split`, terminal, body),
