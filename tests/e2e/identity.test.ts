@@ -155,7 +155,7 @@ describe("human identity through the edge", () => {
       expect(verified.status).toBe(200);
 
       const staff = await get(platform.baseUrl, `/api/v1/stores/${demo.store.id}/staff`, verified.body.access_token);
-      expect(staff.body.data.map((u: { role: string }) => u.role).sort()).toEqual(["STAFF", "STAFF_LEADER"]);
+      expect(staff.body.map((u: { role: string }) => u.role).sort()).toEqual(["STAFF", "STAFF_LEADER"]);
       const patched = await fetch(`${platform.baseUrl}/api/v1/users/${created.body.id}`, {
         method: "PATCH",
         headers: { "content-type": "application/json", authorization: `Bearer ${tokens.MERCHANT_ADMIN}` },
@@ -179,7 +179,7 @@ describe("human identity through the edge", () => {
     },
   );
 
-  it("pages GET /api/v1/users with limit and offset, as the other portal lists", async () => {
+  it("pages GET /api/v1/users with limit and offset, as the other portal lists, with paging headers", async () => {
     const store = await platform.portal.tenants.createStore(operator, {
       merchant_id: demo.merchant.id,
       code: uniqueCode("S"),
@@ -189,10 +189,16 @@ describe("human identity through the edge", () => {
       await platform.portal.users.createUser({ role: "STAFF", name: `Staff ${i}`, store_id: store.id, pin: "204816" });
     }
     const list = (query: string) => get(platform.baseUrl, `/api/v1/users?${query}`, tokens.MERCHANT_ADMIN);
-    const ids = (answer: { body: { data: { id: string }[] } }) => answer.body.data.map((user) => user.id);
+    const ids = (answer: { body: { id: string }[] }) => answer.body.map((user) => user.id);
     const all = await list(`store_id=${store.id}&limit=100`);
-    expect(all.body.data).toHaveLength(22);
-    expect(ids(await list(`store_id=${store.id}`))).toEqual(ids(all).slice(0, 20));
+    expect(all.body).toHaveLength(22);
+    expect(all.headers.get("x-total-count")).toBe("22");
+    expect(all.headers.get("link")).toBeNull();
+    const first = await list(`store_id=${store.id}`);
+    expect(ids(first)).toEqual(ids(all).slice(0, 20));
+    expect(first.headers.get("link")).toBe(`</api/v1/users?store_id=${store.id}&offset=20>; rel="next"`);
+    const next = /^<([^>]+)>/.exec(first.headers.get("link")!)![1]!;
+    expect(ids(await get(platform.baseUrl, next, tokens.MERCHANT_ADMIN))).toEqual(ids(all).slice(20));
     expect(ids(await list(`store_id=${store.id}&limit=2&offset=1`))).toEqual(ids(all).slice(1, 3));
     expect(ids(await list(`store_id=${store.id}&offset=21`))).toEqual(ids(all).slice(21));
     for (const [query, field] of [

@@ -27,7 +27,7 @@ describe("POS orders and bills", () => {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as any };
+    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
   };
 
   const items = [
@@ -171,6 +171,27 @@ describe("POS orders and bills", () => {
     const reopened = (await call("GET", `/orders/${created.id}`, terminal)).body;
     expect(reopened).toMatchObject({ status: "open", bill_id: null, tax_amount: 0, total_amount: 4090 });
     expect((await call("POST", `/orders/${created.id}/cancel`, terminal)).body.status).toBe("cancelled");
+  });
+
+  it("pages a REST list through Link and X-Total-Count, with the cursors of GraphQL's pages", async () => {
+    const tables = [await order(), await order(), await order()].map((made) => made.table_number as string);
+    const path = (query: string) => `/orders?status=open&limit=2${query}`;
+    const total = Number((await call("GET", path(""), terminal)).headers.get("x-total-count"));
+    expect(total).toBeGreaterThanOrEqual(3);
+    const seen: string[] = [];
+    let next: string | undefined = path("");
+    while (next) {
+      const page = await call("GET", next, terminal);
+      expect(page.status).toBe(200);
+      expect(Array.isArray(page.body)).toBe(true);
+      expect(page.headers.get("x-total-count")).toBe(String(total));
+      seen.push(...page.body.map((row: { table_number: string }) => row.table_number));
+      next = /^<([^>]+)>; rel="next"$/.exec(page.headers.get("link") ?? "")?.[1];
+      if (next) expect(next).toMatch(/^\/orders\?status=open&limit=2&after=[\w-]+$/);
+    }
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen).size).toBe(total);
+    expect(seen.slice(0, 3).sort()).toEqual([...tables].sort());
   });
 
   it("splits by amount once, even when two splits race", async () => {

@@ -1193,7 +1193,7 @@ export type AppVersionsQueryVariables = Exact<{
 }>;
 
 
-export type AppVersionsQuery = { appVersions: { nodes: Array<{ id: number, app_name: string, version_code: number, version_name: string, apk_url: string, apk_size: number, apk_checksum: string, release_notes: string, min_os_version: string, is_mandatory: boolean, rollout_percentage: number, release_status: ReleaseStatus, enrolled_device_ids: Array<string>, created_at: string, published_at: string | null }> } };
+export type AppVersionsQuery = { appVersions: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: number, app_name: string, version_code: number, version_name: string, apk_url: string, apk_size: number, apk_checksum: string, release_notes: string, min_os_version: string, is_mandatory: boolean, rollout_percentage: number, release_status: ReleaseStatus, enrolled_device_ids: Array<string>, created_at: string, published_at: string | null }> } };
 
 export type CheckAppUpdateQueryVariables = Exact<{
   app_name: string;
@@ -1293,7 +1293,7 @@ export type StoreDevicesQueryVariables = Exact<{
 }>;
 
 
-export type StoreDevicesQuery = { storeDevices: { nodes: Array<{ id: string, serial_number: string, client_id: string | null, merchant_id: number | null, store_id: number | null, public_key_jwk: unknown, status: DeviceStatus, model: string, manufacturer: string, activated_at: string | null, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, latitude: number | null, longitude: number | null, config: unknown, created_at: string, updated_at: string }> } };
+export type StoreDevicesQuery = { storeDevices: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, serial_number: string, client_id: string | null, merchant_id: number | null, store_id: number | null, public_key_jwk: unknown, status: DeviceStatus, model: string, manufacturer: string, activated_at: string | null, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, latitude: number | null, longitude: number | null, config: unknown, created_at: string, updated_at: string }> } };
 
 export type TerminalsQueryVariables = Exact<{
   store_id?: number | null | undefined;
@@ -1303,7 +1303,7 @@ export type TerminalsQueryVariables = Exact<{
 }>;
 
 
-export type TerminalsQuery = { terminals: { nodes: Array<{ id: string, serial_number: string, client_id: string | null, merchant_id: number | null, store_id: number | null, public_key_jwk: unknown, status: DeviceStatus, model: string, manufacturer: string, activated_at: string | null, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, latitude: number | null, longitude: number | null, config: unknown, created_at: string, updated_at: string }> } };
+export type TerminalsQuery = { terminals: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, serial_number: string, client_id: string | null, merchant_id: number | null, store_id: number | null, public_key_jwk: unknown, status: DeviceStatus, model: string, manufacturer: string, activated_at: string | null, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, latitude: number | null, longitude: number | null, config: unknown, created_at: string, updated_at: string }> } };
 
 export type RegisterTerminalMutationVariables = Exact<{
   input: RegisterTerminalInput;
@@ -1410,10 +1410,11 @@ export type PaymentIntentsQueryVariables = Exact<{
   status?: PaymentIntentStatus | null | undefined;
   limit?: number | null | undefined;
   offset?: number | null | undefined;
+  after?: string | null | undefined;
 }>;
 
 
-export type PaymentIntentsQuery = { paymentIntents: { nodes: Array<{ id: string, merchant_id: number, store_id: number, client_partner_id: number, merchant_ref_id: string, merchant_store_id: string | null, merchant_terminal_id: string | null, order_id: string | null, amount: number, currency: string, payment_method_types: Array<PaymentMethodType>, payment_method_type: PaymentMethodType | null, processing_mode: ProcessingMode, status: PaymentIntentStatus, provider_name: string | null, provider_transaction_id: string | null, failure_code: string | null, failure_message: string | null, description: string | null, metadata: unknown, captured_at: string | null, created_at: string, updated_at: string, expires_at: string }> } };
+export type PaymentIntentsQuery = { paymentIntents: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, client_partner_id: number, merchant_ref_id: string, merchant_store_id: string | null, merchant_terminal_id: string | null, order_id: string | null, amount: number, currency: string, payment_method_types: Array<PaymentMethodType>, payment_method_type: PaymentMethodType | null, processing_mode: ProcessingMode, status: PaymentIntentStatus, provider_name: string | null, provider_transaction_id: string | null, failure_code: string | null, failure_message: string | null, description: string | null, metadata: unknown, captured_at: string | null, created_at: string, updated_at: string, expires_at: string }> } };
 
 export type CapturePaymentIntentMutationVariables = Exact<{
   id: string;
@@ -1442,10 +1443,11 @@ export type BillsQueryVariables = Exact<{
   to?: string | null | undefined;
   limit?: number | null | undefined;
   offset?: number | null | undefined;
+  after?: string | null | undefined;
 }>;
 
 
-export type BillsQuery = { bills: { nodes: Array<{ id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> }> } };
+export type BillsQuery = { bills: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> }> } };
 
 export type CombineBillsMutationVariables = Exact<{
   input: CombineBillsInput;
@@ -1499,7 +1501,7 @@ export type CustomersQueryVariables = Exact<{
 }>;
 
 
-export type CustomersQuery = { customers: { nodes: Array<{ id: string, merchant_id: number, customer_number: string, name: string | null, name_kana: string | null, phone: string | null, email: string | null, date_of_birth: string | null, gender: CustomerGender | null, total_spent: number, total_visits: number, is_active: boolean, created_at: string, updated_at: string, last_visit: string | null, address: { postal_code: string | null, prefecture: string | null, city: string | null, street: string | null } | null, preferences: { receipt_delivery: CustomerReceiptDelivery | null, language: CustomerLanguage | null } }> } };
+export type CustomersQuery = { customers: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, customer_number: string, name: string | null, name_kana: string | null, phone: string | null, email: string | null, date_of_birth: string | null, gender: CustomerGender | null, total_spent: number, total_visits: number, is_active: boolean, created_at: string, updated_at: string, last_visit: string | null, address: { postal_code: string | null, prefecture: string | null, city: string | null, street: string | null } | null, preferences: { receipt_delivery: CustomerReceiptDelivery | null, language: CustomerLanguage | null } }> } };
 
 export type CustomerQueryVariables = Exact<{
   id: string | number;
@@ -1522,10 +1524,11 @@ export type CustomerOrdersQueryVariables = Exact<{
   end_date?: string | null | undefined;
   limit?: number | null | undefined;
   offset?: number | null | undefined;
+  after?: string | null | undefined;
 }>;
 
 
-export type CustomerOrdersQuery = { customerOrders: { nodes: Array<{ id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> }> } };
+export type CustomerOrdersQuery = { customerOrders: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> }> } };
 
 export type OrderFieldsFragment = { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> };
 
@@ -1545,10 +1548,11 @@ export type OrdersQueryVariables = Exact<{
   to?: string | null | undefined;
   limit?: number | null | undefined;
   offset?: number | null | undefined;
+  after?: string | null | undefined;
 }>;
 
 
-export type OrdersQuery = { orders: { nodes: Array<{ id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> }> } };
+export type OrdersQuery = { orders: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> }> } };
 
 export type OrderQueryVariables = Exact<{
   id: string | number;
@@ -1590,10 +1594,11 @@ export type PosPaymentsQueryVariables = Exact<{
   status?: PosPaymentStatus | null | undefined;
   limit?: number | null | undefined;
   offset?: number | null | undefined;
+  after?: string | null | undefined;
 }>;
 
 
-export type PosPaymentsQuery = { posPayments: { nodes: Array<{ id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } }> } };
+export type PosPaymentsQuery = { posPayments: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } }> } };
 
 export type PosPaymentQueryVariables = Exact<{
   id: string | number;
@@ -1655,7 +1660,7 @@ export type SettlementsQueryVariables = Exact<{
 }>;
 
 
-export type SettlementsQuery = { settlements: { nodes: Array<{ id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null }> } };
+export type SettlementsQuery = { settlements: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null }> } };
 
 export type SettlementQueryVariables = Exact<{
   id: string | number;
@@ -1691,7 +1696,7 @@ export type PspsQueryVariables = Exact<{
 }>;
 
 
-export type PspsQuery = { psps: { nodes: Array<{ id: number, code: string, name: string, contact_email: string | null, contact_phone: string | null, status: TenantStatus, created_at: string, updated_at: string }> } };
+export type PspsQuery = { psps: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: number, code: string, name: string, contact_email: string | null, contact_phone: string | null, status: TenantStatus, created_at: string, updated_at: string }> } };
 
 export type CreatePspMutationVariables = Exact<{
   input: CreatePspInput;
@@ -1707,7 +1712,7 @@ export type MerchantsQueryVariables = Exact<{
 }>;
 
 
-export type MerchantsQuery = { merchants: { nodes: Array<{ id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string }> } };
+export type MerchantsQuery = { merchants: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: number, psp_id: number, code: string, name: string, legal_name: string | null, contact_email: string | null, contact_phone: string | null, address: unknown, tax_id: string | null, logo_url: string | null, branding: unknown, payment_config: unknown, default_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_template: string | null, invoice_config: unknown, settlement_frequency: SettlementFrequency, terminal_limit_per_store: number | null, status: TenantStatus, created_at: string, updated_at: string }> } };
 
 export type CreateMerchantMutationVariables = Exact<{
   input: CreateMerchantInput;
@@ -1745,7 +1750,7 @@ export type StoresQueryVariables = Exact<{
 }>;
 
 
-export type StoresQuery = { stores: { nodes: Array<{ id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<ReceiptDelivery>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string }> } };
+export type StoresQuery = { stores: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: number, merchant_id: number, code: string, name: string, address: unknown, contact_email: string | null, contact_phone: string | null, latitude: number | null, longitude: number | null, operating_hours: unknown, payment_config: unknown, printer_config: unknown, receipt_settings: unknown, enabled_payment_methods: Array<PaymentMethodOption>, has_provider_credentials: boolean, receipt_delivery: Array<ReceiptDelivery>, tax_rate: number | null, table_assignments: Array<string>, status: TenantStatus, created_at: string, updated_at: string }> } };
 
 export type CreateStoreMutationVariables = Exact<{
   input: CreateStoreInput;
@@ -1797,7 +1802,7 @@ export type UsersQueryVariables = Exact<{
 }>;
 
 
-export type UsersQuery = { users: { nodes: Array<{ id: string, login_id: string, role: Role, tier: number, psp_id: number | null, merchant_id: number | null, area_id: string | null, store_id: number | null, name: string | null, email: string | null, phone: string | null, mfa_enabled: boolean, mfa_channel: MfaChannel | null, status: UserStatus, locked_until: string | null, pin_locked: boolean, created_at: string, updated_at: string }> } };
+export type UsersQuery = { users: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, login_id: string, role: Role, tier: number, psp_id: number | null, merchant_id: number | null, area_id: string | null, store_id: number | null, name: string | null, email: string | null, phone: string | null, mfa_enabled: boolean, mfa_channel: MfaChannel | null, status: UserStatus, locked_until: string | null, pin_locked: boolean, created_at: string, updated_at: string }> } };
 
 export type CreateUserMutationVariables = Exact<{
   input: UserInput;
@@ -2345,6 +2350,11 @@ export const RegisterAppVersionDocument = new TypedDocumentString(`
 export const AppVersionsDocument = new TypedDocumentString(`
     query AppVersions($app_name: String, $limit: Int, $offset: Int) {
   appVersions(app_name: $app_name, limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...AppVersionFields
     }
@@ -2529,6 +2539,11 @@ export const IssueDeviceTokenDocument = new TypedDocumentString(`
 export const StoreDevicesDocument = new TypedDocumentString(`
     query StoreDevices($store_id: Int!, $limit: Int, $offset: Int) {
   storeDevices(store_id: $store_id, limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...DeviceFields
     }
@@ -2557,6 +2572,11 @@ export const StoreDevicesDocument = new TypedDocumentString(`
 export const TerminalsDocument = new TypedDocumentString(`
     query Terminals($store_id: Int, $status: DeviceStatus, $limit: Int, $offset: Int) {
   terminals(store_id: $store_id, status: $status, limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...DeviceFields
     }
@@ -2860,13 +2880,19 @@ export const CreatePaymentIntentDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<CreatePaymentIntentMutation, CreatePaymentIntentMutationVariables>;
 export const PaymentIntentsDocument = new TypedDocumentString(`
-    query PaymentIntents($merchant_store_id: String, $status: PaymentIntentStatus, $limit: Int, $offset: Int) {
+    query PaymentIntents($merchant_store_id: String, $status: PaymentIntentStatus, $limit: Int, $offset: Int, $after: String) {
   paymentIntents(
     merchant_store_id: $merchant_store_id
     status: $status
     limit: $limit
     offset: $offset
+    after: $after
   ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...PaymentIntentFields
     }
@@ -2954,7 +2980,7 @@ export const CreateBillDocument = new TypedDocumentString(`
   cancelled_at
 }`) as unknown as TypedDocumentString<CreateBillMutation, CreateBillMutationVariables>;
 export const BillsDocument = new TypedDocumentString(`
-    query Bills($store_id: Int, $status: BillStatus, $table_number: String, $order_id: ID, $from: DateTime, $to: DateTime, $limit: Int, $offset: Int) {
+    query Bills($store_id: Int, $status: BillStatus, $table_number: String, $order_id: ID, $from: DateTime, $to: DateTime, $limit: Int, $offset: Int, $after: String) {
   bills(
     store_id: $store_id
     status: $status
@@ -2964,7 +2990,13 @@ export const BillsDocument = new TypedDocumentString(`
     to: $to
     limit: $limit
     offset: $offset
+    after: $after
   ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...BillFields
     }
@@ -3221,6 +3253,11 @@ export const CustomersDocument = new TypedDocumentString(`
     limit: $limit
     offset: $offset
   ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...CustomerFields
     }
@@ -3320,14 +3357,20 @@ export const UpdateCustomerDocument = new TypedDocumentString(`
   last_visit
 }`) as unknown as TypedDocumentString<UpdateCustomerMutation, UpdateCustomerMutationVariables>;
 export const CustomerOrdersDocument = new TypedDocumentString(`
-    query CustomerOrders($id: ID!, $start_date: String, $end_date: String, $limit: Int, $offset: Int) {
+    query CustomerOrders($id: ID!, $start_date: String, $end_date: String, $limit: Int, $offset: Int, $after: String) {
   customerOrders(
     id: $id
     start_date: $start_date
     end_date: $end_date
     limit: $limit
     offset: $offset
+    after: $after
   ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...OrderFields
     }
@@ -3396,7 +3439,7 @@ export const CreateOrderDocument = new TypedDocumentString(`
   cancelled_at
 }`) as unknown as TypedDocumentString<CreateOrderMutation, CreateOrderMutationVariables>;
 export const OrdersDocument = new TypedDocumentString(`
-    query Orders($store_id: Int, $status: OrderStatus, $table_number: String, $device_id: ID, $from: DateTime, $to: DateTime, $limit: Int, $offset: Int) {
+    query Orders($store_id: Int, $status: OrderStatus, $table_number: String, $device_id: ID, $from: DateTime, $to: DateTime, $limit: Int, $offset: Int, $after: String) {
   orders(
     store_id: $store_id
     status: $status
@@ -3406,7 +3449,13 @@ export const OrdersDocument = new TypedDocumentString(`
     to: $to
     limit: $limit
     offset: $offset
+    after: $after
   ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...OrderFields
     }
@@ -3585,14 +3634,20 @@ export const CreatePosPaymentDocument = new TypedDocumentString(`
   completed_at
 }`) as unknown as TypedDocumentString<CreatePosPaymentMutation, CreatePosPaymentMutationVariables>;
 export const PosPaymentsDocument = new TypedDocumentString(`
-    query PosPayments($store_id: Int, $bill_id: ID, $status: PosPaymentStatus, $limit: Int, $offset: Int) {
+    query PosPayments($store_id: Int, $bill_id: ID, $status: PosPaymentStatus, $limit: Int, $offset: Int, $after: String) {
   posPayments(
     store_id: $store_id
     bill_id: $bill_id
     status: $status
     limit: $limit
     offset: $offset
+    after: $after
   ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...PosPaymentFields
     }
@@ -3940,6 +3995,11 @@ export const SettlementsDocument = new TypedDocumentString(`
     limit: $limit
     offset: $offset
   ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...SettlementFields
     }
@@ -4136,6 +4196,11 @@ export const SyncMerchantsDocument = new TypedDocumentString(`
 export const PspsDocument = new TypedDocumentString(`
     query Psps($limit: Int, $offset: Int) {
   psps(limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...PspFields
     }
@@ -4170,6 +4235,11 @@ export const CreatePspDocument = new TypedDocumentString(`
 export const MerchantsDocument = new TypedDocumentString(`
     query Merchants($psp_id: Int, $limit: Int, $offset: Int) {
   merchants(psp_id: $psp_id, limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...MerchantFields
     }
@@ -4317,6 +4387,11 @@ export const DeactivateMerchantDocument = new TypedDocumentString(`
 export const StoresDocument = new TypedDocumentString(`
     query Stores($merchant_id: Int, $limit: Int, $offset: Int) {
   stores(merchant_id: $merchant_id, limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...StoreFields
     }
@@ -4485,6 +4560,11 @@ export const TransactionDocument = new TypedDocumentString(`
 export const UsersDocument = new TypedDocumentString(`
     query Users($store_id: Int, $role: Role, $limit: Int, $offset: Int) {
   users(store_id: $store_id, role: $role, limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
     nodes {
       ...UserFields
     }

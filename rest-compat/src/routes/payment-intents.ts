@@ -43,6 +43,7 @@ export const paymentIntentRoutes: RestRoute[] = [
     ({ query }) => ({
       merchant_store_id: query.get("merchant_store_id"),
       status: query.get("status"),
+      after: query.get("after"),
       ...pageParams(query),
     }),
     { auth: "hmac", page: true },

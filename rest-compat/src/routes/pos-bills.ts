@@ -19,7 +19,7 @@ export const posBillRoutes: RestRoute[] = [
     "/api/v1/bills",
     "bills",
     BillsDocument,
-    (request) => listFilters(request, ["status", "table_number", "order_id", "from", "to"]),
+    (request) => listFilters(request, ["status", "table_number", "order_id", "from", "to", "after"]),
     { page: true },
   ),
   route("POST", "/api/v1/bills/combine", "combineBills", CombineBillsDocument, ({ body }) => ({ input: body.fields }), {

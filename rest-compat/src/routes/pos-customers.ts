@@ -73,6 +73,7 @@ export const posCustomerRoutes: RestRoute[] = [
       id: params.id,
       start_date: query.get("start_date") ?? undefined,
       end_date: query.get("end_date") ?? undefined,
+      after: query.get("after") ?? undefined,
       ...pageParams(query),
     }),
     { page: true },

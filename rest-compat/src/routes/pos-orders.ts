@@ -25,7 +25,7 @@ export const posOrderRoutes: RestRoute[] = [
     "/api/v1/orders",
     "orders",
     OrdersDocument,
-    (request) => listFilters(request, ["status", "table_number", "device_id", "from", "to"]),
+    (request) => listFilters(request, ["status", "table_number", "device_id", "from", "to", "after"]),
     { page: true },
   ),
   route("GET", "/api/v1/orders/:id", "order", OrderDocument, ({ params }) => ({ id: params.id })),

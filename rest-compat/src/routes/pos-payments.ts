@@ -37,7 +37,7 @@ export const posPaymentRoutes: RestRoute[] = [
     "/api/v1/payments",
     "posPayments",
     PosPaymentsDocument,
-    (request) => listFilters(request, ["bill_id", "status"]),
+    (request) => listFilters(request, ["bill_id", "status", "after"]),
     { page: true },
   ),
   route("GET", "/api/v1/payments/:id", "posPayment", PosPaymentDocument, ({ params }) => ({ id: params.id })),

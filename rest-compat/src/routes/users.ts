@@ -22,26 +22,20 @@ const shown = (user: Fields) => {
 };
 const byId = ({ params }: RestRequest) => ({ id: params.id });
 
-/** Users of tiers L0 to L6 (portal `users` module); lists are `{ data: [...] }`. */
+/** Users of tiers L0 to L6 (portal `users` module). */
 export const userRoutes: RestRoute[] = [
-  {
-    method: "GET",
-    path: "/api/v1/users",
-    alsoUnprefixed: true,
-    async handle({ query, caller }, execute) {
-      const data = await runOperation(
-        execute,
-        UsersDocument,
-        {
-          store_id: integerParam(query.get("store_id"), "store_id"),
-          role: query.get("role") ?? undefined,
-          ...pageParams(query),
-        },
-        caller,
-      );
-      return { status: 200, body: { data: data.users.nodes } };
-    },
-  },
+  operationRoute(
+    "GET",
+    "/api/v1/users",
+    "users",
+    UsersDocument,
+    ({ query }) => ({
+      store_id: integerParam(query.get("store_id"), "store_id"),
+      role: query.get("role") ?? undefined,
+      ...pageParams(query),
+    }),
+    { page: true },
+  ),
   {
     method: "POST",
     path: "/api/v1/users",
@@ -63,13 +57,7 @@ export const userRoutes: RestRoute[] = [
   },
   operationRoute("DELETE", "/api/v1/users/:id", "deleteUser", DeleteUserDocument, byId),
   operationRoute("POST", "/api/v1/users/:id/unlock", "unlockUser", UnlockDocument, byId),
-  {
-    method: "GET",
-    path: "/api/v1/stores/:id/staff",
-    alsoUnprefixed: true,
-    async handle({ params, caller }, execute) {
-      const data = await runOperation(execute, StoreStaffDocument, { id: Number(params.id) }, caller);
-      return { status: 200, body: { data: data.storeStaff } };
-    },
-  },
+  operationRoute("GET", "/api/v1/stores/:id/staff", "storeStaff", StoreStaffDocument, ({ params }) => ({
+    id: Number(params.id),
+  })),
 ];
