@@ -239,6 +239,105 @@ describe("POS payments", () => {
     expect((await call("GET", `/orders/${order.id}`, terminal)).body.status).toBe("completed");
   });
 
+  // The late-card rule (issue 21): a card approved after its bill was cancelled was refused and its money lost.
+  describe("a bill with a payment in flight cannot be ended", () => {
+    const approval = {
+      approval_code: "L21000",
+      card_document_number: "SLIP-2100",
+      card_last_4: "4242",
+      card_brand: "VISA",
+    };
+    const inFlight = (payment: { id: string }) => ({
+      status: 409,
+      body: {
+        code: "invalid_state",
+        message: expect.stringContaining(payment.id),
+        details: { constraint: "no_payment_in_flight", payments: [{ payment_id: payment.id, method: "CREDIT_CARD" }] },
+      },
+    });
+
+    it("refuses the cancel naming the card payment, then records the card's approval: the bill is paid", async () => {
+      const { bill } = await billedOrder();
+      const card = await pay({ bill_id: bill.id, amount: 2500, payment_method: { type: "CREDIT_CARD" } });
+      expect(card.body.status).toBe("pending");
+      expect(await call("POST", `/api/v1/bills/${bill.id}/cancel`, terminal)).toMatchObject(inFlight(card.body));
+      const approved = await call("PATCH", `/api/v1/payments/${card.body.id}`, terminal, approval);
+      expect(approved).toMatchObject({ status: 200, body: { status: "completed", approval_code: "L21000" } });
+      expect(await billOf(bill.id)).toMatchObject({ status: "partial", paid_amount: 2500, remaining_amount: 184 });
+      // Once money is in, the bill cannot be cancelled at all (refund first), as before.
+      expect((await call("POST", `/api/v1/bills/${bill.id}/cancel`, terminal)).status).toBe(409);
+    });
+
+    it("cancels the bill once the card app reported a failure", async () => {
+      const { bill } = await billedOrder();
+      const card = await pay({ bill_id: bill.id, amount: 2684, payment_method: { type: "CREDIT_CARD" } });
+      expect((await call("POST", `/bills/${bill.id}/cancel`, terminal)).status).toBe(409);
+      const failed = await call("PATCH", `/payments/${card.body.id}`, terminal, { status: "cancelled" });
+      expect(failed.body.status).toBe("failed");
+      const cancelled = await call("POST", `/bills/${bill.id}/cancel`, terminal);
+      expect(cancelled).toMatchObject({ status: 200, body: { status: "cancelled" } });
+      // A payment started after the cancel is refused: the bill is read again under its payment lock.
+      const late = await pay({ bill_id: bill.id, amount: 100, payment_method: { type: "CREDIT_CARD" } });
+      expect(late).toMatchObject({ status: 409, body: { code: "invalid_state" } });
+      expect(await platform.pos.prisma.payment.count({ where: { bill_id: bill.id } })).toBe(1);
+    });
+
+    it("refuses to split or combine a bill, or close the store's day, while its card payment is in flight", async () => {
+      const first = await billedOrder();
+      const second = await billedOrder();
+      const card = await pay({ bill_id: first.bill.id, amount: 1000, payment_method: { type: "CREDIT_CARD" } });
+      const split = await call("POST", `/bills/${first.bill.id}/split`, terminal, {
+        splits: [{ amount: 1684 }, { amount: 1000 }],
+      });
+      expect(split).toMatchObject(inFlight(card.body));
+      const combine = await call("POST", "/bills/combine", terminal, {
+        table_numbers: [first.order.table_number, second.order.table_number],
+        staff_code: staffCode,
+      });
+      expect(combine).toMatchObject(inFlight(card.body));
+      const date = new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(new Date());
+      const managerCode = demoUser(demo, "STORE_MANAGER").login_id;
+      const opened = await call("POST", "/settlements", terminal, { date, staff_code: managerCode });
+      expect(opened.status).toBe(201);
+      const close = await call("POST", `/settlements/${opened.body.id}/close`, terminal, { staff_code: managerCode });
+      expect(close.status).toBe(409);
+      expect(close.body.details.payments).toContainEqual({
+        payment_id: card.body.id,
+        method: "CREDIT_CARD",
+        bill_id: first.bill.id,
+      });
+      expect(await billOf(first.bill.id)).toMatchObject({ status: "pending", is_split: false });
+      expect(await billOf(second.bill.id)).toMatchObject({ status: "pending" });
+
+      const declined = await call("PATCH", `/payments/${card.body.id}`, terminal, { status: "declined" });
+      expect(declined.body.status).toBe("failed");
+      const combined = await call("POST", "/bills/combine", terminal, {
+        table_numbers: [first.order.table_number, second.order.table_number],
+        staff_code: staffCode,
+      });
+      expect(combined).toMatchObject({ status: 201, body: { total_amount: 5368 } });
+      const again = await call("POST", `/settlements/${opened.body.id}/close`, terminal, { staff_code: managerCode });
+      expect(again.body.details?.payments ?? []).not.toContainEqual(
+        expect.objectContaining({ payment_id: card.body.id }),
+      );
+    });
+
+    it("fails a card payment whose intent is cancelled at the gateway, which frees its bill", async () => {
+      const { bill } = await billedOrder();
+      const card = await pay({ bill_id: bill.id, amount: 2684, payment_method: { type: "CREDIT_CARD" } });
+      expect(card.body.payment_token).toMatch(/^pt_/);
+      const cancelled = await callGateway(
+        platform.baseUrl,
+        "POST",
+        `/v1/payment_intents/${card.body.payment_intent_id}/cancel`,
+        { payment_token: card.body.payment_token },
+      );
+      expect(cancelled.status).toBe(200);
+      expect(await settledRow(card.body.id)).toMatchObject({ status: "failed", failure_code: "cancelled" });
+      expect((await call("POST", `/bills/${bill.id}/cancel`, terminal)).status).toBe(200);
+    });
+  });
+
   it("pays two tables' combined bill by QR: the sandbox's signed webhook settles it, the sources closed", async () => {
     const tables = [await billedOrder(), await billedOrder()];
     const combined = await call("POST", "/bills/combine", terminal, {

@@ -18,6 +18,8 @@ describe("POS refunds", () => {
   let outsider: string;
   let staffCode: string;
   let leaderCode: string;
+  let leaderPin: string;
+  let staff: string;
   let table = 0;
 
   const call = async (
@@ -68,8 +70,15 @@ describe("POS refunds", () => {
     expect(paid.status).toBe(201);
     return paid.body;
   };
+  /** A terminal is below L5: unless a test says otherwise, it gives the staff leader's PIN with the staff code. */
   const refund = (paymentId: string, body: Record<string, unknown>, token = terminal, key?: string) =>
-    call("POST", `/payments/${paymentId}/refund`, token, body, key ? { "idempotency-key": key } : {});
+    call(
+      "POST",
+      `/payments/${paymentId}/refund`,
+      token,
+      token === terminal && !("staff_pin" in body) ? { ...body, staff_pin: leaderPin } : body,
+      key ? { "idempotency-key": key } : {},
+    );
   const billOf = async (id: string) => (await call("GET", `/bills/${id}`, terminal)).body;
   const refundsOf = (payment_id: string) => platform.pos.prisma.posRefund.findMany({ where: { payment_id } });
 
@@ -91,6 +100,13 @@ describe("POS refunds", () => {
     });
     staffCode = demoUser(demo, "STAFF").login_id;
     leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
+    leaderPin = demoUser(demo, "STAFF_LEADER").pin!;
+    staff = await humanToken(platform.portal, {
+      role: "STAFF",
+      psp_id: demo.psp.id,
+      merchant_id: demo.merchant.id,
+      store_id: demo.store.id,
+    });
   });
   afterAll(() => platform?.close());
 
@@ -252,5 +268,76 @@ describe("POS refunds", () => {
     expect(atGateway.provider_refund_id).toBeTruthy();
     expect(done.body.gateway_refund_id).toBe(atGateway.id);
     expect(await billOf(bill.id)).toMatchObject({ status: "cancelled", paid_amount: 0 });
+  });
+
+  // Issue 21: a login id is printed on receipts, so below L5 it is no authority without the approver's PIN.
+  describe("a refund's approval", () => {
+    const audited = (refund_id: string) =>
+      platform.portal.prisma.auditLog.findMany({
+        where: { event: "payment.refunded", metadata: { path: ["refund_id"], equals: refund_id } },
+      });
+
+    it("refuses a staff (L6) caller with only a login id, and an L5 token refunds without a PIN", async () => {
+      const payment = await cash((await billedOrder()).id, 2684);
+      const bare = await refund(payment.id, { refund_amount: 100, reason: "login id", staff_code: leaderCode }, staff);
+      expect(bare).toMatchObject({
+        status: 400,
+        body: { code: "invalid_request", details: { field: "staff_pin", constraint: "required" } },
+      });
+      const terminalBare = await refund(payment.id, {
+        refund_amount: 100,
+        reason: "login id",
+        staff_code: leaderCode,
+        staff_pin: undefined,
+      });
+      expect(terminalBare.body.details).toMatchObject({ field: "staff_pin" });
+      expect(await refundsOf(payment.id)).toEqual([]);
+      const leader = await humanToken(platform.portal, {
+        role: "STAFF_LEADER",
+        psp_id: demo.psp.id,
+        merchant_id: demo.merchant.id,
+        store_id: demo.store.id,
+      });
+      const made = await refund(payment.id, { refund_amount: 100, reason: "own", staff_code: leaderCode }, leader);
+      expect(made.status).toBe(201);
+      expect(await audited(made.body.id)).toHaveLength(1);
+    });
+
+    it("refunds with the approver's right PIN and audit-logs the approver", async () => {
+      const payment = await cash((await billedOrder()).id, 2684);
+      const body = { refund_amount: 500, reason: "approved", staff_code: leaderCode, staff_pin: leaderPin };
+      const made = await refund(payment.id, body, staff);
+      expect(made).toMatchObject({ status: 201, body: { amount: 500, status: "succeeded", staff_code: leaderCode } });
+      const [record] = await audited(made.body.id);
+      expect(record).toMatchObject({
+        success: true,
+        metadata: { payment_id: payment.id, amount: 500, approver_login_id: leaderCode, secret_checked: true },
+      });
+      expect((record!.metadata as { caller: string }).caller).toMatch(/^user:/);
+    });
+
+    // Last in the file: it locks the demo staff leader's PIN.
+    it("refuses a wrong PIN and counts it: five lock the approver, whose PIN login is then refused too", async () => {
+      const payment = await cash((await billedOrder()).id, 2684);
+      const wrong = leaderPin === "000000" ? "111111" : "000000";
+      for (let attempt = 1; attempt <= 5; attempt++) {
+        const refused = await refund(payment.id, {
+          refund_amount: 100,
+          reason: "guess",
+          staff_code: leaderCode,
+          staff_pin: wrong,
+        });
+        expect(refused).toMatchObject({ status: 403, body: { code: "forbidden", details: { field: "staff_pin" } } });
+      }
+      const locked = await refund(payment.id, { refund_amount: 100, reason: "right", staff_code: leaderCode });
+      expect(locked).toMatchObject({ status: 423, body: { code: "locked" } });
+      expect(await refundsOf(payment.id)).toEqual([]);
+      expect((await billOf(payment.bill_id)).paid_amount).toBe(2684);
+      const login = await call("POST", "/api/v1/auth/user/pin-login", undefined, {
+        login_id: leaderCode,
+        pin: leaderPin,
+      });
+      expect(login).toMatchObject({ status: 423, body: { code: "locked" } });
+    });
   });
 });

@@ -788,6 +788,8 @@ export type RefundPosPaymentInput = {
   refund_amount: number;
   /** The login id of a staff leader (L5) or above of the store. */
   staff_code: string;
+  /** That staff member's PIN (its password from L4 up): required when the caller is below L5 (staff, a terminal). */
+  staff_pin?: string | null | undefined;
 };
 
 /** Where a refund stands. */

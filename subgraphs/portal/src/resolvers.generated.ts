@@ -172,6 +172,24 @@ export type AppVersionPolicyInput = {
   pinned_version_code?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A POS refund to approve: who approves it, with which secret, and the refund's details for the audit log. */
+export type ApproveRefundInput = {
+  /** The refund's amount. */
+  amount: Scalars['Int']['input'];
+  /** Who asks for the refund: user:<id> or device:<id>. */
+  caller: Scalars['String']['input'];
+  /** The approver's login id (the refund's staff_code). */
+  login_id: Scalars['String']['input'];
+  /** The refunded payment. */
+  payment_id: Scalars['ID']['input'];
+  /** The refund being made. */
+  refund_id: Scalars['ID']['input'];
+  /** The approver's PIN (password from L4 up); null when the refund's caller is L5 or above itself. */
+  secret?: InputMaybe<Scalars['String']['input']>;
+  /** The store of the refunded payment. */
+  store_id: Scalars['Int']['input'];
+};
+
 /** A group of a merchant's stores overseen by one area manager (L3). */
 export type Area = {
   __typename?: 'Area';
@@ -587,6 +605,8 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Staff of L4 or above bind the device to a store they reach. */
   activateDevice: Device;
+  /** For the platform's services (the POS): approves a refund by a staff leader (L5) or above of the store, checking the approver's PIN (or password) when given; audit-logged as payment.refunded. */
+  approveRefund?: Maybe<User>;
   /** Moves a store into an area of its merchant, or out of any area (area_id null). */
   assignStoreToArea: Store;
   /** A device reports the outcome of an install, with its device token. */
@@ -661,6 +681,12 @@ export type Mutation = {
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationActivateDeviceArgs = {
   input: ActivateDeviceInput;
+};
+
+
+/** Writes: create and change tenants, users and devices, log in, and move payments. */
+export type MutationApproveRefundArgs = {
+  input: ApproveRefundInput;
 };
 
 
@@ -1717,6 +1743,7 @@ export type ResolversTypes = {
   AppVersion: ResolverTypeWrapper<any>;
   AppVersionPage: ResolverTypeWrapper<any>;
   AppVersionPolicyInput: ResolverTypeWrapper<any>;
+  ApproveRefundInput: ResolverTypeWrapper<any>;
   Area: ResolverTypeWrapper<any>;
   AssignStoreToAreaInput: ResolverTypeWrapper<any>;
   BrandingInput: ResolverTypeWrapper<any>;
@@ -1797,6 +1824,7 @@ export type ResolversParentTypes = {
   AppVersion: any;
   AppVersionPage: any;
   AppVersionPolicyInput: any;
+  ApproveRefundInput: any;
   Area: any;
   AssignStoreToAreaInput: any;
   BrandingInput: any;
@@ -2021,6 +2049,7 @@ export type MfaSendResultResolvers<ContextType = PortalContext, ParentType exten
 
 export type MutationResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   activateDevice?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<MutationActivateDeviceArgs, 'input'>>;
+  approveRefund?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<MutationApproveRefundArgs, 'input'>>;
   assignStoreToArea?: Resolver<ResolversTypes['Store'], ParentType, ContextType, RequireFields<MutationAssignStoreToAreaArgs, 'input'>>;
   confirmAppInstall?: Resolver<ResolversTypes['AppInstall'], ParentType, ContextType, RequireFields<MutationConfirmAppInstallArgs, 'input'>>;
   createArea?: Resolver<ResolversTypes['Area'], ParentType, ContextType, RequireFields<MutationCreateAreaArgs, 'input'>>;

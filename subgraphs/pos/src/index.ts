@@ -18,6 +18,7 @@ import { orderResolvers, storeReferenceBatch } from "./modules/orders/resolvers"
 import { type GatewayClientConfig, gatewayClient } from "./modules/payments/gateway.client";
 import { paymentRepository } from "./modules/payments/payment.repository";
 import { paymentService } from "./modules/payments/payment.service";
+import { paymentsInFlight } from "./modules/payments/payments-in-flight";
 import { paymentResolvers } from "./modules/payments/resolvers";
 import { receiptRepository } from "./modules/receipts/receipt.repository";
 import { receiptService } from "./modules/receipts/receipt.service";
@@ -80,10 +81,12 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const access = storeAccess(config.portal);
   const customers = customerService(customerRepository(prisma), access);
   const orders = orderService(orderRepository(prisma, preparedSql(db)), access, clock, customers);
-  const bills = billService(billRepository(prisma), orders, access, clock);
+  const paymentRows = paymentRepository(prisma);
+  const inFlight = paymentsInFlight(paymentRows);
+  const bills = billService(billRepository(prisma), orders, access, clock, inFlight);
   const gateway = gatewayClient(config.gateway);
   const receiptRows = receiptRepository(prisma);
-  const payments = paymentService(paymentRepository(prisma), bills, access, gateway, clock, customers, receiptRows);
+  const payments = paymentService(paymentRows, bills, access, gateway, clock, customers, receiptRows);
   const receipts = receiptService({ receipts: receiptRows, payments, bills, orders, access });
   const outbox = outboxRepository(db);
   return {
@@ -115,7 +118,13 @@ function settlementParts(
 ) {
   const notifications = notificationService(notificationRepository(prisma), clock);
   const exchanges = cardExchangeRepository(prisma);
-  const settlements = settlementService(settlementRepository(prisma), exchanges, access, clock);
+  const settlements = settlementService(
+    settlementRepository(prisma),
+    exchanges,
+    access,
+    clock,
+    paymentsInFlight(paymentRepository(prisma)),
+  );
   const cardExchange = cardExchangeService(settlements, exchanges, notifications, clock);
   cardExchange.configure(acquirer);
   return { notifications, settlements, cardExchange };

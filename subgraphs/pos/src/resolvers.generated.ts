@@ -1219,6 +1219,8 @@ export type RefundPosPaymentInput = {
   refund_amount: Scalars['Int']['input'];
   /** The login id of a staff leader (L5) or above of the store. */
   staff_code: Scalars['String']['input'];
+  /** That staff member's PIN (its password from L4 up): required when the caller is below L5 (staff, a terminal). */
+  staff_pin?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** A refund made, the payment after it, and whether it replays an earlier request with the same Idempotency-Key. */

@@ -1,7 +1,7 @@
 import type { Caller } from "@pos-cloud/common";
 import type { PrismaClient } from "../../generated/prisma/client";
 
-/** The spec's audit event names this portal writes (payment events are written elsewhere). */
+/** The spec's audit event names this portal writes (payment events are written elsewhere, but for the approval of a POS refund). */
 export type AuditEvent =
   | "user.login"
   | "user.login_failed"
@@ -16,7 +16,8 @@ export type AuditEvent =
   | "device.suspend"
   | "device.resume"
   | "device.transfer"
-  | "device.decommission";
+  | "device.decommission"
+  | "payment.refunded";
 
 export interface AuditEntry {
   event: AuditEvent;

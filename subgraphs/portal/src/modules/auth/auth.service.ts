@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { AppError, type Caller, invalidField, roles, tierOf } from "@pos-cloud/common";
+import { AppError, type Caller, invalidField, isRole, requireService, roles, tierOf } from "@pos-cloud/common";
 import type { AuditLog } from "../audit/audit.repository";
 import { verifySecret } from "../users/credentials";
 import type { UserAuthentication, UserRow, UserService } from "../users/user.service";
@@ -15,6 +15,17 @@ export const MAX_FAILED_PINS = 5;
 export type AuthService = ReturnType<typeof authService>;
 
 type Method = "password" | "pin";
+
+/** A POS refund to approve (`approveRefund`). */
+export interface RefundApproval {
+  store_id: number;
+  login_id: string;
+  secret?: string | null;
+  payment_id: string;
+  refund_id: string;
+  amount: number;
+  caller: string;
+}
 
 const rejected = () => new AppError("unauthorized", "the login id or the secret is wrong");
 
@@ -76,6 +87,25 @@ export function authService(deps: {
     return rejected();
   }
 
+  /**
+   * A known user's secret by its login method (password for L0 to L4, PIN for L5 and L6), refused while locked;
+   * a wrong one counts towards the method's lockout, a right one clears the count.
+   */
+  async function checkSecret(user: UserRow, secret: string, caller: Caller) {
+    const method: Method = usesPassword(user.role) ? "password" : "pin";
+    if (method === "pin" && user.pin_locked_at) {
+      await failed(user.id, caller, { method, reason: "locked" });
+      throw pinLocked();
+    }
+    if (method === "password" && user.locked_until && user.locked_until > clock()) {
+      await failed(user.id, caller, { method, reason: "locked" });
+      throw passwordLocked(user.locked_until);
+    }
+    if (!(await verifySecret(secret, method === "pin" ? user.pin_hash : user.password_hash)))
+      throw await countFailure(user, caller, method);
+    await users.update(user.id, method === "pin" ? { failed_pins: 0 } : { failed_logins: 0, locked_until: null });
+  }
+
   return {
     /** Password login (L0 to L4). With MFA it opens a challenge; without, it returns tokens at once. */
     async login(input: { login_id?: string | null; email?: string | null; password: string }, caller: Caller) {
@@ -85,12 +115,7 @@ export function authService(deps: {
         ? await users.findByLoginId(input.login_id)
         : await users.findByEmail(input.email!.toLowerCase());
       if (!isActive(user) || !usesPassword(user.role)) throw await unknown(caller, "password", given, input.password);
-      if (user.locked_until && user.locked_until > clock()) {
-        await failed(user.id, caller, { method: "password", reason: "locked" });
-        throw passwordLocked(user.locked_until);
-      }
-      if (!(await verifySecret(input.password, user.password_hash))) throw await countFailure(user, caller, "password");
-      await users.update(user.id, { failed_logins: 0, locked_until: null });
+      await checkSecret(user, input.password, caller);
       const metadata = { method: "password", ...(user.mfa_enabled ? { mfa_pending: true } : {}) };
       await audit.record({ event: "user.login", user_id: user.id, success: true, metadata }, caller);
       if (user.mfa_enabled) {
@@ -111,14 +136,40 @@ export function authService(deps: {
       const user = await users.findByLoginId(input.login_id);
       if (!isActive(user) || usesPassword(user.role))
         throw await unknown(caller, "pin", { login_id: input.login_id }, input.pin);
-      if (user.pin_locked_at) {
-        await failed(user.id, caller, { method: "pin", reason: "locked" });
-        throw pinLocked();
-      }
-      if (!(await verifySecret(input.pin, user.pin_hash))) throw await countFailure(user, caller, "pin");
-      await users.update(user.id, { failed_pins: 0 });
+      await checkSecret(user, input.pin, caller);
       await audit.record({ event: "user.login", user_id: user.id, success: true, metadata: { method: "pin" } }, caller);
       return sessions.issue(user);
+    },
+
+    /**
+     * For the POS (a platform service): a refund approved by a staff member of the store, L5 or above. The approver's
+     * secret (PIN, or password from L4 up) is checked as its login checks it, a wrong one counted towards its lockout;
+     * it is not needed when the refund's caller is L5 or above itself (`secret` null). The approval is audit-logged
+     * as `payment.refunded` with the refund's details.
+     */
+    async approveRefund(input: RefundApproval, caller: Caller) {
+      requireService(caller);
+      const member = await deps.userService.storeMember(caller, input.store_id, input.login_id);
+      const user = member && (await users.findByLoginId(input.login_id));
+      if (!member || !isActive(user))
+        throw invalidField("staff_code", "staff_of_store", "staff_code is not a staff member of this store");
+      if (!isRole(user.role) || roles[user.role] > roles.STAFF_LEADER)
+        throw new AppError("forbidden", "a refund needs the staff code of a staff leader (L5) or above", {
+          field: "staff_code",
+          constraint: "staff_leader",
+        });
+      if (input.secret !== null && input.secret !== undefined) await checkSecret(user, input.secret, caller);
+      const metadata = {
+        payment_id: input.payment_id,
+        refund_id: input.refund_id,
+        amount: input.amount,
+        approver_user_id: user.id,
+        approver_login_id: user.login_id,
+        caller: input.caller,
+        secret_checked: input.secret !== null && input.secret !== undefined,
+      };
+      await audit.record({ event: "payment.refunded", user_id: user.id, success: true, metadata }, caller);
+      return member;
     },
 
     refresh: sessions.refresh,

@@ -8,6 +8,7 @@ export const authResolvers: Resolvers = {
     pinLogin: (_, { input }, { auth, caller }) => auth.pinLogin(input, caller),
     refreshToken: (_, { refresh_token }, { auth, caller }) => auth.refresh(refresh_token, caller),
     logout: (_, { refresh_token }, { auth, caller }) => auth.logout(refresh_token, caller),
+    approveRefund: (_, { input }, { auth, caller }) => auth.approveRefund(input, caller),
     impersonateUser: (_, { target_user_id }, { auth, caller }) => auth.impersonate(target_user_id, caller),
   },
 };

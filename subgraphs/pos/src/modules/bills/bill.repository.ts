@@ -20,17 +20,25 @@ export function billRepository(prisma: PrismaClient) {
     },
 
     /**
-     * Locks, in id order (so two combines cannot deadlock), the store's open bills that could be combined for these
-     * tables: not split, nothing paid, not already combined away. A bill another combine took meanwhile is no longer
-     * pending once the lock is granted, so it is not returned.
+     * The ids, in order, of the store's open bills that could be combined for these tables: not split, nothing paid,
+     * not already combined away.
      */
-    async lockCombinable(tx: Tx, place: { store_id: number; merchant_id: number }, tables: string[]) {
+    async combinable(tx: Tx, place: { store_id: number; merchant_id: number }, tables: string[]) {
       const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM bills
         WHERE store_id = ${place.store_id} AND merchant_id = ${place.merchant_id} AND status = 'pending'
           AND NOT is_split AND deleted_at IS NULL AND table_numbers && ${tables}::text[]
-        ORDER BY id FOR UPDATE`;
+        ORDER BY id`;
+      return rows.map((row) => row.id);
+    },
+
+    /**
+     * Locks `combinable` bills in id order (so two combines cannot deadlock) and reads those still combinable: one
+     * another combine took meanwhile is no longer pending once the lock is granted, so it is not returned.
+     */
+    async lockCombinable(tx: Tx, ids: string[]) {
+      await tx.$queryRaw`SELECT id FROM bills WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`;
       return tx.bill.findMany({
-        where: { id: { in: rows.map((row) => row.id) }, status: "pending", deleted_at: null },
+        where: { id: { in: ids }, status: "pending", is_split: false, deleted_at: null },
         include: withSplits,
         orderBy: { created_at: "asc" },
       });

@@ -13,9 +13,16 @@ import { nextDailyNumber } from "../../daily-number";
 import { billTotals, itemSubtotal, proportionalShares, sumTotals } from "../../money";
 import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { OrderService } from "../orders/order.service";
+import type { PaymentsInFlight } from "../payments/payments-in-flight";
 import type { StoreAccess } from "../stores/store-access.service";
 import { billCombine, billCreate, billFilter, billSplit } from "./bill.inputs";
-import { type BillStatus, requireBillMove, statusAfterPayment, statusAfterRefund } from "./bill.lifecycle";
+import {
+  type BillMove,
+  type BillStatus,
+  requireBillMove,
+  statusAfterPayment,
+  statusAfterRefund,
+} from "./bill.lifecycle";
 import type { BillRepository, BillRow, Tx } from "./bill.repository";
 
 export type BillService = ReturnType<typeof billService>;
@@ -40,7 +47,13 @@ export interface PaymentToApply {
   amount: number;
 }
 
-export function billService(bills: BillRepository, orders: OrderService, access: StoreAccess, clock: () => Date) {
+export function billService(
+  bills: BillRepository,
+  orders: OrderService,
+  access: StoreAccess,
+  clock: () => Date,
+  inFlight: PaymentsInFlight,
+) {
   async function readable(caller: Caller, id: string): Promise<BillRow> {
     const bill = isUuid(id) ? await bills.find(id) : null;
     if (!bill) throw notFound("bill");
@@ -53,12 +66,18 @@ export function billService(bills: BillRepository, orders: OrderService, access:
     return readable(caller, id);
   }
 
-  /** Runs `work` on the bill locked; it was read and checked against the caller first. */
-  async function withLocked<T>(caller: Caller, id: string, work: (tx: Tx, bill: BillRow) => Promise<T>) {
+  /**
+   * Ends (cancels or splits) the bill, locked, with `work`; it was read and checked against the caller first. Refused
+   * while a payment of it is in flight, checked under the bill's payment lock so none can start meanwhile.
+   */
+  async function endLocked<T>(caller: Caller, id: string, move: BillMove, work: (tx: Tx, bill: BillRow) => Promise<T>) {
     await writable(caller, id);
     return bills.transaction(async (tx) => {
+      await inFlight.lockBill(tx, id);
       const bill = await bills.lock(tx, id);
       if (!bill) throw notFound("bill");
+      requireBillMove(move, bill);
+      await inFlight.requireNone(tx, { bill_ids: [id] }, `${move} the bill`);
       return work(tx, bill);
     });
   }
@@ -147,8 +166,7 @@ export function billService(bills: BillRepository, orders: OrderService, access:
     async split(caller: Caller, id: string, input: unknown) {
       const { splits } = parseInput(billSplit, input);
       return presentBill(
-        await withLocked(caller, id, async (tx, bill) => {
-          requireBillMove("split", bill);
+        await endLocked(caller, id, "split", async (tx, bill) => {
           if (bill.is_split) throw new AppError("invalid_state", "the bill is split already", { status: bill.status });
           await bills.createSplits(tx, bill.id, await splitAmounts(tx, bill, splits));
           return bills.update(tx, bill.id, { is_split: true });
@@ -168,11 +186,12 @@ export function billService(bills: BillRepository, orders: OrderService, access:
       const at = clock();
       return presentBill(
         await bills.transaction(async (tx) => {
-          const sources = await bills.lockCombinable(
-            tx,
-            { store_id: store.storeId, merchant_id: store.merchantId },
-            data.table_numbers,
-          );
+          const place = { store_id: store.storeId, merchant_id: store.merchantId };
+          // The payment locks first, in id order, as payments take them before a bill's row; a bill made for these
+          // tables after this read is left out, as if it came a moment later.
+          const candidates = await bills.combinable(tx, place, data.table_numbers);
+          for (const id of candidates) await inFlight.lockBill(tx, id);
+          const sources = await bills.lockCombinable(tx, candidates);
           const missing = data.table_numbers.find((table) => !sources.some((b) => b.table_numbers.includes(table)));
           if (missing !== undefined)
             throw new AppError("invalid_state", `table ${missing} has no unpaid, unsplit bill to combine`, {
@@ -183,6 +202,7 @@ export function billService(bills: BillRepository, orders: OrderService, access:
             throw new AppError("invalid_state", "these tables have one bill: nothing to combine", {
               field: "table_numbers",
             });
+          await inFlight.requireNone(tx, { bill_ids: sources.map((bill) => bill.id) }, "combine the bills");
           const tables = [...new Set(sources.flatMap((bill) => bill.table_numbers))];
           const rates = new Set(sources.map((bill) => bill.tax_percentage));
           // The combined bill is a customer's only when every source bill was that customer's.
@@ -212,12 +232,22 @@ export function billService(bills: BillRepository, orders: OrderService, access:
     /** Cancels a bill nothing was paid on; its orders are open again. */
     cancel: async (caller: Caller, id: string) =>
       presentBill(
-        await withLocked(caller, id, async (tx, bill) => {
-          requireBillMove("cancel", bill);
+        await endLocked(caller, id, "cancel", async (tx, bill) => {
           await orders.reopenOfBill(tx, bill.id);
           return bills.update(tx, bill.id, { status: "cancelled", cancelled_at: clock() });
         }),
       ),
+
+    /**
+     * For POS payments, under the bill's payment lock as a payment starts: the bill locked and read again, refused
+     * unless it can take a payment (it may have been cancelled, combined or paid since the request read it).
+     */
+    async payable(tx: Tx, id: string) {
+      const bill = await bills.lock(tx, id);
+      if (!bill) throw notFound("bill");
+      requireBillMove("pay", bill);
+      return presentBill(bill);
+    },
 
     /**
      * For POS payments, inside the transaction that records the payment: applies money to a bill (and to the split

@@ -28,6 +28,14 @@ export function paymentRepository(prisma: PrismaClient) {
       return sum._sum.amount ?? 0;
     },
 
+    /** Card and QR payments not yet completed, oldest first. */
+    inFlight: (tx: Tx, where: Prisma.PaymentWhereInput) =>
+      tx.payment.findMany({
+        where: { ...where, status: { in: ["pending", "processing"] } },
+        select: { id: true, method_type: true, bill_id: true },
+        orderBy: { created_at: "asc" },
+      }),
+
     /** Locks a payment's row for the transaction and reads it: refunds of one payment go one at a time. */
     async lock(tx: Tx, id: string): Promise<PaymentRow> {
       await tx.$queryRaw`SELECT id FROM payments WHERE id = ${id}::uuid FOR UPDATE`;

@@ -143,7 +143,7 @@ export function paymentService(
    */
   async function payCash(tx: Tx, id: string, caller: Caller, bill: Bill, data: PaymentCreate, cash_received: number) {
     await payments.lockBillPayments(tx, bill.id);
-    await requireAvailable(tx, bill, data);
+    await requireAvailable(tx, await bills.payable(tx, bill.id), data);
     await applyToBill(tx, { bill_id: bill.id, split_id: data.split_id, amount: data.amount });
     const intent = await gateway.createIntent(intentBody(rowOf(id, caller, bill, data)), `pos-payment-${id}`);
     const row = await payments.create(tx, {
@@ -186,7 +186,7 @@ export function paymentService(
   ) {
     await payments.transaction(async (tx) => {
       await payments.lockBillPayments(tx, bill.id);
-      await requireAvailable(tx, bill, data);
+      await requireAvailable(tx, await bills.payable(tx, bill.id), data);
       await payments.create(tx, rowOf(id, caller, bill, data));
     });
     const fail = (failure_message: string) =>
@@ -215,17 +215,19 @@ export function paymentService(
   }
 
   /**
-   * Completes a QR payment from its intent's state, once: the payment moves only while in flight, and the money is
-   * applied to the bill in the same transaction; a gateway event is recorded as applied there too. A payment the
-   * bill can no longer take (paid meanwhile) fails, and its money is refunded at the gateway.
+   * Settles a card or QR payment from its intent's state, once: the payment moves only while in flight, and a gateway
+   * event is recorded as applied in the same transaction. An intent that failed or was cancelled (expired at the
+   * gateway too) fails its payment, which frees its bill. A QR intent that succeeded completes its payment and applies
+   * the money to the bill; a bill that can no longer take it (paid meanwhile) has the money refunded at the gateway.
+   * A card payment completes only by the card app's result, which carries its approval.
    */
-  async function settleQr(
+  async function settleIntent(
     intent: Pick<GatewayIntent, "id" | "status" | "failure_code" | "failure_message">,
     eventId?: string,
   ) {
     const overpaid = await payments.transaction(async (tx) => {
       const payment = await payments.findByIntent(tx, intent.id);
-      if (!payment || payment.method_type !== "QR") return null;
+      if (!payment || payment.method_type === "CASH") return null;
       if (eventId && !(await payments.firstDelivery(tx, eventId))) return null;
       if (intent.status === "failed" || intent.status === "cancelled") {
         await payments.settle(tx, payment.id, {
@@ -235,7 +237,7 @@ export function paymentService(
         });
         return null;
       }
-      if (intent.status !== "succeeded") return null;
+      if (intent.status !== "succeeded" || payment.method_type !== "QR") return null;
       await payments.lockBillPayments(tx, payment.bill_id);
       if (!(await payments.settle(tx, payment.id, { status: "completed", completed_at: clock() }))) return null;
       try {
@@ -365,7 +367,7 @@ export function paymentService(
         payment.payment_token
       ) {
         try {
-          await settleQr(await gateway.retrieve(payment.payment_intent_id, payment.payment_token));
+          await settleIntent(await gateway.retrieve(payment.payment_intent_id, payment.payment_token));
           return presentPayment(await readable(caller, id));
         } catch (error) {
           logger.warn("following a QR payment's intent failed", { payment_id: id, error: String(error) });
@@ -468,12 +470,15 @@ export function paymentService(
       await customers.recordRefund(tx, bill, refund.amount);
     },
 
-    /** Consumes the gateway's internal events: a QR intent that succeeded, failed or was cancelled settles its payment. */
+    /**
+     * Consumes the gateway's internal events: an intent that failed or was cancelled (or expired) fails its card or QR
+     * payment; a QR intent that succeeded completes its payment.
+     */
     consume: (bus: MessageBus) =>
       bus.consume("events.internal", "pos-payments", async (event: BusEvent) => {
         if (event.aggregate_type !== "payment_intent" || !settlingEvents.has(event.event_type)) return;
         const intent = event.payload.payment_intent as GatewayIntent | undefined;
-        if (intent) await settleQr(intent, event.id);
+        if (intent) await settleIntent(intent, event.id);
       }),
   };
 }

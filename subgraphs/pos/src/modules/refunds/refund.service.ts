@@ -3,11 +3,11 @@ import {
   AppError,
   type Caller,
   invalidField,
-  isRole,
   logger,
   parseInput,
   requireDevice,
   roles,
+  tierOf,
 } from "@pos-cloud/common";
 import type { GatewayClient } from "../payments/gateway.client";
 import { PAYMENT_SCOPE, type PaymentService, presentPayment } from "../payments/payment.service";
@@ -75,14 +75,29 @@ export function refundService(
     }
   }
 
-  async function requireLeader(store: { storeId: number; merchantId: number }, staffCode: string) {
-    const staff = await access.staffMember(store, staffCode);
-    if (!isRole(staff.role) || roles[staff.role] > roles.STAFF_LEADER)
-      throw new AppError("forbidden", "a refund needs the staff code of a staff leader (L5) or above", {
-        field: "staff_code",
-        constraint: "staff_leader",
-      });
-    return staff;
+  /**
+   * The refund's approver, audit-logged by the portal with the refund: a staff leader (L5) or above of the store; a
+   * caller below L5 (staff, a terminal) gives that member's PIN too, since a login id is printed on receipts.
+   */
+  async function approve(
+    caller: Caller,
+    payment: Awaited<ReturnType<PaymentService["readable"]>>,
+    data: RefundCreate,
+    refundId: string,
+  ) {
+    const tier = caller.type === "user" ? tierOf(caller) : undefined;
+    const selfApproved = tier !== undefined && tier <= roles.STAFF_LEADER;
+    if (!selfApproved && !data.staff_pin)
+      throw invalidField("staff_pin", "required", "below a staff leader (L5), a refund needs the approver's staff_pin");
+    return access.approveRefund({
+      store_id: payment.store_id,
+      login_id: data.staff_code,
+      secret: selfApproved ? null : data.staff_pin,
+      payment_id: payment.id,
+      refund_id: refundId,
+      amount: data.refund_amount,
+      caller: `${caller.type}:${caller.id}`,
+    });
   }
 
   /** The recovery pass of one payment: its refunds whose request ended without the gateway's answer are asked again. */
@@ -96,17 +111,13 @@ export function refundService(
 
   return {
     /**
-     * Refunds all or part of a completed payment; `staff_code` names a staff leader (L5) or above of the store (403
-     * below). An Idempotency-Key replays the first answer, like payments.
+     * Refunds all or part of a completed payment, approved (`approve`) by a staff leader (L5) or above of the store.
+     * An Idempotency-Key replays the first answer, like payments.
      */
     async refund(caller: Caller, paymentId: string, input: unknown, key?: string | null) {
       if (caller.type === "device") requireDevice(caller, { scope: PAYMENT_SCOPE });
       const data = parseInput(refundCreate, input);
       const payment = await payments.readable(caller, paymentId);
-      const staff = await requireLeader(
-        { storeId: payment.store_id, merchantId: payment.merchant_id },
-        data.staff_code,
-      );
       const replay = await payments.keys.claim(payment.store_id, key, fingerprint(payment.id, data));
       if (replay) return { ...(replay.response as object), replayed: true };
       const answer = async (id: string) => ({
@@ -118,6 +129,8 @@ export function refundService(
       };
       let refund: RefundRow | undefined;
       try {
+        const id = randomUUID();
+        const staff = await approve(caller, payment, data, id);
         refund = await refunds.transaction(async (tx) => {
           const locked = await payments.lock(tx, payment.id);
           if (locked.status !== "completed" || !locked.payment_intent_id)
@@ -132,7 +145,7 @@ export function refundService(
               `at most ${refundable} of ${locked.amount} can be refunded`,
             );
           return refunds.create(tx, {
-            id: randomUUID(),
+            id,
             merchant_id: locked.merchant_id,
             store_id: locked.store_id,
             payment_id: locked.id,

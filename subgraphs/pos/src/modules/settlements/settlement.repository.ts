@@ -17,7 +17,7 @@ export interface CountedGroup {
 }
 
 /** How far back a late payment is still carried into a later day (payments and refunds never wait that long). */
-const LOOKBACK_MS = 31 * 86_400_000;
+export const LOOKBACK_MS = 31 * 86_400_000;
 
 /**
  * The payments and refunds a settlement counts that no closed settlement counts yet: those completed on its own

@@ -17,12 +17,13 @@ import {
   tierOf,
 } from "@pos-cloud/common";
 import { PAYMENT_SCOPE } from "../payments/payment.service";
+import type { PaymentsInFlight } from "../payments/payments-in-flight";
 import type { StoreAccess, StorePlace } from "../stores/store-access.service";
 import { businessDateOf, dayWindow, STORE_TIME_ZONE } from "./business-day";
 import type { CardExchangeRepository } from "./card-exchange.repository";
 import { settlementClose, settlementCreate, settlementFilter } from "./settlement.inputs";
 import { presentSettlement } from "./settlement.presenter";
-import type { SettlementRepository, SettlementRow, Tx } from "./settlement.repository";
+import { LOOKBACK_MS, type SettlementRepository, type SettlementRow, type Tx } from "./settlement.repository";
 
 export type SettlementService = ReturnType<typeof settlementService>;
 
@@ -42,6 +43,7 @@ export function settlementService(
   exchanges: CardExchangeRepository,
   access: StoreAccess,
   clock: () => Date,
+  inFlight: PaymentsInFlight,
 ) {
   /** A staff code of the store's manager or above (L4), else 400 (not staff of the store) or 403 (below L4). */
   async function requireManagerCode(store: StorePlace, staffCode: string) {
@@ -101,11 +103,24 @@ export function settlementService(
   }
   const presentOne = async (row: SettlementRow) => (await present([row]))[0]!;
 
-  /** Closes an open settlement under its row lock; a closed one is 409. */
+  /**
+   * Closes an open settlement under its row lock; a closed one is 409, and so is a day with a payment in flight, but
+   * for the system: its nightly close takes the day as it is, and a payment completed later goes forward.
+   */
   async function closeLocked(tx: Tx, id: string, by: string, staffCode: string | null) {
     const locked = await settlements.lock(tx, id);
     if (locked.status !== "open")
       throw new AppError("invalid_state", `a ${locked.status} settlement cannot be closed`, { status: locked.status });
+    if (by !== SYSTEM_ACTOR)
+      await inFlight.requireNone(
+        tx,
+        {
+          store_id: locked.store_id,
+          from: new Date(locked.window_start.getTime() - LOOKBACK_MS),
+          to: locked.window_end,
+        },
+        "close the settlement",
+      );
     return settlements.close(tx, locked, { closed_at: clock(), closed_by: by, closed_staff_code: staffCode });
   }
 

@@ -13,6 +13,8 @@ import {
   tierOf,
 } from "@pos-cloud/common";
 import {
+  PosApproveRefundDocument,
+  type PosApproveRefundMutationVariables,
   PosMerchantDocument,
   PosReceiptIssuerDocument,
   type PosReceiptIssuerQuery,
@@ -74,7 +76,10 @@ export function storeAccess(portal: PortalCall) {
     const error = result.errors?.[0];
     if (error) {
       const code = error.extensions?.code;
-      throw isErrorCode(code) ? new AppError(code, error.message) : new AppError("bad_gateway", "the portal failed");
+      const details = (error.extensions?.details ?? {}) as Record<string, unknown>;
+      throw isErrorCode(code)
+        ? new AppError(code, error.message, details)
+        : new AppError("bad_gateway", "the portal failed");
     }
     return result.data as Result;
   }
@@ -219,6 +224,27 @@ export function storeAccess(portal: PortalCall) {
       );
       if (!storeMember) throw invalidField(field, "staff_of_store", `${field} is not a staff member of this store`);
       return storeMember;
+    },
+
+    /**
+     * A refund's approval by the portal, which audit-logs it: the staff code of a staff leader (L5) or above of the
+     * store (400 not staff, 403 below L5) and, when given, that member's secret, checked and counted towards its
+     * lockout like its login (403 when wrong, the lockout's error when locked).
+     */
+    async approveRefund(input: PosApproveRefundMutationVariables["input"]): Promise<StaffMember> {
+      if (!staffCodePattern.test(input.login_id))
+        throw invalidField(
+          "staff_code",
+          "format",
+          "staff_code must be a staff member's login id, for example STF-ABC-123",
+        );
+      try {
+        return (await ask(PosApproveRefundDocument, { input }, posService)).approveRefund!;
+      } catch (error) {
+        if (error instanceof AppError && error.code === "unauthorized")
+          throw new AppError("forbidden", "staff_pin is wrong", { field: "staff_pin", constraint: "pin" });
+        throw error;
+      }
     },
 
     /**

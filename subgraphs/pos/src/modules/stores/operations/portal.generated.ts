@@ -4,6 +4,24 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** A POS refund to approve: who approves it, with which secret, and the refund's details for the audit log. */
+export type ApproveRefundInput = {
+  /** The refund's amount. */
+  amount: number;
+  /** Who asks for the refund: user:<id> or device:<id>. */
+  caller: string;
+  /** The approver's login id (the refund's staff_code). */
+  login_id: string;
+  /** The refunded payment. */
+  payment_id: string | number;
+  /** The refund being made. */
+  refund_id: string | number;
+  /** The approver's PIN (password from L4 up); null when the refund's caller is L5 or above itself. */
+  secret?: string | null | undefined;
+  /** The store of the refunded payment. */
+  store_id: number;
+};
+
 /** A human user's role, one per tier (the number in brackets). */
 export type Role =
   /** Manager of one area of a merchant's stores (3). */
@@ -49,6 +67,13 @@ export type PosReceiptIssuerQueryVariables = Exact<{
 
 
 export type PosReceiptIssuerQuery = { receiptIssuer: { store_name: string, address: unknown, contact_phone: string | null, receipt_settings: unknown, merchant_name: string, legal_name: string | null, tax_id: string | null, invoice_config: unknown } | null };
+
+export type PosApproveRefundMutationVariables = Exact<{
+  input: ApproveRefundInput;
+}>;
+
+
+export type PosApproveRefundMutation = { approveRefund: { login_id: string, role: Role } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -106,3 +131,11 @@ export const PosReceiptIssuerDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PosReceiptIssuerQuery, PosReceiptIssuerQueryVariables>;
+export const PosApproveRefundDocument = new TypedDocumentString(`
+    mutation PosApproveRefund($input: ApproveRefundInput!) {
+  approveRefund(input: $input) {
+    login_id
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<PosApproveRefundMutation, PosApproveRefundMutationVariables>;
