@@ -107,8 +107,8 @@ export function refundService(
         { storeId: payment.store_id, merchantId: payment.merchant_id },
         data.staff_code,
       );
-      const replay = await payments.keys.claim(payment.store_id, key, fingerprint(payment.id, data));
-      if (replay) return { ...(replay.response as object), replayed: true };
+      const claim = await payments.keys.claim(payment.store_id, key, fingerprint(payment.id, data));
+      if (claim?.replayed) return { ...(claim.response as object), replayed: true };
       const answer = async (id: string) => ({
         refund: await refunds.find(id),
         payment: presentPayment(await payments.readable(caller, payment.id)),
