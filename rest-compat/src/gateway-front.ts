@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { AppError, type Caller } from "@pos-cloud/common";
+import { idempotencyKeyOf } from "./gateway-request";
 import type { HmacVerifier } from "./hmac";
 import type { RequestBody } from "./http";
 import { cachedLookup } from "./lookup-cache";
@@ -33,6 +35,15 @@ const replayed = () =>
 
 /** Reads change nothing, so a signed GET may be sent again (a partner polling its list); anything else is once. */
 const changesState = (method: string) => method !== "GET";
+
+/**
+ * What the replay check remembers of a request's Idempotency-Key: its hash, on a route that honours the key (else
+ * null, and a replay is refused whatever the header says).
+ */
+function replayKeyOf(route: RestRoute, headers: IncomingHttpHeaders): string | null {
+  const key = route.idempotent ? idempotencyKeyOf({ headers }) : null;
+  return key === null ? null : createHash("sha256").update(key).digest("hex");
+}
 
 /**
  * What every `/v1` request passes before its route runs: rate limits, partner signatures, CORS for web views.
@@ -111,10 +122,17 @@ export function createGatewayFront(options: {
           rawBody: request.body.raw,
           authorization: request.headers.authorization,
         });
-        // Before the partner's limits, so replaying a captured request spends the replayer's budget, not theirs.
+        // Before the partner's limits, so replaying a captured request spends the replayer's budget, not theirs. An
+        // exact replay with the same Idempotency-Key passes: the key answers it (its stored response, or a conflict
+        // while the first runs), and HTTP clients resend identical bytes on a retry. The key is bound to the
+        // signature, so a captured request cannot be replayed under a key of the replayer's choosing.
         if (
           changesState(request.method) &&
-          !(await options.seenSignatures.claim(signature.fingerprint, signature.ttl_seconds))
+          !(await options.seenSignatures.claim(
+            signature.fingerprint,
+            signature.ttl_seconds,
+            replayKeyOf(route, request.headers),
+          ))
         ) {
           throw replayed();
         }

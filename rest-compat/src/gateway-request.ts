@@ -16,7 +16,7 @@ export function paymentTokenOf({ query, body, headers }: RestRequest): string {
  * The `Idempotency-Key` header, or null. The payments subgraph binds it to the operation's parameters, not to these
  * bytes, so a retry that re-serialises the same body is still the same request.
  */
-export function idempotencyKeyOf({ headers }: RestRequest): string | null {
+export function idempotencyKeyOf({ headers }: Pick<RestRequest, "headers">): string | null {
   const key = headers["idempotency-key"];
   if (key === undefined) return null;
   return Array.isArray(key) ? key.join(",") : key;

@@ -37,6 +37,11 @@ export interface RestRoute {
    */
   auth?: "hmac" | "payment_token";
   /**
+   * The operation honours an Idempotency-Key: an exact replay of a signed request with one (same signature, same
+   * key) reaches the key's stored answer instead of the replay check's 401.
+   */
+  idempotent?: true;
+  /**
    * The subgraph that runs this route's operation directly, for operations kept out of the public graph
    * (`@inaccessible`: web-view and provider operations `/graphql` must not serve); absent: through the gateway.
    */

@@ -75,6 +75,88 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
       }
     });
 
+    it("answers an exact replay with an Idempotency-Key with the stored response, and refunds once", async () => {
+      const id = await cashIntent();
+      const path = `/v1/payment_intents/${id}/refund`;
+      const options = { timestamp: now(), headers: { "idempotency-key": `refund-${randomUUID()}` } };
+      const first = await signed(platform.baseUrl, demo.partner, "POST", path, { amount: 100 }, options);
+      const replay = await signed(platform.baseUrl, demo.partner, "POST", path, { amount: 100 }, options);
+      expect(first.status).toBe(201);
+      expect(replay.status).toBe(201);
+      expect(replay.body).toEqual(first.body);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(await refunds(id)).toBe(1);
+    });
+
+    it("answers concurrent exact replays with a key by the key (stored answer or conflict), never 401", async () => {
+      const id = await cashIntent();
+      const path = `/v1/payment_intents/${id}/refund`;
+      const options = { timestamp: now(), headers: { "idempotency-key": `refund-${randomUUID()}` } };
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => signed(platform.baseUrl, demo.partner, "POST", path, { amount: 10 }, options)),
+      );
+      for (const answer of answers) {
+        if (answer.status === 201) expect(answer.body.amount).toBe(10);
+        else expect([answer.status, answer.body.code]).toEqual([409, "idempotency_conflict"]);
+      }
+      expect(answers.filter((answer) => answer.status === 201).length).toBeGreaterThan(0);
+      expect(await refunds(id)).toBe(1);
+    });
+
+    it("refuses a replay without the key, or under another key, with 401: the key is bound to the signature", async () => {
+      const id = await cashIntent();
+      const path = `/v1/payment_intents/${id}/refund`;
+      const timestamp = now();
+      const first = await signed(
+        platform.baseUrl,
+        demo.partner,
+        "POST",
+        path,
+        { amount: 100 },
+        {
+          timestamp,
+          headers: { "idempotency-key": `refund-${randomUUID()}` },
+        },
+      );
+      expect(first.status).toBe(201);
+      for (const headers of [{}, { "idempotency-key": `refund-${randomUUID()}` }] as Record<string, string>[]) {
+        const replay = await signed(
+          platform.baseUrl,
+          demo.partner,
+          "POST",
+          path,
+          { amount: 100 },
+          { timestamp, headers },
+        );
+        expect(replay.status).toBe(401);
+        expect(replay.body).toMatchObject({ code: "unauthorized" });
+      }
+      expect(await refunds(id)).toBe(1);
+    });
+
+    it("refuses an exact replay with a key on a route that does not honour one (sync) with 401", async () => {
+      const options = { timestamp: now(), headers: { "idempotency-key": `sync-${randomUUID()}` } };
+      const first = await signed(
+        platform.baseUrl,
+        demo.partner,
+        "POST",
+        "/v1/sync/merchants",
+        { merchants: [] },
+        options,
+      );
+      const replay = await signed(
+        platform.baseUrl,
+        demo.partner,
+        "POST",
+        "/v1/sync/merchants",
+        { merchants: [] },
+        options,
+      );
+      expect(first.status).toBe(200);
+      expect(replay.status).toBe(401);
+      expect(replay.body).toMatchObject({ code: "unauthorized" });
+    });
+
     it("lets a signed GET be sent again: reads change nothing", async () => {
       const timestamp = now();
       for (let i = 0; i < 2; i++) {

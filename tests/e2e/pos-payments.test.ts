@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
+import type { PaymentCreate } from "../../subgraphs/pos/src/modules/payments/payment.inputs";
+import { paymentFingerprint } from "../../subgraphs/pos/src/modules/payments/payment.service";
 import { deviceToken, humanToken } from "../support/device";
 import { call as callGateway } from "../support/gateway";
 import { demoUser, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
@@ -404,6 +406,100 @@ describe("POS payments", () => {
     expect(other.status).toBe(409);
     expect(other.body.code).toBe("idempotency_conflict");
     expect(await billOf(bill.id)).toMatchObject({ paid_amount: 1000 });
+  });
+
+  /**
+   * The key a request killed mid-payment leaves (claimed `minutesAgo` for `payment_id`, no answer): a real kill -9
+   * cannot be timed inside the cash transaction, so the test writes the row the claim wrote.
+   */
+  const killedKey = (key: string, body: Record<string, unknown>, payment_id: string, minutesAgo = 5) =>
+    platform.pos.prisma.paymentIdempotencyKey.create({
+      data: {
+        store_id: demo.store.id,
+        idempotency_key: key,
+        request_hash: paymentFingerprint(body as PaymentCreate),
+        status: "processing",
+        created_at: new Date(Date.now() - minutesAgo * 60_000),
+        expires_at: new Date(Date.now() + 24 * 60 * 60_000),
+        payment_id,
+      },
+    });
+
+  it("after a crash mid cash payment, recovery releases its key and the retry pays once, under the same intent", async () => {
+    const { bill } = await billedOrder();
+    const key = randomUUID();
+    const body = { bill_id: bill.id, amount: 2684, payment_method: { type: "CASH" }, cash_received: 3000 };
+    // Killed after the gateway recorded the cash intent, before the POS committed: the intent and the claim remain.
+    const payment_id = randomUUID();
+    const recorded = await platform.pos.gateway.createIntent(
+      {
+        amount: 2684,
+        currency: "JPY",
+        payment_method_types: ["cash"],
+        processing_mode: "manual",
+        merchant_ref_id: `pos-${payment_id}`,
+        merchant_store_id: String(demo.store.id),
+        order_id: bill.id,
+        description: `POS payment ${payment_id}`,
+      },
+      `pos-payment-${payment_id}`,
+    );
+    await killedKey(key, body, payment_id);
+    const stuck = await pay(body, key);
+    expect(stuck.status).toBe(409);
+    expect(stuck.body).toMatchObject({ code: "idempotency_conflict" });
+
+    expect(await platform.pos.payments.recoverStalePayments()).toEqual([]);
+    const retried = await pay(body, key);
+    expect(retried.status).toBe(201);
+    expect(retried.body).toMatchObject({ id: payment_id, status: "completed", payment_intent_id: recorded.id });
+    const again = await pay(body, key);
+    expect(again.body).toEqual(retried.body);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 2684 });
+    expect(await platform.pos.prisma.payment.count({ where: { bill_id: bill.id } })).toBe(1);
+    const intents = await platform.payments.prisma.paymentIntent.findMany({
+      where: { merchant_ref_id: `pos-${payment_id}` },
+    });
+    expect(intents.map((intent) => [intent.id, intent.status])).toEqual([[recorded.id, "succeeded"]]);
+  });
+
+  it("after a crash mid card payment, recovery fails the payment and its key answers it; recent keys stay", async () => {
+    const { bill } = await billedOrder();
+    const body = { bill_id: bill.id, amount: 2684, payment_method: { type: "CREDIT_CARD" } };
+    // Killed after the payment's first transaction committed (pending, no intent): its row and its claim remain.
+    const started = await pay({ ...body, amount: 100 });
+    const real = await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: started.body.id } });
+    await platform.pos.prisma.payment.update({ where: { id: real.id }, data: { status: "failed" } });
+    const payment_id = randomUUID();
+    await platform.pos.prisma.payment.create({
+      data: {
+        ...real,
+        id: payment_id,
+        amount: 2684,
+        total_amount: 2684,
+        status: "pending",
+        payment_intent_id: null,
+        payment_token: null,
+        created_at: new Date(Date.now() - 5 * 60_000),
+      },
+    });
+    const key = randomUUID();
+    await killedKey(key, body, payment_id);
+    const recentKey = randomUUID();
+    await killedKey(recentKey, { ...body, amount: 1 }, randomUUID(), 0);
+
+    expect(await platform.pos.payments.recoverStalePayments()).toContain(payment_id);
+    const retried = await pay(body, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    expect(retried.body).toMatchObject({ id: payment_id, status: "failed", failure_code: "gateway_error" });
+    // Nothing was paid, and the bill takes a new payment.
+    expect(await billOf(bill.id)).toMatchObject({ paid_amount: 0 });
+    const cash = await pay({ bill_id: bill.id, amount: 2684, payment_method: { type: "CASH" }, cash_received: 2684 });
+    expect(cash.status).toBe(201);
+    // A key claimed a moment ago may still have its request running: it is left alone.
+    expect((await pay({ ...body, amount: 1 }, recentKey)).body).toMatchObject({ code: "idempotency_conflict" });
   });
 
   it("refuses bad input with the field and changes nothing", async () => {

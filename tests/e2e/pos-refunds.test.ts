@@ -153,6 +153,30 @@ describe("POS refunds", () => {
     expect(more.status).toBe(409);
   });
 
+  it("records two refunds of one payment with the same amount and reason in the same second", async () => {
+    const bill = await billedOrder();
+    const payment = await cash(bill.id, 2684);
+    const same = { refund_amount: 100, reason: "cold ramen", staff_code: leaderCode };
+    // Sent together, their calls to the gateway carry the same amount, reason and (mostly) second.
+    const answers = await Promise.all([refund(payment.id, same), refund(payment.id, same)]);
+    expect(answers.map((answer) => [answer.status, answer.body.status])).toEqual([
+      [201, "succeeded"],
+      [201, "succeeded"],
+    ]);
+    const atGateway = await platform.payments.prisma.refund.findMany({
+      where: { payment_intent_id: payment.payment_intent_id },
+    });
+    expect(atGateway.map((r) => [r.amount, r.status])).toEqual([
+      [100, "succeeded"],
+      [100, "succeeded"],
+    ]);
+    const ledger = await platform.payments.prisma.ledgerTransaction.findMany({
+      where: { payment_intent_id: payment.payment_intent_id, type: "refunded" },
+    });
+    expect(ledger.map((entry) => entry.amount)).toEqual([100, 100]);
+    expect(await billOf(bill.id)).toMatchObject({ paid_amount: 2484, refunded_amount: 200 });
+  });
+
   it("refuses a refund over the amount, bad input and a staff member below L5, changing nothing", async () => {
     const bill = await billedOrder();
     const payment = await cash(bill.id, 2684);

@@ -73,8 +73,9 @@ function createGateway(config: EdgeConfig, limiter: RateLimiter, callSubgraph: C
   const seenSignatures: SeenSignatures = redis
     ? redisSeenSignatures(redis, config.redisKeyPrefix)
     : {
-        claim: async (signature, ttl_seconds) =>
-          (await callSubgraph("payments", ClaimSignatureDocument, { signature, ttl_seconds })).claimSignature,
+        claim: async (signature, ttl_seconds, idempotency_key) =>
+          (await callSubgraph("payments", ClaimSignatureDocument, { signature, ttl_seconds, idempotency_key }))
+            .claimSignature,
       };
   return createGatewayFront({
     hmac,

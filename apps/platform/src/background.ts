@@ -58,7 +58,8 @@ export async function startBackgroundWork(
 
 /**
  * POS's recovery pass every `intervalMs` (a minute): card and QR payments a crash left pending without their intent
- * are cancelled at the gateway and failed. The timer is unref'd, a pass never overlaps the one before, and stop waits
+ * are cancelled at the gateway and failed, and the Idempotency-Keys a crash left processing are finished or released.
+ * The timer is unref'd, a pass never overlaps the one before, and stop waits
  * for a pass under way. Rows are claimed, so any number of processes may run it.
  */
 function schedulePosRecovery(pos: PosDeps, intervalMs = 60_000): { stop(): Promise<void> } {

@@ -776,6 +776,8 @@ export type ReceiptType =
 export type RefundPaymentIntentInput = {
   /** Amount to refund in the currency's minor unit, at most what is left to refund. Absent: all that is left. */
   amount?: number | null | undefined;
+  /** The partner's own reference of the refund, up to 255 characters. */
+  merchant_ref_id?: string | null | undefined;
   /** Why the refund is made, up to 255 characters. */
   reason?: string | null | undefined;
 };
@@ -1386,7 +1388,7 @@ export type JwksQueryVariables = Exact<{
 
 export type JwksQuery = { jwks: unknown };
 
-export type PaymentRefundFieldsFragment = { id: string, payment_intent_id: string, amount: number, currency: string, reason: string | null, status: RefundStatus, provider_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string };
+export type PaymentRefundFieldsFragment = { id: string, payment_intent_id: string, amount: number, currency: string, reason: string | null, merchant_ref_id: string | null, status: RefundStatus, provider_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string };
 
 export type RefundPaymentIntentMutationVariables = Exact<{
   id: string;
@@ -1395,7 +1397,7 @@ export type RefundPaymentIntentMutationVariables = Exact<{
 }>;
 
 
-export type RefundPaymentIntentMutation = { refundPaymentIntent: { replayed: boolean, refund: { id: string, payment_intent_id: string, amount: number, currency: string, reason: string | null, status: RefundStatus, provider_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string } } };
+export type RefundPaymentIntentMutation = { refundPaymentIntent: { replayed: boolean, refund: { id: string, payment_intent_id: string, amount: number, currency: string, reason: string | null, merchant_ref_id: string | null, status: RefundStatus, provider_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string } } };
 
 export type PaymentIntentFieldsFragment = { id: string, merchant_id: number, store_id: number, client_partner_id: number, merchant_ref_id: string, merchant_store_id: string | null, merchant_terminal_id: string | null, order_id: string | null, amount: number, currency: string, payment_method_types: Array<PaymentMethodType>, payment_method_type: PaymentMethodType | null, processing_mode: ProcessingMode, status: PaymentIntentStatus, provider_name: string | null, provider_transaction_id: string | null, failure_code: string | null, failure_message: string | null, description: string | null, metadata: unknown, captured_at: string | null, created_at: string, updated_at: string, expires_at: string };
 
@@ -1923,6 +1925,7 @@ export const PaymentRefundFieldsFragmentDoc = new TypedDocumentString(`
   amount
   currency
   reason
+  merchant_ref_id
   status
   provider_refund_id
   failure_code
@@ -2851,6 +2854,7 @@ export const RefundPaymentIntentDocument = new TypedDocumentString(`
   amount
   currency
   reason
+  merchant_ref_id
   status
   provider_refund_id
   failure_code

@@ -32,6 +32,7 @@ export const paymentFlowRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/payment_intents/:id/refund",
     auth: "hmac",
+    idempotent: true,
     async handle(request, execute) {
       const variables = {
         id: request.params.id,

@@ -20,6 +20,7 @@ export const paymentIntentRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/payment_intents",
     auth: "hmac",
+    idempotent: true,
     async handle(request, execute): Promise<RestResponse> {
       const variables = { input: request.body.fields, idempotency_key: idempotencyKeyOf(request) };
       const { createPaymentIntent: result } = await runOperation(
@@ -68,6 +69,7 @@ export const paymentIntentRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/payment_intents/:id/capture",
     auth: "hmac",
+    idempotent: true,
     async handle(request, execute) {
       const variables = {
         id: request.params.id,

@@ -181,8 +181,9 @@ export type Mutation = {
   /** Captures an authorized intent of the signing partner, for its whole amount or the amount given. */
   capturePaymentIntent: PaymentIntentResult;
   /**
-   * Edge only: records a verified request signature for `ttl_seconds` (until its timestamp leaves the HMAC window).
-   * False when it was recorded before: the request is a replay.
+   * Edge only: records a verified request signature for `ttl_seconds` (until its timestamp leaves the HMAC window),
+   * with the SHA-256 (hex) of the Idempotency-Key it came with on a route that honours one. False when it was
+   * recorded before, unless both carry the same key: the request is then an exact replay, which the key answers.
    */
   claimSignature: Scalars['Boolean']['output'];
   /**
@@ -233,6 +234,7 @@ export type MutationCapturePaymentIntentArgs = {
 
 
 export type MutationClaimSignatureArgs = {
+  idempotency_key?: InputMaybe<Scalars['String']['input']>;
   signature: Scalars['String']['input'];
   ttl_seconds: Scalars['Int']['input'];
 };
@@ -616,6 +618,8 @@ export type Refund = {
   failure_message?: Maybe<Scalars['String']['output']>;
   /** The refund's id. */
   id: Scalars['String']['output'];
+  /** The partner's own reference of the refund, as given by the caller. */
+  merchant_ref_id?: Maybe<Scalars['String']['output']>;
   /** The intent refunded. */
   payment_intent_id: Scalars['String']['output'];
   /** The provider's reference of the refund. */
@@ -632,6 +636,8 @@ export type Refund = {
 export type RefundPaymentIntentInput = {
   /** Amount to refund in the currency's minor unit, at most what is left to refund. Absent: all that is left. */
   amount?: InputMaybe<Scalars['Int']['input']>;
+  /** The partner's own reference of the refund, up to 255 characters. */
+  merchant_ref_id?: InputMaybe<Scalars['String']['input']>;
   /** Why the refund is made, up to 255 characters. */
   reason?: InputMaybe<Scalars['String']['input']>;
 };
@@ -1265,6 +1271,7 @@ export type RefundResolvers<ContextType = PaymentsContext, ParentType extends Re
   failure_code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   failure_message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchant_ref_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   payment_intent_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider_refund_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;

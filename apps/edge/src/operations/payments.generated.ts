@@ -37,6 +37,7 @@ export type GatewayStoreQuery = { gatewayStore: { store_id: number, merchant_id:
 export type ClaimSignatureMutationVariables = Exact<{
   signature: string;
   ttl_seconds: number;
+  idempotency_key?: string | null | undefined;
 }>;
 
 
@@ -88,8 +89,12 @@ export const GatewayStoreDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<GatewayStoreQuery, GatewayStoreQueryVariables>;
 export const ClaimSignatureDocument = new TypedDocumentString(`
-    mutation ClaimSignature($signature: String!, $ttl_seconds: Int!) {
-  claimSignature(signature: $signature, ttl_seconds: $ttl_seconds)
+    mutation ClaimSignature($signature: String!, $ttl_seconds: Int!, $idempotency_key: String) {
+  claimSignature(
+    signature: $signature
+    ttl_seconds: $ttl_seconds
+    idempotency_key: $idempotency_key
+  )
 }
     `) as unknown as TypedDocumentString<ClaimSignatureMutation, ClaimSignatureMutationVariables>;
 export const SubscribedPaymentIntentDocument = new TypedDocumentString(`

@@ -20,12 +20,23 @@ export function gatewayFrontService(deps: {
   const { signatures, stores, clock } = deps;
   let nextCleanup = 0;
   return {
-    /** True the first time a signature is claimed within its lifetime; false for a replay. */
-    async claimSignature(caller: Caller, signature: string, ttl_seconds: number): Promise<boolean> {
+    /**
+     * True the first time a signature is claimed within its lifetime, and for an exact replay of a request with an
+     * Idempotency-Key (the same key's hash both times); false for any other replay.
+     */
+    async claimSignature(
+      caller: Caller,
+      signature: string,
+      ttl_seconds: number,
+      idempotency_key: string | null = null,
+    ): Promise<boolean> {
       requireService(caller);
-      if (signature.length === 0 || signature.length > MAX_SIGNATURE_LENGTH) {
-        throw invalidField("signature", "length", `signature must be 1 to ${MAX_SIGNATURE_LENGTH} characters`);
-      }
+      const requireLength = (field: string, value: string) => {
+        if (value.length === 0 || value.length > MAX_SIGNATURE_LENGTH)
+          throw invalidField(field, "length", `${field} must be 1 to ${MAX_SIGNATURE_LENGTH} characters`);
+      };
+      requireLength("signature", signature);
+      if (idempotency_key !== null) requireLength("idempotency_key", idempotency_key);
       if (!Number.isInteger(ttl_seconds) || ttl_seconds < 1 || ttl_seconds > MAX_TTL_SECONDS) {
         throw invalidField("ttl_seconds", "range", `ttl_seconds must be 1 to ${MAX_TTL_SECONDS}`);
       }
@@ -34,7 +45,7 @@ export function gatewayFrontService(deps: {
         nextCleanup = now.getTime() + CLEANUP_EVERY_MS;
         await signatures.deleteExpired(now);
       }
-      return signatures.claim(signature, new Date(now.getTime() + ttl_seconds * 1000));
+      return signatures.claim(signature, new Date(now.getTime() + ttl_seconds * 1000), idempotency_key);
     },
 
     async storeFor(caller: Caller, client_partner_id: number, merchant_store_id: string | null | undefined) {

@@ -6,7 +6,7 @@ export const gatewayFrontResolvers: Resolvers = {
       gatewayFront.storeFor(caller, client_partner_id, merchant_store_id),
   },
   Mutation: {
-    claimSignature: (_, { signature, ttl_seconds }, { gatewayFront, caller }) =>
-      gatewayFront.claimSignature(caller, signature, ttl_seconds),
+    claimSignature: (_, { signature, ttl_seconds, idempotency_key }, { gatewayFront, caller }) =>
+      gatewayFront.claimSignature(caller, signature, ttl_seconds, idempotency_key ?? null),
   },
 };

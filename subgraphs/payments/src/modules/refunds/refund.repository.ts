@@ -13,6 +13,7 @@ export interface RefundRequest {
   /** Null: whatever is left. */
   amount: number | null;
   reason: string | null;
+  merchant_ref_id?: string | null;
   /** The provider must be asked (QR): the refund starts pending and the intent goes to cancelling meanwhile. */
   viaProvider: boolean;
 }
@@ -156,7 +157,10 @@ export function refundRepository(prisma: PrismaClient) {
           throw invalidField("amount", "refundable_amount", `at most ${remaining} of ${intent.amount} can be refunded`);
         }
         const refund = await tx.refund.create({
-          data: refundRow(intent, amount, request.reason, request.viaProvider ? "pending" : "succeeded", now),
+          data: {
+            ...refundRow(intent, amount, request.reason, request.viaProvider ? "pending" : "succeeded", now),
+            merchant_ref_id: request.merchant_ref_id,
+          },
         });
         if (!request.viaProvider) {
           await appendLedgerEntry(

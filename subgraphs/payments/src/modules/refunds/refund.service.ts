@@ -13,19 +13,23 @@ export { beginLatePaymentRefund } from "./refund.repository";
 
 export type RefundService = ReturnType<typeof refundService>;
 
-const MAX_REASON = 255;
+const MAX_TEXT = 255;
 const SWEEP_BATCH = 50;
 /** The sweep asks again about a refund the provider could not take after 1, 2, 4 ... minutes, at most 15. */
 const MAX_SWEEP_DELAY_MS = 15 * 60_000;
 
-function parseRefundInput(input: unknown): { amount: number | null; reason: string | null } {
+function optionalText(body: Record<string, unknown>, name: string): string | null {
+  const value = body[name] ?? null;
+  if (value !== null && (typeof value !== "string" || value.length > MAX_TEXT)) {
+    throw invalidField(name, "string", `${name} must be a string of at most ${MAX_TEXT} characters`);
+  }
+  return value;
+}
+
+function parseRefundInput(input: unknown) {
   const body = (input && typeof input === "object" && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
   const amount = body.amount === undefined || body.amount === null ? null : parseAmount(body.amount);
-  const reason = body.reason ?? null;
-  if (reason !== null && (typeof reason !== "string" || reason.length > MAX_REASON)) {
-    throw invalidField("reason", "string", `reason must be a string of at most ${MAX_REASON} characters`);
-  }
-  return { amount, reason };
+  return { amount, reason: optionalText(body, "reason"), merchant_ref_id: optionalText(body, "merchant_ref_id") };
 }
 
 export function refundService(deps: {

@@ -82,9 +82,13 @@ export function gatewayClient(initial?: GatewayClientConfig) {
         key,
         signed: true,
       })) as unknown as GatewayIntent,
+    /**
+     * The key is the refund's reference too: two refunds of one intent with the same amount and reason in one second
+     * would otherwise be signed identically, and the gateway refuses the second as a replay under another key.
+     */
     refund: async (id: string, amount: number, reason: string, key: string) =>
       (await send("POST", `/v1/payment_intents/${encodeURIComponent(id)}/refund`, {
-        body: { amount, reason },
+        body: { amount, reason, merchant_ref_id: key },
         key,
         signed: true,
       })) as unknown as GatewayRefund,

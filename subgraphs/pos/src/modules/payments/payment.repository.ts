@@ -7,8 +7,10 @@ export type PaymentRepository = ReturnType<typeof paymentRepository>;
 export type Tx = Prisma.TransactionClient;
 export type PaymentRow = Payment;
 
-/** A claimed Idempotency-Key, or the row that holds it already. */
-export type KeyClaim = { claimed: true } | { claimed: false; request_hash: string; response: unknown };
+/** A claimed Idempotency-Key with the payment it stands for, or the row that holds it already. */
+export type KeyClaim =
+  | { claimed: true; payment_id: string | null }
+  | { claimed: false; request_hash: string; response: unknown };
 
 export function paymentRepository(prisma: PrismaClient) {
   return {
@@ -54,7 +56,7 @@ export function paymentRepository(prisma: PrismaClient) {
     },
 
     create: (tx: Tx, data: Prisma.PaymentUncheckedCreateInput) => tx.payment.create({ data }),
-    find: (id: string) => prisma.payment.findUnique({ where: { id } }),
+    find: (id: string, tx: Tx | PrismaClient = prisma) => tx.payment.findUnique({ where: { id } }),
     findByIntent: (tx: Tx, payment_intent_id: string) => tx.payment.findUnique({ where: { payment_intent_id } }),
     update: (tx: Tx | PrismaClient, id: string, data: Prisma.PaymentUncheckedUpdateInput) =>
       tx.payment.update({ where: { id }, data }),
@@ -86,27 +88,57 @@ export function paymentRepository(prisma: PrismaClient) {
       return inserted === 1;
     },
 
-    /** Claims an Idempotency-Key of a store, or returns what holds it (an expired key is taken over). */
+    /**
+     * Claims an Idempotency-Key of a store for `payment_id`, or returns what holds it. An expired key is taken over;
+     * a released one by the same request only, which keeps the payment the key was first claimed for.
+     */
     async claimKey(
       store_id: number,
       key: string,
       request_hash: string,
+      payment_id: string | null,
       now: Date,
       expires_at: Date,
     ): Promise<KeyClaim> {
-      const taken = await prisma.$executeRaw`INSERT INTO payment_idempotency_keys
-          (store_id, idempotency_key, request_hash, status, created_at, expires_at)
-        VALUES (${store_id}, ${key}, ${request_hash}, 'processing', ${now}, ${expires_at})
+      const taken = await prisma.$queryRaw<{ payment_id: string | null }[]>`INSERT INTO payment_idempotency_keys
+          (store_id, idempotency_key, request_hash, status, created_at, expires_at, payment_id)
+        VALUES (${store_id}, ${key}, ${request_hash}, 'processing', ${now}, ${expires_at}, ${payment_id}::uuid)
         ON CONFLICT (store_id, idempotency_key) DO UPDATE
           SET request_hash = EXCLUDED.request_hash, status = 'processing', response = NULL,
-            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-          WHERE payment_idempotency_keys.expires_at <= ${now}`;
-      if (taken === 1) return { claimed: true };
+            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
+            payment_id = CASE WHEN payment_idempotency_keys.expires_at <= ${now}
+              THEN EXCLUDED.payment_id ELSE payment_idempotency_keys.payment_id END
+          WHERE payment_idempotency_keys.expires_at <= ${now}
+            OR (payment_idempotency_keys.status = 'released'
+              AND payment_idempotency_keys.request_hash = EXCLUDED.request_hash)
+        RETURNING payment_id::text`;
+      if (taken[0]) return { claimed: true, payment_id: taken[0].payment_id };
       const row = await prisma.paymentIdempotencyKey.findUnique({
         where: { store_id_idempotency_key: { store_id, idempotency_key: key } },
       });
       return { claimed: false, request_hash: row?.request_hash ?? "", response: row?.response ?? null };
     },
+
+    /**
+     * Locks, for the transaction, the oldest payment key still processing that was claimed before `before`, whose
+     * payment is not in flight (a pending payment is the interrupted-payment recovery's first); rows another process
+     * holds are passed over. Null when none is left.
+     */
+    async claimAbandonedKey(tx: Tx, before: Date) {
+      const rows = await tx.$queryRaw<{ store_id: number; idempotency_key: string; payment_id: string }[]>`
+        SELECT store_id, idempotency_key, payment_id::text FROM payment_idempotency_keys k
+        WHERE status = 'processing' AND created_at < ${before} AND payment_id IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM payments p
+            WHERE p.id = k.payment_id AND p.status IN ('pending', 'processing'))
+        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+      return rows[0] ?? null;
+    },
+    /** Frees a key whose request died before writing anything, for the same request to take over. */
+    markKeyReleased: (tx: Tx, store_id: number, key: string) =>
+      tx.paymentIdempotencyKey.update({
+        where: { store_id_idempotency_key: { store_id, idempotency_key: key } },
+        data: { status: "released" },
+      }),
     completeKey: (tx: Tx, store_id: number, key: string, response: Prisma.InputJsonValue) =>
       tx.paymentIdempotencyKey.update({
         where: { store_id_idempotency_key: { store_id, idempotency_key: key } },

@@ -56,7 +56,7 @@ export function presentPayment(row: PaymentRow) {
 export type PresentedPayment = ReturnType<typeof presentPayment>;
 
 /** The same parameters give the same fingerprint, whatever order a client wrote them in. */
-const fingerprint = (data: PaymentCreate) =>
+export const paymentFingerprint = (data: PaymentCreate) =>
   createHash("sha256")
     .update(
       JSON.stringify([
@@ -109,20 +109,27 @@ export function paymentService(
   /**
    * Claims an Idempotency-Key of a store (24 hours) for a request with this fingerprint, or answers the first
    * response it holds; the same key with other parameters, or while the first request runs, is
-   * `idempotency_conflict`. Null when there is no key or it was just claimed.
+   * `idempotency_conflict`. Null when there is no key. Once claimed, `payment_id` is the payment the key stands for:
+   * a released key's first one, else the one given.
    */
-  async function claimKey(store_id: number, key: string | null | undefined, hash: string) {
+  async function claimKey(
+    store_id: number,
+    key: string | null | undefined,
+    hash: string,
+    payment_id: string | null = null,
+  ) {
     if (key === null || key === undefined) return null;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH)
       throw invalidField("Idempotency-Key", "length", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
     const now = clock();
-    const held = await payments.claimKey(store_id, key, hash, now, new Date(now.getTime() + KEY_RETENTION_MS));
-    if (held.claimed) return null;
+    const expires = new Date(now.getTime() + KEY_RETENTION_MS);
+    const held = await payments.claimKey(store_id, key, hash, payment_id, now, expires);
+    if (held.claimed) return { replayed: false as const, payment_id: held.payment_id };
     if (held.request_hash !== hash)
       throw new AppError("idempotency_conflict", "this Idempotency-Key was used for a different request");
     if (held.response === null)
       throw new AppError("idempotency_conflict", "a request with this Idempotency-Key is still being processed");
-    return { response: held.response };
+    return { replayed: true as const, response: held.response };
   }
 
   /** The gateway intent of a payment, from its row alone: a recovery sends the very body the payment first sent. */
@@ -292,12 +299,33 @@ export function paymentService(
     return true;
   }
 
+  /**
+   * Finishes the Idempotency-Keys of POST /payments whose request died (still processing `STALE_AFTER_MS` after
+   * their claim, as the gateway takes over its abandoned keys), one row lock at a time: a key whose payment was
+   * written answers it from now on; a key whose payment never was is released, for the same request to take over
+   * with the same payment id (so the gateway's key finds any intent the dead request made).
+   */
+  async function recoverAbandonedKeys(before: Date) {
+    for (let handled = 0; handled < RECOVERY_BATCH; handled++) {
+      const done = await payments.transaction(async (tx) => {
+        const key = await payments.claimAbandonedKey(tx, before);
+        if (!key) return false;
+        const payment = await payments.find(key.payment_id, tx);
+        if (payment) await payments.completeKey(tx, key.store_id, key.idempotency_key, toJson(presentPayment(payment)));
+        else await payments.markKeyReleased(tx, key.store_id, key.idempotency_key);
+        return true;
+      });
+      if (!done) break;
+    }
+  }
+
   return {
     /**
      * The recovery pass: card and QR payments still pending without their intent `STALE_AFTER_MS` after they were
      * taken (the process died between the steps of `startExternal`) are cancelled at the gateway and failed, one row
      * lock at a time (`FOR UPDATE SKIP LOCKED`, so two processes never handle one). Stops at the first payment the
-     * gateway does not answer for. Returns the ids of the payments it failed.
+     * gateway does not answer for. Then the Idempotency-Keys such deaths left processing are finished or released.
+     * Returns the ids of the payments it failed.
      */
     async recoverStalePayments(now: Date = clock()) {
       const recovered: string[] = [];
@@ -311,6 +339,7 @@ export function paymentService(
         if (!done) break;
         recovered.push(done);
       }
+      await recoverAbandonedKeys(before);
       return recovered;
     },
 
@@ -332,12 +361,12 @@ export function paymentService(
         if (data.cash_received < data.amount)
           throw invalidField("cash_received", "at_least_amount", "cash_received must be at least the amount");
       }
-      const replay = await claimKey(bill.store_id, key, fingerprint(data));
-      if (replay) return { payment: replay.response as PresentedPayment, replayed: true };
+      const claim = await claimKey(bill.store_id, key, paymentFingerprint(data), randomUUID());
+      if (claim?.replayed) return { payment: claim.response as PresentedPayment, replayed: true };
       const remember = async (tx: Tx, row: PaymentRow) => {
         if (key) await payments.completeKey(tx, bill.store_id, key, toJson(presentPayment(row)));
       };
-      const id = randomUUID();
+      const id = claim?.payment_id ?? randomUUID();
       try {
         let row: PaymentRow;
         if (data.payment_method.type === "CASH") {

@@ -118,8 +118,8 @@ export function refundService(
       if (caller.type === "device") requireDevice(caller, { scope: PAYMENT_SCOPE });
       const data = parseInput(refundCreate, input);
       const payment = await payments.readable(caller, paymentId);
-      const replay = await payments.keys.claim(payment.store_id, key, fingerprint(payment.id, data));
-      if (replay) return { ...(replay.response as object), replayed: true };
+      const claim = await payments.keys.claim(payment.store_id, key, fingerprint(payment.id, data));
+      if (claim?.replayed) return { ...(claim.response as object), replayed: true };
       const answer = async (id: string) => ({
         refund: await refunds.find(id),
         payment: presentPayment(await payments.readable(caller, payment.id)),
