@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError, assertJsonDepth, logger, REQUEST_ID_HEADER } from "@pos-cloud/common";
+import { assertUtf8Form } from "./params";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -38,7 +39,9 @@ export async function readBody(req: IncomingMessage): Promise<RequestBody> {
     return { raw, fields };
   }
   if (type === "application/x-www-form-urlencoded") {
-    return { raw, fields: Object.fromEntries(new URLSearchParams(raw.toString("utf8"))) };
+    const text = raw.toString("utf8");
+    assertUtf8Form(text);
+    return { raw, fields: Object.fromEntries(new URLSearchParams(text)) };
   }
   throw new AppError("unsupported_media_type", "send the body as application/json", {
     constraint: "content_type",

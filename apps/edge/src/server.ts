@@ -128,7 +128,7 @@ export function createEdgeServer({
     body: RequestBody,
     caller: Caller,
   ) {
-    assertStorableRequest(matched.params, url.searchParams, body);
+    assertStorableRequest(matched.params, url, body);
     return matched.route.handle(
       {
         method,
