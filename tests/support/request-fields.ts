@@ -121,6 +121,7 @@ export async function routeFields(routes: RestRoute[]): Promise<RouteFields[]> {
     const marker = (name: string) => `probe:${name}`;
     const reads = async (query: URLSearchParams, fields: unknown, name: string) => {
       const result = await probe(route, params, query, fields);
+      // A route that refuses the marker itself (an integer parameter) reads the name too.
       if (!result.sent) return result.thrown !== undefined;
       return strings(result.sent.variables).some(({ text }) => text === marker(name));
     };
