@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { AppError, type Caller } from "@pos-cloud/common";
+import { AppError, type Caller, unstorableTextPath } from "@pos-cloud/common";
 import { idempotencyKeyOf } from "./gateway-request";
 import type { HmacVerifier } from "./hmac";
 import type { RequestBody } from "./http";
@@ -156,10 +156,15 @@ export function createGatewayFront(options: {
 
 export type GatewayFront = ReturnType<typeof createGatewayFront>;
 
-/** The store a gateway request names, if any: `merchant_store_id` in the JSON body or the query. */
+/**
+ * The store a gateway request names, if any: `merchant_store_id` in the JSON body or the query. Text no store's id
+ * can be (NUL, a lone surrogate, which PostgreSQL refuses) names none: admission counts the request against the
+ * partner, and the edge's text check answers it with a 400 naming the field.
+ */
 export function storeHintOf(body: RequestBody | undefined, query: URLSearchParams): string | undefined {
   const fields = body?.fields as Record<string, unknown> | undefined;
   const fromBody = fields && typeof fields === "object" ? fields.merchant_store_id : undefined;
-  const hint = typeof fromBody === "string" ? fromBody : query.get("merchant_store_id");
-  return hint ? hint.slice(0, 255) : undefined;
+  // Checked after the cut, which can split a surrogate pair.
+  const hint = (typeof fromBody === "string" ? fromBody : query.get("merchant_store_id"))?.slice(0, 255);
+  return hint && unstorableTextPath(hint) === undefined ? hint : undefined;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AppError, logger, REQUEST_ID_HEADER } from "@pos-cloud/common";
+import { AppError, assertJsonDepth, logger, REQUEST_ID_HEADER } from "@pos-cloud/common";
+import { assertUtf8Form } from "./params";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -10,7 +11,10 @@ export interface RequestBody {
   fields: unknown;
 }
 
-/** Reads and parses a request body: JSON or form-encoded, at most 1 MiB, anything else a clear 4xx. */
+/**
+ * Reads and parses a request body: JSON (nested at most `MAX_JSON_DEPTH` levels, so nothing after has to walk
+ * deeper) or form-encoded, at most 1 MiB, anything else a clear 4xx.
+ */
 export async function readBody(req: IncomingMessage): Promise<RequestBody> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
@@ -25,14 +29,19 @@ export async function readBody(req: IncomingMessage): Promise<RequestBody> {
   if (raw.length === 0) return { raw, fields: {} };
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
+    let fields: unknown;
     try {
-      return { raw, fields: JSON.parse(raw.toString("utf8")) };
+      fields = JSON.parse(raw.toString("utf8"));
     } catch {
       throw new AppError("invalid_request", "the request body is not valid JSON", { constraint: "json" });
     }
+    assertJsonDepth(fields);
+    return { raw, fields };
   }
   if (type === "application/x-www-form-urlencoded") {
-    return { raw, fields: Object.fromEntries(new URLSearchParams(raw.toString("utf8"))) };
+    const text = raw.toString("utf8");
+    assertUtf8Form(text);
+    return { raw, fields: Object.fromEntries(new URLSearchParams(text)) };
   }
   throw new AppError("unsupported_media_type", "send the body as application/json", {
     constraint: "content_type",

@@ -1,5 +1,14 @@
 import { invalidField } from "@pos-cloud/common";
 
+/** A path parameter as text; percent-escapes that are no UTF-8 (`%ED%A0%80`, a lone surrogate) are a 400. */
+export function decodeParam(value: string, name: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw invalidField(name, "text", `${name} is not valid percent-encoded UTF-8`);
+  }
+}
+
 /** A query or path parameter that must be an integer: absent is undefined, anything else not an integer a 400. */
 export function integerParam(value: string | null | undefined, field: string): number | undefined {
   if (value === null || value === undefined || value === "") return undefined;
@@ -12,3 +21,15 @@ export const pageParams = (query: URLSearchParams) => ({
   limit: integerParam(query.get("limit"), "limit"),
   offset: integerParam(query.get("offset"), "offset"),
 });
+
+/**
+ * Refuses form-encoded text (a query string, a form body) with a percent-escape that is no UTF-8 (`%ED%A0%80`, a
+ * lone surrogate), naming the field: `URLSearchParams` would read it as U+FFFD and act on other text than was sent.
+ */
+export function assertUtf8Form(text: string): void {
+  for (const pair of text.replace(/^\?/, "").split("&")) {
+    const equals = pair.indexOf("=");
+    if (equals < 0) decodeParam(pair, "query");
+    else decodeParam(pair.slice(equals + 1), decodeParam(pair.slice(0, equals), "query"));
+  }
+}

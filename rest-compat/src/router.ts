@@ -1,8 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { Caller } from "@pos-cloud/common";
-import { AppError, invalidField } from "@pos-cloud/common";
+import { AppError } from "@pos-cloud/common";
 import type { ExecuteOperation } from "./graphql";
 import type { RequestBody } from "./http";
+import { decodeParam } from "./params";
 
 export interface RestRequest {
   method: string;
@@ -66,15 +67,6 @@ function compile(route: RestRoute, path: string): CompiledRoute {
     })
     .join("/");
   return { route, pattern: new RegExp(`^${source}/?$`), names };
-}
-
-/** A path parameter as text; percent-escapes that are no UTF-8 (`%ED%A0%80`, a lone surrogate) are a 400. */
-function decodeParam(value: string, name: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    throw invalidField(name, "text", `${name} is not valid percent-encoded UTF-8`);
-  }
 }
 
 export function createRouter(routes: RestRoute[]) {

@@ -2,6 +2,7 @@ import type { ApolloServerPlugin } from "@apollo/server";
 import {
   AppError,
   asGraphQLError,
+  assertJsonDepth,
   assertStorableText,
   type Caller,
   isErrorCode,
@@ -69,14 +70,16 @@ export const unexpectedErrorLog: ApolloServerPlugin<{ caller: Caller }> = {
 };
 
 /**
- * Text PostgreSQL cannot store (NUL, a lone surrogate) is refused before the operation runs, naming the field: in
- * variables (HTTP, graphql-ws and the REST compat all run through it) ...
+ * Text PostgreSQL cannot store (NUL, a lone surrogate) and variables nested deeper than `MAX_JSON_DEPTH` (over
+ * graphql-ws they come from no HTTP body) are refused before the operation runs, naming the field: in variables
+ * (HTTP, graphql-ws and the REST compat all run through it) ...
  */
 export const storableVariables: ApolloServerPlugin = {
   async requestDidStart() {
     return {
       async didResolveOperation({ request }) {
         try {
+          assertJsonDepth(request.variables ?? {}, "variables");
           assertStorableText(request.variables ?? {});
         } catch (error) {
           throw error instanceof AppError ? asGraphQLError(error) : error;

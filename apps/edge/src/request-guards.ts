@@ -1,7 +1,7 @@
 import { maxHeaderSize, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { AppError, assertStorableText } from "@pos-cloud/common";
-import type { RequestBody } from "@pos-cloud/rest-compat";
+import { assertUtf8Form, type RequestBody } from "@pos-cloud/rest-compat";
 
 /**
  * On every response: no MIME sniffing, and no caching, since most answers hold a token, a secret or payment data
@@ -10,12 +10,13 @@ import type { RequestBody } from "@pos-cloud/rest-compat";
 export const securityHeaders = { "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store" };
 
 /**
- * Text PostgreSQL cannot store (NUL, lone surrogates) in a path parameter, the query string or the body is refused
- * here, once for every route, with the field it was in.
+ * Text PostgreSQL cannot store (NUL, lone surrogates, also as a query string's escapes that are no UTF-8) in a path
+ * parameter, the query string or the body is refused here, once for every route, with the field it was in.
  */
-export function assertStorableRequest(params: Record<string, string>, query: URLSearchParams, body: RequestBody) {
+export function assertStorableRequest(params: Record<string, string>, url: URL, body: RequestBody) {
   assertStorableText(params);
-  for (const [name, value] of query) assertStorableText({ [name]: value });
+  assertUtf8Form(url.search);
+  for (const [name, value] of url.searchParams) assertStorableText({ [name]: value });
   assertStorableText(body.fields);
 }
 

@@ -128,7 +128,7 @@ export function createEdgeServer({
     body: RequestBody,
     caller: Caller,
   ) {
-    assertStorableRequest(matched.params, url.searchParams, body);
+    assertStorableRequest(matched.params, url, body);
     return matched.route.handle(
       {
         method,
@@ -207,7 +207,20 @@ export function createEdgeServer({
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
     }
-    const body = req.method === "POST" ? (await readBody(req)).fields : undefined;
+    let body: unknown;
+    try {
+      body = req.method === "POST" ? (await readBody(req)).fields : undefined;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      // The platform's error body, and `errors` for a GraphQL client, which reads nothing else.
+      const { code, message, details } = error;
+      return sendJson(res, error.status, {
+        code,
+        message,
+        details,
+        errors: [{ message, extensions: { code, details } }],
+      });
+    }
     const response = await graphql.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method ?? "GET", headers, search: url.search, body },
       context: async () => ({ caller }),

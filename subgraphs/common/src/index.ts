@@ -8,6 +8,7 @@ export * from "./ids";
 export * from "./input";
 export * from "./logger";
 export * from "./pages";
+export * from "./printable";
 export * from "./readiness";
 export * from "./repository-root";
 export * from "./roles";

@@ -11,7 +11,9 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.ou
   const issue = result.error.issues[0]!;
   const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
   const field = [...issue.path, ...keys.slice(0, 1)].join(".") || "body";
-  throw invalidField(field, issue.code, issue.message);
+  // A refinement names its own constraint (`printable_text`); zod calls every refinement `custom`.
+  const named = issue.code === "custom" ? issue.params?.constraint : undefined;
+  throw invalidField(field, typeof named === "string" ? named : issue.code, issue.message);
 }
 
 /** Page of a list: limit default 20, at most 100; offset from 0. */

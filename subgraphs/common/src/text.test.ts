@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "./errors";
-import { assertStorableText, unstorableTextPath } from "./text";
+import { assertJsonDepth, assertStorableText, unstorableTextPath } from "./text";
 
 describe("unstorableTextPath", () => {
   it("finds a NUL or a lone surrogate in nested values and keys", () => {
@@ -25,5 +25,23 @@ describe("assertStorableText", () => {
     expect(thrown).toBeInstanceOf(AppError);
     expect((thrown as AppError).status).toBe(400);
     expect((thrown as AppError).details).toEqual({ field: "input.description", constraint: "text" });
+  });
+});
+
+describe("assertJsonDepth", () => {
+  const nested = (levels: number) => JSON.parse(`${"[".repeat(levels)}${"]".repeat(levels)}`);
+
+  it("passes 64 levels and refuses 65 as max_depth, naming the field", () => {
+    expect(() => assertJsonDepth(nested(64))).not.toThrow();
+    expect(() => assertJsonDepth({ a: nested(64) }, "variables")).toThrow(
+      expect.objectContaining({ details: { field: "variables", constraint: "max_depth" } }),
+    );
+  });
+
+  it("measures 100,000 levels without exhausting the stack", () => {
+    expect(() => assertJsonDepth(nested(100_000))).toThrow(AppError);
+    expect(unstorableTextPath(JSON.parse(`${'{"a":'.repeat(100_000)}"\\u0000"${"}".repeat(100_000)}`))).toMatch(
+      /^a(\.a)+$/,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { printable } from "@pos-cloud/common";
 import { z } from "zod";
 
 export { type Page, type PageArgs, parseInput, parsePage } from "@pos-cloud/common";
@@ -5,13 +6,15 @@ export { type Page, type PageArgs, parseInput, parsePage } from "@pos-cloud/comm
 export const code = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/, "1 to 32 letters, digits, '-' or '_', starting with a letter or digit");
-export const name = z.string().trim().min(1).max(200);
+/** A tenant's name, printed on receipts and tax invoices. */
+export const name = printable(z.string().trim().min(1).max(200));
 export const email = z.email().max(254);
 export const phone = z.string().regex(/^\+?[0-9][0-9 -]{5,19}$/, "a phone number, E.164 recommended");
+/** An issuer's address, printed on receipts and tax invoices. */
 export const address = z.strictObject({
-  street: z.string().max(200).optional(),
-  city: z.string().max(100).optional(),
-  postal_code: z.string().max(20).optional(),
+  street: printable(z.string().max(200)).optional(),
+  city: printable(z.string().max(100)).optional(),
+  postal_code: printable(z.string().max(20)).optional(),
   country: z
     .string()
     .regex(/^[A-Z]{2}$/, "ISO 3166-1 alpha-2")

@@ -1,3 +1,4 @@
+import { printable, printableJson } from "@pos-cloud/common";
 import { z } from "zod";
 import {
   address,
@@ -28,7 +29,7 @@ export const pspInput = z.strictObject({
 const merchantFields = {
   code,
   name,
-  legal_name: z.string().max(200).optional(),
+  legal_name: printable(z.string().max(200)).optional(),
   contact_email: email.optional(),
   contact_phone: phone.optional(),
   address: address.optional(),
@@ -52,8 +53,8 @@ const merchantFields = {
   payment_config: jsonObject.optional(),
   default_payment_methods: z.array(paymentMethod).max(10).optional(),
   provider_credentials: providerCredentials.optional(),
-  receipt_template: z.string().max(10_000).optional(),
-  invoice_config: jsonObject.optional(),
+  receipt_template: printable(z.string().max(10_000)).optional(),
+  invoice_config: printableJson(jsonObject).optional(),
   settlement_frequency: z.enum(["daily", "weekly", "monthly"]).optional(),
   terminal_limit_per_store: z.number().int().min(1).max(1000).optional(),
 };
@@ -72,7 +73,8 @@ const storeFields = {
   operating_hours: z.partialRecord(day, z.array(z.strictObject({ open: hhmm, close: hhmm })).max(4)).optional(),
   payment_config: jsonObject.optional(),
   printer_config: printer.optional(),
-  receipt_settings: jsonObject.optional(),
+  // Its header and footer are printed.
+  receipt_settings: printableJson(jsonObject).optional(),
   enabled_payment_methods: z.array(paymentMethod).max(10).optional(),
   provider_credentials: providerCredentials.optional(),
   receipt_delivery: z.array(receiptDelivery).max(4).optional(),

@@ -1,3 +1,4 @@
+import { printable } from "@pos-cloud/common";
 import { z } from "zod";
 
 export const genders = ["male", "female", "other", "prefer_not_to_say"] as const;
@@ -46,7 +47,8 @@ const dateOfBirth = z
     message: "date_of_birth must be between 1900-01-01 and today",
   });
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+/** Free text of a customer: it may be printed (a receipt or a delivery slip addressed to them). */
+const text = (max: number) => printable(z.string().trim().min(1).max(max));
 
 const address = z.strictObject({
   postal_code: z

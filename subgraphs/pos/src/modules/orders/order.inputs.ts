@@ -1,3 +1,4 @@
+import { printable } from "@pos-cloud/common";
 import { z } from "zod";
 
 const amount = z.number().int().min(0);
@@ -7,7 +8,7 @@ export const tableNumber = z
 
 const item = z.strictObject({
   sequence: z.number().int().min(1).max(999),
-  item_name: z.string().trim().min(1).max(200),
+  item_name: printable(z.string().trim().min(1).max(200)),
   quantity: z.number().int().min(1).max(9999),
   unit_price: amount.max(100_000_000),
 });

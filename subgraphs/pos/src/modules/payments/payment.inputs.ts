@@ -1,3 +1,4 @@
+import { printable } from "@pos-cloud/common";
 import { z } from "zod";
 
 /** How the money comes: the spec's method types; a QR may name its provider (the web view may choose one). */
@@ -48,7 +49,7 @@ export const cardResult = z
       .string()
       .regex(/^\d{4}$/)
       .optional(),
-    card_brand: z.string().min(1).max(30).optional(),
+    card_brand: printable(z.string().min(1).max(30)).optional(),
     card_arn: z
       .string()
       .regex(/^[A-Za-z0-9]{1,40}$/)

@@ -1,3 +1,4 @@
+import { isPrintableText } from "@pos-cloud/common";
 import { describe, expect, it } from "vitest";
 import { paymentTaxLines, type ReceiptSources, receiptDocument, registrationNumberOf } from "./receipt.document";
 import { columns, receiptText, wrap, yen } from "./receipt.text";
@@ -78,6 +79,20 @@ describe("the printed receipt", () => {
     expect(columns("味噌ラーメン")).toBe(12);
     expect(wrap("a very long item name that cannot fit", 10).every((line) => columns(line) <= 10)).toBe(true);
     expect([yen(1234567), yen(-500), yen(0)]).toEqual(["¥1,234,567", "-¥500", "¥0"]);
+  });
+
+  it("drops printer commands that rows written before the input rule may hold", () => {
+    const sources = sale({ card_brand: "VISA\u001bp" });
+    sources.items[0]!.item_name = "Tea\u0007\u001b[2J\u202e";
+    sources.issuer = {
+      ...sources.issuer,
+      store_name: "Shop\u0000\u0019\u2066",
+      receipt_settings: { footer: "Bye\u009b" },
+    };
+    const text = receiptText(receiptDocument(sources, "receipt"), 32);
+    expect(text).toContain("Tea[2J");
+    expect(text).toContain("Shop");
+    expect(isPrintableText(text)).toBe(true);
   });
 
   it("refuses a width it cannot print", () => {

@@ -1,4 +1,4 @@
-import { invalidField } from "@pos-cloud/common";
+import { invalidField, stripUnprintable } from "@pos-cloud/common";
 import type { ReceiptDocument } from "./receipt.document";
 
 /*
@@ -28,11 +28,14 @@ export function columns(value: string): number {
   return width;
 }
 
-/** Lines of at most `width` columns, broken at spaces where possible, else inside a word. */
+/**
+ * Lines of at most `width` columns, broken at spaces where possible, else inside a word. What a printer would take
+ * as a command is dropped: input refuses it, but rows written before that rule may hold it.
+ */
 export function wrap(value: string, width: number): string[] {
   const lines: string[] = [];
   let line = "";
-  for (const word of value.replace(/[\r\n\t]+/g, " ").split(" ")) {
+  for (const word of stripUnprintable(value.replace(/[\r\n\t]+/g, " ")).split(" ")) {
     const candidate = line === "" ? word : `${line} ${word}`;
     if (columns(candidate) <= width) {
       line = candidate;
@@ -79,7 +82,8 @@ export function receiptText(receipt: ReceiptDocument, width: number = DEFAULT_WI
   };
   const left = (value: string) => lines.push(...wrap(value, width));
   /** A label on the left and an amount on the right; the label wraps above when both do not fit. */
-  const pair = (label: string, value: string) => {
+  const pair = (label: string, text: string) => {
+    const value = stripUnprintable(text);
     const room = width - columns(value) - 1;
     const indent = /^ */.exec(label)![0];
     const wrapped = wrap(label.slice(indent.length), Math.max(1, room - indent.length)).map((line) => indent + line);
