@@ -131,8 +131,24 @@ describe("POS payments", () => {
     expect((await intentRow(declined.body.payment_intent_id)).status).toBe("cancelled");
     expect(await billOf(bill.id)).toMatchObject({ status: "pending", paid_amount: 0 });
 
-    const card = await pay({ bill_id: bill.id, amount: 2684, payment_method: { type: "CREDIT_CARD" } });
+    const card = await pay({
+      bill_id: bill.id,
+      amount: 2684,
+      payment_method: { type: "CREDIT_CARD" },
+      payment_provider_method_id: 7,
+    });
     expect(card.status).toBe(201);
+    expect(card.body.payment_provider_method_id).toBe(7);
+    expect((await call("GET", `/payments/${card.body.id}`, terminal)).body.payment_provider_method_id).toBe(7);
+    expect(declined.body.payment_provider_method_id).toBeNull();
+    const unknown = await pay({
+      bill_id: bill.id,
+      amount: 1,
+      payment_method: { type: "CASH" },
+      cash_received: 1,
+      payment_provider_method_id: 0,
+    });
+    expect(unknown).toMatchObject({ status: 400, body: { details: { field: "payment_provider_method_id" } } });
     const unknownResult = await call("PATCH", `/payments/${card.body.id}`, terminal, { status: "approved" });
     expect(unknownResult).toMatchObject({ status: 400, body: { details: { field: "status", constraint: "enum" } } });
     const approved = await call("PATCH", `/payments/${card.body.id}`, terminal, {

@@ -298,6 +298,8 @@ export type CreatePosPaymentInput = {
   cash_received?: number | null | undefined;
   /** How the money comes. */
   payment_method: PosPaymentMethodInput;
+  /** The terminal's own reference of the provider method it takes the payment with (a positive integer), if it keeps one. */
+  payment_provider_method_id?: number | null | undefined;
   /** The split to pay; required on a split bill. */
   split_id?: string | number | null | undefined;
 };
@@ -1580,7 +1582,7 @@ export type CancelOrderMutationVariables = Exact<{
 
 export type CancelOrderMutation = { cancelOrder: { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> } };
 
-export type PosPaymentFieldsFragment = { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } };
+export type PosPaymentFieldsFragment = { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } };
 
 export type PosRefundFieldsFragment = { id: string, payment_id: string, bill_id: string, merchant_id: number, store_id: number, amount: number, reason: string, staff_code: string, device_id: string | null, user_id: string | null, status: PosRefundStatus, gateway_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, completed_at: string | null };
 
@@ -1590,7 +1592,7 @@ export type CreatePosPaymentMutationVariables = Exact<{
 }>;
 
 
-export type CreatePosPaymentMutation = { createPosPayment: { replayed: boolean, payment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } } };
+export type CreatePosPaymentMutation = { createPosPayment: { replayed: boolean, payment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } } };
 
 export type PosPaymentsQueryVariables = Exact<{
   store_id?: number | null | undefined;
@@ -1602,14 +1604,14 @@ export type PosPaymentsQueryVariables = Exact<{
 }>;
 
 
-export type PosPaymentsQuery = { posPayments: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } }> } };
+export type PosPaymentsQuery = { posPayments: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } }> } };
 
 export type PosPaymentQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PosPaymentQuery = { posPayment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } };
+export type PosPaymentQuery = { posPayment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } };
 
 export type RecordCardResultMutationVariables = Exact<{
   id: string | number;
@@ -1617,7 +1619,7 @@ export type RecordCardResultMutationVariables = Exact<{
 }>;
 
 
-export type RecordCardResultMutation = { recordCardResult: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } };
+export type RecordCardResultMutation = { recordCardResult: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } };
 
 export type RefundPosPaymentMutationVariables = Exact<{
   payment_id: string | number;
@@ -1626,7 +1628,7 @@ export type RefundPosPaymentMutationVariables = Exact<{
 }>;
 
 
-export type RefundPosPaymentMutation = { refundPosPayment: { replayed: boolean, refund: { id: string, payment_id: string, bill_id: string, merchant_id: number, store_id: number, amount: number, reason: string, staff_code: string, device_id: string | null, user_id: string | null, status: PosRefundStatus, gateway_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, completed_at: string | null }, payment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } } };
+export type RefundPosPaymentMutation = { refundPosPayment: { replayed: boolean, refund: { id: string, payment_id: string, bill_id: string, merchant_id: number, store_id: number, amount: number, reason: string, staff_code: string, device_id: string | null, user_id: string | null, status: PosRefundStatus, gateway_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, completed_at: string | null }, payment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } } };
 
 export type PosRefundStatusQueryVariables = Exact<{
   payment_id: string | number;
@@ -2074,6 +2076,7 @@ export const PosPaymentFieldsFragmentDoc = new TypedDocumentString(`
     type
     provider
   }
+  payment_provider_method_id
   status
   payment_intent_id
   transaction_id
@@ -3620,6 +3623,7 @@ export const CreatePosPaymentDocument = new TypedDocumentString(`
     type
     provider
   }
+  payment_provider_method_id
   status
   payment_intent_id
   transaction_id
@@ -3673,6 +3677,7 @@ export const PosPaymentsDocument = new TypedDocumentString(`
     type
     provider
   }
+  payment_provider_method_id
   status
   payment_intent_id
   transaction_id
@@ -3712,6 +3717,7 @@ export const PosPaymentDocument = new TypedDocumentString(`
     type
     provider
   }
+  payment_provider_method_id
   status
   payment_intent_id
   transaction_id
@@ -3751,6 +3757,7 @@ export const RecordCardResultDocument = new TypedDocumentString(`
     type
     provider
   }
+  payment_provider_method_id
   status
   payment_intent_id
   transaction_id
@@ -3800,6 +3807,7 @@ export const RefundPosPaymentDocument = new TypedDocumentString(`
     type
     provider
   }
+  payment_provider_method_id
   status
   payment_intent_id
   transaction_id

@@ -299,6 +299,8 @@ export type CreatePosPaymentInput = {
   cash_received?: InputMaybe<Scalars['Int']['input']>;
   /** How the money comes. */
   payment_method: PosPaymentMethodInput;
+  /** The terminal's own reference of the provider method it takes the payment with (a positive integer), if it keeps one. */
+  payment_provider_method_id?: InputMaybe<Scalars['Int']['input']>;
   /** The split to pay; required on a split bill. */
   split_id?: InputMaybe<Scalars['ID']['input']>;
 };
@@ -765,6 +767,8 @@ export type PosPayment = {
   payment_intent_id?: Maybe<Scalars['String']['output']>;
   /** How the money comes. */
   payment_method: PosPaymentMethod;
+  /** The terminal's own reference of the provider method it took the payment with, when it sent one. */
+  payment_provider_method_id?: Maybe<Scalars['Int']['output']>;
   /** QR: the intent's payment token, for the terminal's web view (5 minutes, used up by confirm). */
   payment_token?: Maybe<Scalars['String']['output']>;
   /** What was refunded (0 so far). */
@@ -1883,6 +1887,7 @@ export type PosPaymentResolvers<ContextType = PosContext, ParentType extends Res
   merchant_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   payment_intent_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   payment_method?: Resolver<ResolversTypes['PosPaymentMethod'], ParentType, ContextType>;
+  payment_provider_method_id?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   payment_token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   refund_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   refund_reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;

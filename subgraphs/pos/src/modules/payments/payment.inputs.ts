@@ -19,6 +19,7 @@ export const paymentCreate = z
     split_id: z.uuid().optional(),
     amount,
     payment_method: paymentMethod,
+    payment_provider_method_id: z.number().int().positive().max(2_147_483_647).optional(),
     cash_received: amount.optional(),
   })
   .superRefine((data, context) => {

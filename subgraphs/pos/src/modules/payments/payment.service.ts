@@ -65,6 +65,8 @@ export const paymentFingerprint = (data: PaymentCreate) =>
         data.amount,
         data.payment_method.type,
         data.payment_method.provider ?? null,
+        // Only when given: keys claimed before the field existed keep their fingerprint.
+        ...(data.payment_provider_method_id === undefined ? [] : [data.payment_provider_method_id]),
         data.cash_received ?? null,
       ]),
     )
@@ -176,6 +178,7 @@ export function paymentService(
     total_amount: data.amount,
     method_type: data.payment_method.type,
     provider: data.payment_method.provider,
+    payment_provider_method_id: data.payment_provider_method_id,
     created_at: clock(),
   });
 
