@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { parseEnvironment, settings } from "@pos-cloud/common";
+import { type HttpTimeouts, parseEnvironment, settings } from "@pos-cloud/common";
 import type { MessagingConfig } from "@pos-cloud/common/messaging";
 import { type GraphQLLimits, limitSettings, limitsFromEnvironment } from "@pos-cloud/edge";
 import type { WebhookDeliverySettings } from "@pos-cloud/payments";
@@ -106,6 +106,8 @@ export interface PlatformConfig {
   rateLimitRedisDown?: RedisDownPolicy;
   /** Requests per minute the edge allows each caller; the spec's values where unset (RATE_LIMIT_*). */
   rateLimits?: Partial<RateLimits>;
+  /** How long a client may take to send its headers and its request (HTTP_*_TIMEOUT_MS); the defaults where unset. */
+  httpTimeouts?: Partial<HttpTimeouts>;
   /** Where MFA codes by SMS and e-mail go; unset: kept in memory only, never sent and never logged. */
   messageWebhook?: { url: string; token?: string };
   /**
