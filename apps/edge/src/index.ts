@@ -172,6 +172,7 @@ export async function startEdge(config: EdgeConfig) {
       await closed;
       clearTimeout(cut);
       await graphql.server.stop();
+      authenticator.stop();
       redis?.disconnect();
     },
   };
