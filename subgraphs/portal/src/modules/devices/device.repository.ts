@@ -95,8 +95,10 @@ export function deviceRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
       prisma.device.findUnique({ where: { serial_number }, include: withTenant }),
     findByClientId: (client_id: string) => prisma.device.findUnique({ where: { client_id }, include: withTenant }),
     create: (data: Prisma.DeviceUncheckedCreateInput) => prisma.device.create({ data, include: withTenant }),
-    /** Writes only if the device is still in one of `from`; null when another request moved it first. */
-    /** A device that leaves active (suspended, decommissioned) loses its tokens in the same transaction. */
+    /**
+     * Writes only if the device is still in one of `from`; null when another request moved it first. A device that
+     * leaves active (suspended, decommissioned) loses its tokens in the same transaction.
+     */
     async move(id: string, from: string[], data: Prisma.DeviceUncheckedUpdateInput) {
       const moved = await prisma.$transaction(async (tx) => {
         const { count } = await tx.device.updateMany({ where: { id, status: { in: from } }, data });
