@@ -7,12 +7,14 @@ const storageCode =
 const moduleFile = "^subgraphs/([^/]+)/src/modules/([^/]+)/";
 
 /**
- * Shared sinks: the audit log, the outbox and the gateway sync's outbox are appended to inside the caller's own
- * transaction, by every module that changes state; they have no rules of their own for a service to hold.
+ * Shared sinks: the audit log, the outbox, the gateway sync's outbox and the session revocations are appended to
+ * inside the caller's own transaction, by every module that changes state; they have no rules of their own for a
+ * service to hold.
  */
 const sharedRepositories = [
   "^subgraphs/portal/src/modules/audit/audit\\.repository\\.ts$",
   "^subgraphs/portal/src/modules/gateway-sync/sync-outbox\\.repository\\.ts$",
+  "^subgraphs/portal/src/modules/revocations/session-revocations\\.repository\\.ts$",
   "^subgraphs/payments/src/modules/outbox/outbox\\.repository\\.ts$",
 ];
 

@@ -43,9 +43,48 @@ const accepts = (host: string, port: number) =>
     socket.on("error", () => resolve(false));
   });
 
+/** `npm start` in a process group of its own, stopped with Ctrl-C's signal; resolves once its banner is printed. */
+async function startPlatformProcess(env: NodeJS.ProcessEnv) {
+  const child = spawn("npm", ["start", "--silent"], { cwd: repositoryRoot, env, detached: true });
+  const output = watchOutput(child);
+  // Every pipe closed: npm and the platform under it have exited, and all they wrote has been read.
+  let ended = false;
+  const closed = new Promise<void>((resolve) =>
+    child.once("close", () => {
+      ended = true;
+      resolve();
+    }),
+  );
+  const kill = () => {
+    if (!ended) process.kill(-child.pid!, "SIGKILL");
+  };
+  try {
+    // The banner is printed once the edge listens and the demo tenant is written.
+    await output.waitFor("Ctrl-C stops.");
+  } catch (error) {
+    kill();
+    throw error;
+  }
+  const port = Number(/health +http:\/\/127\.0\.0\.1:(\d+)\/health/.exec(output.text())?.[1]);
+  return {
+    port,
+    output,
+    /** Ctrl-C in a terminal signals the whole process group: npm and the platform under it. */
+    interrupt: async () => {
+      process.kill(-child.pid!, "SIGINT");
+      await closed;
+    },
+    kill,
+  };
+}
+
 describe("npm start", () => {
   const dir = temporaryDirectory();
-  afterAll(() => dir.remove());
+  const productionDir = temporaryDirectory();
+  afterAll(() => {
+    dir.remove();
+    productionDir.remove();
+  });
 
   it(
     "listens on 127.0.0.1 by default, serves /health, prints the banner, writes demo.json and stops cleanly on Ctrl-C",
@@ -53,24 +92,9 @@ describe("npm start", () => {
     async () => {
       const { HOST: _host, ...env } = process.env;
       // Port 0: the system picks a free port and the banner names it, so no other test can take it in between.
-      const child = spawn("npm", ["start", "--silent"], {
-        cwd: repositoryRoot,
-        env: { ...env, PORT: "0", DATA_DIR: dir.path },
-        detached: true,
-      });
-      const output = watchOutput(child);
-      // Every pipe closed: npm and the platform under it have exited, and all they wrote has been read.
-      let ended = false;
-      const closed = new Promise<void>((resolve) =>
-        child.once("close", () => {
-          ended = true;
-          resolve();
-        }),
-      );
+      const platform = await startPlatformProcess({ ...env, PORT: "0", DATA_DIR: dir.path });
+      const { port, output } = platform;
       try {
-        // The banner is printed once the edge listens and the demo tenant is written.
-        await output.waitFor("Ctrl-C stops.");
-        const port = Number(/health +http:\/\/127\.0\.0\.1:(\d+)\/health/.exec(output.text())?.[1]);
         expect(output.text()).toContain(`http://127.0.0.1:${port}/graphql`);
         expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
         // The development mailbox is on in the demo, for system operators only.
@@ -80,14 +104,37 @@ describe("npm start", () => {
           .find((address) => address && !address.internal && address.family === "IPv4");
         if (external) expect(await accepts(external.address, port)).toBe(false);
         expect(existsSync(join(dir.path, "demo.json"))).toBe(true);
-        // Ctrl-C in a terminal signals the whole process group: npm and the platform under it.
-        process.kill(-child.pid!, "SIGINT");
-        await closed;
+        await platform.interrupt();
         expect(output.text()).toContain("SIGINT: stopping");
         expect(output.text()).toContain("stopped");
         expect(output.text()).not.toMatch(/did not stop|Error/);
       } finally {
-        if (!ended) process.kill(-child.pid!, "SIGKILL");
+        platform.kill();
+      }
+    },
+  );
+
+  it(
+    "has no development mailbox under NODE_ENV=production, even with the demo tenant on",
+    { timeout: 120_000 },
+    async () => {
+      const { HOST: _host, DEV_MAILBOX: _mailbox, ...env } = process.env;
+      const platform = await startPlatformProcess({
+        ...env,
+        PORT: "0",
+        DATA_DIR: productionDir.path,
+        NODE_ENV: "production",
+        DEMO: "on",
+      });
+      try {
+        const base = `http://127.0.0.1:${platform.port}`;
+        expect(existsSync(join(productionDir.path, "demo.json"))).toBe(true);
+        const response = await fetch(`${base}/api/v1/dev/messages`);
+        expect(response.status).toBe(404);
+        expect(await response.json()).toMatchObject({ code: "not_found" });
+        await platform.interrupt();
+      } finally {
+        platform.kill();
       }
     },
   );

@@ -96,7 +96,8 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
   let manager: string;
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
+    // A header timeout a test can wait for (10 s by default); every other request sends its headers at once.
+    platform = await startTestPlatform({ httpTimeouts: { headersMs: 1000 } });
     demo = readDemo(platform.dataDir);
     manager = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
@@ -173,6 +174,23 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
     const garbage = await rawRequest(platform.baseUrl, "NOT HTTP AT ALL\r\n\r\n");
     expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(garbage.slice(garbage.indexOf("\r\n\r\n") + 4))).toMatchObject({ code: "invalid_request" });
+  });
+
+  it("closes a connection whose request line and headers never finish within the header timeout", async () => {
+    const { hostname, port } = new URL(platform.baseUrl);
+    const started = Date.now();
+    let answer = "";
+    const socket = connect(Number(port), hostname, () =>
+      socket.write("GET /health HTTP/1.1\r\nHost: edge\r\nX-Slow: "),
+    );
+    socket.on("data", (chunk) => {
+      answer += chunk;
+    });
+    await new Promise((resolve) => socket.once("close", resolve));
+    // One second of timeout and at most one second until Node's next check, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({ code: "request_timeout" });
   });
 
   it("sends nosniff on every response and no-store on everything but public keys", async () => {

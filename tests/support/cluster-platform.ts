@@ -28,6 +28,9 @@ function processEnvironment(options: TestPlatformOptions): NodeJS.ProcessEnv {
     GRAPHQL_MAX_COST: options.graphqlLimits?.maxCost,
     GRAPHQL_DEFAULT_PAGE_SIZE: options.graphqlLimits?.defaultPageSize,
     GRAPHQL_TIMEOUT_MS: options.graphqlLimits?.timeoutMs,
+    HTTP_HEADERS_TIMEOUT_MS: options.httpTimeouts?.headersMs,
+    HTTP_REQUEST_TIMEOUT_MS: options.httpTimeouts?.requestMs,
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: options.httpTimeouts?.keepAliveMs,
     CORS_ORIGINS: options.corsOrigins,
     // As the embedded test platform: schema details (introspection, suggestions) only when a test asks for them.
     NODE_ENV: options.graphqlSchemaDetails ? "development" : "production",

@@ -36,4 +36,5 @@ export type TestPlatformOptions = { demo?: boolean; clock?: () => Date; bus?: Ru
   | "devMailbox"
   | "graphqlLimits"
   | "graphqlSchemaDetails"
+  | "httpTimeouts"
 >;

@@ -10,7 +10,9 @@ describe("bearer token authentication at the edge", () => {
   const clock = () => now;
   const jwks: Record<string, JWK[]> = { human: [], device: [] };
   let fetches = 0;
+  let revocations: { subject: string; revoked_before: string; expires_at: string }[] = [];
   const callSubgraph = (async (_: string, __: unknown, variables: { purpose?: unknown }) => {
+    if (!variables.purpose) return { sessionRevocations: revocations };
     fetches++;
     return { jwks: { keys: jwks[variables.purpose as string] } };
   }) as CallSubgraph;
@@ -127,6 +129,33 @@ describe("bearer token authentication at the edge", () => {
       .setExpirationTime(seconds() + 900)
       .sign(ec.privateKey);
     await expect(auth.authenticate(`Bearer ${deviceAsHuman}`)).rejects.toMatchObject(refused);
+  });
+
+  it("refuses tokens signed until their subject's revocation, a terminal's also by its store or merchant", async () => {
+    const revoke = (subject: string) => ({
+      subject,
+      revoked_before: now.toISOString(),
+      expires_at: new Date(now.getTime() + 900_000).toISOString(),
+    });
+    const signedNow = await human();
+    const otherUser = await human({ sub: "6f1c2b9e-0000-4000-8000-000000000002" });
+    const terminal = await new SignJWT({ iss: DEVICE_TOKEN_ISSUER, sub: "device-uuid", store_id: 3, scope: [] })
+      .setProtectedHeader({ alg: "ES256", kid: "device-1" })
+      .setIssuedAt(seconds())
+      .setExpirationTime(seconds() + 90)
+      .sign(ec.privateKey);
+    revocations = [revoke("user:6f1c2b9e-0000-4000-8000-000000000001"), revoke("store:3")];
+    try {
+      const auth = authenticator();
+      const revoked = { code: "unauthorized", details: { reason: "revoked" } };
+      await expect(auth.authenticate(`Bearer ${signedNow}`)).rejects.toMatchObject(revoked);
+      await expect(auth.authenticate(`Bearer ${terminal}`)).rejects.toMatchObject(revoked);
+      expect((await auth.authenticate(`Bearer ${otherUser}`)).caller.type).toBe("user");
+      now = new Date(now.getTime() + 1000);
+      expect((await auth.authenticate(`Bearer ${await human()}`)).caller.type).toBe("user");
+    } finally {
+      revocations = [];
+    }
   });
 
   it("refetches the JWKS for an unknown kid, at most every 30 seconds", async () => {

@@ -9,6 +9,7 @@ import {
 } from "@pos-cloud/common";
 import { createLocalJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
 import { EdgeJwksDocument } from "./operations/portal.generated";
+import { followRevocations, revocationSubjects } from "./revocations";
 import type { CallSubgraph } from "./subgraph-client";
 
 /** Human tokens are RS256 and device tokens ES256; any other algorithm (none, HS*) is refused before any key is used. */
@@ -32,6 +33,8 @@ export interface Authenticated {
   expiresAt?: Date;
   /** An opaque bearer where those are allowed: a payment token, checked by the operation that uses it. */
   paymentToken?: string;
+  /** Whether the token has been revoked since (long-lived WebSocket connections check it per operation). */
+  revoked?: () => boolean;
 }
 
 const invalid = (reason?: string) =>
@@ -42,6 +45,7 @@ const invalid = (reason?: string) =>
  * No token means anonymous (subgraphs refuse what anonymous may not do); a bad token is always 401 `unauthorized`.
  */
 export function createAuthenticator(callSubgraph: CallSubgraph, clock: () => Date = () => new Date()) {
+  const revocations = followRevocations(callSubgraph, clock);
   function keySet(purpose: Purpose) {
     let keys: ReturnType<typeof createLocalJWKSet> | undefined;
     let fetchedAt = 0;
@@ -83,6 +87,7 @@ export function createAuthenticator(callSubgraph: CallSubgraph, clock: () => Dat
     if (!kind) throw invalid("algorithm");
     let payload: JWTPayload;
     try {
+      await revocations.ready();
       ({ payload } = await jwtVerify(token, keySets[kind.purpose], {
         algorithms: [alg!],
         issuer: kind.issuer,
@@ -97,7 +102,12 @@ export function createAuthenticator(callSubgraph: CallSubgraph, clock: () => Dat
       throw new AppError("internal_error", "could not verify the token");
     }
     const caller = kind.purpose === "human" ? humanCaller(payload) : deviceCaller(payload);
-    return { caller, expiresAt: new Date(payload.exp! * 1000) };
+    const subjects = revocationSubjects(caller);
+    // A token without `iat` (device tokens need not carry it) counts as signed before any revocation.
+    const issuedAt = typeof payload.iat === "number" ? payload.iat : 0;
+    const revoked = () => revocations.isRevoked(subjects, issuedAt);
+    if (revoked()) throw invalid("revoked");
+    return { caller, expiresAt: new Date(payload.exp! * 1000), revoked };
   }
 
   return {
@@ -116,6 +126,8 @@ export function createAuthenticator(callSubgraph: CallSubgraph, clock: () => Dat
       }
       return verify(token);
     },
+    /** Stops following the revocations (the edge is closing). */
+    stop: revocations.stop,
   };
 }
 

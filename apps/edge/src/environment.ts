@@ -1,4 +1,4 @@
-import { parseEnvironment, settings } from "@pos-cloud/common";
+import { type HttpTimeouts, parseEnvironment, settings } from "@pos-cloud/common";
 import type { MessagingConfig } from "@pos-cloud/common/messaging";
 import type { RateLimits } from "@pos-cloud/rest-compat";
 import { z } from "zod";
@@ -24,6 +24,10 @@ export const limitSettings = {
   RATE_LIMIT_IP: limit,
   RATE_LIMIT_GLOBAL: limit,
   RATE_LIMIT_API: limit,
+  /** How long a client may take to send its headers, its whole request, and between requests on one connection. */
+  HTTP_HEADERS_TIMEOUT_MS: limit,
+  HTTP_REQUEST_TIMEOUT_MS: limit,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: limit,
 };
 
 type LimitSettings = { [K in keyof typeof limitSettings]?: number };
@@ -32,6 +36,7 @@ type LimitSettings = { [K in keyof typeof limitSettings]?: number };
 export function limitsFromEnvironment(e: LimitSettings): {
   graphqlLimits: Partial<GraphQLLimits>;
   rateLimits: Partial<RateLimits>;
+  httpTimeouts: Partial<HttpTimeouts>;
 } {
   const defined = <T extends object>(values: T) =>
     Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
@@ -51,6 +56,11 @@ export function limitsFromEnvironment(e: LimitSettings): {
       ip: e.RATE_LIMIT_IP,
       global: e.RATE_LIMIT_GLOBAL,
       api: e.RATE_LIMIT_API,
+    }),
+    httpTimeouts: defined({
+      headersMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     }),
   };
 }
@@ -91,6 +101,7 @@ export interface EdgeEnvironment {
   graphqlSchemaDetails: boolean;
   graphqlLimits: Partial<GraphQLLimits>;
   rateLimits: Partial<RateLimits>;
+  httpTimeouts: Partial<HttpTimeouts>;
 }
 
 /** The standalone edge's configuration (cluster mode); every problem is listed before exiting. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { type ReadinessChecks, repositoryRoot, type SubgraphEndpoint } from "@pos-cloud/common";
+import { type HttpTimeouts, type ReadinessChecks, repositoryRoot, type SubgraphEndpoint } from "@pos-cloud/common";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import {
   connectRedis,
@@ -51,6 +51,8 @@ export interface EdgeConfig {
   rateLimitRedisDown?: RedisDownPolicy;
   /** The spec's limits unless a test or benchmark changes them. */
   rateLimits?: Partial<RateLimits>;
+  /** How long a client may take to send its headers and its request; the defaults of `defaultHttpTimeouts` where unset. */
+  httpTimeouts?: Partial<HttpTimeouts>;
   /** Token expiry and key caching read it; tests move it together with the portal's. */
   clock?: () => Date;
   /** The embedded platform's recorded messages, served at `GET /api/v1/dev/messages`. */
@@ -146,6 +148,7 @@ export async function startEdge(config: EdgeConfig) {
     limiter,
     devMessages: config.devMessages,
     readiness: readinessChecks(config, redis),
+    httpTimeouts: config.httpTimeouts,
   });
   const websocket = await attachWebSocket(server, graphql.server, graphql.apiSchema, authenticator, {
     limiter,
@@ -170,6 +173,7 @@ export async function startEdge(config: EdgeConfig) {
       await closed;
       clearTimeout(cut);
       await graphql.server.stop();
+      authenticator.stop();
       redis?.disconnect();
     },
   };

@@ -63,6 +63,7 @@ async function serveEdge() {
     graphqlSchemaDetails: config.graphqlSchemaDetails,
     graphqlLimits: config.graphqlLimits,
     rateLimits: config.rateLimits,
+    httpTimeouts: config.httpTimeouts,
     subgraphs: { portal: { url: portal }, pos: { url: pos }, payments: { url: payments } },
   }).catch(async (error: unknown) => {
     await bus.close();

@@ -3,6 +3,8 @@ import { type ApolloServer, HeaderMap } from "@apollo/server";
 import {
   AppError,
   type Caller,
+  type HttpTimeouts,
+  httpServerOptions,
   REQUEST_ID_HEADER,
   type ReadinessChecks,
   requestIdOf,
@@ -48,6 +50,7 @@ export interface EdgeOptions {
   devMessages?: () => unknown[];
   /** What `GET /ready` checks: every dependency by name. */
   readiness: ReadinessChecks;
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 /** The development mailbox holds login codes: only a system operator, who may reach every tenant anyway, reads it. */
@@ -82,6 +85,7 @@ export function createEdgeServer({
   limiter,
   devMessages,
   readiness,
+  httpTimeouts,
 }: EdgeOptions): Server {
   async function admitApiRequest(caller: Caller, res: ServerResponse) {
     const decision = await takeApiLimit(limiter, caller);
@@ -235,7 +239,7 @@ export function createEdgeServer({
     res.end();
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer(httpServerOptions(httpTimeouts), (req, res) => {
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     res.setHeader(REQUEST_ID_HEADER, requestId);
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);

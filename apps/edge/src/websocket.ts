@@ -89,15 +89,16 @@ export async function attachWebSocket(
   const callerOf = (extra: { request: IncomingMessage }): Caller =>
     sessions.get(extra)?.caller ?? { ...anonymous, ip: extra.request.socket.remoteAddress };
 
+  /** The connection's token expired or was revoked (logout, deactivation, suspension) since it connected. */
   const expired = (extra: object) => {
-    const expiresAt = sessions.get(extra)?.expiresAt;
-    return expiresAt !== undefined && expiresAt <= clock();
+    const session = sessions.get(extra);
+    return (session?.expiresAt !== undefined && session.expiresAt <= clock()) || session?.revoked?.() === true;
   };
 
   async function admit(extra: { socket: WebSocket; request: IncomingMessage }): Promise<GraphQLError[] | undefined> {
     if (expired(extra)) {
       return [
-        new GraphQLError("the bearer token has expired; reconnect with a new one", {
+        new GraphQLError("the bearer token has expired or was revoked; reconnect with a new one", {
           extensions: { code: "unauthorized" },
         }),
       ];

@@ -17,6 +17,17 @@ describe("the embedded platform's configuration", () => {
     expect(loadEnvironment(relay).devMailbox).toBe(false);
     expect(loadEnvironment({ DEV_MAILBOX: "off" }).devMailbox).toBe(false);
     expect(loadEnvironment({ DEMO: "off", DEV_MAILBOX: "on" }).devMailbox).toBe(true);
+    expect(loadEnvironment({ NODE_ENV: "production", DEMO: "on" }).devMailbox).toBe(false);
+  });
+
+  it("refuses the mailbox in production", () => {
+    const exit = vi.spyOn(process, "exit").mockImplementation(() => {
+      throw new Error("exit");
+    });
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    expect(() => loadEnvironment({ DEV_MAILBOX: "on", NODE_ENV: "production" })).toThrow("exit");
+    expect(exit).toHaveBeenCalledWith(1);
+    expect(printed.mock.calls.flat().join("\n")).toMatch(/DEV_MAILBOX/);
   });
 
   it("refuses a mailbox that a relay would leave empty", () => {

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { parseEnvironment, settings } from "@pos-cloud/common";
+import { type HttpTimeouts, parseEnvironment, settings } from "@pos-cloud/common";
 import type { MessagingConfig } from "@pos-cloud/common/messaging";
 import { type GraphQLLimits, limitSettings, limitsFromEnvironment } from "@pos-cloud/edge";
 import type { WebhookDeliverySettings } from "@pos-cloud/payments";
@@ -44,7 +44,10 @@ const schema = z.object({
   NATS_URL: settings.natsUrl,
   MESSAGE_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   MESSAGE_WEBHOOK_TOKEN: z.string().min(1).optional(),
-  /** `GET /api/v1/dev/messages` for system operators; unset: on with the demo tenant and no relay, else off. */
+  /**
+   * `GET /api/v1/dev/messages` for system operators; unset: on with the demo tenant and no relay, else off. Never
+   * in production.
+   */
   DEV_MAILBOX: z.enum(["on", "off"]).optional(),
   REDIS_KEY_PREFIX: settings.redisKeyPrefix,
   /** While Redis is unreachable: `open` counts in each process's memory, `closed` refuses requests with 503. */
@@ -67,6 +70,10 @@ const checked = schema.superRefine((e, context) => {
   if (e.GATEWAY_URL !== undefined && set.length === 0) {
     const message = `needs ${gatewaySyncKeys.join(", ")}: the platform's own sync partner is at this platform's gateway`;
     context.addIssue({ code: "custom", path: ["GATEWAY_URL"], message });
+  }
+  if (e.DEV_MAILBOX === "on" && e.NODE_ENV === "production") {
+    const message = "the mailbox hands out login codes: production never has it; leave DEV_MAILBOX unset";
+    context.addIssue({ code: "custom", path: ["DEV_MAILBOX"], message });
   }
   if (e.DEV_MAILBOX === "on" && e.MESSAGE_WEBHOOK_URL !== undefined) {
     const message = "messages go to MESSAGE_WEBHOOK_URL, so the mailbox would stay empty; leave DEV_MAILBOX unset";
@@ -106,6 +113,8 @@ export interface PlatformConfig {
   rateLimitRedisDown?: RedisDownPolicy;
   /** Requests per minute the edge allows each caller; the spec's values where unset (RATE_LIMIT_*). */
   rateLimits?: Partial<RateLimits>;
+  /** How long a client may take to send its headers and its request (HTTP_*_TIMEOUT_MS); the defaults where unset. */
+  httpTimeouts?: Partial<HttpTimeouts>;
   /** Where MFA codes by SMS and e-mail go; unset: kept in memory only, never sent and never logged. */
   messageWebhook?: { url: string; token?: string };
   /**
@@ -146,7 +155,9 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
     corsOrigins: e.CORS_ORIGINS,
     redisUrl: e.REDIS_URL,
     messageWebhook: e.MESSAGE_WEBHOOK_URL ? { url: e.MESSAGE_WEBHOOK_URL, token: e.MESSAGE_WEBHOOK_TOKEN } : undefined,
-    devMailbox: (e.DEV_MAILBOX ?? (e.DEMO === "on" && !e.MESSAGE_WEBHOOK_URL ? "on" : "off")) === "on",
+    devMailbox:
+      (e.DEV_MAILBOX ?? (e.DEMO === "on" && !e.MESSAGE_WEBHOOK_URL && e.NODE_ENV !== "production" ? "on" : "off")) ===
+      "on",
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimitRedisDown: e.RATE_LIMIT_REDIS_DOWN,
     ...limitsFromEnvironment(e),

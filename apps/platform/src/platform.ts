@@ -166,6 +166,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
         payments_database: () => deps.payments.db.query("SELECT 1"),
       },
       rateLimits: config.rateLimits,
+      httpTimeouts: config.httpTimeouts,
       graphqlLimits: config.graphqlLimits,
       graphqlSchemaDetails: config.graphqlSchemaDetails,
       clock: options.clock,

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { logger } from "@pos-cloud/common";
+import { httpServerOptions, logger } from "@pos-cloud/common";
 import { authenticate, type MerchantAccount } from "./auth";
 import { SandboxError, sandboxErrors } from "./errors";
 import { payPage } from "./pay-page";
@@ -175,7 +175,7 @@ export function createSandboxServer(deps: ServerDeps): Server {
     }
   }
 
-  return createServer((req, res) => {
+  return createServer(httpServerOptions(), (req, res) => {
     handle(req, res).catch((error) => {
       logger.error("sandbox provider: unhandled error", { error });
       if (res.headersSent) res.destroy();

@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { logger, type ReadinessChecks, sendReadiness } from "@pos-cloud/common";
+import { httpServerOptions, logger, type ReadinessChecks, sendReadiness } from "@pos-cloud/common";
 import { metrics } from "@pos-cloud/common/metrics";
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {
@@ -14,7 +14,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
  * cluster mode). No token, like the edge's: keep the port on an internal network.
  */
 export async function serveOperations(listen: { port: number; host: string }, readiness: ReadinessChecks) {
-  const server = createServer((req, res) => {
+  const server = createServer(httpServerOptions(), (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method !== "GET") {
       sendJson(res, 405, { code: "method_not_allowed", message: "only GET is served here", details: {} });

@@ -4,6 +4,7 @@ export * from "./environment";
 export * from "./errors";
 export * from "./garbage-collection";
 export * from "./gateway-signature";
+export * from "./http-timeouts";
 export * from "./ids";
 export * from "./input";
 export * from "./logger";

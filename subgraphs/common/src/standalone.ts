@@ -7,6 +7,7 @@ import {
 } from "@apollo/server/plugin/disabled";
 import { GraphQLError } from "graphql";
 import { AppError, asGraphQLError } from "./errors";
+import { httpServerOptions } from "./http-timeouts";
 import { logger, REQUEST_ID_HEADER, requestIdOf } from "./logger";
 import { type ReadinessChecks, sendReadiness } from "./readiness";
 import { formatError, logHiddenError, type SubgraphHost } from "./subgraph";
@@ -100,7 +101,7 @@ export async function serveSubgraph(
     return serveGraphQL(req, res);
   }
 
-  const http = createServer((req, res) => {
+  const http = createServer(httpServerOptions(), (req, res) => {
     const started = performance.now();
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     res.once("close", () =>

@@ -10,6 +10,7 @@ import type { DeviceService } from "./modules/devices/device.service";
 import type { GatewaySyncService } from "./modules/gateway-sync/gateway-sync.service";
 import type { SigningKeyService } from "./modules/keys/signing-key.service";
 import type { ProvisioningService } from "./modules/provisioning/provisioning.service";
+import type { RevocationService } from "./modules/revocations/revocation.service";
 import type { TenantLoaders, TenantReferences, TenantService } from "./modules/tenants/tenant.service";
 import type { UserService } from "./modules/users/user.service";
 
@@ -24,6 +25,7 @@ export interface PortalServices {
   provisioning: ProvisioningService;
   deviceTokens: DeviceTokenService;
   appUpdates: AppUpdateService;
+  revocations: RevocationService;
 }
 
 /** What the portal holds for its whole life: storage and the services built on it. */
@@ -52,7 +54,8 @@ export interface PortalContext extends PortalServices {
 }
 
 export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
-  const { tenants, signingKeys, users, areas, auth, devices, provisioning, deviceTokens, appUpdates } = deps;
+  const { tenants, signingKeys, users, areas, auth, devices, provisioning, deviceTokens, appUpdates, revocations } =
+    deps;
   return {
     caller,
     tenants,
@@ -64,6 +67,7 @@ export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
     provisioning,
     deviceTokens,
     appUpdates,
+    revocations,
     loaders: {
       tenants: tenants.loaders(caller),
       devices: devices.loader(caller),

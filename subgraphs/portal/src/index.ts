@@ -37,6 +37,9 @@ import { type Clock, signingKeyService } from "./modules/keys/signing-key.servic
 import { provisioningRepository } from "./modules/provisioning/provisioning.repository";
 import { provisioningService } from "./modules/provisioning/provisioning.service";
 import { provisioningResolvers } from "./modules/provisioning/resolvers";
+import { revocationResolvers } from "./modules/revocations/resolvers";
+import { revocationRepository } from "./modules/revocations/revocation.repository";
+import { revocationService } from "./modules/revocations/revocation.service";
 import { tenantResolvers } from "./modules/tenants/resolvers";
 import { tenantRepository } from "./modules/tenants/tenant.repository";
 import { tenantService } from "./modules/tenants/tenant.service";
@@ -77,6 +80,7 @@ export const portal: SubgraphDefinition<PortalDeps, PortalContext> = {
     provisioningResolvers,
     deviceTokenResolvers,
     appUpdateResolvers,
+    revocationResolvers,
   ),
   createContext,
 };
@@ -100,9 +104,9 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const tenants = tenantService(tenantRepository(prisma, db, clock), box, gatewaySync.changed);
   const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock);
   const areas = areaService(areaRepository(prisma), tenants);
-  const users = userService(userRepository(prisma), areas, tenants, box);
+  const users = userService(userRepository(prisma, clock), areas, tenants, box);
   const auth = authRepository(prisma);
-  const devices = deviceService(deviceRepository(prisma, db), tenants, auditLogSink(audit));
+  const devices = deviceService(deviceRepository(prisma, db, clock), tenants, auditLogSink(audit));
   return {
     db,
     prisma,
@@ -138,6 +142,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
       clock,
     ),
     appUpdates: appUpdateService(appUpdateRepository(prisma), clock),
+    revocations: revocationService(revocationRepository(prisma), clock),
     close: async () => {
       await gatewaySync.stop();
       await prisma.$disconnect();

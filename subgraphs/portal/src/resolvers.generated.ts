@@ -1054,6 +1054,11 @@ export type Query = {
    * store's receipts say about their issuer; null when there is no such store.
    */
   receiptIssuer?: Maybe<ReceiptIssuer>;
+  /**
+   * For the edge only: the revocations in force, those written at or after `since` when given (the edge asks again
+   * with a margin, so a revocation committed late is not missed).
+   */
+  sessionRevocations: Array<SessionRevocation>;
   /** One store the caller may see. */
   store: Store;
   /** The devices of one store the caller reaches; limit 1 to 100 (default 20), offset from 0. */
@@ -1139,6 +1144,12 @@ export type QueryPspsArgs = {
 /** Reads: the tenant hierarchy, users, devices, app versions and payments the caller may see. */
 export type QueryReceiptIssuerArgs = {
   store_id: Scalars['Int']['input'];
+};
+
+
+/** Reads: the tenant hierarchy, users, devices, app versions and payments the caller may see. */
+export type QuerySessionRevocationsArgs = {
+  since?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -1301,6 +1312,17 @@ export type Role =
   | 'STORE_MANAGER'
   /** Platform operator (0): the whole platform. */
   | 'SYSTEM_OP';
+
+/** Bearer tokens of a subject signed before a time, no longer honoured: for the edge, which checks every request. */
+export type SessionRevocation = {
+  __typename?: 'SessionRevocation';
+  /** When the last token it covers has expired; the edge forgets it then. */
+  expires_at: Scalars['DateTime']['output'];
+  /** Tokens whose `iat` is not after this are refused. */
+  revoked_before: Scalars['DateTime']['output'];
+  /** `user:<id>`, `device:<id>`, `store:<id>` (its terminals) or `merchant:<id>` (its terminals). */
+  subject: Scalars['String']['output'];
+};
 
 /** How often a merchant is settled. */
 export type SettlementFrequency =
@@ -1792,6 +1814,7 @@ export type ResolversTypes = {
   RegisterTerminalInput: ResolverTypeWrapper<any>;
   ReleaseStatus: ResolverTypeWrapper<any>;
   Role: ResolverTypeWrapper<any>;
+  SessionRevocation: ResolverTypeWrapper<any>;
   SettlementFrequency: ResolverTypeWrapper<any>;
   Store: ResolverTypeWrapper<any>;
   StorePage: ResolverTypeWrapper<any>;
@@ -1863,6 +1886,7 @@ export type ResolversParentTypes = {
   ReceiptIssuer: any;
   RegisterAppVersionInput: any;
   RegisterTerminalInput: any;
+  SessionRevocation: any;
   Store: any;
   StorePage: any;
   TokenPair: any;
@@ -2119,6 +2143,7 @@ export type QueryResolvers<ContextType = PortalContext, ParentType extends Resol
   psp?: Resolver<ResolversTypes['Psp'], ParentType, ContextType, RequireFields<QueryPspArgs, 'id'>>;
   psps?: Resolver<ResolversTypes['PspPage'], ParentType, ContextType, Partial<QueryPspsArgs>>;
   receiptIssuer?: Resolver<Maybe<ResolversTypes['ReceiptIssuer']>, ParentType, ContextType, RequireFields<QueryReceiptIssuerArgs, 'store_id'>>;
+  sessionRevocations?: Resolver<Array<ResolversTypes['SessionRevocation']>, ParentType, ContextType, Partial<QuerySessionRevocationsArgs>>;
   store?: Resolver<ResolversTypes['Store'], ParentType, ContextType, RequireFields<QueryStoreArgs, 'id'>>;
   storeDevices?: Resolver<ResolversTypes['DevicePage'], ParentType, ContextType, RequireFields<QueryStoreDevicesArgs, 'store_id'>>;
   storeMember?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryStoreMemberArgs, 'login_id' | 'store_id'>>;
@@ -2140,6 +2165,12 @@ export type ReceiptIssuerResolvers<ContextType = PortalContext, ParentType exten
   store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   store_name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tax_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type SessionRevocationResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['SessionRevocation'] = ResolversParentTypes['SessionRevocation']> = {
+  expires_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  revoked_before?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  subject?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type StoreResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['Store'] = ResolversParentTypes['Store'], FederationReferenceType extends FederationReferenceTypes['Store'] = FederationReferenceTypes['Store']> = {
@@ -2240,6 +2271,7 @@ export type Resolvers<ContextType = PortalContext> = {
   PspPage?: PspPageResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   ReceiptIssuer?: ReceiptIssuerResolvers<ContextType>;
+  SessionRevocation?: SessionRevocationResolvers<ContextType>;
   Store?: StoreResolvers<ContextType>;
   StorePage?: StorePageResolvers<ContextType>;
   TokenPair?: TokenPairResolvers<ContextType>;

@@ -18,6 +18,13 @@ export type EdgeJwksQueryVariables = Exact<{
 
 export type EdgeJwksQuery = { jwks: unknown };
 
+export type EdgeSessionRevocationsQueryVariables = Exact<{
+  since?: string | null | undefined;
+}>;
+
+
+export type EdgeSessionRevocationsQuery = { sessionRevocations: Array<{ subject: string, revoked_before: string, expires_at: string }> };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -42,3 +49,12 @@ export const EdgeJwksDocument = new TypedDocumentString(`
   jwks(purpose: $purpose)
 }
     `) as unknown as TypedDocumentString<EdgeJwksQuery, EdgeJwksQueryVariables>;
+export const EdgeSessionRevocationsDocument = new TypedDocumentString(`
+    query EdgeSessionRevocations($since: DateTime) {
+  sessionRevocations(since: $since) {
+    subject
+    revoked_before
+    expires_at
+  }
+}
+    `) as unknown as TypedDocumentString<EdgeSessionRevocationsQuery, EdgeSessionRevocationsQueryVariables>;

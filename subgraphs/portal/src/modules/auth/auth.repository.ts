@@ -1,4 +1,5 @@
 import type { PrismaClient } from "../../generated/prisma/client";
+import { revokeSessions } from "../revocations/session-revocations.repository";
 
 export type AuthRepository = ReturnType<typeof authRepository>;
 export type MfaChallengeRow = Awaited<ReturnType<PrismaClient["mfaChallenge"]["findMany"]>>[number];
@@ -56,7 +57,17 @@ export function authRepository(prisma: PrismaClient) {
       (await prisma.refreshToken.updateMany({ where: { id, used_at: null }, data: { used_at: now } })).count === 1,
     revokeFamily: (family_id: string, now: Date) =>
       prisma.refreshToken.updateMany({ where: { family_id, revoked_at: null }, data: { revoked_at: now } }),
-    revokeAllOfUser: (user_id: string, now: Date) =>
-      prisma.refreshToken.updateMany({ where: { user_id, revoked_at: null }, data: { revoked_at: now } }),
+    /**
+     * A logout: ends one session's refresh tokens (`family_id`) or all of the user's, and every access token of the
+     * user signed until now, since access tokens do not say which session they belong to.
+     */
+    logOut: (user_id: string, family_id: string | undefined, now: Date) =>
+      prisma.$transaction(async (tx) => {
+        await tx.refreshToken.updateMany({
+          where: { ...(family_id ? { family_id } : { user_id }), revoked_at: null },
+          data: { revoked_at: now },
+        });
+        await revokeSessions(tx, `user:${user_id}`, now);
+      }),
   };
 }

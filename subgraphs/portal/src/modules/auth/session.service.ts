@@ -102,7 +102,7 @@ export function sessionService(deps: {
       if (refreshToken) {
         const row = await auth.findRefreshToken(sha256(refreshToken));
         if (!row) throw new AppError("unauthorized", "the refresh token is not valid");
-        await auth.revokeFamily(row.family_id, now);
+        await auth.logOut(row.user_id, row.family_id, now);
         await audit.record(
           { event: "user.logout", user_id: row.user_id, success: true, metadata: { scope: "session" } },
           caller,
@@ -110,7 +110,7 @@ export function sessionService(deps: {
         return true;
       }
       if (caller.type !== "user" || !caller.id) throw new AppError("unauthorized", "send the refresh token or log in");
-      await auth.revokeAllOfUser(caller.id, now);
+      await auth.logOut(caller.id, undefined, now);
       await audit.record(
         { event: "user.logout", user_id: caller.id, success: true, metadata: { scope: "all_sessions" } },
         caller,

@@ -85,6 +85,10 @@ export function deviceTokenService(
       if (iat > now.getTime() / 1000 + SKEW_SECONDS)
         throw oauthError("invalid_client", "the assertion is from the future");
       if (device.status !== "active") throw oauthError("invalid_client", `the device is ${device.status}`);
+      // A terminal works for its store: an inactive store or merchant gets no token, as a suspended device does.
+      if (device.store?.status !== "active") throw oauthError("invalid_client", "the device's store is inactive");
+      if (device.store.merchant.status !== "active")
+        throw oauthError("invalid_client", "the device's merchant is inactive");
       if (!(await tokens.useAssertion(claimed, jti, new Date((exp + SKEW_SECONDS) * 1000), now))) {
         throw oauthError("invalid_grant", "this client assertion (jti) was already used");
       }

@@ -3,11 +3,19 @@ import type { SqlRunner } from "@pos-cloud/common/storage";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { run } from "../../sql";
 import type { Page } from "../../validation";
+import type { Clock } from "../keys/signing-key.service";
+import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
 import { deviceScope, storeScopeSql } from "../tenants/scope";
 
 export type DeviceRepository = ReturnType<typeof deviceRepository>;
 const withTenant = {
-  store: { select: { area_id: true, merchant: { select: { psp_id: true, terminal_limit_per_store: true } } } },
+  store: {
+    select: {
+      area_id: true,
+      status: true,
+      merchant: { select: { psp_id: true, terminal_limit_per_store: true, status: true } },
+    },
+  },
 };
 export type DeviceRow = Prisma.DeviceGetPayload<{ include: typeof withTenant }>;
 
@@ -45,7 +53,7 @@ function deviceScopeSql(caller: Caller): Prisma.Sql {
   return storeScopeSql(caller);
 }
 
-export function deviceRepository(prisma: PrismaClient, db: SqlRunner) {
+export function deviceRepository(prisma: PrismaClient, db: SqlRunner, clock: Clock) {
   return {
     list(caller: Caller, filter: { store_id?: number; status?: string }, page: Page) {
       const where = { AND: [deviceScope(caller), filter] };
@@ -87,10 +95,17 @@ export function deviceRepository(prisma: PrismaClient, db: SqlRunner) {
       prisma.device.findUnique({ where: { serial_number }, include: withTenant }),
     findByClientId: (client_id: string) => prisma.device.findUnique({ where: { client_id }, include: withTenant }),
     create: (data: Prisma.DeviceUncheckedCreateInput) => prisma.device.create({ data, include: withTenant }),
-    /** Writes only if the device is still in one of `from`; null when another request moved it first. */
+    /**
+     * Writes only if the device is still in one of `from`; null when another request moved it first. A device that
+     * leaves active (suspended, decommissioned) loses its tokens in the same transaction.
+     */
     async move(id: string, from: string[], data: Prisma.DeviceUncheckedUpdateInput) {
-      const { count } = await prisma.device.updateMany({ where: { id, status: { in: from } }, data });
-      return count === 1 ? prisma.device.findUniqueOrThrow({ where: { id }, include: withTenant }) : null;
+      const moved = await prisma.$transaction(async (tx) => {
+        const { count } = await tx.device.updateMany({ where: { id, status: { in: from } }, data });
+        if (count === 1 && endsSessions(data)) await revokeSessions(tx, `device:${id}`, clock());
+        return count === 1;
+      });
+      return moved ? prisma.device.findUniqueOrThrow({ where: { id }, include: withTenant }) : null;
     },
     update: (id: string, data: Prisma.DeviceUncheckedUpdateInput) =>
       prisma.device.update({ where: { id }, data, include: withTenant }),

@@ -5,6 +5,7 @@ import { run, uniqueCode } from "../../sql";
 import type { Page } from "../../validation";
 import { enqueueGatewaySync } from "../gateway-sync/sync-outbox.repository";
 import type { Clock } from "../keys/signing-key.service";
+import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
 import { merchantScope, pspScope, storeScope, storeScopeSql } from "./scope";
 
 export type TenantRepository = ReturnType<typeof tenantRepository>;
@@ -113,7 +114,11 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
     updateMerchant: (id: number, data: Prisma.MerchantUncheckedUpdateInput) =>
       uniqueCode(
         synced(
-          (tx) => tx.merchant.update({ where: { id }, data }),
+          async (tx) => {
+            // A merchant that leaves active ends its terminals' tokens (the edge matches their merchant_id).
+            if (endsSessions(data)) await revokeSessions(tx, `merchant:${id}`, clock());
+            return tx.merchant.update({ where: { id }, data });
+          },
           (merchant) => merchant.id,
         ),
       ),
@@ -171,7 +176,11 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
     updateStore: (id: number, data: Prisma.StoreUncheckedUpdateInput) =>
       uniqueCode(
         synced(
-          (tx) => tx.store.update({ where: { id }, data, include: withPsp }),
+          async (tx) => {
+            // A store that leaves active ends its terminals' tokens (the edge matches their store_id).
+            if (endsSessions(data)) await revokeSessions(tx, `store:${id}`, clock());
+            return tx.store.update({ where: { id }, data, include: withPsp });
+          },
           (store) => store.merchant_id,
         ),
       ),

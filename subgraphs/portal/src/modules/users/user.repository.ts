@@ -1,6 +1,8 @@
 import { readPage } from "@pos-cloud/common";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { Page } from "../../validation";
+import type { Clock } from "../keys/signing-key.service";
+import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
 
 export type UserRow = Awaited<ReturnType<PrismaClient["user"]["findMany"]>>[number];
 export type UserRepository = ReturnType<typeof userRepository>;
@@ -32,13 +34,21 @@ function inScope(scope: UserScope, filter: { store_id?: number | { in: number[] 
 
 const listOrder = [{ created_at: "asc" }, { id: "asc" }] satisfies Prisma.UserOrderByWithRelationInput[];
 
-export function userRepository(prisma: PrismaClient) {
+export function userRepository(prisma: PrismaClient, clock: Clock) {
   return {
     find: (id: string) => prisma.user.findUnique({ where: { id } }),
     findByLoginId: (login_id: string) => prisma.user.findUnique({ where: { login_id } }),
     findByEmail: (email: string) => prisma.user.findUnique({ where: { email } }),
     create: (data: Prisma.UserUncheckedCreateInput) => prisma.user.create({ data }),
-    update: (id: string, data: Prisma.UserUncheckedUpdateInput) => prisma.user.update({ where: { id }, data }),
+    /** A user who leaves active loses its sessions in the same transaction: its tokens stop working at the edge. */
+    update: (id: string, data: Prisma.UserUncheckedUpdateInput) =>
+      endsSessions(data)
+        ? prisma.$transaction(async (tx) => {
+            const user = await tx.user.update({ where: { id }, data });
+            await revokeSessions(tx, `user:${id}`, clock());
+            return user;
+          })
+        : prisma.user.update({ where: { id }, data }),
     list(scope: UserScope, filter: { store_id?: number; role?: string }, page: Page) {
       const where = inScope(scope, filter);
       return readPage(page, {

@@ -1,0 +1,7 @@
+import type { Resolvers } from "../../resolvers.generated";
+
+export const revocationResolvers: Resolvers = {
+  Query: {
+    sessionRevocations: (_, { since }, { revocations, caller }) => revocations.inForce(caller, since ?? null),
+  },
+};
