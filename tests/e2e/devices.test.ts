@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
-import { exportJWK, generateKeyPair, type JWK } from "jose";
+import { DEFAULT_API_AUDIENCE, DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
+import { decodeJwt, exportJWK, generateKeyPair, type JWK } from "jose";
 import * as oauth from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
@@ -231,6 +231,49 @@ describe("devices end to end", () => {
     expect(tokens.token_type.toLowerCase()).toBe("bearer");
     const store = await call("GET", `/api/v1/stores/${demo.store.id}`, tokens.access_token);
     expect(store.status).toBe(200);
+  });
+
+  it("describes its token endpoint (RFC 8414): openid-client discovers it and gets a token with the device's key alone", async () => {
+    const device = await provision();
+    const config = await oauth.discovery(
+      new URL(platform.baseUrl),
+      device.client_id,
+      undefined,
+      oauth.PrivateKeyJwt(device.privateKey),
+      { algorithm: "oauth2", execute: [oauth.allowInsecureRequests] },
+    );
+    expect(config.serverMetadata()).toMatchObject({
+      issuer: platform.baseUrl,
+      token_endpoint: `${platform.baseUrl}/api/v1/auth/device/token`,
+      jwks_uri: `${platform.baseUrl}/api/v1/jwks/device`,
+      grant_types_supported: ["client_credentials"],
+      token_endpoint_auth_methods_supported: ["private_key_jwt"],
+      token_endpoint_auth_signing_alg_values_supported: ["ES256"],
+    });
+    const tokens = await oauth.clientCredentialsGrant(config);
+    expect((await call("GET", `/api/v1/stores/${demo.store.id}`, tokens.access_token)).status).toBe(200);
+  });
+
+  it("gives every access token the API's audience and an id of its own, and refuses one for another audience", async () => {
+    const first = decodeJwt(await deviceToken(platform.baseUrl, demo.device));
+    const second = decodeJwt(await deviceToken(platform.baseUrl, demo.device));
+    const human = decodeJwt(manager);
+    for (const claims of [first, second, human]) {
+      expect(claims.aud).toBe(DEFAULT_API_AUDIENCE);
+      expect(claims.jti).toMatch(/^[\w-]{16,}$/);
+    }
+    expect(new Set([first.jti, second.jti, human.jti]).size).toBe(3);
+    const elsewhere = await humanToken(platform.portal, {
+      role: "STORE_MANAGER",
+      psp_id: demo.psp.id,
+      merchant_id: demo.merchant.id,
+      store_id: demo.store.id,
+      aud: "another-api",
+    });
+    const refused = await call("GET", `/api/v1/stores/${demo.store.id}`, elsewhere);
+    expect(refused).toMatchObject({ status: 401, body: { code: "unauthorized" } });
+    const graphql = await postGraphQL(platform.baseUrl, "{ stores { total_count } }", {}, elsewhere);
+    expect(graphql.status).toBe(401);
   });
 
   it("answers the portal's one-request view with exactly what the caller may see", async () => {

@@ -49,7 +49,7 @@ export async function deviceToken(baseUrl: string, device: { client_id: string; 
  */
 export function humanToken(
   portal: { signingKeys: { sign(purpose: "human", claims: object, lifetime: number): Promise<string> } },
-  claims: { role: string; psp_id?: number; merchant_id?: number; store_id?: number; area_id?: string },
+  claims: { role: string; psp_id?: number; merchant_id?: number; store_id?: number; area_id?: string; aud?: string },
 ) {
   return portal.signingKeys.sign("human", { iss: "pos-cloud-human", sub: randomUUID(), ...claims }, 900);
 }

@@ -2,6 +2,7 @@ import {
   AppError,
   anonymous,
   type Caller,
+  DEFAULT_API_AUDIENCE,
   DEVICE_TOKEN_ISSUER,
   HUMAN_TOKEN_ISSUER,
   isRole,
@@ -14,8 +15,8 @@ import type { CallSubgraph } from "./subgraph-client";
 
 /** Human tokens are RS256 and device tokens ES256; any other algorithm (none, HS*) is refused before any key is used. */
 const kinds = {
-  RS256: { purpose: "human", issuer: HUMAN_TOKEN_ISSUER, required: ["sub", "role", "iat", "exp"] },
-  ES256: { purpose: "device", issuer: DEVICE_TOKEN_ISSUER, required: ["sub", "exp"] },
+  RS256: { purpose: "human", issuer: HUMAN_TOKEN_ISSUER, required: ["sub", "role", "iat", "exp", "jti"] },
+  ES256: { purpose: "device", issuer: DEVICE_TOKEN_ISSUER, required: ["sub", "exp", "jti"] },
 } as const;
 type Purpose = (typeof kinds)[keyof typeof kinds]["purpose"];
 
@@ -44,7 +45,11 @@ const invalid = (reason?: string) =>
  * Verifies bearer JWTs against the portal's JWKS and turns their claims into the `Caller` that every hop carries.
  * No token means anonymous (subgraphs refuse what anonymous may not do); a bad token is always 401 `unauthorized`.
  */
-export function createAuthenticator(callSubgraph: CallSubgraph, clock: () => Date = () => new Date()) {
+export function createAuthenticator(
+  callSubgraph: CallSubgraph,
+  clock: () => Date = () => new Date(),
+  audience = DEFAULT_API_AUDIENCE,
+) {
   const revocations = followRevocations(callSubgraph, clock);
   function keySet(purpose: Purpose) {
     let keys: ReturnType<typeof createLocalJWKSet> | undefined;
@@ -91,6 +96,7 @@ export function createAuthenticator(callSubgraph: CallSubgraph, clock: () => Dat
       ({ payload } = await jwtVerify(token, keySets[kind.purpose], {
         algorithms: [alg!],
         issuer: kind.issuer,
+        audience,
         requiredClaims: [...kind.required],
         currentDate: clock(),
         clockTolerance: CLOCK_TOLERANCE_SECONDS,

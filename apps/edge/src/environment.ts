@@ -84,6 +84,9 @@ const schema = z.object({
   /** While Redis is unreachable: count in each process's memory (`open`) or answer 503 (`closed`). */
   RATE_LIMIT_REDIS_DOWN: z.enum(["open", "closed"]).default("open"),
   CORS_ORIGINS: settings.corsOrigins,
+  API_AUDIENCE: settings.apiAudience,
+  /** The platform's address as its clients reach it (the discovery document's issuer); else the request's Host. */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   ...limitSettings,
 });
 
@@ -98,6 +101,8 @@ export interface EdgeEnvironment {
   redisKeyPrefix: string;
   rateLimitRedisDown: "open" | "closed";
   corsOrigins: string[];
+  apiAudience: string;
+  publicUrl?: string;
   graphqlSchemaDetails: boolean;
   graphqlLimits: Partial<GraphQLLimits>;
   rateLimits: Partial<RateLimits>;
@@ -118,6 +123,8 @@ export function loadEdgeEnvironment(env: NodeJS.ProcessEnv = process.env): EdgeE
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimitRedisDown: e.RATE_LIMIT_REDIS_DOWN,
     corsOrigins: e.CORS_ORIGINS,
+    apiAudience: e.API_AUDIENCE,
+    publicUrl: e.PUBLIC_URL,
     graphqlSchemaDetails: e.NODE_ENV !== "production",
     ...limitsFromEnvironment(e),
   };

@@ -41,6 +41,10 @@ export interface EdgeConfig {
   internalToken: string;
   /** Web-view origins allowed on the payment-token endpoints. */
   corsOrigins?: string[];
+  /** The `aud` every access token must carry (`DEFAULT_API_AUDIENCE` unless set). */
+  apiAudience?: string;
+  /** The platform's address as clients reach it, for the discovery document; the request's Host when unknown. */
+  publicUrl?: () => string | undefined;
   /**
    * Rate-limit counters and seen request signatures in Redis (shared by edge instances); when absent, counters in
    * memory and signatures in the payments database.
@@ -139,7 +143,7 @@ export async function startEdge(config: EdgeConfig) {
     now: () => clock().getTime(),
   });
   const callSubgraph = createSubgraphClient(config.subgraphs, config.internalToken);
-  const authenticator = createAuthenticator(callSubgraph, config.clock);
+  const authenticator = createAuthenticator(callSubgraph, config.clock, config.apiAudience);
   const server = createEdgeServer({
     graphql: graphql.server,
     router: createRouter(routesFor(config)),
@@ -149,6 +153,7 @@ export async function startEdge(config: EdgeConfig) {
     devMessages: config.devMessages,
     readiness: readinessChecks(config, redis),
     httpTimeouts: config.httpTimeouts,
+    publicUrl: config.publicUrl,
   });
   const websocket = await attachWebSocket(server, graphql.server, graphql.apiSchema, authenticator, {
     limiter,

@@ -57,6 +57,8 @@ async function serveEdge() {
     internalToken: config.internalToken,
     bus,
     corsOrigins: config.corsOrigins,
+    apiAudience: config.apiAudience,
+    publicUrl: () => config.publicUrl,
     redisUrl: config.redisUrl,
     redisKeyPrefix: config.redisKeyPrefix,
     rateLimitRedisDown: config.rateLimitRedisDown,

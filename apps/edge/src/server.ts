@@ -30,6 +30,7 @@ import {
 import { logAccess, type Seen } from "./access-log";
 import { takeApiLimit } from "./api-limit";
 import type { Authenticator } from "./authenticate";
+import { authorizationServerMetadata, DISCOVERY_PATH } from "./discovery";
 import type { GatewayContext } from "./gateway";
 import { edgeMetrics } from "./instance-metrics";
 import { assertStorableRequest, refuseClientError, securityHeaders } from "./request-guards";
@@ -51,6 +52,8 @@ export interface EdgeOptions {
   /** What `GET /ready` checks: every dependency by name. */
   readiness: ReadinessChecks;
   httpTimeouts?: Partial<HttpTimeouts>;
+  /** The platform's address as clients reach it (the discovery document's issuer); the request's Host when unknown. */
+  publicUrl?: () => string | undefined;
 }
 
 /** The development mailbox holds login codes: only a system operator, who may reach every tenant anyway, reads it. */
@@ -67,7 +70,7 @@ async function callerOf(req: IncomingMessage, authenticator: Authenticator, requ
 }
 
 /** Paths served outside the router, which are their own route in the request metrics. */
-const fixedPaths = new Set(["/health", "/ready", "/metrics", "/graphql", "/api/v1/dev/messages"]);
+const fixedPaths = new Set(["/health", "/ready", "/metrics", "/graphql", "/api/v1/dev/messages", DISCOVERY_PATH]);
 
 /** Prometheus's scrape: plain text, no token (like `/health`); keep the port off the internet or filter the path. */
 async function sendMetrics(res: ServerResponse) {
@@ -86,6 +89,7 @@ export function createEdgeServer({
   devMessages,
   readiness,
   httpTimeouts,
+  publicUrl,
 }: EdgeOptions): Server {
   async function admitApiRequest(caller: Caller, res: ServerResponse) {
     const decision = await takeApiLimit(limiter, caller);
@@ -107,6 +111,8 @@ export function createEdgeServer({
     if (url.pathname === "/health" && method === "GET") return sendJson(res, 200, { status: "ok" });
     if (url.pathname === "/ready" && method === "GET") return sendReadiness(res, readiness);
     if (url.pathname === "/metrics" && method === "GET") return sendMetrics(res);
+    if (url.pathname === DISCOVERY_PATH && method === "GET")
+      return sendJson(res, 200, authorizationServerMetadata(req, publicUrl?.()));
     if (url.pathname === "/v1" || url.pathname.startsWith("/v1/"))
       return serveGateway(req, res, url, method, requestId, seen);
     const caller = await callerOf(req, authenticator, requestId);

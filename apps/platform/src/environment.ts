@@ -35,6 +35,7 @@ const schema = z.object({
   PORTAL_GATEWAY_SECRET: z.string().min(16, "at least 16 characters").optional(),
   PORTAL_GATEWAY_PARTNER_ID: z.coerce.number().int().positive().optional(),
   CORS_ORIGINS: settings.corsOrigins,
+  API_AUDIENCE: settings.apiAudience,
   /** Rate-limit counters shared by every edge instance; unset keeps them in memory (one process). */
   REDIS_URL: settings.redisUrl.optional(),
   /** `memory` keeps events in this process; `nats` puts them on NATS JetStream, for several processes. */
@@ -107,6 +108,8 @@ export interface PlatformConfig {
   /** Outbound partner webhooks; private URLs are refused unless `allowPrivateUrls`. */
   partnerWebhooks?: WebhookDeliverySettings;
   corsOrigins?: string[];
+  /** The `aud` of access tokens (`API_AUDIENCE`); `DEFAULT_API_AUDIENCE` where unset. */
+  apiAudience?: string;
   redisUrl?: string;
   /** Namespace of the rate-limit keys, for deployments that share one Redis. */
   redisKeyPrefix?: string;
@@ -153,6 +156,7 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
     partnerWebhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true" },
     messaging: e.MESSAGING_DRIVER === "nats" ? { driver: "nats", url: e.NATS_URL } : { driver: "memory" },
     corsOrigins: e.CORS_ORIGINS,
+    apiAudience: e.API_AUDIENCE,
     redisUrl: e.REDIS_URL,
     messageWebhook: e.MESSAGE_WEBHOOK_URL ? { url: e.MESSAGE_WEBHOOK_URL, token: e.MESSAGE_WEBHOOK_TOKEN } : undefined,
     devMailbox:

@@ -63,6 +63,7 @@ async function openSubgraphs(
       masterKey,
       ...extras,
       publicUrl,
+      apiAudience: config.apiAudience,
     }),
     openPos({ ...storage(config.databaseUrls.pos), portal: portalApi, clock: extras.clock }),
     openPayments({
@@ -157,6 +158,8 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
       internalToken,
       bus,
       corsOrigins: config.corsOrigins,
+      apiAudience: config.apiAudience,
+      publicUrl: () => baseUrl,
       redisUrl: config.redisUrl,
       redisKeyPrefix: config.redisKeyPrefix,
       rateLimitRedisDown: config.rateLimitRedisDown,

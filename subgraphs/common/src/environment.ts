@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_API_AUDIENCE } from "./tokens";
 
 /** The formats of settings that several processes read, so each is checked the same way everywhere. */
 export const settings = {
@@ -18,6 +19,11 @@ export const settings = {
     .regex(/^[\w.-]{1,64}$/, "letters, digits, . _ - only")
     .default("pgw"),
   masterKey: z.string().regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)"),
+  /** The `aud` of access tokens: the portal signs it and the edge requires it. */
+  apiAudience: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,200}$/, "printable ASCII without spaces, at most 200 characters")
+    .default(DEFAULT_API_AUDIENCE),
   /** Web-view origins allowed to call the payment-token endpoints, comma-separated. */
   corsOrigins: z
     .string()

@@ -5,5 +5,14 @@
 export const HUMAN_TOKEN_ISSUER = "pos-cloud-human";
 export const DEVICE_TOKEN_ISSUER = "pos-cloud-device";
 
+/**
+ * The `aud` of every access token the portal signs: the platform's API identifier (`API_AUDIENCE`), which the edge
+ * requires, so a token minted for another resource server with the same keys is not taken here.
+ */
+export const DEFAULT_API_AUDIENCE = "pos-cloud-api";
+
+/** What a device may do with its token. app:update covers the update check and install confirmation. */
+export const DEVICE_SCOPES = ["order:create", "bill:create", "payment:create", "app:update"];
+
 /** Human access tokens live 15 minutes (the spec's Limits). */
 export const HUMAN_TOKEN_LIFETIME_SECONDS = 900;

@@ -1,4 +1,4 @@
-import { loadSubgraphEnvironment, parseEnvironment } from "@pos-cloud/common";
+import { loadSubgraphEnvironment, parseEnvironment, settings } from "@pos-cloud/common";
 import { z } from "zod";
 
 /**
@@ -6,6 +6,9 @@ import { z } from "zod";
  * which device client assertions may name as their audience.
  */
 export function loadPortalEnvironment(env: NodeJS.ProcessEnv = process.env) {
-  const { PUBLIC_URL } = parseEnvironment(z.object({ PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional() }), env);
-  return { ...loadSubgraphEnvironment(env), publicUrl: PUBLIC_URL };
+  const { PUBLIC_URL, API_AUDIENCE } = parseEnvironment(
+    z.object({ PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(), API_AUDIENCE: settings.apiAudience }),
+    env,
+  );
+  return { ...loadSubgraphEnvironment(env), publicUrl: PUBLIC_URL, apiAudience: API_AUDIENCE };
 }

@@ -64,6 +64,8 @@ export interface PortalConfig extends StorageOptions {
   publicUrl?: () => string | undefined;
   /** Delivers MFA codes by SMS and e-mail; without one, messages are only recorded (the embedded platform). */
   messageSender?: MessageSender;
+  /** The `aud` of the access tokens the portal signs (`DEFAULT_API_AUDIENCE` unless set). */
+  apiAudience?: string;
 }
 
 export const portal: SubgraphDefinition<PortalDeps, PortalContext> = {
@@ -102,7 +104,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const audit = auditLog(prisma, clock);
   const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box, { clock });
   const tenants = tenantService(tenantRepository(prisma, db, clock), box, gatewaySync.changed);
-  const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock);
+  const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock, config.apiAudience);
   const areas = areaService(areaRepository(prisma), tenants);
   const users = userService(userRepository(prisma, clock), areas, tenants, box);
   const auth = authRepository(prisma);

@@ -1,4 +1,4 @@
-// The portal subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY, PUBLIC_URL.
+// The portal subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY, PUBLIC_URL, API_AUDIENCE.
 import { hostSubgraph, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
 import { loadPortalEnvironment } from "./environment";
 import { openPortal, portal } from "./index";
@@ -9,6 +9,7 @@ const deps = await openPortal({
   url: config.databaseUrl,
   masterKey: config.masterKey,
   publicUrl: () => config.publicUrl,
+  apiAudience: config.apiAudience,
 });
 const server = await serveSubgraph(
   hostSubgraph(portal, deps, config.internalToken),

@@ -1,4 +1,4 @@
-import { AppError, DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
+import { AppError, DEVICE_SCOPES, DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
 import { decodeJwt, errors, importJWK, type JWK, jwtVerify } from "jose";
 import type { DeviceService } from "../devices/device.service";
 import type { SigningKeyService } from "../keys/signing-key.service";
@@ -11,8 +11,6 @@ export const ASSERTION_MAX_LIFETIME_SECONDS = 60;
 /** Clock skew tolerated between a terminal and the portal. */
 const SKEW_SECONDS = 5;
 export const JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
-/** What a device may do with its token. app:update covers the update check and install confirmation. */
-export const DEVICE_SCOPES = ["order:create", "bill:create", "payment:create", "app:update"];
 
 export type OAuthError = "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type";
 

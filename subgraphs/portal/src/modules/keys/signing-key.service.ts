@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import type { SecretBox } from "@pos-cloud/common";
-import { newUlid } from "@pos-cloud/common";
+import { DEFAULT_API_AUDIENCE, newUlid } from "@pos-cloud/common";
 import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
 import type { SigningKeyRepository, SigningKeyRow } from "./signing-key.repository";
 
@@ -16,7 +17,12 @@ export type Clock = () => Date;
 
 export type SigningKeyService = ReturnType<typeof signingKeyService>;
 
-export function signingKeyService(keys: SigningKeyRepository, box: SecretBox, clock: Clock = () => new Date()) {
+export function signingKeyService(
+  keys: SigningKeyRepository,
+  box: SecretBox,
+  clock: Clock = () => new Date(),
+  audience = DEFAULT_API_AUDIENCE,
+) {
   const privateKeys = new Map<string, Awaited<ReturnType<typeof importJWK>>>();
 
   async function create(purpose: KeyPurpose, now: Date): Promise<SigningKeyRow> {
@@ -55,11 +61,14 @@ export function signingKeyService(keys: SigningKeyRepository, box: SecretBox, cl
   }
 
   return {
-    /** Signs claims with the purpose's current key; `kid` in the header names it. */
+    /**
+     * Signs claims with the purpose's current key (`kid` in the header names it), for the platform's API (`aud`)
+     * and with an id of its own (`jti`), so a resource server can check whom a token is for and tell tokens apart.
+     */
     async sign(purpose: KeyPurpose, claims: JWTPayload, lifetimeSeconds: number): Promise<string> {
       const key = await signingKey(purpose);
       const issuedAt = Math.floor(clock().getTime() / 1000);
-      return new SignJWT(claims)
+      return new SignJWT({ aud: audience, jti: randomUUID(), ...claims })
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "JWT" })
         .setIssuedAt(issuedAt)
         .setExpirationTime(issuedAt + lifetimeSeconds)
