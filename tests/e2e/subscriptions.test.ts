@@ -60,7 +60,7 @@ function follow(client: Client, id: string | Record<string, unknown>, query = su
   const changed = () => {
     for (const waiter of waiters) waiter();
   };
-  client.subscribe(
+  const unsubscribe = client.subscribe(
     { query, variables: typeof id === "string" ? { id } : id },
     {
       next: (message) => {
@@ -93,6 +93,8 @@ function follow(client: Client, id: string | Record<string, unknown>, query = su
     });
   return {
     messages,
+    /** Completes the subscription from the client's side. */
+    unsubscribe,
     /** Resolves once `n` messages arrived. */
     received: (n: number) => until(() => messages.length >= n),
     /** Resolves once the messages so far satisfy `done`. */
@@ -316,6 +318,59 @@ describe("storeEvents over graphql-ws", () => {
       follow(connect(otherMerchantAdmin), store, feed).end(),
     ]);
     expect(refusals.map(codesOf)).toEqual([["UNAUTHENTICATED"], ["invalid_request"], ["forbidden"], ["forbidden"]]);
+  });
+});
+
+describe("subscription limits over graphql-ws", () => {
+  // Issue 21: one socket opened 700 storeEvents subscriptions, and one order sent 700 messages.
+  const feed = "subscription { storeEvents { id type } }";
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.dispose()));
+    await storeFeeds(0);
+  });
+
+  const refusal = (limit: string, max: number) => ({
+    message: expect.stringContaining(`at most ${max} subscriptions`),
+    extensions: expect.objectContaining({
+      code: "subscription_limit",
+      details: { constraint: "subscription_limit", limit, max },
+    }),
+  });
+
+  it("refuses an 11th subscription on one socket, keeps the 10 it has, and takes one after another completes", async () => {
+    const client = connect(device);
+    const open = Array.from({ length: 10 }, () => follow(client, {}, feed));
+    await storeFeeds(10);
+    expect(await follow(client, {}, feed).end()).toEqual({ error: [refusal("per_connection", 10)] });
+    // The refusal closed nothing: each of the ten hears the store's next event.
+    await createIntent();
+    await Promise.all(open.map((events) => events.received(1)));
+    expect(open.every((events) => events.messages[0].data.storeEvents.type === "payment_intent_updated")).toBe(true);
+
+    open[0]!.unsubscribe();
+    await storeFeeds(9);
+    const next = follow(client, {}, feed);
+    await storeFeeds(10);
+    await createIntent();
+    await next.received(1);
+  });
+
+  it("refuses a 51st subscription of one caller across sockets, and takes one once a socket closes", async () => {
+    const sockets = Array.from({ length: 5 }, () => connect(device));
+    for (const client of sockets) for (let n = 0; n < 10; n++) follow(client, {}, feed);
+    await storeFeeds(50);
+    const metrics = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+    expect(metrics).toContain('pgw_subscriptions_active{field="storeEvents"} 50');
+    expect(await follow(connect(device), {}, feed).end()).toEqual({ error: [refusal("per_caller", 50)] });
+    // Another caller is not counted with this one.
+    const other = follow(connect(await otherStoreDevice()), {}, feed);
+    await storeFeeds(51);
+
+    await sockets[0]!.dispose();
+    await storeFeeds(41);
+    follow(connect(device), {}, feed);
+    await storeFeeds(42);
+    expect(other.messages).toEqual([]);
   });
 });
 

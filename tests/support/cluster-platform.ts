@@ -28,6 +28,8 @@ function processEnvironment(options: TestPlatformOptions): NodeJS.ProcessEnv {
     GRAPHQL_MAX_COST: options.graphqlLimits?.maxCost,
     GRAPHQL_DEFAULT_PAGE_SIZE: options.graphqlLimits?.defaultPageSize,
     GRAPHQL_TIMEOUT_MS: options.graphqlLimits?.timeoutMs,
+    GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: options.graphqlLimits?.maxSubscriptionsPerConnection,
+    GRAPHQL_MAX_SUBSCRIPTIONS_PER_CALLER: options.graphqlLimits?.maxSubscriptionsPerCaller,
     CORS_ORIGINS: options.corsOrigins,
     // As the embedded test platform: schema details (introspection, suggestions) only when a test asks for them.
     NODE_ENV: options.graphqlSchemaDetails ? "development" : "production",

@@ -39,6 +39,10 @@ export interface GraphQLLimits {
   defaultPageSize: number;
   /** Time budget of one operation, planning and execution. */
   timeoutMs: number;
+  /** graphql-ws subscriptions open at once on one connection. */
+  maxSubscriptionsPerConnection: number;
+  /** graphql-ws subscriptions open at once for one authenticated subject, over all its connections to this process. */
+  maxSubscriptionsPerCaller: number;
 }
 
 export const defaultGraphQLLimits: GraphQLLimits = {
@@ -51,6 +55,9 @@ export const defaultGraphQLLimits: GraphQLLimits = {
   maxCost: 1_000_000,
   defaultPageSize: 20,
   timeoutMs: 15_000,
+  // Each open subscription is a read per event: 700 on one socket made one order 700 messages (issue 21).
+  maxSubscriptionsPerConnection: 10,
+  maxSubscriptionsPerCaller: 50,
 };
 
 /** The defaults, with what configuration sets (unset values keep their default). */

@@ -20,6 +20,7 @@ import type { GatewayContext } from "./gateway";
 import { clientErrorFormatter } from "./graphql-errors";
 import { documentRules, type GraphQLLimits, limitedDocument } from "./graphql-limits";
 import type { CallSubgraph } from "./subgraph-client";
+import { type ConnectionSlots, subscriptionSlots } from "./subscription-slots";
 import { createSubscriptions, type ReadByToken, type RunQuery } from "./subscriptions";
 
 /** Close code for a connection whose token was refused (graphql-ws reserves 4400-4499 for such reasons). */
@@ -85,6 +86,8 @@ export async function attachWebSocket(
   // A message is at most what an HTTP body may be (ws accepts 100 MiB by default).
   const wss = new WebSocketServer({ server: httpServer, path: "/graphql", maxPayload: MAX_BODY_BYTES });
   const sessions = new WeakMap<object, Authenticated>();
+  const slotsFor = subscriptionSlots(limits);
+  const connectionSlots = new WeakMap<object, ConnectionSlots>();
   const rules = documentRules(limits);
   const callerOf = (extra: { request: IncomingMessage }): Caller =>
     sessions.get(extra)?.caller ?? { ...anonymous, ip: extra.request.socket.remoteAddress };
@@ -125,6 +128,9 @@ export async function attachWebSocket(
             userAgent: request.headers["user-agent"],
           };
           sessions.set(ctx.extra, { ...authenticated, caller });
+          const { paymentToken } = authenticated;
+          const subject = caller.id ? `${caller.type}:${caller.id}` : paymentToken && `payment_token:${paymentToken}`;
+          connectionSlots.set(ctx.extra, slotsFor(subject));
           return true;
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
@@ -132,7 +138,7 @@ export async function attachWebSocket(
           return false;
         }
       },
-      onSubscribe: async (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
         const refused = await admit(ctx.extra);
         if (refused) return refused;
         const schema = apiSchema();
@@ -147,6 +153,9 @@ export async function attachWebSocket(
         if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.SUBSCRIPTION) {
           return sessions.get(ctx.extra)?.paymentToken ? [paymentTokenOnly()] : args;
         }
+        const slots = connectionSlots.get(ctx.extra)!;
+        const full = slots.take(id);
+        if (full) return [full];
         const opened = await subscriptions.open({
           schema,
           document: args.document,
@@ -157,9 +166,15 @@ export async function attachWebSocket(
           stillValid: () => !expired(ctx.extra),
           closeExpired: () => ctx.extra.socket.close(UNAUTHORIZED_CLOSE, "Token expired"),
         });
+        if ("errors" in opened) {
+          slots.release(id);
+          return [...opened.errors];
+        }
         // The root value of a subscription is its stream of messages, which `subscribe` hands to graphql-ws.
-        return "errors" in opened ? [...opened.errors] : { ...args, rootValue: opened.updates };
+        return { ...args, rootValue: opened.updates };
       },
+      // Every subscription that was opened ends here: completed by either side, or its socket closed.
+      onComplete: (ctx, id) => connectionSlots.get(ctx.extra)?.release(id),
       context: (ctx) => ({ caller: callerOf(ctx.extra) }),
       // Results come formatted by Apollo Server (plain error objects): sent as they are, where graphql-ws would call
       // each error's toJSON and close the connection (4500) on the first error.
