@@ -1,12 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
 import { type Client, createClient } from "graphql-ws";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import type { DemoFile } from "../../apps/platform/src/demo";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { call, signed } from "../support/gateway";
+import { loggedDuring } from "../support/log";
 import {
   demoUser,
   inProcessOnly,
@@ -503,6 +504,93 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     });
     expect(codesOf({ error: query })).toEqual(["forbidden"]);
   });
+
+  it("follows a payment token's intent named by a variable, and refuses a variable of the wrong type as invalid", async () => {
+    // Issue 21: `$id: ID!` reached the payments subgraph unvalidated and came back as internal_error.
+    const intent = await createIntent();
+    const client = connect(intent.token);
+    const followed = follow(
+      client,
+      intent.id,
+      `subscription($id: String!) { paymentIntentUpdated(id: $id) { id status } }`,
+    );
+    await followed.received(1);
+    await confirm(intent);
+    await followed.received(2);
+    expect(statuses(followed.messages)).toEqual(["requires_payment_method", "requires_action"]);
+    const wrongType = `subscription($id: ID!) { paymentIntentUpdated(id: $id) { id status } }`;
+    const asDevice = follow(connect(device), intent.id, wrongType).end();
+    for (const ended of [await follow(client, intent.id, wrongType).end(), await asDevice]) {
+      expect(ended).toEqual({
+        error: [
+          {
+            message: 'Variable "$id" of type "ID!" used in position expecting type "String!".',
+            locations: expect.any(Array),
+            extensions: { code: "GRAPHQL_VALIDATION_FAILED" },
+          },
+        ],
+      });
+    }
+    const missing = await follow(
+      client,
+      {},
+      `subscription($id: String!) { paymentIntentUpdated(id: $id) { id } }`,
+    ).end();
+    expect(missing).toEqual({
+      error: [
+        {
+          message: "id is required",
+          extensions: { code: "invalid_request", details: { field: "id", constraint: "required" } },
+        },
+      ],
+    });
+  });
+
+  inProcessOnly(
+    "logs a subscription's unexpected error under the connection's request id, with its stack",
+    async () => {
+      const intent = await createIntent();
+      const requestId = `ws-${randomBytes(6).toString("hex")}`;
+      class NamedSocket extends WebSocket {
+        constructor(url: string, protocols?: string | string[]) {
+          super(url, protocols, { headers: { "x-request-id": requestId } });
+        }
+      }
+      const client = createClient({
+        url: demo.graphql_ws_url,
+        webSocketImpl: NamedSocket,
+        retryAttempts: 0,
+        connectionParams: { authorization: `Bearer ${device}` },
+      });
+      clients.push(client);
+      const broken = vi
+        .spyOn(platform.payments.paymentIntents, "findForEdge")
+        .mockRejectedValueOnce(new Error("the intent read broke"));
+      let ended: Awaited<ReturnType<ReturnType<typeof follow>["end"]>> | undefined;
+      const logged = await loggedDuring(async () => {
+        ended = await follow(client, intent.id).end();
+      });
+      broken.mockRestore();
+      expect(ended).toEqual({
+        error: [{ message: "internal error", extensions: { code: "internal_error", details: {} } }],
+      });
+      const lines = logged
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line));
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: "error",
+          request_id: requestId,
+          error: expect.stringMatching(/\n\s+at /),
+        }),
+      );
+      // The socket stays open: the next subscription on it is served.
+      const followed = follow(client, intent.id);
+      await followed.received(1);
+      expect(statuses(followed.messages)).toEqual(["requires_payment_method"]);
+    },
+  );
 
   // Last: it moves the clock past the device token's lifetime (in-process only).
   inProcessOnly("closes the connection when its token has expired, at the next change", async () => {

@@ -163,8 +163,9 @@ export function documentRules(limits: GraphQLLimits): ValidationRule[] {
 }
 
 /**
- * Parses an operation within the token limit and applies the document limits, for a transport that parses on its
- * own (graphql-ws); Apollo Server does the same through `parseOptions` and `validationRules`.
+ * Parses an operation within the token limit and validates it with `rules`, for a transport that parses on its own
+ * (graphql-ws); Apollo Server does the same through `parseOptions` and `validationRules`, and, as it does, names
+ * every validation error GRAPHQL_VALIDATION_FAILED.
  */
 export function limitedDocument(
   schema: GraphQLSchema,
@@ -180,6 +181,13 @@ export function limitedDocument(
       return { errors: [new GraphQLError(error.message, { extensions: { code: "GRAPHQL_PARSE_FAILED" } })] };
     throw error;
   }
-  const errors = validate(schema, document, rules);
+  const errors = validate(schema, document, rules).map((error) =>
+    error.extensions.code
+      ? error
+      : new GraphQLError(error.message, {
+          nodes: error.nodes,
+          extensions: { ...error.extensions, code: "GRAPHQL_VALIDATION_FAILED" },
+        }),
+  );
   return errors.length > 0 ? { errors } : { document };
 }
