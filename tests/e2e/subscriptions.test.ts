@@ -592,6 +592,68 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     },
   );
 
+  inProcessOnly(
+    "shows an intent whose refund is pending at the provider as cancelling: REST, GraphQL and subscription",
+    async () => {
+      // Issue 21: the service writes cancelling while the provider refunds, and the GraphQL enum did not have it.
+      const intent = await createIntent();
+      await confirm(intent);
+      await pay(intent.id);
+      const paid = follow(connect(device), intent.id);
+      expect(await paid.end()).toEqual({ complete: true });
+      expect(statuses(paid.messages).at(-1)).toBe("succeeded");
+
+      // The provider takes its time to answer the refund: until it does, the refund is pending.
+      const sandbox = platform.payments.providers.get("sandbox");
+      const refundAtProvider = sandbox.refundPayment.bind(sandbox);
+      let answer = () => {};
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      let asked = () => {};
+      const askedProvider = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      const held = vi.spyOn(sandbox, "refundPayment").mockImplementation(async (...args) => {
+        asked();
+        await answered;
+        return refundAtProvider(...args);
+      });
+      const refunded = signed(
+        platform.baseUrl,
+        demo.partner,
+        "POST",
+        `/v1/payment_intents/${intent.id}/refund`,
+        { amount: 500 },
+        { headers: { "Idempotency-Key": randomBytes(8).toString("hex") } },
+      );
+      try {
+        await askedProvider;
+        // A subscription ends at succeeded, which the spec calls terminal; one opened during the refund starts there.
+        const followed = follow(connect(device), intent.id);
+        await followed.received(1);
+        const rest = await call(
+          platform.baseUrl,
+          "GET",
+          `/v1/payment_intents/${intent.id}?payment_token=${encodeURIComponent(intent.token)}`,
+        );
+        expect(rest.status).toBe(200);
+        expect(rest.body).toMatchObject({ id: intent.id, status: "cancelling" });
+        const read = `query($store: Int!, $id: String!) { store(id: $store) { payment_intent(id: $id) { id status } } }`;
+        const graphql = await postGraphQL(platform.baseUrl, read, { store: demo.store.id, id: intent.id }, device);
+        expect(graphql.body).toEqual({ data: { store: { payment_intent: { id: intent.id, status: "cancelling" } } } });
+
+        answer();
+        expect((await refunded).status).toBe(201);
+        expect(await followed.end()).toEqual({ complete: true });
+        expect(statuses(followed.messages)).toEqual(["cancelling", "succeeded"]);
+      } finally {
+        answer();
+        held.mockRestore();
+      }
+    },
+  );
+
   // Last: it moves the clock past the device token's lifetime (in-process only).
   inProcessOnly("closes the connection when its token has expired, at the next change", async () => {
     const intent = await createIntent();
