@@ -1,12 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
 import { type Client, createClient } from "graphql-ws";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import type { DemoFile } from "../../apps/platform/src/demo";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { call, signed } from "../support/gateway";
+import { loggedDuring } from "../support/log";
 import {
   demoUser,
   inProcessOnly,
@@ -60,7 +61,7 @@ function follow(client: Client, id: string | Record<string, unknown>, query = su
   const changed = () => {
     for (const waiter of waiters) waiter();
   };
-  client.subscribe(
+  const unsubscribe = client.subscribe(
     { query, variables: typeof id === "string" ? { id } : id },
     {
       next: (message) => {
@@ -93,6 +94,8 @@ function follow(client: Client, id: string | Record<string, unknown>, query = su
     });
   return {
     messages,
+    /** Completes the subscription from the client's side. */
+    unsubscribe,
     /** Resolves once `n` messages arrived. */
     received: (n: number) => until(() => messages.length >= n),
     /** Resolves once the messages so far satisfy `done`. */
@@ -319,6 +322,59 @@ describe("storeEvents over graphql-ws", () => {
   });
 });
 
+describe("subscription limits over graphql-ws", () => {
+  // Issue 21: one socket opened 700 storeEvents subscriptions, and one order sent 700 messages.
+  const feed = "subscription { storeEvents { id type } }";
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.dispose()));
+    await storeFeeds(0);
+  });
+
+  const refusal = (limit: string, max: number) => ({
+    message: expect.stringContaining(`at most ${max} subscriptions`),
+    extensions: expect.objectContaining({
+      code: "subscription_limit",
+      details: { constraint: "subscription_limit", limit, max },
+    }),
+  });
+
+  it("refuses an 11th subscription on one socket, keeps the 10 it has, and takes one after another completes", async () => {
+    const client = connect(device);
+    const open = Array.from({ length: 10 }, () => follow(client, {}, feed));
+    await storeFeeds(10);
+    expect(await follow(client, {}, feed).end()).toEqual({ error: [refusal("per_connection", 10)] });
+    // The refusal closed nothing: each of the ten hears the store's next event.
+    await createIntent();
+    await Promise.all(open.map((events) => events.received(1)));
+    expect(open.every((events) => events.messages[0].data.storeEvents.type === "payment_intent_updated")).toBe(true);
+
+    open[0]!.unsubscribe();
+    await storeFeeds(9);
+    const next = follow(client, {}, feed);
+    await storeFeeds(10);
+    await createIntent();
+    await next.received(1);
+  });
+
+  it("refuses a 51st subscription of one caller across sockets, and takes one once a socket closes", async () => {
+    const sockets = Array.from({ length: 5 }, () => connect(device));
+    for (const client of sockets) for (let n = 0; n < 10; n++) follow(client, {}, feed);
+    await storeFeeds(50);
+    const metrics = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+    expect(metrics).toContain('pgw_subscriptions_active{field="storeEvents"} 50');
+    expect(await follow(connect(device), {}, feed).end()).toEqual({ error: [refusal("per_caller", 50)] });
+    // Another caller is not counted with this one.
+    const other = follow(connect(await otherStoreDevice()), {}, feed);
+    await storeFeeds(51);
+
+    await sockets[0]!.dispose();
+    await storeFeeds(41);
+    follow(connect(device), {}, feed);
+    await storeFeeds(42);
+    expect(other.messages).toEqual([]);
+  });
+});
+
 describe("paymentIntentUpdated over graphql-ws", () => {
   it("sends a device its store's intent from its current state to success, in order, then completes", async () => {
     const intent = await createIntent();
@@ -448,6 +504,155 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     });
     expect(codesOf({ error: query })).toEqual(["forbidden"]);
   });
+
+  it("follows a payment token's intent named by a variable, and refuses a variable of the wrong type as invalid", async () => {
+    // Issue 21: `$id: ID!` reached the payments subgraph unvalidated and came back as internal_error.
+    const intent = await createIntent();
+    const client = connect(intent.token);
+    const followed = follow(
+      client,
+      intent.id,
+      `subscription($id: String!) { paymentIntentUpdated(id: $id) { id status } }`,
+    );
+    await followed.received(1);
+    await confirm(intent);
+    await followed.received(2);
+    expect(statuses(followed.messages)).toEqual(["requires_payment_method", "requires_action"]);
+    const wrongType = `subscription($id: ID!) { paymentIntentUpdated(id: $id) { id status } }`;
+    const asDevice = follow(connect(device), intent.id, wrongType).end();
+    for (const ended of [await follow(client, intent.id, wrongType).end(), await asDevice]) {
+      expect(ended).toEqual({
+        error: [
+          {
+            message: 'Variable "$id" of type "ID!" used in position expecting type "String!".',
+            locations: expect.any(Array),
+            extensions: { code: "GRAPHQL_VALIDATION_FAILED" },
+          },
+        ],
+      });
+    }
+    const missing = await follow(
+      client,
+      {},
+      `subscription($id: String!) { paymentIntentUpdated(id: $id) { id } }`,
+    ).end();
+    expect(missing).toEqual({
+      error: [
+        {
+          message: "id is required",
+          extensions: { code: "invalid_request", details: { field: "id", constraint: "required" } },
+        },
+      ],
+    });
+  });
+
+  inProcessOnly(
+    "logs a subscription's unexpected error under the connection's request id, with its stack",
+    async () => {
+      const intent = await createIntent();
+      const requestId = `ws-${randomBytes(6).toString("hex")}`;
+      class NamedSocket extends WebSocket {
+        constructor(url: string, protocols?: string | string[]) {
+          super(url, protocols, { headers: { "x-request-id": requestId } });
+        }
+      }
+      const client = createClient({
+        url: demo.graphql_ws_url,
+        webSocketImpl: NamedSocket,
+        retryAttempts: 0,
+        connectionParams: { authorization: `Bearer ${device}` },
+      });
+      clients.push(client);
+      const broken = vi
+        .spyOn(platform.payments.paymentIntents, "findForEdge")
+        .mockRejectedValueOnce(new Error("the intent read broke"));
+      let ended: Awaited<ReturnType<ReturnType<typeof follow>["end"]>> | undefined;
+      const logged = await loggedDuring(async () => {
+        ended = await follow(client, intent.id).end();
+      });
+      broken.mockRestore();
+      expect(ended).toEqual({
+        error: [{ message: "internal error", extensions: { code: "internal_error", details: {} } }],
+      });
+      const lines = logged
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line));
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: "error",
+          request_id: requestId,
+          error: expect.stringMatching(/\n\s+at /),
+        }),
+      );
+      // The socket stays open: the next subscription on it is served.
+      const followed = follow(client, intent.id);
+      await followed.received(1);
+      expect(statuses(followed.messages)).toEqual(["requires_payment_method"]);
+    },
+  );
+
+  inProcessOnly(
+    "shows an intent whose refund is pending at the provider as cancelling: REST, GraphQL and subscription",
+    async () => {
+      // Issue 21: the service writes cancelling while the provider refunds, and the GraphQL enum did not have it.
+      const intent = await createIntent();
+      await confirm(intent);
+      await pay(intent.id);
+      const paid = follow(connect(device), intent.id);
+      expect(await paid.end()).toEqual({ complete: true });
+      expect(statuses(paid.messages).at(-1)).toBe("succeeded");
+
+      // The provider takes its time to answer the refund: until it does, the refund is pending.
+      const sandbox = platform.payments.providers.get("sandbox");
+      const refundAtProvider = sandbox.refundPayment.bind(sandbox);
+      let answer = () => {};
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      let asked = () => {};
+      const askedProvider = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      const held = vi.spyOn(sandbox, "refundPayment").mockImplementation(async (...args) => {
+        asked();
+        await answered;
+        return refundAtProvider(...args);
+      });
+      const refunded = signed(
+        platform.baseUrl,
+        demo.partner,
+        "POST",
+        `/v1/payment_intents/${intent.id}/refund`,
+        { amount: 500 },
+        { headers: { "Idempotency-Key": randomBytes(8).toString("hex") } },
+      );
+      try {
+        await askedProvider;
+        // A subscription ends at succeeded, which the spec calls terminal; one opened during the refund starts there.
+        const followed = follow(connect(device), intent.id);
+        await followed.received(1);
+        const rest = await call(
+          platform.baseUrl,
+          "GET",
+          `/v1/payment_intents/${intent.id}?payment_token=${encodeURIComponent(intent.token)}`,
+        );
+        expect(rest.status).toBe(200);
+        expect(rest.body).toMatchObject({ id: intent.id, status: "cancelling" });
+        const read = `query($store: Int!, $id: String!) { store(id: $store) { payment_intent(id: $id) { id status } } }`;
+        const graphql = await postGraphQL(platform.baseUrl, read, { store: demo.store.id, id: intent.id }, device);
+        expect(graphql.body).toEqual({ data: { store: { payment_intent: { id: intent.id, status: "cancelling" } } } });
+
+        answer();
+        expect((await refunded).status).toBe(201);
+        expect(await followed.end()).toEqual({ complete: true });
+        expect(statuses(followed.messages)).toEqual(["cancelling", "succeeded"]);
+      } finally {
+        answer();
+        held.mockRestore();
+      }
+    },
+  );
 
   // Last: it moves the clock past the device token's lifetime (in-process only).
   inProcessOnly("closes the connection when its token has expired, at the next change", async () => {

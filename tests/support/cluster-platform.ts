@@ -31,6 +31,8 @@ function processEnvironment(options: TestPlatformOptions): NodeJS.ProcessEnv {
     HTTP_HEADERS_TIMEOUT_MS: options.httpTimeouts?.headersMs,
     HTTP_REQUEST_TIMEOUT_MS: options.httpTimeouts?.requestMs,
     HTTP_KEEP_ALIVE_TIMEOUT_MS: options.httpTimeouts?.keepAliveMs,
+    GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: options.graphqlLimits?.maxSubscriptionsPerConnection,
+    GRAPHQL_MAX_SUBSCRIPTIONS_PER_CALLER: options.graphqlLimits?.maxSubscriptionsPerCaller,
     CORS_ORIGINS: options.corsOrigins,
     // As the embedded test platform: schema details (introspection, suggestions) only when a test asks for them.
     NODE_ENV: options.graphqlSchemaDetails ? "development" : "production",

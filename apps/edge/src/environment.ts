@@ -18,6 +18,8 @@ export const limitSettings = {
   GRAPHQL_MAX_COST: limit,
   GRAPHQL_DEFAULT_PAGE_SIZE: limit,
   GRAPHQL_TIMEOUT_MS: limit,
+  GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: limit,
+  GRAPHQL_MAX_SUBSCRIPTIONS_PER_CALLER: limit,
   /** Gateway requests per minute per merchant, per store, per IP and in all; API requests per user and per IP. */
   RATE_LIMIT_MERCHANT: limit,
   RATE_LIMIT_STORE: limit,
@@ -49,6 +51,8 @@ export function limitsFromEnvironment(e: LimitSettings): {
       maxCost: e.GRAPHQL_MAX_COST,
       defaultPageSize: e.GRAPHQL_DEFAULT_PAGE_SIZE,
       timeoutMs: e.GRAPHQL_TIMEOUT_MS,
+      maxSubscriptionsPerConnection: e.GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxSubscriptionsPerCaller: e.GRAPHQL_MAX_SUBSCRIPTIONS_PER_CALLER,
     }),
     rateLimits: defined({
       merchant: e.RATE_LIMIT_MERCHANT,

@@ -51,18 +51,36 @@ export function clientErrorFormatter({ schemaDetails }: { schemaDetails: boolean
   };
 }
 
+/** Logs an error the client sees only as `internal_error`, under the request's id, with the stack of what threw. */
+export function logUnexpectedError(requestId: string | undefined, error: unknown, path?: readonly (string | number)[]) {
+  logger.error("unexpected error in a GraphQL operation", { request_id: requestId, error, path });
+}
+
+/**
+ * Errors as a client sees them (`clientErrorFormatter`), for results that no Apollo Server formatted (graphql-ws's
+ * own errors, a subgraph's answer read directly); each one hidden as `internal_error` is logged first.
+ */
+export function clientErrors(
+  format: (error: GraphQLFormattedError) => GraphQLFormattedError,
+  errors: readonly (GraphQLError | GraphQLFormattedError)[],
+  requestId: string | undefined,
+): GraphQLFormattedError[] {
+  return errors.map((error) => {
+    if (!isExpected(error.extensions?.code)) {
+      logUnexpectedError(requestId, error instanceof GraphQLError ? (error.originalError ?? error) : error, error.path);
+    }
+    return format(error instanceof GraphQLError ? error.toJSON() : error);
+  });
+}
+
 /** Logs, under the request's id, each error the client will see only as `internal_error`. */
 export const unexpectedErrorLog: ApolloServerPlugin<{ caller: Caller }> = {
   async requestDidStart({ contextValue }) {
     return {
       async didEncounterErrors({ errors }) {
         for (const error of errors) {
-          if (isExpected(error.extensions?.code)) continue;
-          logger.error("unexpected error in a GraphQL operation", {
-            request_id: contextValue.caller?.requestId,
-            error: error.originalError ?? error,
-            path: error.path,
-          });
+          if (!isExpected(error.extensions?.code))
+            logUnexpectedError(contextValue.caller?.requestId, error.originalError ?? error, error.path);
         }
       },
     };

@@ -39,6 +39,10 @@ export interface GraphQLLimits {
   defaultPageSize: number;
   /** Time budget of one operation, planning and execution. */
   timeoutMs: number;
+  /** graphql-ws subscriptions open at once on one connection. */
+  maxSubscriptionsPerConnection: number;
+  /** graphql-ws subscriptions open at once for one authenticated subject, over all its connections to this process. */
+  maxSubscriptionsPerCaller: number;
 }
 
 export const defaultGraphQLLimits: GraphQLLimits = {
@@ -51,6 +55,9 @@ export const defaultGraphQLLimits: GraphQLLimits = {
   maxCost: 1_000_000,
   defaultPageSize: 20,
   timeoutMs: 15_000,
+  // Each open subscription is a read per event: 700 on one socket made one order 700 messages (issue 21).
+  maxSubscriptionsPerConnection: 10,
+  maxSubscriptionsPerCaller: 50,
 };
 
 /** The defaults, with what configuration sets (unset values keep their default). */
@@ -156,8 +163,9 @@ export function documentRules(limits: GraphQLLimits): ValidationRule[] {
 }
 
 /**
- * Parses an operation within the token limit and applies the document limits, for a transport that parses on its
- * own (graphql-ws); Apollo Server does the same through `parseOptions` and `validationRules`.
+ * Parses an operation within the token limit and validates it with `rules`, for a transport that parses on its own
+ * (graphql-ws); Apollo Server does the same through `parseOptions` and `validationRules`, and, as it does, names
+ * every validation error GRAPHQL_VALIDATION_FAILED.
  */
 export function limitedDocument(
   schema: GraphQLSchema,
@@ -173,6 +181,13 @@ export function limitedDocument(
       return { errors: [new GraphQLError(error.message, { extensions: { code: "GRAPHQL_PARSE_FAILED" } })] };
     throw error;
   }
-  const errors = validate(schema, document, rules);
+  const errors = validate(schema, document, rules).map((error) =>
+    error.extensions.code
+      ? error
+      : new GraphQLError(error.message, {
+          nodes: error.nodes,
+          extensions: { ...error.extensions, code: "GRAPHQL_VALIDATION_FAILED" },
+        }),
+  );
   return errors.length > 0 ? { errors } : { document };
 }

@@ -1,4 +1,4 @@
-import { type Caller, unauthenticated } from "@pos-cloud/common";
+import { asGraphQLError, type Caller, refusedVariable, unauthenticated } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import { metrics } from "@pos-cloud/common/metrics";
 import { Repeater } from "@repeaterjs/repeater";
@@ -292,6 +292,9 @@ export async function createSubscriptions(deps: {
           errors: refusal("a subscription selects one root field itself, without fragments", "invalid_request"),
         };
       }
+      // A refused variable named as over HTTP (`details {field, constraint}`), not in GraphQL's words without a code.
+      const refused = refusedVariable(schema, operation.variableDefinitions ?? [], variables ?? {});
+      if (refused) return { errors: [asGraphQLError(refused)] };
       const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
       if (coerced.errors) return { errors: coerced.errors };
       const args = getArgumentValues(definition, field, coerced.coerced);

@@ -1,9 +1,10 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { ApolloServer } from "@apollo/server";
-import { AppError, anonymous, asGraphQLError, type Caller } from "@pos-cloud/common";
+import { AppError, anonymous, asGraphQLError, type Caller, REQUEST_ID_HEADER, requestIdOf } from "@pos-cloud/common";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import { type ExecuteOperation, MAX_BODY_BYTES, type RateLimiter } from "@pos-cloud/rest-compat";
 import {
+  type ExecutionArgs,
   type ExecutionResult,
   type FormattedExecutionResult,
   GraphQLError,
@@ -11,15 +12,18 @@ import {
   getOperationAST,
   OperationTypeNode,
   print,
+  specifiedRules,
 } from "graphql";
+import type { SubscribePayload } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { type WebSocket, WebSocketServer } from "ws";
 import { takeApiLimit } from "./api-limit";
 import type { Authenticated, Authenticator } from "./authenticate";
 import type { GatewayContext } from "./gateway";
-import { clientErrorFormatter } from "./graphql-errors";
+import { clientErrorFormatter, clientErrors, logUnexpectedError, storableLiterals } from "./graphql-errors";
 import { documentRules, type GraphQLLimits, limitedDocument } from "./graphql-limits";
 import type { CallSubgraph } from "./subgraph-client";
+import { type ConnectionSlots, subscriptionSlots } from "./subscription-slots";
 import { createSubscriptions, type ReadByToken, type RunQuery } from "./subscriptions";
 
 /** Close code for a connection whose token was refused (graphql-ws reserves 4400-4499 for such reasons). */
@@ -43,6 +47,8 @@ export interface WebSocketOptions {
 
 const tooManyRequests = () =>
   asGraphQLError(new AppError("rate_limit_exceeded", "too many requests; the connection is closed, retry later"));
+
+const internalError = () => asGraphQLError(new AppError("internal_error", "internal error"));
 
 const paymentTokenOnly = () =>
   asGraphQLError(new AppError("forbidden", "a payment token may only subscribe to paymentIntentUpdated of its intent"));
@@ -79,13 +85,16 @@ export async function attachWebSocket(
   const format = clientErrorFormatter({ schemaDetails: false });
   const readByToken: ReadByToken = async (document, variables, caller) => {
     const result = await payments(print(document), variables ?? {}, caller);
-    return { ...result, ...(result.errors ? { errors: result.errors.map(format) } : {}) };
+    return { ...result, ...(result.errors ? { errors: clientErrors(format, result.errors, caller.requestId) } : {}) };
   };
   const subscriptions = await createSubscriptions({ bus, run, callSubgraph, readByToken });
   // A message is at most what an HTTP body may be (ws accepts 100 MiB by default).
   const wss = new WebSocketServer({ server: httpServer, path: "/graphql", maxPayload: MAX_BODY_BYTES });
   const sessions = new WeakMap<object, Authenticated>();
-  const rules = documentRules(limits);
+  const slotsFor = subscriptionSlots(limits);
+  const connectionSlots = new WeakMap<object, ConnectionSlots>();
+  // The rules Apollo Server validates an HTTP operation with: graphql-ws is handed a document it does not validate.
+  const rules = [...specifiedRules, ...documentRules(limits), storableLiterals];
   const callerOf = (extra: { request: IncomingMessage }): Caller =>
     sessions.get(extra)?.caller ?? { ...anonymous, ip: extra.request.socket.remoteAddress };
 
@@ -111,6 +120,49 @@ export async function attachWebSocket(
     }
     return undefined;
   }
+  /** The execution of one graphql-ws operation, or the errors that refuse it. */
+  async function operation(
+    extra: { socket: WebSocket; request: IncomingMessage },
+    id: string,
+    payload: SubscribePayload,
+  ): Promise<ExecutionArgs | readonly GraphQLError[]> {
+    const refused = await admit(extra);
+    if (refused) return refused;
+    const schema = apiSchema();
+    const checked = limitedDocument(schema, payload.query, limits, rules);
+    if ("errors" in checked) return checked.errors;
+    const args = {
+      schema,
+      document: checked.document,
+      operationName: payload.operationName,
+      variableValues: payload.variables,
+    };
+    if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.SUBSCRIPTION) {
+      return sessions.get(extra)?.paymentToken ? [paymentTokenOnly()] : args;
+    }
+    const slots = connectionSlots.get(extra)!;
+    const full = slots.take(id);
+    if (full) return [full];
+    let opened: Awaited<ReturnType<typeof subscriptions.open>> | undefined;
+    try {
+      opened = await subscriptions.open({
+        schema,
+        document: args.document,
+        operationName: args.operationName ?? undefined,
+        variables: args.variableValues ?? undefined,
+        caller: callerOf(extra),
+        paymentToken: sessions.get(extra)?.paymentToken,
+        stillValid: () => !expired(extra),
+        closeExpired: () => extra.socket.close(UNAUTHORIZED_CLOSE, "Token expired"),
+      });
+    } finally {
+      if (!opened || "errors" in opened) slots.release(id);
+    }
+    if ("errors" in opened) return opened.errors;
+    // The root value of a subscription is its stream of messages, which `subscribe` hands to graphql-ws.
+    return { ...args, rootValue: opened.updates };
+  }
+
   const cleanup = useServer<Record<string, unknown>, GatewayContext>(
     {
       onConnect: async (ctx) => {
@@ -120,12 +172,17 @@ export async function attachWebSocket(
             authorizationOf(ctx.connectionParams, request.headers.authorization),
             true,
           );
+          // One request id for the connection's operations, the upgrade request's own when it names one.
           const caller: Caller = {
             ...authenticated.caller,
             ip: request.socket.remoteAddress,
             userAgent: request.headers["user-agent"],
+            requestId: requestIdOf(request.headers[REQUEST_ID_HEADER]),
           };
           sessions.set(ctx.extra, { ...authenticated, caller });
+          const { paymentToken } = authenticated;
+          const subject = caller.id ? `${caller.type}:${caller.id}` : paymentToken && `payment_token:${paymentToken}`;
+          connectionSlots.set(ctx.extra, slotsFor(subject));
           return true;
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
@@ -133,34 +190,19 @@ export async function attachWebSocket(
           return false;
         }
       },
-      onSubscribe: async (ctx, _id, payload) => {
-        const refused = await admit(ctx.extra);
-        if (refused) return refused;
-        const schema = apiSchema();
-        const checked = limitedDocument(schema, payload.query, limits, rules);
-        if ("errors" in checked) return [...checked.errors];
-        const args = {
-          schema,
-          document: checked.document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-        };
-        if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.SUBSCRIPTION) {
-          return sessions.get(ctx.extra)?.paymentToken ? [paymentTokenOnly()] : args;
+      onSubscribe: async (ctx, id, payload) => {
+        try {
+          return await operation(ctx.extra, id, payload);
+        } catch (error) {
+          // graphql-ws would close the socket (4500) with the error's message, and log it without the request.
+          logUnexpectedError(callerOf(ctx.extra).requestId, error);
+          return [internalError()];
         }
-        const opened = await subscriptions.open({
-          schema,
-          document: args.document,
-          operationName: args.operationName ?? undefined,
-          variables: args.variableValues ?? undefined,
-          caller: callerOf(ctx.extra),
-          paymentToken: sessions.get(ctx.extra)?.paymentToken,
-          stillValid: () => !expired(ctx.extra),
-          closeExpired: () => ctx.extra.socket.close(UNAUTHORIZED_CLOSE, "Token expired"),
-        });
-        // The root value of a subscription is its stream of messages, which `subscribe` hands to graphql-ws.
-        return "errors" in opened ? [...opened.errors] : { ...args, rootValue: opened.updates };
       },
+      // Refusals and a subscription's failure: what no Apollo Server formatted is formatted (and logged) here.
+      onError: (ctx, _id, _payload, errors) => clientErrors(format, errors, callerOf(ctx.extra).requestId),
+      // Every subscription that was opened ends here: completed by either side, or its socket closed.
+      onComplete: (ctx, id) => connectionSlots.get(ctx.extra)?.release(id),
       context: (ctx) => ({ caller: callerOf(ctx.extra) }),
       // Results come formatted by Apollo Server (plain error objects): sent as they are, where graphql-ws would call
       // each error's toJSON and close the connection (4500) on the first error.

@@ -71,8 +71,18 @@ describe("the embedded platform's configuration", () => {
   });
 
   it("reads the GraphQL limits, keeping the defaults for what is unset, and refuses nonsense", () => {
-    const limits = loadEnvironment({ GRAPHQL_MAX_DEPTH: "9", GRAPHQL_TIMEOUT_MS: "2000" }).graphqlLimits;
-    expect(limits).toMatchObject({ maxDepth: 9, timeoutMs: 2000 });
+    const limits = loadEnvironment({
+      GRAPHQL_MAX_DEPTH: "9",
+      GRAPHQL_TIMEOUT_MS: "2000",
+      GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: "3",
+      GRAPHQL_MAX_SUBSCRIPTIONS_PER_CALLER: "7",
+    }).graphqlLimits;
+    expect(limits).toMatchObject({
+      maxDepth: 9,
+      timeoutMs: 2000,
+      maxSubscriptionsPerConnection: 3,
+      maxSubscriptionsPerCaller: 7,
+    });
     expect(limits?.maxCost).toBeUndefined();
     const exit = vi.spyOn(process, "exit").mockImplementation(() => {
       throw new Error("exit");

@@ -18,6 +18,7 @@ export const errorStatus = {
   locked: 423,
   headers_too_large: 431,
   rate_limit_exceeded: 429,
+  subscription_limit: 429,
   internal_error: 500,
   bad_gateway: 502,
   service_unavailable: 503,

@@ -8,6 +8,8 @@ import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 export type PaymentIntentStatus =
   /** Cancelled by the caller, or expired unpaid. */
   | 'cancelled'
+  /** A refund (a cancellation of the payment) is in progress at the provider; succeeded again once it settles. */
+  | 'cancelling'
   /** The payment failed; failure_code and failure_message say why. */
   | 'failed'
   /** The provider is processing the payment. */

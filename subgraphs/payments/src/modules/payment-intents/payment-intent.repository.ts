@@ -12,6 +12,20 @@ import { appendIntentEvent, intentEventRow, type PaymentIntentEventType } from "
 
 export type PaymentIntentRepository = ReturnType<typeof paymentIntentRepository>;
 
+/**
+ * Every status an intent can be in, as the service writes it: the spec's six, and `cancelling` while a provider
+ * refund is under way. The GraphQL enum `PaymentIntentStatus` holds each (a test compares them).
+ */
+export const PAYMENT_INTENT_STATUSES = [
+  "requires_payment_method",
+  "requires_action",
+  "processing",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "cancelling",
+];
+
 /** Runs inside the write's transaction, after the intent is written (an idempotency record, for example). */
 export type WithinTransaction = (tx: Prisma.TransactionClient, intent: PaymentIntent) => Promise<void>;
 

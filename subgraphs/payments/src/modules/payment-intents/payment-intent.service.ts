@@ -15,7 +15,7 @@ import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idem
 import type { StoreResolver } from "../partners/store-resolver";
 import { requireCurrentSync } from "../partners/sync-lease";
 import { parseAmount, parseCreateInput } from "./payment-intent.input";
-import type { PaymentIntentRepository } from "./payment-intent.repository";
+import { PAYMENT_INTENT_STATUSES, type PaymentIntentRepository } from "./payment-intent.repository";
 import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
 
 /** An intent's status change inside another module's transaction (a confirm, a refund, a provider's outcome). */
@@ -27,7 +27,6 @@ export type PaymentIntentService = ReturnType<typeof paymentIntentService>;
 const EXPIRING = ["requires_payment_method", "requires_action"];
 const CANCELLABLE = ["requires_payment_method", "requires_action"];
 const CAPTURABLE = ["requires_action", "processing"];
-const STATUSES = ["requires_payment_method", "requires_action", "processing", "succeeded", "failed", "cancelled"];
 const MAX_PAGE = 100;
 const DEFAULT_PAGE = 20;
 
@@ -231,8 +230,8 @@ export function paymentIntentService(deps: {
         throw invalidField("limit", "range", `limit must be 1 to ${MAX_PAGE}`);
       }
       if (!Number.isInteger(offset) || offset < 0) throw invalidField("offset", "min", "offset must be 0 or more");
-      if (filter.status && !STATUSES.includes(filter.status)) {
-        throw invalidField("status", "enum", `status must be one of ${STATUSES}`);
+      if (filter.status && !PAYMENT_INTENT_STATUSES.includes(filter.status)) {
+        throw invalidField("status", "enum", `status must be one of ${PAYMENT_INTENT_STATUSES}`);
       }
       const after = parseCursor(filter.after);
       for (const intent of await intents.overdue(client_partner_id, EXPIRING, clock())) await observe(intent);
