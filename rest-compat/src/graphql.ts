@@ -1,5 +1,5 @@
 import type { Caller } from "@pos-cloud/common";
-import { AppError, type ErrorCode, isErrorCode } from "@pos-cloud/common";
+import { AppError, type ErrorCode, errorCodeOf } from "@pos-cloud/common";
 import type { GraphQLFormattedError } from "graphql";
 
 export interface OperationResult {
@@ -44,8 +44,6 @@ const graphqlCodes: Record<string, ErrorCode> = {
   GRAPHQL_PARSE_FAILED: "invalid_request",
   GRAPHQL_VALIDATION_FAILED: "invalid_request",
   BAD_USER_INPUT: "invalid_request",
-  UNAUTHENTICATED: "unauthorized",
-  FORBIDDEN: "forbidden",
 };
 
 /**
@@ -63,7 +61,8 @@ function asBodyField(error: AppError): AppError {
 export function toAppError(error: GraphQLFormattedError): AppError {
   const code = error.extensions?.code;
   const details = (error.extensions?.details as Record<string, unknown> | undefined) ?? {};
-  if (isErrorCode(code)) return asBodyField(new AppError(code, error.message, details));
+  const platformCode = errorCodeOf(code);
+  if (platformCode) return asBodyField(new AppError(platformCode, error.message, details));
   const mapped = typeof code === "string" ? graphqlCodes[code] : undefined;
   if (mapped === "invalid_request") return new AppError(mapped, "the request is not valid", details);
   if (mapped) return new AppError(mapped, error.message, details);

@@ -97,7 +97,7 @@ describe("the gateway over HTTP subgraphs", () => {
     );
     expect(status).toBe(400);
     expect(body.errors?.[0]?.extensions).toEqual({
-      code: "invalid_request",
+      code: "INVALID_REQUEST",
       details: { field: "input.payment_config", constraint: "type" },
     });
   });
@@ -111,6 +111,6 @@ describe("the gateway over HTTP subgraphs", () => {
     expect(response.status).toBe(401);
     const body = (await response.json()) as { data?: unknown; errors: { extensions: { code: string } }[] };
     expect(body.data).toBeUndefined();
-    expect(body.errors[0]!.extensions.code).toBe("unauthorized");
+    expect(body.errors[0]!.extensions.code).toBe("UNAUTHENTICATED");
   });
 });

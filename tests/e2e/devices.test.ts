@@ -404,7 +404,7 @@ describe("devices end to end", () => {
     );
     expect(status).toBe(400);
     expect(body.errors?.[0]?.extensions).toEqual({
-      code: "invalid_request",
+      code: "INVALID_REQUEST",
       details: { field: "input.table_assignments", constraint: "type" },
     });
   });

@@ -71,7 +71,7 @@ describe("GraphQL: one request never hurts the others", () => {
       const { status, body } = await postGraphQL(platform.baseUrl, query, { code });
       expect(status).toBe(400);
       expect(body.errors?.[0]?.extensions).toEqual({
-        code: "invalid_request",
+        code: "INVALID_REQUEST",
         details: { field: "code", constraint: "text" },
       });
     }
@@ -79,7 +79,7 @@ describe("GraphQL: one request never hurts the others", () => {
 
   it("names no subgraph and shows no introspection or suggestions outside development", async () => {
     const missing = await postGraphQL(platform.baseUrl, "{ store(id: 999999) { id } }", {}, token);
-    expect(missing.body.errors?.[0]?.extensions?.code).toBe("not_found");
+    expect(missing.body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
     expect(JSON.stringify(missing.body)).not.toMatch(/serviceName|portal|stacktrace/);
     const introspection = await postGraphQL(platform.baseUrl, "{ __schema { types { name } } }", {}, token);
     expect(introspection.status).toBe(400);
@@ -142,7 +142,7 @@ describe("GraphQL: one request never hurts the others", () => {
         },
       );
       expect(unstorable.errors?.[0]?.extensions).toEqual({
-        code: "invalid_request",
+        code: "INVALID_REQUEST",
         details: { field: "code", constraint: "text" },
       });
       expect((await run(storeQuery())).data.store.id).toBe(demo.store.id);

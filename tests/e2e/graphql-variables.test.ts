@@ -47,7 +47,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
         input,
         status: 400,
         data: undefined,
-        extensions: { code: "invalid_request", details: { field, constraint } },
+        extensions: { code: "INVALID_REQUEST", details: { field, constraint } },
       });
       expect(body.errors?.[0]?.message).toMatch(new RegExp(`^${field.replaceAll(".", "\\.")} `));
     }
@@ -64,12 +64,12 @@ describe("GraphQL: a variable it refuses names its field", () => {
     );
     expect(terminals.status).toBe(400);
     expect(terminals.body.errors?.[0]?.extensions).toEqual({
-      code: "invalid_request",
+      code: "INVALID_REQUEST",
       details: { field: "status", constraint: "enum" },
     });
     const missing = await postGraphQL(platform.baseUrl, updateStore, { input: { name: "x" } }, token);
     expect(missing.body.errors?.[0]?.extensions).toEqual({
-      code: "invalid_request",
+      code: "INVALID_REQUEST",
       details: { field: "id", constraint: "required" },
     });
   });
@@ -88,7 +88,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
       expect({ field, status, body }).toMatchObject({
         field,
         status: 400,
-        body: { errors: [{ extensions: { code: "invalid_request", details: { field, constraint: "type" } } }] },
+        body: { errors: [{ extensions: { code: "INVALID_REQUEST", details: { field, constraint: "type" } } }] },
       });
       expect(body.errors).toHaveLength(1);
       expect(body).not.toHaveProperty("data");
@@ -99,7 +99,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
     const variables = { id: demo.store.id, input: { name: " " } };
     const { status, body } = await postGraphQL(platform.baseUrl, updateStore, variables, token);
     expect({ status, data: body.data, code: body.errors?.[0]?.extensions?.code, path: body.errors?.[0]?.path }).toEqual(
-      { status: 200, data: null, code: "invalid_request", path: ["updateStore"] },
+      { status: 200, data: null, code: "INVALID_REQUEST", path: ["updateStore"] },
     );
   });
 
@@ -118,7 +118,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
         );
       });
       expect(errors?.[0]?.extensions).toEqual({
-        code: "invalid_request",
+        code: "INVALID_REQUEST",
         details: { field: "input.status", constraint: "enum" },
       });
     } finally {

@@ -91,7 +91,7 @@ describe("human identity through the edge", () => {
       { id: demo.merchant.id },
       tokens.STORE_MANAGER,
     );
-    expect(merchant.body.errors?.[0].extensions.code).toBe("forbidden");
+    expect(merchant.body.errors?.[0].extensions.code).toBe("FORBIDDEN");
   });
 
   it("rotates refresh tokens over REST and ends the session on replay", async () => {
@@ -363,7 +363,7 @@ describe.skipIf(clusterWiring)("signing key rotation seen through the edge", () 
 
     clock.now = new Date(clock.now.getTime() + 16 * 60_000);
     // The connection outlives its token: later operations are refused until the client reconnects.
-    await expect(query()).rejects.toEqual([expect.objectContaining({ extensions: { code: "unauthorized" } })]);
+    await expect(query()).rejects.toEqual([expect.objectContaining({ extensions: { code: "UNAUTHENTICATED" } })]);
     await socket.dispose();
     expect(await get(platform.baseUrl, storePath, after)).toMatchObject({
       status: 401,

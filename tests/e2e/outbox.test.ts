@@ -167,10 +167,10 @@ describe.skipIf(clusterWiring)("an outbox event the bus keeps refusing", () => {
     const admin = await humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: 1 });
     const replay = `mutation ($input: ReplayOutboxEventsInput!) { replayOutboxEvents(input: $input) { replayed ids } }`;
     const refused = await postGraphQL(platform.baseUrl, replay, { input: { all_failed: true } }, admin);
-    expect(refused.body.errors?.[0]?.extensions?.code).toBe("forbidden");
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
     const invalid = await postGraphQL(platform.baseUrl, replay, { input: {} }, operator);
     expect(invalid.body.errors?.[0]?.extensions).toMatchObject({
-      code: "invalid_request",
+      code: "INVALID_REQUEST",
       details: { field: "id", constraint: "one_of" },
     });
 

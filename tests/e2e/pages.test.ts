@@ -131,7 +131,7 @@ describe("GraphQL list pages", () => {
 
     const refused = await orders({ limit: 2, after: "not-a-cursor" });
     expect(refused.body.errors?.[0]?.extensions).toMatchObject({
-      code: "invalid_request",
+      code: "INVALID_REQUEST",
       details: { field: "after", constraint: "cursor" },
     });
   });

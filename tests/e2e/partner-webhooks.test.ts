@@ -119,7 +119,7 @@ describe("admins' webhook mutations", () => {
     const byOperator = await postGraphQL(platform.baseUrl, setWebhook, { input }, tokens.operator);
     expect(byOperator.body.data?.setApiKeyWebhook).toEqual(input);
     const byPspAdmin = await postGraphQL(platform.baseUrl, setWebhook, { input }, tokens.pspAdmin);
-    expect(byPspAdmin.body.errors?.[0]?.extensions?.code).toBe("forbidden");
+    expect(byPspAdmin.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
 
     const pspPartner = await platform.partners.createPartner("PSP's own POS", { psp_id: demo.psp.id });
     const key = await platform.partners.issueApiKey(pspPartner.id);
@@ -127,7 +127,7 @@ describe("admins' webhook mutations", () => {
     const byOwnAdmin = await postGraphQL(platform.baseUrl, setWebhook, { input: own }, tokens.pspAdmin);
     expect(byOwnAdmin.body.data?.setApiKeyWebhook).toEqual(own);
     const byMerchant = await postGraphQL(platform.baseUrl, setWebhook, { input: own }, tokens.merchantAdmin);
-    expect(byMerchant.body.errors?.[0]?.extensions?.code).toBe("forbidden");
+    expect(byMerchant.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
 
     const rotate = `mutation ($id: String!) { rotateApiKeyWebhookSecret(client_id: $id) { webhook_secret } }`;
     const rotated = await postGraphQL(platform.baseUrl, rotate, { id: key.client_id }, tokens.pspAdmin);
@@ -137,7 +137,7 @@ describe("admins' webhook mutations", () => {
       partnerWebhookDeadLetters: [],
     });
     const everyKey = await postGraphQL(platform.baseUrl, letters, {}, tokens.pspAdmin);
-    expect(everyKey.body.errors?.[0]?.extensions?.code).toBe("forbidden");
+    expect(everyKey.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
   });
 });
 

@@ -95,6 +95,14 @@ describe("the embedded platform", () => {
       const body = await response.json();
       expect(body).toMatchObject({ code, message: expect.any(String), details: expect.any(Object) });
     };
+    /** What `/graphql` answers before GraphQL runs: GraphQL's `errors`, at the status REST would have. */
+    const expectGraphQLError = async (response: Response, status: number, code: string) => {
+      expect(response.status).toBe(status);
+      const body = await response.json();
+      expect(body).toEqual({
+        errors: [{ message: expect.any(String), extensions: { code, details: expect.any(Object) } }],
+      });
+    };
 
     it("unknown route: 404", async () => {
       await expectError(await fetch(`${platform.baseUrl}/api/v1/nothing-here`), 404, "not_found");
@@ -114,7 +122,7 @@ describe("the embedded platform", () => {
         headers: { "content-type": "application/json" },
         body: '{"query": ',
       });
-      await expectError(response, 400, "invalid_request");
+      await expectGraphQLError(response, 400, "INVALID_REQUEST");
     });
 
     it("wrong content type: 415", async () => {
@@ -123,7 +131,7 @@ describe("the embedded platform", () => {
         headers: { "content-type": "text/plain" },
         body: "{ store(id: 1) { id } }",
       });
-      await expectError(response, 415, "unsupported_media_type");
+      await expectGraphQLError(response, 415, "UNSUPPORTED_MEDIA_TYPE");
     });
 
     it("body over 1 MiB: 413", async () => {
@@ -132,7 +140,7 @@ describe("the embedded platform", () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ query: "{ psps { nodes { id } } }", padding: "x".repeat(1024 * 1024) }),
       });
-      await expectError(response, 413, "payload_too_large");
+      await expectGraphQLError(response, 413, "PAYLOAD_TOO_LARGE");
     });
 
     it("an id that is not an integer: 400 naming the field", async () => {

@@ -268,7 +268,7 @@ describe("POS settlements and the card settlement exchange", () => {
       }),
     );
     const refused = await postGraphQL(platform.baseUrl, "{ posNotifications { total_count } }", {}, manager);
-    expect(refused.body.errors?.[0]?.extensions?.code).toBe("forbidden");
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
   });
 
   it("retries refused logins, then alerts and leaves a notification an operator lists", async () => {

@@ -333,7 +333,7 @@ describe("subscription limits over graphql-ws", () => {
   const refusal = (limit: string, max: number) => ({
     message: expect.stringContaining(`at most ${max} subscriptions`),
     extensions: expect.objectContaining({
-      code: "subscription_limit",
+      code: "SUBSCRIPTION_LIMIT",
       details: { constraint: "subscription_limit", limit, max },
     }),
   });
@@ -468,7 +468,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     expect(body.errors).toEqual([
       {
         message: expect.stringContaining("graphql-ws"),
-        extensions: { code: "invalid_request", details: { constraint: "graphql_ws" } },
+        extensions: { code: "INVALID_REQUEST", details: { constraint: "graphql_ws" } },
       },
     ]);
   });
@@ -540,7 +540,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
       error: [
         {
           message: "id is required",
-          extensions: { code: "invalid_request", details: { field: "id", constraint: "required" } },
+          extensions: { code: "INVALID_REQUEST", details: { field: "id", constraint: "required" } },
         },
       ],
     });
@@ -572,7 +572,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
       });
       broken.mockRestore();
       expect(ended).toEqual({
-        error: [{ message: "internal error", extensions: { code: "internal_error", details: {} } }],
+        error: [{ message: "internal error", extensions: { code: "INTERNAL_SERVER_ERROR", details: {} } }],
       });
       const lines = logged
         .split("\n")

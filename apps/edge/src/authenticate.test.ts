@@ -1,4 +1,5 @@
-import { DEVICE_TOKEN_ISSUER, HUMAN_TOKEN_ISSUER } from "@pos-cloud/common";
+import { randomUUID } from "node:crypto";
+import { DEFAULT_API_AUDIENCE, DEVICE_TOKEN_ISSUER, HUMAN_TOKEN_ISSUER } from "@pos-cloud/common";
 import { exportJWK, generateKeyPair, type JWK, SignJWT, UnsecuredJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAuthenticator } from "./authenticate";
@@ -21,8 +22,11 @@ describe("bearer token authentication at the edge", () => {
   let rsaPublic: JWK;
 
   const seconds = () => Math.floor(now.getTime() / 1000);
+  /** What the portal puts in every access token: the API's audience and an id of its own. */
+  const forTheApi = () => ({ aud: DEFAULT_API_AUDIENCE, jti: randomUUID() });
   const human = (claims: Record<string, unknown> = {}, kid = "human-1", key = rsa.privateKey) =>
     new SignJWT({
+      ...forTheApi(),
       iss: HUMAN_TOKEN_ISSUER,
       sub: "6f1c2b9e-0000-4000-8000-000000000001",
       role: "STORE_MANAGER",
@@ -65,6 +69,7 @@ describe("bearer token authentication at the edge", () => {
 
   it("turns a device token into a device caller with its scopes", async () => {
     const token = await new SignJWT({
+      ...forTheApi(),
       iss: DEVICE_TOKEN_ISSUER,
       sub: "device-uuid",
       device_sn: "SN1",
@@ -100,9 +105,17 @@ describe("bearer token authentication at the edge", () => {
     await expect(authenticator().authenticate(`Bearer ${token}`)).rejects.toMatchObject(refused);
   });
 
+  it("refuses a token for another audience, or without an audience or an id", async () => {
+    const auth = authenticator();
+    for (const claims of [{ aud: "another-api" }, { aud: undefined }, { jti: undefined }]) {
+      await expect(auth.authenticate(`Bearer ${await human(claims)}`)).rejects.toMatchObject(refused);
+    }
+    expect((await auth.authenticate(`Bearer ${await human()}`)).caller.type).toBe("user");
+  });
+
   it("refuses HS256 signed with the public key", async () => {
     const secret = new TextEncoder().encode(JSON.stringify(rsaPublic));
-    const token = await new SignJWT({ iss: HUMAN_TOKEN_ISSUER, sub: "x", role: "SYSTEM_OP" })
+    const token = await new SignJWT({ ...forTheApi(), iss: HUMAN_TOKEN_ISSUER, sub: "x", role: "SYSTEM_OP" })
       .setProtectedHeader({ alg: "HS256", kid: "human-1" })
       .setIssuedAt(seconds())
       .setExpirationTime(seconds() + 900)
@@ -123,7 +136,7 @@ describe("bearer token authentication at the edge", () => {
       JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), role: "SYSTEM_OP" }),
     ).toString("base64url");
     await expect(auth.authenticate(`Bearer ${header}.${raised}.${signature}`)).rejects.toMatchObject(refused);
-    const deviceAsHuman = await new SignJWT({ iss: HUMAN_TOKEN_ISSUER, sub: "x", role: "SYSTEM_OP" })
+    const deviceAsHuman = await new SignJWT({ ...forTheApi(), iss: HUMAN_TOKEN_ISSUER, sub: "x", role: "SYSTEM_OP" })
       .setProtectedHeader({ alg: "ES256", kid: "device-1" })
       .setIssuedAt(seconds())
       .setExpirationTime(seconds() + 900)
@@ -139,7 +152,13 @@ describe("bearer token authentication at the edge", () => {
     });
     const signedNow = await human();
     const otherUser = await human({ sub: "6f1c2b9e-0000-4000-8000-000000000002" });
-    const terminal = await new SignJWT({ iss: DEVICE_TOKEN_ISSUER, sub: "device-uuid", store_id: 3, scope: [] })
+    const terminal = await new SignJWT({
+      ...forTheApi(),
+      iss: DEVICE_TOKEN_ISSUER,
+      sub: "device-uuid",
+      store_id: 3,
+      scope: [],
+    })
       .setProtectedHeader({ alg: "ES256", kid: "device-1" })
       .setIssuedAt(seconds())
       .setExpirationTime(seconds() + 90)

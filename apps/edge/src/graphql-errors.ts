@@ -5,7 +5,8 @@ import {
   assertJsonDepth,
   assertStorableText,
   type Caller,
-  isErrorCode,
+  errorCodeOf,
+  graphqlCode,
   logger,
   unstorableTextPath,
 } from "@pos-cloud/common";
@@ -20,27 +21,35 @@ const apolloClientCodes = new Set([
   "OPERATION_RESOLUTION_FAILURE",
   "PERSISTED_QUERY_NOT_FOUND",
   "PERSISTED_QUERY_NOT_SUPPORTED",
-  "UNAUTHENTICATED",
-  "FORBIDDEN",
   "DOWNSTREAM_SERVICE_ERROR",
 ]);
 
-const isExpected = (code: unknown) => isErrorCode(code) || (typeof code === "string" && apolloClientCodes.has(code));
+/**
+ * A failure the client may read as it is. Apollo marks every unknown error `INTERNAL_SERVER_ERROR`; a subgraph's
+ * hidden failure arrives as `internal_error`, already logged there.
+ */
+const isExpected = (code: unknown) =>
+  code !== graphqlCode("internal_error") &&
+  (errorCodeOf(code) !== undefined || (typeof code === "string" && apolloClientCodes.has(code)));
 
 const suggestion = / ?Did you mean(.+?)\?$/;
 
 /**
  * What a client sees of an error: its message, path and `{code, details}`, nothing else: no stack, no subgraph
- * (`serviceName`), no subgraph URL (`response`). Anything that is not an expected failure is answered as
- * `internal_error` (and logged by `unexpectedErrorLog`). Without schema details, "Did you mean ..." suggestions
+ * (`serviceName`), no subgraph URL (`response`); the platform's codes in GraphQL's spelling (`graphqlCode`).
+ * Anything that is not an expected failure is answered as `INTERNAL_SERVER_ERROR` (and logged by
+ * `unexpectedErrorLog`). Without schema details, "Did you mean ..." suggestions
  * (validation, variable coercion) go too.
  */
 export function clientErrorFormatter({ schemaDetails }: { schemaDetails: boolean }) {
   return (formatted: GraphQLFormattedError): GraphQLFormattedError => {
-    const code = formatted.extensions?.code;
-    if (!isExpected(code)) {
-      return { message: "internal error", path: formatted.path, extensions: { code: "internal_error", details: {} } };
+    const original = formatted.extensions?.code;
+    if (!isExpected(original)) {
+      const code = graphqlCode("internal_error");
+      return { message: "internal error", path: formatted.path, extensions: { code, details: {} } };
     }
+    const platformCode = errorCodeOf(original);
+    const code = platformCode ? graphqlCode(platformCode) : original;
     const details = formatted.extensions?.details;
     return {
       message: schemaDetails ? formatted.message : formatted.message.replace(suggestion, ""),

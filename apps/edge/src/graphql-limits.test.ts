@@ -189,7 +189,7 @@ describe("the document limits", () => {
     const result = await run(fragmentChain(17));
     expect(result.status).toBe(400);
     expect(result.errors).toEqual([
-      expect.objectContaining({ extensions: { code: "invalid_request", details: { constraint: "query_plan" } } }),
+      expect.objectContaining({ extensions: { code: "INVALID_REQUEST", details: { constraint: "query_plan" } } }),
     ]);
   });
 });
@@ -212,7 +212,7 @@ describe("the time budget", () => {
     expect(cut.errors).toEqual([
       {
         message: "the operation did not finish within 50 ms",
-        extensions: { code: "gateway_timeout", details: { limit_ms: 50 } },
+        extensions: { code: "GATEWAY_TIMEOUT", details: { limit_ms: 50 } },
       },
     ]);
     expect(toAppError(cut.errors![0]!).status).toBe(504);
@@ -233,10 +233,12 @@ describe("errors a client sees", () => {
     const { run } = await gateway({ portal });
     const missing = await run("{ store(id: 9) { id } }");
     expect(missing.errors).toEqual([
-      { message: "store not found", path: ["store"], extensions: { code: "not_found", details: {} } },
+      { message: "store not found", path: ["store"], extensions: { code: "NOT_FOUND", details: {} } },
     ]);
     const broken = await run("{ psp(id: 1) { id } }");
-    expect(broken.errors).toEqual([{ message: "internal error", extensions: { code: "internal_error", details: {} } }]);
+    expect(broken.errors).toEqual([
+      { message: "internal error", extensions: { code: "INTERNAL_SERVER_ERROR", details: {} } },
+    ]);
     expect(JSON.stringify([missing, broken])).not.toMatch(/portal|serviceName|stacktrace/);
   });
 
@@ -263,7 +265,7 @@ describe("errors a client sees", () => {
     const variable = await run(query, { code: "lone \ud800" });
     expect(variable.status).toBe(400);
     expect(variable.errors?.[0]?.extensions).toEqual({
-      code: "invalid_request",
+      code: "INVALID_REQUEST",
       details: { field: "code", constraint: "text" },
     });
     const literal = await run('{ activationStatus(activation_code: "a\\u0000") { __typename } }');

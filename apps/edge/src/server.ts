@@ -3,8 +3,10 @@ import { type ApolloServer, HeaderMap } from "@apollo/server";
 import {
   AppError,
   type Caller,
+  graphqlCode,
   type HttpTimeouts,
   httpServerOptions,
+  logger,
   REQUEST_ID_HEADER,
   type ReadinessChecks,
   requestIdOf,
@@ -67,6 +69,27 @@ function assertSystemOperator(caller: Caller) {
 async function callerOf(req: IncomingMessage, authenticator: Authenticator, requestId: string): Promise<Caller> {
   const { caller } = await authenticator.authenticate(req.headers.authorization);
   return { ...caller, ip: req.socket.remoteAddress, userAgent: req.headers["user-agent"], requestId };
+}
+
+const GRAPHQL_RESPONSE_TYPE = "application/graphql-response+json";
+
+/**
+ * A failure before GraphQL runs (a refused token, a rate limit, a body that is no JSON) as GraphQL clients read
+ * every answer of `/graphql`: `errors` with `extensions.code` in GraphQL's spelling, at the status REST would have.
+ * A refused bearer token says so in `WWW-Authenticate` (RFC 6750), so a client refreshes it. A client that accepts
+ * `application/graphql-response+json` gets it, as from GraphQL itself: clients read an error status's body as
+ * GraphQL's only in that media type (Apollo Client reports a bare `ServerError` otherwise).
+ */
+function sendGraphQLError(req: IncomingMessage, res: ServerResponse, error: unknown) {
+  const failure = error instanceof AppError ? error : new AppError("internal_error", "internal error");
+  if (!(error instanceof AppError))
+    logger.error("unhandled error", { request_id: res.getHeader(REQUEST_ID_HEADER), error });
+  const headers: Record<string, string> = (req.headers.accept ?? "").includes(GRAPHQL_RESPONSE_TYPE)
+    ? { "content-type": `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8` }
+    : {};
+  if (failure.code === "unauthorized") headers["www-authenticate"] = 'Bearer error="invalid_token"';
+  const extensions = { code: graphqlCode(failure.code), details: failure.details };
+  sendJson(res, failure.status, { errors: [{ message: failure.message, extensions }] }, headers);
 }
 
 /** Paths served outside the router, which are their own route in the request metrics. */
@@ -217,20 +240,7 @@ export function createEdgeServer({
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
     }
-    let body: unknown;
-    try {
-      body = req.method === "POST" ? (await readBody(req)).fields : undefined;
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      // The platform's error body, and `errors` for a GraphQL client, which reads nothing else.
-      const { code, message, details } = error;
-      return sendJson(res, error.status, {
-        code,
-        message,
-        details,
-        errors: [{ message, extensions: { code, details } }],
-      });
-    }
+    const body = req.method === "POST" ? (await readBody(req)).fields : undefined;
     const response = await graphql.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method ?? "GET", headers, search: url.search, body },
       context: async () => ({ caller }),
@@ -256,6 +266,7 @@ export function createEdgeServer({
         res.destroy();
         return;
       }
+      if (new URL(req.url ?? "/", "http://edge").pathname === "/graphql") return sendGraphQLError(req, res, error);
       sendError(res, error);
     });
   });

@@ -53,16 +53,17 @@ const internalError = () => asGraphQLError(new AppError("internal_error", "inter
 const paymentTokenOnly = () =>
   asGraphQLError(new AppError("forbidden", "a payment token may only subscribe to paymentIntentUpdated of its intent"));
 
+/** A web view may name its payment token as such (`payment_token`), as the REST endpoints take it. */
 const authorizationOf = (params: Record<string, unknown> | undefined, header: string | undefined) => {
-  const value = params?.authorization ?? params?.Authorization ?? header;
+  const value = params?.authorization ?? params?.Authorization ?? params?.payment_token ?? header;
   if (typeof value !== "string" || value === "") return undefined;
   // A bare token in the connection params is taken as a bearer token.
   return /^\S+$/.test(value) ? `Bearer ${value}` : value;
 };
 
 /**
- * graphql-ws on `/graphql` of the same port. The connection authenticates once (`connectionParams.authorization`
- * or `Authorization`, else the upgrade request's header); operations after its token expired are refused, so a
+ * graphql-ws on `/graphql` of the same port. The connection authenticates once (`connectionParams.authorization`,
+ * `Authorization` or a web view's `payment_token`, else the upgrade request's header); operations after its token expired are refused, so a
  * client reconnects with a fresh token. Each operation is counted against the caller's API limit (over it, the
  * connection is closed with 4429), parsed and checked against the document limits, then run through the gateway
  * exactly as over HTTP (the same validation, plugins and time budget). A subscription is checked the same way, then

@@ -49,6 +49,28 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && Object.hasOwn(errorStatus, value);
 }
 
+/** The two codes GraphQL clients know by Apollo's names: Apollo Client's token refresh looks for `UNAUTHENTICATED`. */
+const apolloNames: Partial<Record<ErrorCode, string>> = {
+  unauthorized: "UNAUTHENTICATED",
+  internal_error: "INTERNAL_SERVER_ERROR",
+};
+
+/**
+ * A code as `/graphql` and graphql-ws answer it (`extensions.code`): one spelling for every GraphQL error, capitals
+ * like GraphQL's own (`GRAPHQL_VALIDATION_FAILED`); the table in docs/errors.md.
+ */
+export const graphqlCode = (code: ErrorCode): string => apolloNames[code] ?? code.toUpperCase();
+
+/** The platform's code of an `extensions.code` in either spelling; undefined for GraphQL's own codes. */
+export function errorCodeOf(code: unknown): ErrorCode | undefined {
+  if (typeof code !== "string") return undefined;
+  if (isErrorCode(code)) return code;
+  const named = Object.entries(apolloNames).find(([, name]) => name === code)?.[0];
+  if (named) return named as ErrorCode;
+  const lower = code.toLowerCase();
+  return code === code.toUpperCase() && isErrorCode(lower) ? lower : undefined;
+}
+
 /** An expected failure as a GraphQL error: `{code, details}` as every subgraph reports them, and its HTTP status. */
 export const asGraphQLError = (error: AppError) =>
   new GraphQLError(error.message, {
