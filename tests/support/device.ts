@@ -35,9 +35,13 @@ export function tokenRequest(baseUrl: string, assertion: string) {
   });
 }
 
-/** A device access token for a provisioned device, obtained through the token endpoint. */
-export async function deviceToken(baseUrl: string, device: { client_id: string; private_jwk: JWK }) {
-  const assertion = await clientAssertion(device.private_jwk, device.client_id, `${baseUrl}${TOKEN_PATH}`);
+/**
+ * A device access token for a provisioned device, obtained through the token endpoint; `now` is the platform's time
+ * where a test moves its clock (the assertion is signed at it).
+ */
+export async function deviceToken(baseUrl: string, device: { client_id: string; private_jwk: JWK }, now?: Date) {
+  const iat = now ? Math.floor(now.getTime() / 1000) : undefined;
+  const assertion = await clientAssertion(device.private_jwk, device.client_id, `${baseUrl}${TOKEN_PATH}`, { iat });
   const response = await tokenRequest(baseUrl, assertion);
   if (response.status !== 200) throw new Error(`token endpoint: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
