@@ -41,6 +41,7 @@ const schema = z.object({
   MESSAGING_DRIVER: z.enum(["memory", "nats"]).default("memory"),
   /** Partner webhooks may go to loopback and private addresses, over http too: on for the embedded platform. */
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("true"),
+  API_KEY_LIFETIME_DAYS: settings.apiKeyLifetimeDays,
   NATS_URL: settings.natsUrl,
   MESSAGE_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   MESSAGE_WEBHOOK_TOKEN: z.string().min(1).optional(),
@@ -99,6 +100,8 @@ export interface PlatformConfig {
   messaging?: MessagingConfig;
   /** Outbound partner webhooks; private URLs are refused unless `allowPrivateUrls`. */
   partnerWebhooks?: WebhookDeliverySettings;
+  /** How long a partner API key works after issue (API_KEY_LIFETIME_DAYS); 180 days unless set. */
+  apiKeyLifetimeDays?: number;
   corsOrigins?: string[];
   redisUrl?: string;
   /** Namespace of the rate-limit keys, for deployments that share one Redis. */
@@ -142,6 +145,7 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
     paymentsPollIntervalMs: e.PAYMENTS_POLL_INTERVAL_MS,
     acquirerFtpUrl: e.ACQUIRER_FTP_URL,
     partnerWebhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true" },
+    apiKeyLifetimeDays: e.API_KEY_LIFETIME_DAYS,
     messaging: e.MESSAGING_DRIVER === "nats" ? { driver: "nats", url: e.NATS_URL } : { driver: "memory" },
     corsOrigins: e.CORS_ORIGINS,
     redisUrl: e.REDIS_URL,

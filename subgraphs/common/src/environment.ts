@@ -18,6 +18,8 @@ export const settings = {
     .regex(/^[\w.-]{1,64}$/, "letters, digits, . _ - only")
     .default("pgw"),
   masterKey: z.string().regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)"),
+  /** How long a partner API key works after issue; the spec's rotation period is 180 days. */
+  apiKeyLifetimeDays: z.coerce.number().int().min(1).max(3650).default(180),
   /** Web-view origins allowed to call the payment-token endpoints, comma-separated. */
   corsOrigins: z
     .string()
