@@ -11,7 +11,13 @@ function verifier(secrets = [secret]) {
   const verify = createHmacVerifier({
     fetchSecrets: async (clientId) => {
       fetches++;
-      return clientId === "cl_1" ? { client_partner_id: 7, secrets } : null;
+      const keys = secrets.map((each, i) => ({
+        id: `key_${i}`,
+        secret: each,
+        expires_at: "2100-01-01",
+        revoked: false,
+      }));
+      return clientId === "cl_1" ? { client_partner_id: 7, keys } : null;
     },
     now: () => at * 1000,
   });
@@ -62,6 +68,7 @@ describe("HMAC verification", () => {
     const now = await verify(request(sign(at)));
     expect(now).toEqual({
       client_partner_id: 7,
+      api_key_id: "key_0",
       fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
       ttl_seconds: 300,
     });

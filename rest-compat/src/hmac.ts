@@ -2,8 +2,16 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { AppError } from "@pos-cloud/common";
 import { cachedLookup } from "./lookup-cache";
 
-/** The active secrets of a client_id and the partner they belong to; null when the client_id is unknown. */
-export type PartnerSecrets = { client_partner_id: number; secrets: string[] } | null;
+/** One secret of a client_id: its key, when it expires and whether it is revoked. */
+export interface PartnerKey {
+  id: string;
+  secret: string;
+  expires_at: Date | string;
+  revoked: boolean;
+}
+
+/** The recent secrets of a client_id and the partner they belong to; null when the client_id is unknown. */
+export type PartnerSecrets = { client_partner_id: number; keys: PartnerKey[] } | null;
 
 export interface SignedRequest {
   method: string;
@@ -16,6 +24,8 @@ export interface SignedRequest {
 /** A verified signature: who signed, and what the replay check needs to accept the signature once. */
 export interface VerifiedSignature {
   client_partner_id: number;
+  /** The key whose secret signed. */
+  api_key_id: string;
   /** Names the signature for the replay check: SHA-256 (hex) of the client_id, timestamp and signature. */
   fingerprint: string;
   /** Seconds until the timestamp leaves the window (at least 1): as long as a replay must be refused. */
@@ -24,6 +34,8 @@ export interface VerifiedSignature {
 
 export const HMAC_WINDOW_SECONDS = 300;
 const SECRETS_CACHE_MS = 30_000;
+/** A key's use is reported at most this often per key: `last_used_at` needs minutes, not a write per request. */
+const USE_REPORT_MS = 60_000;
 
 const header = /^HMAC-SHA256 ([^:\s]+):(\d{1,12}):(\S+)$/;
 
@@ -58,16 +70,46 @@ function same(given: string, expected: string): boolean {
 }
 
 /**
- * Verifies `Authorization: HMAC-SHA256 <client_id>:<timestamp>:<signature>` under either scheme and any active
- * secret of the client_id (two during a rotation). Secrets are cached briefly so a burst of signed calls asks the
- * payments subgraph once.
+ * A retired secret still signing. Told apart from a wrong signature, since only its holder can make one: the partner
+ * learns to rotate rather than to debug its signing code.
+ */
+function retired(key: PartnerKey, at: number): AppError | undefined {
+  if (key.revoked) return new AppError("api_key_revoked", "this API key is revoked; sign with an active key");
+  if (new Date(key.expires_at).getTime() <= at) {
+    return new AppError("api_key_expired", "this API key expired; sign with its successor (rotate before expiry)");
+  }
+  return undefined;
+}
+
+/**
+ * Verifies `Authorization: HMAC-SHA256 <client_id>:<timestamp>:<signature>` under either scheme and any recent
+ * secret of the client_id (two usable during a rotation); a revoked or expired one is refused with its own code.
+ * Secrets are cached briefly so a burst of signed calls asks the payments subgraph once; so a revocation takes
+ * effect within that time. `now` is the time request timestamps are checked against, `clock` the platform's time
+ * that keys expire by (the same unless a test moves the platform's clock).
  */
 export function createHmacVerifier(options: {
   fetchSecrets: (clientId: string) => Promise<PartnerSecrets>;
+  /** Notes that a key signed a verified request; called at most once a minute per key, failures ignored. */
+  reportUse?: (apiKeyId: string) => Promise<unknown>;
   now?: () => number;
+  clock?: () => number;
 }) {
   const now = options.now ?? Date.now;
-  const secretsOf = cachedLookup(options.fetchSecrets, { ttlMs: SECRETS_CACHE_MS, keyOf: (clientId) => clientId, now });
+  const clock = options.clock ?? now;
+  const secretsOf = cachedLookup(options.fetchSecrets, {
+    ttlMs: SECRETS_CACHE_MS,
+    keyOf: (clientId) => clientId,
+    now: clock,
+  });
+  const reported = new Map<string, number>();
+  const reportUse = (id: string) => {
+    const at = clock();
+    if (!options.reportUse || (reported.get(id) ?? Number.NEGATIVE_INFINITY) > at - USE_REPORT_MS) return;
+    if (reported.size > 10_000) reported.clear();
+    reported.set(id, at);
+    options.reportUse(id).catch(() => reported.delete(id));
+  };
 
   return {
     /** The client partner that signed the request, with the signature's replay identity; `unauthorized` otherwise. */
@@ -77,17 +119,27 @@ export function createHmacVerifier(options: {
       const [, clientId, timestamp, signature] = parts as unknown as [string, string, string, string];
       const age = now() / 1000 - Number(timestamp);
       if (Math.abs(age) > HMAC_WINDOW_SECONDS) throw unauthorized();
-      const found = await secretsOf(clientId);
-      if (!found) throw unauthorized();
       const { method, target, rawBody } = request;
-      const matches = found.secrets.some(
-        (secret) =>
-          same(signature, signatureV1(secret, method, target, timestamp, rawBody)) ||
-          same(signature, signatureV2(secret, method, target, timestamp, rawBody)),
-      );
-      if (!matches) throw unauthorized();
+      const signedBy = (found: PartnerSecrets) =>
+        found?.keys.find(
+          ({ secret }) =>
+            same(signature, signatureV1(secret, method, target, timestamp, rawBody)) ||
+            same(signature, signatureV2(secret, method, target, timestamp, rawBody)),
+        );
+      let found = await secretsOf(clientId);
+      let key = signedBy(found);
+      // A secret issued since the cache was filled (a rotation) must work at once: a miss asks the subgraph again.
+      if (!key && found) {
+        found = await options.fetchSecrets(clientId);
+        key = signedBy(found);
+      }
+      if (!key || !found) throw unauthorized();
+      const refusal = retired(key, clock());
+      if (refusal) throw refusal;
+      reportUse(key.id);
       return {
         client_partner_id: found.client_partner_id,
+        api_key_id: key.id,
         fingerprint: createHash("sha256").update(`${clientId}:${timestamp}:${signature}`).digest("hex"),
         ttl_seconds: Math.max(1, Math.ceil(HMAC_WINDOW_SECONDS - age)),
       };

@@ -4,6 +4,7 @@ import { authRoutes } from "./routes/auth";
 import { deviceTokenRoutes } from "./routes/device-token";
 import { deviceRoutes } from "./routes/devices";
 import { jwksRoutes } from "./routes/jwks";
+import { partnerRoutes } from "./routes/partners";
 import { paymentFlowRoutes } from "./routes/payment-flow";
 import { paymentIntentRoutes } from "./routes/payment-intents";
 import { posBillRoutes } from "./routes/pos-bills";
@@ -36,6 +37,7 @@ export const restRoutes = [
   ...authRoutes,
   ...jwksRoutes,
   ...userRoutes,
+  ...partnerRoutes,
   ...paymentIntentRoutes,
   ...syncRoutes,
   ...paymentFlowRoutes,

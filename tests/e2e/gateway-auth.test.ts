@@ -121,7 +121,7 @@ describe("HMAC signatures", () => {
   it("keeps partner secrets out of the public GraphQL API", async () => {
     const { body } = await postGraphQL(
       platform.baseUrl,
-      `query { partnerCredentials(client_id: "${demo.partner.client_id}") { secrets } }`,
+      `query { partnerCredentials(client_id: "${demo.partner.client_id}") { keys { secret } } }`,
     );
     expect(body.data).toBeUndefined();
     expect(JSON.stringify(body)).not.toContain(demo.partner.secret);

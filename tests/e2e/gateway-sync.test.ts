@@ -152,7 +152,7 @@ describe("without the demo tenant", () => {
 
     await platform.restart();
     expect(await platform.partners.credentialsFor(edge, PORTAL_SYNC_CLIENT_ID)).toEqual(provisioned);
-    const partner = { client_id: PORTAL_SYNC_CLIENT_ID, secret: provisioned!.secrets[0]! };
+    const partner = { client_id: PORTAL_SYNC_CLIENT_ID, secret: provisioned!.keys[0]!.secret };
     const created = await eventually(
       () => createIntent(platform.baseUrl, partner, store.code),
       (answer) => answer.status === 201,
@@ -185,7 +185,7 @@ describe.skipIf(clusterWiring)("with PORTAL_GATEWAY_* set", () => {
     const own = await platform.partners.credentialsFor(edge, PORTAL_SYNC_CLIENT_ID);
     const asOwn = await createIntent(
       platform.baseUrl,
-      { client_id: PORTAL_SYNC_CLIENT_ID, secret: own!.secrets[0]! },
+      { client_id: PORTAL_SYNC_CLIENT_ID, secret: own!.keys[0]!.secret },
       store.code,
     );
     expect(asOwn.body.details).toMatchObject({ field: "merchant_store_id" });

@@ -25,6 +25,7 @@ import {
   ClaimSignatureDocument,
   GatewayStoreDocument,
   PartnerCredentialsDocument,
+  TouchApiKeyDocument,
 } from "./operations/payments.generated";
 import { createEdgeServer } from "./server";
 import { type CallSubgraph, createSubgraphClient, subgraphExecutor } from "./subgraph-client";
@@ -72,9 +73,12 @@ export interface EdgeConfig {
 }
 
 function createGateway(config: EdgeConfig, limiter: RateLimiter, callSubgraph: CallSubgraph, redis?: Redis) {
+  const clock = config.clock;
   const hmac = createHmacVerifier({
     fetchSecrets: async (client_id) =>
       (await callSubgraph("payments", PartnerCredentialsDocument, { client_id })).partnerCredentials,
+    reportUse: (id) => callSubgraph("payments", TouchApiKeyDocument, { id }),
+    clock: clock && (() => clock().getTime()),
   });
   const seenSignatures: SeenSignatures = redis
     ? redisSeenSignatures(redis, config.redisKeyPrefix)

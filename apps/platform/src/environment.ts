@@ -42,6 +42,7 @@ const schema = z.object({
   MESSAGING_DRIVER: z.enum(["memory", "nats"]).default("memory"),
   /** Partner webhooks may go to loopback and private addresses, over http too: on for the embedded platform. */
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("true"),
+  API_KEY_LIFETIME_DAYS: settings.apiKeyLifetimeDays,
   NATS_URL: settings.natsUrl,
   MESSAGE_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   MESSAGE_WEBHOOK_TOKEN: z.string().min(1).optional(),
@@ -107,6 +108,8 @@ export interface PlatformConfig {
   messaging?: MessagingConfig;
   /** Outbound partner webhooks; private URLs are refused unless `allowPrivateUrls`. */
   partnerWebhooks?: WebhookDeliverySettings;
+  /** How long a partner API key works after issue (API_KEY_LIFETIME_DAYS); 180 days unless set. */
+  apiKeyLifetimeDays?: number;
   corsOrigins?: string[];
   /** The `aud` of access tokens (`API_AUDIENCE`); `DEFAULT_API_AUDIENCE` where unset. */
   apiAudience?: string;
@@ -154,6 +157,7 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
     paymentsPollIntervalMs: e.PAYMENTS_POLL_INTERVAL_MS,
     acquirerFtpUrl: e.ACQUIRER_FTP_URL,
     partnerWebhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true" },
+    apiKeyLifetimeDays: e.API_KEY_LIFETIME_DAYS,
     messaging: e.MESSAGING_DRIVER === "nats" ? { driver: "nats", url: e.NATS_URL } : { driver: "memory" },
     corsOrigins: e.CORS_ORIGINS,
     apiAudience: e.API_AUDIENCE,

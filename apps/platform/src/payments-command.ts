@@ -6,7 +6,7 @@ import { loadEnvironment } from "./environment";
 import { loadOrCreateMasterKey } from "./master-key";
 
 /**
- * An operator command on the payments database (`npm run outbox`, `npm run webhooks`): checks its arguments, opens
+ * An operator command on the payments database (`npm run outbox`, `npm run webhooks`, `npm run partner`): checks its arguments, opens
  * the configured storage, runs, and closes it. With embedded storage (PGlite under DATA_DIR), stop the platform
  * first: only one process may open that storage at a time.
  */
@@ -30,6 +30,7 @@ export async function runPaymentsCommand(
     url: config.databaseUrls.payments,
     dataDir: config.dataDir,
     masterKey: loadOrCreateMasterKey(config.dataDir, config.masterKey),
+    apiKeyLifetimeDays: config.apiKeyLifetimeDays,
   });
   try {
     await run(payments, { type: "service", id: `${name}-command`, scopes: [] }, command!, target);

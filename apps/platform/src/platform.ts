@@ -72,6 +72,7 @@ async function openSubgraphs(
       clock: extras.clock,
       webhookRetryDelaysMs: config.webhookRetryDelaysMs,
       partnerWebhooks: config.partnerWebhooks,
+      apiKeyLifetimeDays: config.apiKeyLifetimeDays,
     }),
   ] as const);
   const failure = opened.find((result) => result.status === "rejected");

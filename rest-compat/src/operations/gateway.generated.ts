@@ -31,6 +31,15 @@ export type AddressInput = {
   street?: string | null | undefined;
 };
 
+/** Where an API key stands. */
+export type ApiKeyStatus =
+  /** It signs requests. */
+  | 'active'
+  /** Past its expires_at: refused with api_key_expired. */
+  | 'expired'
+  /** Revoked (or its partner deactivated): refused with api_key_revoked. */
+  | 'revoked';
+
 /** A webhook URL for an API key. */
 export type ApiKeyWebhookInput = {
   /** The API key's client_id. */
@@ -138,6 +147,13 @@ export type CardResultStatus =
   /** Approved; the payment completes. */
   | 'success';
 
+/** Whether a client partner may still be issued keys and sign requests. */
+export type ClientPartnerStatus =
+  /** Its usable keys sign requests. */
+  | 'active'
+  /** Deactivated by a system operator: its keys are revoked and it gets no new ones. */
+  | 'deactivated';
+
 /** Closing a settlement. */
 export type CloseSettlementInput = {
   /** Required from a terminal: the login id of the store's manager (L4) or above it acts for. */
@@ -174,6 +190,14 @@ export type CreateBillInput = {
   staff_code: string;
   /** Whole percent of tax, 0 to 100, charged on subtotal - discount and rounded down. */
   tax_percentage: number;
+};
+
+/** A client partner to create. */
+export type CreateClientPartnerInput = {
+  /** Display name, 1 to 255 characters. */
+  name: string;
+  /** The PSP whose admins (L1) may manage its webhooks; absent for a platform partner. */
+  psp_id?: number | null | undefined;
 };
 
 /** A new customer: a phone or an email (or both) is required. */
@@ -1392,6 +1416,70 @@ export type JwksQueryVariables = Exact<{
 
 export type JwksQuery = { jwks: unknown };
 
+export type ClientPartnerFieldsFragment = { id: number, name: string, psp_id: number | null, status: ClientPartnerStatus, created_at: string, deactivated_at: string | null };
+
+export type ApiKeyFieldsFragment = { id: string, client_partner_id: number, client_id: string, created_at: string, expires_at: string, last_used_at: string | null, revoked_at: string | null, status: ApiKeyStatus };
+
+export type IssuedApiKeyFieldsFragment = { id: string, client_partner_id: number, client_id: string, secret: string, webhook_secret: string, created_at: string, expires_at: string };
+
+export type ClientPartnersQueryVariables = Exact<{
+  limit?: number | null | undefined;
+  offset?: number | null | undefined;
+}>;
+
+
+export type ClientPartnersQuery = { clientPartners: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: number, name: string, psp_id: number | null, status: ClientPartnerStatus, created_at: string, deactivated_at: string | null }> } };
+
+export type ClientPartnerQueryVariables = Exact<{
+  id: number;
+}>;
+
+
+export type ClientPartnerQuery = { clientPartner: { id: number, name: string, psp_id: number | null, status: ClientPartnerStatus, created_at: string, deactivated_at: string | null } };
+
+export type CreateClientPartnerMutationVariables = Exact<{
+  input: CreateClientPartnerInput;
+}>;
+
+
+export type CreateClientPartnerMutation = { createClientPartner: { id: number, name: string, psp_id: number | null, status: ClientPartnerStatus, created_at: string, deactivated_at: string | null } };
+
+export type DeactivateClientPartnerMutationVariables = Exact<{
+  id: number;
+}>;
+
+
+export type DeactivateClientPartnerMutation = { deactivateClientPartner: { id: number, name: string, psp_id: number | null, status: ClientPartnerStatus, created_at: string, deactivated_at: string | null } };
+
+export type ClientPartnerApiKeysQueryVariables = Exact<{
+  client_partner_id: number;
+}>;
+
+
+export type ClientPartnerApiKeysQuery = { clientPartnerApiKeys: Array<{ id: string, client_partner_id: number, client_id: string, created_at: string, expires_at: string, last_used_at: string | null, revoked_at: string | null, status: ApiKeyStatus }> };
+
+export type IssueApiKeyMutationVariables = Exact<{
+  client_partner_id: number;
+}>;
+
+
+export type IssueApiKeyMutation = { issueApiKey: { id: string, client_partner_id: number, client_id: string, secret: string, webhook_secret: string, created_at: string, expires_at: string } };
+
+export type RevokeApiKeyMutationVariables = Exact<{
+  client_partner_id: number;
+  id: string | number;
+}>;
+
+
+export type RevokeApiKeyMutation = { revokeApiKey: { id: string, client_partner_id: number, client_id: string, created_at: string, expires_at: string, last_used_at: string | null, revoked_at: string | null, status: ApiKeyStatus } };
+
+export type RotateApiKeyMutationVariables = Exact<{
+  client_id: string;
+}>;
+
+
+export type RotateApiKeyMutation = { rotateApiKey: { id: string, client_partner_id: number, client_id: string, secret: string, webhook_secret: string, created_at: string, expires_at: string } };
+
 export type PaymentRefundFieldsFragment = { id: string, payment_intent_id: string, amount: number, currency: string, reason: string | null, merchant_ref_id: string | null, status: RefundStatus, provider_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string };
 
 export type RefundPaymentIntentMutationVariables = Exact<{
@@ -1922,6 +2010,39 @@ export const DeviceFieldsFragmentDoc = new TypedDocumentString(`
   updated_at
 }
     `, {"fragmentName":"DeviceFields"}) as unknown as TypedDocumentString<DeviceFieldsFragment, unknown>;
+export const ClientPartnerFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ClientPartnerFields on ClientPartner {
+  id
+  name
+  psp_id
+  status
+  created_at
+  deactivated_at
+}
+    `, {"fragmentName":"ClientPartnerFields"}) as unknown as TypedDocumentString<ClientPartnerFieldsFragment, unknown>;
+export const ApiKeyFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ApiKeyFields on ApiKey {
+  id
+  client_partner_id
+  client_id
+  created_at
+  expires_at
+  last_used_at
+  revoked_at
+  status
+}
+    `, {"fragmentName":"ApiKeyFields"}) as unknown as TypedDocumentString<ApiKeyFieldsFragment, unknown>;
+export const IssuedApiKeyFieldsFragmentDoc = new TypedDocumentString(`
+    fragment IssuedApiKeyFields on IssuedApiKey {
+  id
+  client_partner_id
+  client_id
+  secret
+  webhook_secret
+  created_at
+  expires_at
+}
+    `, {"fragmentName":"IssuedApiKeyFields"}) as unknown as TypedDocumentString<IssuedApiKeyFieldsFragment, unknown>;
 export const PaymentRefundFieldsFragmentDoc = new TypedDocumentString(`
     fragment PaymentRefundFields on Refund {
   id
@@ -2844,6 +2965,131 @@ export const JwksDocument = new TypedDocumentString(`
   jwks(purpose: $purpose)
 }
     `) as unknown as TypedDocumentString<JwksQuery, JwksQueryVariables>;
+export const ClientPartnersDocument = new TypedDocumentString(`
+    query ClientPartners($limit: Int, $offset: Int) {
+  clientPartners(limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
+    nodes {
+      ...ClientPartnerFields
+    }
+  }
+}
+    fragment ClientPartnerFields on ClientPartner {
+  id
+  name
+  psp_id
+  status
+  created_at
+  deactivated_at
+}`) as unknown as TypedDocumentString<ClientPartnersQuery, ClientPartnersQueryVariables>;
+export const ClientPartnerDocument = new TypedDocumentString(`
+    query ClientPartner($id: Int!) {
+  clientPartner(id: $id) {
+    ...ClientPartnerFields
+  }
+}
+    fragment ClientPartnerFields on ClientPartner {
+  id
+  name
+  psp_id
+  status
+  created_at
+  deactivated_at
+}`) as unknown as TypedDocumentString<ClientPartnerQuery, ClientPartnerQueryVariables>;
+export const CreateClientPartnerDocument = new TypedDocumentString(`
+    mutation CreateClientPartner($input: CreateClientPartnerInput!) {
+  createClientPartner(input: $input) {
+    ...ClientPartnerFields
+  }
+}
+    fragment ClientPartnerFields on ClientPartner {
+  id
+  name
+  psp_id
+  status
+  created_at
+  deactivated_at
+}`) as unknown as TypedDocumentString<CreateClientPartnerMutation, CreateClientPartnerMutationVariables>;
+export const DeactivateClientPartnerDocument = new TypedDocumentString(`
+    mutation DeactivateClientPartner($id: Int!) {
+  deactivateClientPartner(id: $id) {
+    ...ClientPartnerFields
+  }
+}
+    fragment ClientPartnerFields on ClientPartner {
+  id
+  name
+  psp_id
+  status
+  created_at
+  deactivated_at
+}`) as unknown as TypedDocumentString<DeactivateClientPartnerMutation, DeactivateClientPartnerMutationVariables>;
+export const ClientPartnerApiKeysDocument = new TypedDocumentString(`
+    query ClientPartnerApiKeys($client_partner_id: Int!) {
+  clientPartnerApiKeys(client_partner_id: $client_partner_id) {
+    ...ApiKeyFields
+  }
+}
+    fragment ApiKeyFields on ApiKey {
+  id
+  client_partner_id
+  client_id
+  created_at
+  expires_at
+  last_used_at
+  revoked_at
+  status
+}`) as unknown as TypedDocumentString<ClientPartnerApiKeysQuery, ClientPartnerApiKeysQueryVariables>;
+export const IssueApiKeyDocument = new TypedDocumentString(`
+    mutation IssueApiKey($client_partner_id: Int!) {
+  issueApiKey(client_partner_id: $client_partner_id) {
+    ...IssuedApiKeyFields
+  }
+}
+    fragment IssuedApiKeyFields on IssuedApiKey {
+  id
+  client_partner_id
+  client_id
+  secret
+  webhook_secret
+  created_at
+  expires_at
+}`) as unknown as TypedDocumentString<IssueApiKeyMutation, IssueApiKeyMutationVariables>;
+export const RevokeApiKeyDocument = new TypedDocumentString(`
+    mutation RevokeApiKey($client_partner_id: Int!, $id: ID!) {
+  revokeApiKey(client_partner_id: $client_partner_id, id: $id) {
+    ...ApiKeyFields
+  }
+}
+    fragment ApiKeyFields on ApiKey {
+  id
+  client_partner_id
+  client_id
+  created_at
+  expires_at
+  last_used_at
+  revoked_at
+  status
+}`) as unknown as TypedDocumentString<RevokeApiKeyMutation, RevokeApiKeyMutationVariables>;
+export const RotateApiKeyDocument = new TypedDocumentString(`
+    mutation RotateApiKey($client_id: String!) {
+  rotateApiKey(client_id: $client_id) {
+    ...IssuedApiKeyFields
+  }
+}
+    fragment IssuedApiKeyFields on IssuedApiKey {
+  id
+  client_partner_id
+  client_id
+  secret
+  webhook_secret
+  created_at
+  expires_at
+}`) as unknown as TypedDocumentString<RotateApiKeyMutation, RotateApiKeyMutationVariables>;
 export const RefundPaymentIntentDocument = new TypedDocumentString(`
     mutation RefundPaymentIntent($id: String!, $input: RefundPaymentIntentInput!, $idempotency_key: String) {
   refundPaymentIntent(id: $id, input: $input, idempotency_key: $idempotency_key) {

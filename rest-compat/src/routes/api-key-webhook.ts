@@ -3,6 +3,7 @@ import { operationRoute } from "../operation-route";
 import {
   ApiKeyWebhookDocument,
   DeleteApiKeyWebhookDocument,
+  RotateApiKeyDocument,
   RotateApiKeyWebhookSecretDocument,
   SetApiKeyWebhookDocument,
 } from "../operations/gateway.generated";
@@ -41,4 +42,9 @@ export const apiKeyWebhookRoutes: RestRoute[] = [
     signingKey,
     { auth: "hmac" },
   ),
+  // The partner's next key of the client_id it signs with; the signing key keeps working for 7 more days at most.
+  operationRoute("POST", "/v1/api_key/rotate", "rotateApiKey", RotateApiKeyDocument, signingKey, {
+    auth: "hmac",
+    status: 201,
+  }),
 ];

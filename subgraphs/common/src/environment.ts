@@ -24,6 +24,8 @@ export const settings = {
     .string()
     .regex(/^[\x21-\x7e]{1,200}$/, "printable ASCII without spaces, at most 200 characters")
     .default(DEFAULT_API_AUDIENCE),
+  /** How long a partner API key works after issue; the spec's rotation period is 180 days. */
+  apiKeyLifetimeDays: z.coerce.number().int().min(1).max(3650).default(180),
   /** Web-view origins allowed to call the payment-token endpoints, comma-separated. */
   corsOrigins: z
     .string()

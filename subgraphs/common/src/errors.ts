@@ -5,6 +5,8 @@ export const errorStatus = {
   invalid_request: 400,
   unauthorized: 401,
   invalid_token: 401,
+  api_key_expired: 401,
+  api_key_revoked: 401,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,

@@ -8,8 +8,10 @@ import type { GatewayFrontService } from "./modules/gateway-front/gateway-front.
 import type { TransactionService } from "./modules/ledger/transaction.service";
 import type { OutboxService } from "./modules/outbox/outbox.service";
 import type { OutboxPublisher } from "./modules/outbox/outbox-publisher";
+import type { ApiKeyExpiry } from "./modules/partners/api-key-expiry";
 import type { MerchantSyncService } from "./modules/partners/merchant-sync.service";
 import type { PartnerService } from "./modules/partners/partner.service";
+import type { PartnerAdminService } from "./modules/partners/partner-admin.service";
 import type { PaymentIntentService } from "./modules/payment-intents/payment-intent.service";
 import type { PaymentPoller } from "./modules/provider-events/payment-poller";
 import type { WebhookService } from "./modules/provider-events/webhook.service";
@@ -22,6 +24,10 @@ export interface PaymentsDeps {
   db: Database;
   prisma: PrismaClient;
   partners: PartnerService;
+  /** Client partners and their keys as system operators manage them. */
+  partnerAdmin: PartnerAdminService;
+  /** Key expiry notices and records; a sweep of the poller, which tests may run themselves. */
+  apiKeyExpiry: ApiKeyExpiry;
   merchantSync: MerchantSyncService;
   paymentIntents: PaymentIntentService;
   /** Attach the providers once their addresses are known (`providers.attach`). */
@@ -51,6 +57,7 @@ export interface PaymentsDeps {
 export interface PaymentsContext {
   caller: Caller;
   partners: PartnerService;
+  partnerAdmin: PartnerAdminService;
   merchantSync: MerchantSyncService;
   paymentIntents: PaymentIntentService;
   confirmations: ConfirmService;
@@ -66,6 +73,7 @@ export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsConte
   return {
     caller,
     partners: deps.partners,
+    partnerAdmin: deps.partnerAdmin,
     merchantSync: deps.merchantSync,
     paymentIntents: deps.paymentIntents,
     confirmations: deps.confirmations,

@@ -12,6 +12,7 @@ const schema = z
     WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
     /** Pauses between attempts at applying a provider notification before it is dead-lettered; unset: the default. */
     PROVIDER_NOTIFICATION_RETRY_DELAYS_MS: settings.delaysMs.optional(),
+    API_KEY_LIFETIME_DAYS: settings.apiKeyLifetimeDays,
   })
   .superRefine((e, context) => {
     const keys = ["SANDBOX_URL", "SANDBOX_WEBHOOK_SECRET", "GATEWAY_URL"] as const;
@@ -33,5 +34,6 @@ export function loadPaymentsEnvironment(env: NodeJS.ProcessEnv = process.env) {
         : undefined,
     partnerWebhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true" },
     webhookRetryDelaysMs: e.PROVIDER_NOTIFICATION_RETRY_DELAYS_MS,
+    apiKeyLifetimeDays: e.API_KEY_LIFETIME_DAYS,
   };
 }

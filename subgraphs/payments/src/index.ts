@@ -19,10 +19,12 @@ import { outboxRepository } from "./modules/outbox/outbox.repository";
 import { outboxService } from "./modules/outbox/outbox.service";
 import { outboxPublisher } from "./modules/outbox/outbox-publisher";
 import { outboxResolvers } from "./modules/outbox/resolvers";
+import { apiKeyExpiry } from "./modules/partners/api-key-expiry";
 import { merchantSyncRepository } from "./modules/partners/merchant-sync.repository";
 import { merchantSyncService } from "./modules/partners/merchant-sync.service";
 import { partnerRepository } from "./modules/partners/partner.repository";
 import { partnerService } from "./modules/partners/partner.service";
+import { partnerAdminService } from "./modules/partners/partner-admin.service";
 import { partnerResolvers } from "./modules/partners/resolvers";
 import { storeResolver } from "./modules/partners/store-resolver";
 import { paymentIntentRepository } from "./modules/payment-intents/payment-intent.repository";
@@ -45,7 +47,7 @@ import { type WebhookDeliverySettings, webhookDispatcher } from "./modules/webho
 
 export type { Clock } from "./clock";
 export type { PaymentsContext, PaymentsDeps } from "./context";
-export type { IssuedApiKey, PartnerService } from "./modules/partners/partner.service";
+export { DEFAULT_KEY_LIFETIME_DAYS, type IssuedApiKey, type PartnerService } from "./modules/partners/partner.service";
 export { sandboxSetup } from "./modules/providers/sandbox.provider";
 export type { WebhookDeliverySettings } from "./modules/webhooks/webhook-dispatcher";
 
@@ -57,6 +59,8 @@ export interface PaymentsConfig extends StorageOptions {
   webhookRetryDelaysMs?: number[];
   /** Outbound partner webhooks: retries, timeout, concurrency and whether private URLs may be posted to. */
   partnerWebhooks?: WebhookDeliverySettings;
+  /** How long a partner API key works after issue (API_KEY_LIFETIME_DAYS); the spec's 180 unless set. */
+  apiKeyLifetimeDays?: number;
 }
 
 export const payments: SubgraphDefinition<PaymentsDeps, PaymentsContext> = {
@@ -101,7 +105,8 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     clock,
   });
   const confirmations = confirmRepository(prisma);
-  const partnerKeys = partnerService(partners, box, clock);
+  const partnerKeys = partnerService(partners, box, clock, config.apiKeyLifetimeDays);
+  const keyExpiry = apiKeyExpiry({ repository: partners, clock });
   const webhookDeliveries = webhookDeliveryRepository(prisma);
   const partnerWebhooks = webhookDispatcher(
     { deliveries: webhookDeliveries, partners: partnerKeys, clock },
@@ -112,6 +117,8 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     db,
     prisma,
     partners: partnerKeys,
+    partnerAdmin: partnerAdminService({ partners: partnerKeys, repository: partners, clock }),
+    apiKeyExpiry: keyExpiry,
     merchantSync: merchantSyncService(merchantSyncRepository(prisma), box, clock),
     paymentIntents,
     providers,
@@ -124,7 +131,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
       providers,
       credentials,
       clock,
-      sweeps: [refunds.resumePending, paymentIntents.expireOverdue, confirmRecovery.recoverAttempts],
+      sweeps: [refunds.resumePending, paymentIntents.expireOverdue, confirmRecovery.recoverAttempts, keyExpiry.sweep],
     }),
     refunds,
     transactions: transactionService({ ledger: transactionRepository(prisma), intents: paymentIntents }),

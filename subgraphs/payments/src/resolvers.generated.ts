@@ -20,6 +20,36 @@ export type Scalars = {
   _FieldSet: { input: unknown; output: unknown; }
 };
 
+/** A client partner's API key (one HMAC secret of a client_id); its secrets are never shown after issue. */
+export type ApiKey = {
+  __typename?: 'ApiKey';
+  /** The client_id it signs as (a rotated key keeps its client_id). */
+  client_id: Scalars['String']['output'];
+  /** The partner it belongs to. */
+  client_partner_id: Scalars['Int']['output'];
+  /** When it was issued. */
+  created_at: Scalars['DateTime']['output'];
+  /** When it stops working: 180 days after issue, sooner after a rotation. */
+  expires_at: Scalars['DateTime']['output'];
+  /** The key's id. */
+  id: Scalars['ID']['output'];
+  /** When it last signed a verified request (noted at most once a minute); null if never. */
+  last_used_at?: Maybe<Scalars['DateTime']['output']>;
+  /** When it was revoked; null unless revoked. */
+  revoked_at?: Maybe<Scalars['DateTime']['output']>;
+  /** Where it stands. */
+  status: ApiKeyStatus;
+};
+
+/** Where an API key stands. */
+export type ApiKeyStatus =
+  /** It signs requests. */
+  | 'active'
+  /** Past its expires_at: refused with api_key_expired. */
+  | 'expired'
+  /** Revoked (or its partner deactivated): refused with api_key_revoked. */
+  | 'revoked';
+
 /** The webhook of a partner API key (client_id): where the gateway posts the key's terminal payment events. */
 export type ApiKeyWebhook = {
   __typename?: 'ApiKeyWebhook';
@@ -48,6 +78,49 @@ export type Bill = {
 export type CapturePaymentIntentInput = {
   /** The amount to capture, in the currency's minor unit; it must equal the intent's amount. Absent: the whole amount. */
   amount?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A client partner: a POS backend or portal that calls the gateway server to server with HMAC-signed requests. */
+export type ClientPartner = {
+  __typename?: 'ClientPartner';
+  /** When it was created. */
+  created_at: Scalars['DateTime']['output'];
+  /** When it was deactivated; null while active. */
+  deactivated_at?: Maybe<Scalars['DateTime']['output']>;
+  /** The partner's id; intents and merchants it owns name it as client_partner_id. */
+  id: Scalars['Int']['output'];
+  /** Display name, 1 to 255 characters. */
+  name: Scalars['String']['output'];
+  /** The PSP whose admins (L1) manage its webhooks; null for a platform partner. */
+  psp_id?: Maybe<Scalars['Int']['output']>;
+  /** Whether it is active. */
+  status: ClientPartnerStatus;
+};
+
+/** A page of client partners, oldest first. */
+export type ClientPartnerPage = {
+  __typename?: 'ClientPartnerPage';
+  /** The partners of this page. */
+  nodes: Array<ClientPartner>;
+  /** Whether another page follows. */
+  page_info: PageInfo;
+  /** How many partners there are in all pages. */
+  total_count: Scalars['Int']['output'];
+};
+
+/** Whether a client partner may still be issued keys and sign requests. */
+export type ClientPartnerStatus =
+  /** Its usable keys sign requests. */
+  | 'active'
+  /** Deactivated by a system operator: its keys are revoked and it gets no new ones. */
+  | 'deactivated';
+
+/** A client partner to create. */
+export type CreateClientPartnerInput = {
+  /** Display name, 1 to 255 characters. */
+  name: Scalars['String']['input'];
+  /** The PSP whose admins (L1) may manage its webhooks; absent for a platform partner. */
+  psp_id?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /**
@@ -108,6 +181,25 @@ export type GatewayStore = {
   __typename?: 'GatewayStore';
   merchant_id: Scalars['Int']['output'];
   store_id: Scalars['Int']['output'];
+};
+
+/** A newly issued API key with its secrets, shown in this answer only. */
+export type IssuedApiKey = {
+  __typename?: 'IssuedApiKey';
+  /** The client_id to sign as. */
+  client_id: Scalars['String']['output'];
+  /** The partner it belongs to. */
+  client_partner_id: Scalars['Int']['output'];
+  /** When it was issued. */
+  created_at: Scalars['DateTime']['output'];
+  /** When it stops working. */
+  expires_at: Scalars['DateTime']['output'];
+  /** The key's id. */
+  id: Scalars['ID']['output'];
+  /** The HMAC secret; kept only encrypted and never shown again. */
+  secret: Scalars['String']['output'];
+  /** The client_id's webhook secret (`whsec_` and base64), which signs its webhooks. */
+  webhook_secret: Scalars['String']['output'];
 };
 
 /** One provider call or money movement of an intent, written with the state change it describes. */
@@ -191,13 +283,19 @@ export type Mutation = {
    * (`POST /v1/payment_intents/{id}/confirm`), under its per-IP limit.
    */
   confirmPaymentIntent: PaymentConfirmation;
+  /** System operators (L0): creates a client partner, without keys. */
+  createClientPartner: ClientPartner;
   /**
    * Creates an intent from the spec's create body (either variant), validated field by field. The same
    * `idempotency_key` with the same input within 24 hours answers the first result again.
    */
   createPaymentIntent: PaymentIntentResult;
+  /** System operators (L0): deactivates a client partner and revokes its keys. */
+  deactivateClientPartner: ClientPartner;
   /** Removes an API key's webhook; its events are no longer posted. */
   deleteApiKeyWebhook: Scalars['Boolean']['output'];
+  /** System operators (L0): issues a key of a new client_id; 409 when the partner holds two active keys already. */
+  issueApiKey: IssuedApiKey;
   /**
    * An inbound provider notification: the raw body (base64, as signed) and the request's *-signature headers.
    * REST only (`POST /v1/webhooks/{provider}`), under its per-IP limit.
@@ -211,12 +309,21 @@ export type Mutation = {
   replayPartnerWebhook: PartnerWebhookDelivery;
   /** SYSTEM_OP only: processes a dead letter once more. */
   replayWebhookDeadLetter: WebhookReplay;
+  /** System operators (L0): revokes a key at once. */
+  revokeApiKey: ApiKey;
+  /**
+   * The signing partner: its next secret of the client_id it signs with; its other secrets of that client_id expire
+   * within 7 days. The new key keeps the client_id's webhook URL and secret.
+   */
+  rotateApiKey: IssuedApiKey;
   /** Gives an API key a new webhook secret; for 24 hours the old one signs every delivery too. */
   rotateApiKeyWebhookSecret: WebhookSecretRotation;
   /** Sets where an API key's events are posted. */
   setApiKeyWebhook: ApiKeyWebhook;
   /** Upserts the signing partner's merchants, stores and provider configs (either body variant of the spec). */
   syncMerchants: MerchantSyncResult;
+  /** Edge only: notes that a key signed a verified request. */
+  touchApiKey: Scalars['Boolean']['output'];
 };
 
 
@@ -248,14 +355,29 @@ export type MutationConfirmPaymentIntentArgs = {
 };
 
 
+export type MutationCreateClientPartnerArgs = {
+  input: CreateClientPartnerInput;
+};
+
+
 export type MutationCreatePaymentIntentArgs = {
   idempotency_key?: InputMaybe<Scalars['String']['input']>;
   input: CreatePaymentIntentInput;
 };
 
 
+export type MutationDeactivateClientPartnerArgs = {
+  id: Scalars['Int']['input'];
+};
+
+
 export type MutationDeleteApiKeyWebhookArgs = {
   client_id: Scalars['String']['input'];
+};
+
+
+export type MutationIssueApiKeyArgs = {
+  client_partner_id: Scalars['Int']['input'];
 };
 
 
@@ -288,6 +410,17 @@ export type MutationReplayWebhookDeadLetterArgs = {
 };
 
 
+export type MutationRevokeApiKeyArgs = {
+  client_partner_id: Scalars['Int']['input'];
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRotateApiKeyArgs = {
+  client_id: Scalars['String']['input'];
+};
+
+
 export type MutationRotateApiKeyWebhookSecretArgs = {
   client_id: Scalars['String']['input'];
 };
@@ -300,6 +433,11 @@ export type MutationSetApiKeyWebhookArgs = {
 
 export type MutationSyncMerchantsArgs = {
   input: SyncMerchantsInput;
+};
+
+
+export type MutationTouchApiKeyArgs = {
+  id: Scalars['String']['input'];
 };
 
 /** An order of a store: a table's, a takeaway or a delivery. Amounts are integers in the currency's minor unit (JPY: yen). */
@@ -327,11 +465,20 @@ export type PageInfo = {
   has_next_page: Scalars['Boolean']['output'];
 };
 
-/** The HMAC secrets of one client_id, for the edge to verify signed requests. Never part of the public API. */
+/** One secret of a client_id with what the edge needs to refuse it once retired. */
+export type PartnerCredentialKey = {
+  __typename?: 'PartnerCredentialKey';
+  expires_at: Scalars['DateTime']['output'];
+  id: Scalars['String']['output'];
+  revoked: Scalars['Boolean']['output'];
+  secret: Scalars['String']['output'];
+};
+
+/** The recent HMAC secrets of one client_id, for the edge to verify signed requests. Never part of the public API. */
 export type PartnerCredentials = {
   __typename?: 'PartnerCredentials';
   client_partner_id: Scalars['Int']['output'];
-  secrets: Array<Scalars['String']['output']>;
+  keys: Array<PartnerCredentialKey>;
 };
 
 /** One terminal payment event posted to one API key's webhook, with its attempts. */
@@ -521,11 +668,19 @@ export type Query = {
   __typename?: 'Query';
   /** The webhook of an API key: its partner, the admin of its PSP (L1) or a system operator (L0). */
   apiKeyWebhook: ApiKeyWebhook;
+  /** System operators (L0): one client partner. */
+  clientPartner: ClientPartner;
+  /** System operators (L0): a partner's API keys, newest first, without their secrets. */
+  clientPartnerApiKeys: Array<ApiKey>;
+  /** System operators (L0): the client partners, oldest first; limit 1 to 100 (default 20). */
+  clientPartners: ClientPartnerPage;
+  /** System operators (L0): usable keys that expire within `days` (1 to 366, default 30), soonest first. */
+  expiringApiKeys: Array<ApiKey>;
   /** SYSTEM_OP only: events that failed permanently, oldest first (at most 100). */
   failedOutboxEvents: Array<FailedOutboxEvent>;
   /** Edge only: the partner's store `merchant_store_id` names (without one, the partner's only store); null if none. */
   gatewayStore?: Maybe<GatewayStore>;
-  /** Edge only: the active secrets of a client_id; null when the client_id is unknown. */
+  /** Edge only: the recent secrets of a client_id; null when the client_id is unknown. */
   partnerCredentials?: Maybe<PartnerCredentials>;
   /** Dead-lettered partner webhooks, newest first: of one API key, or of every key (system operators). */
   partnerWebhookDeadLetters: Array<PartnerWebhookDelivery>;
@@ -551,6 +706,27 @@ export type Query = {
 
 export type QueryApiKeyWebhookArgs = {
   client_id: Scalars['String']['input'];
+};
+
+
+export type QueryClientPartnerArgs = {
+  id: Scalars['Int']['input'];
+};
+
+
+export type QueryClientPartnerApiKeysArgs = {
+  client_partner_id: Scalars['Int']['input'];
+};
+
+
+export type QueryClientPartnersArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  offset?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryExpiringApiKeysArgs = {
+  days?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -983,17 +1159,24 @@ export type FederationReferenceTypes = {
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
-  ApiKeyWebhook: ResolverTypeWrapper<any>;
+  ApiKey: ResolverTypeWrapper<any>;
   String: ResolverTypeWrapper<any>;
+  Int: ResolverTypeWrapper<any>;
+  ID: ResolverTypeWrapper<any>;
+  ApiKeyStatus: ResolverTypeWrapper<any>;
+  ApiKeyWebhook: ResolverTypeWrapper<any>;
   ApiKeyWebhookInput: ResolverTypeWrapper<any>;
   Bill: ResolverTypeWrapper<any>;
-  ID: ResolverTypeWrapper<any>;
   CapturePaymentIntentInput: ResolverTypeWrapper<any>;
-  Int: ResolverTypeWrapper<any>;
+  ClientPartner: ResolverTypeWrapper<any>;
+  ClientPartnerPage: ResolverTypeWrapper<any>;
+  ClientPartnerStatus: ResolverTypeWrapper<any>;
+  CreateClientPartnerInput: ResolverTypeWrapper<any>;
   CreatePaymentIntentInput: ResolverTypeWrapper<any>;
   DateTime: ResolverTypeWrapper<any>;
   FailedOutboxEvent: ResolverTypeWrapper<any>;
   GatewayStore: ResolverTypeWrapper<any>;
+  IssuedApiKey: ResolverTypeWrapper<any>;
   JSON: ResolverTypeWrapper<any>;
   JSONObject: ResolverTypeWrapper<any>;
   LedgerTransaction: ResolverTypeWrapper<any>;
@@ -1005,6 +1188,7 @@ export type ResolversTypes = {
   Order: ResolverTypeWrapper<any>;
   OutboxReplay: ResolverTypeWrapper<any>;
   PageInfo: ResolverTypeWrapper<any>;
+  PartnerCredentialKey: ResolverTypeWrapper<any>;
   PartnerCredentials: ResolverTypeWrapper<any>;
   PartnerWebhookDelivery: ResolverTypeWrapper<any>;
   PartnerWebhookDeliveryStatus: ResolverTypeWrapper<any>;
@@ -1040,17 +1224,22 @@ export type ResolversTypes = {
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
-  ApiKeyWebhook: any;
+  ApiKey: any;
   String: any;
+  Int: any;
+  ID: any;
+  ApiKeyWebhook: any;
   ApiKeyWebhookInput: any;
   Bill: any;
-  ID: any;
   CapturePaymentIntentInput: any;
-  Int: any;
+  ClientPartner: any;
+  ClientPartnerPage: any;
+  CreateClientPartnerInput: any;
   CreatePaymentIntentInput: any;
   DateTime: any;
   FailedOutboxEvent: any;
   GatewayStore: any;
+  IssuedApiKey: any;
   JSON: any;
   JSONObject: any;
   LedgerTransaction: any;
@@ -1060,6 +1249,7 @@ export type ResolversParentTypes = {
   Order: any;
   OutboxReplay: any;
   PageInfo: any;
+  PartnerCredentialKey: any;
   PartnerCredentials: any;
   PartnerWebhookDelivery: any;
   PaymentConfirmation: any;
@@ -1086,6 +1276,17 @@ export type ResolversParentTypes = {
   WebhookSecretRotation: any;
 };
 
+export type ApiKeyResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
+  client_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  client_partner_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  expires_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  last_used_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  revoked_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ApiKeyStatus'], ParentType, ContextType>;
+};
+
 export type ApiKeyWebhookResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['ApiKeyWebhook'] = ResolversParentTypes['ApiKeyWebhook']> = {
   client_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   webhook_url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1093,6 +1294,21 @@ export type ApiKeyWebhookResolvers<ContextType = PaymentsContext, ParentType ext
 
 export type BillResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['Bill'] = ResolversParentTypes['Bill']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
+export type ClientPartnerResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['ClientPartner'] = ResolversParentTypes['ClientPartner']> = {
+  created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deactivated_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  psp_id?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ClientPartnerStatus'], ParentType, ContextType>;
+};
+
+export type ClientPartnerPageResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['ClientPartnerPage'] = ResolversParentTypes['ClientPartnerPage']> = {
+  nodes?: Resolver<Array<ResolversTypes['ClientPartner']>, ParentType, ContextType>;
+  page_info?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -1112,6 +1328,16 @@ export type FailedOutboxEventResolvers<ContextType = PaymentsContext, ParentType
 export type GatewayStoreResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['GatewayStore'] = ResolversParentTypes['GatewayStore']> = {
   merchant_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type IssuedApiKeyResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['IssuedApiKey'] = ResolversParentTypes['IssuedApiKey']> = {
+  client_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  client_partner_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  expires_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  webhook_secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
@@ -1148,16 +1374,22 @@ export type MutationResolvers<ContextType = PaymentsContext, ParentType extends 
   capturePaymentIntent?: Resolver<ResolversTypes['PaymentIntentResult'], ParentType, ContextType, RequireFields<MutationCapturePaymentIntentArgs, 'id' | 'input'>>;
   claimSignature?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationClaimSignatureArgs, 'signature' | 'ttl_seconds'>>;
   confirmPaymentIntent?: Resolver<ResolversTypes['PaymentConfirmation'], ParentType, ContextType, RequireFields<MutationConfirmPaymentIntentArgs, 'id' | 'payment_token'>>;
+  createClientPartner?: Resolver<ResolversTypes['ClientPartner'], ParentType, ContextType, RequireFields<MutationCreateClientPartnerArgs, 'input'>>;
   createPaymentIntent?: Resolver<ResolversTypes['PaymentIntentResult'], ParentType, ContextType, RequireFields<MutationCreatePaymentIntentArgs, 'input'>>;
+  deactivateClientPartner?: Resolver<ResolversTypes['ClientPartner'], ParentType, ContextType, RequireFields<MutationDeactivateClientPartnerArgs, 'id'>>;
   deleteApiKeyWebhook?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteApiKeyWebhookArgs, 'client_id'>>;
+  issueApiKey?: Resolver<ResolversTypes['IssuedApiKey'], ParentType, ContextType, RequireFields<MutationIssueApiKeyArgs, 'client_partner_id'>>;
   receiveProviderWebhook?: Resolver<ResolversTypes['WebhookReceipt'], ParentType, ContextType, RequireFields<MutationReceiveProviderWebhookArgs, 'provider' | 'raw_body' | 'signatures'>>;
   refundPaymentIntent?: Resolver<ResolversTypes['RefundResult'], ParentType, ContextType, RequireFields<MutationRefundPaymentIntentArgs, 'id' | 'input'>>;
   replayOutboxEvents?: Resolver<ResolversTypes['OutboxReplay'], ParentType, ContextType, RequireFields<MutationReplayOutboxEventsArgs, 'input'>>;
   replayPartnerWebhook?: Resolver<ResolversTypes['PartnerWebhookDelivery'], ParentType, ContextType, RequireFields<MutationReplayPartnerWebhookArgs, 'id'>>;
   replayWebhookDeadLetter?: Resolver<ResolversTypes['WebhookReplay'], ParentType, ContextType, RequireFields<MutationReplayWebhookDeadLetterArgs, 'id'>>;
+  revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'client_partner_id' | 'id'>>;
+  rotateApiKey?: Resolver<ResolversTypes['IssuedApiKey'], ParentType, ContextType, RequireFields<MutationRotateApiKeyArgs, 'client_id'>>;
   rotateApiKeyWebhookSecret?: Resolver<ResolversTypes['WebhookSecretRotation'], ParentType, ContextType, RequireFields<MutationRotateApiKeyWebhookSecretArgs, 'client_id'>>;
   setApiKeyWebhook?: Resolver<ResolversTypes['ApiKeyWebhook'], ParentType, ContextType, RequireFields<MutationSetApiKeyWebhookArgs, 'input'>>;
   syncMerchants?: Resolver<ResolversTypes['MerchantSyncResult'], ParentType, ContextType, RequireFields<MutationSyncMerchantsArgs, 'input'>>;
+  touchApiKey?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationTouchApiKeyArgs, 'id'>>;
 };
 
 export type OrderResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
@@ -1174,9 +1406,16 @@ export type PageInfoResolvers<ContextType = PaymentsContext, ParentType extends 
   has_next_page?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
+export type PartnerCredentialKeyResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerCredentialKey'] = ResolversParentTypes['PartnerCredentialKey']> = {
+  expires_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revoked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type PartnerCredentialsResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerCredentials'] = ResolversParentTypes['PartnerCredentials']> = {
   client_partner_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  secrets?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  keys?: Resolver<Array<ResolversTypes['PartnerCredentialKey']>, ParentType, ContextType>;
 };
 
 export type PartnerWebhookDeliveryResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerWebhookDelivery'] = ResolversParentTypes['PartnerWebhookDelivery']> = {
@@ -1253,6 +1492,10 @@ export type PosPaymentResolvers<ContextType = PaymentsContext, ParentType extend
 
 export type QueryResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   apiKeyWebhook?: Resolver<ResolversTypes['ApiKeyWebhook'], ParentType, ContextType, RequireFields<QueryApiKeyWebhookArgs, 'client_id'>>;
+  clientPartner?: Resolver<ResolversTypes['ClientPartner'], ParentType, ContextType, RequireFields<QueryClientPartnerArgs, 'id'>>;
+  clientPartnerApiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType, RequireFields<QueryClientPartnerApiKeysArgs, 'client_partner_id'>>;
+  clientPartners?: Resolver<ResolversTypes['ClientPartnerPage'], ParentType, ContextType, Partial<QueryClientPartnersArgs>>;
+  expiringApiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType, Partial<QueryExpiringApiKeysArgs>>;
   failedOutboxEvents?: Resolver<Array<ResolversTypes['FailedOutboxEvent']>, ParentType, ContextType>;
   gatewayStore?: Resolver<Maybe<ResolversTypes['GatewayStore']>, ParentType, ContextType, RequireFields<QueryGatewayStoreArgs, 'client_partner_id'>>;
   partnerCredentials?: Resolver<Maybe<ResolversTypes['PartnerCredentials']>, ParentType, ContextType, RequireFields<QueryPartnerCredentialsArgs, 'client_id'>>;
@@ -1338,11 +1581,15 @@ export type WebhookSecretRotationResolvers<ContextType = PaymentsContext, Parent
 };
 
 export type Resolvers<ContextType = PaymentsContext> = {
+  ApiKey?: ApiKeyResolvers<ContextType>;
   ApiKeyWebhook?: ApiKeyWebhookResolvers<ContextType>;
   Bill?: BillResolvers<ContextType>;
+  ClientPartner?: ClientPartnerResolvers<ContextType>;
+  ClientPartnerPage?: ClientPartnerPageResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   FailedOutboxEvent?: FailedOutboxEventResolvers<ContextType>;
   GatewayStore?: GatewayStoreResolvers<ContextType>;
+  IssuedApiKey?: IssuedApiKeyResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   JSONObject?: GraphQLScalarType;
   LedgerTransaction?: LedgerTransactionResolvers<ContextType>;
@@ -1351,6 +1598,7 @@ export type Resolvers<ContextType = PaymentsContext> = {
   Order?: OrderResolvers<ContextType>;
   OutboxReplay?: OutboxReplayResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  PartnerCredentialKey?: PartnerCredentialKeyResolvers<ContextType>;
   PartnerCredentials?: PartnerCredentialsResolvers<ContextType>;
   PartnerWebhookDelivery?: PartnerWebhookDeliveryResolvers<ContextType>;
   PaymentConfirmation?: PaymentConfirmationResolvers<ContextType>;

@@ -11,6 +11,7 @@ const deps = await openPayments({
   masterKey: config.masterKey,
   partnerWebhooks: config.partnerWebhooks,
   webhookRetryDelaysMs: config.webhookRetryDelaysMs,
+  apiKeyLifetimeDays: config.apiKeyLifetimeDays,
 });
 if (config.sandbox) deps.providers.attach(sandboxSetup(config.sandbox, config.sandbox.gatewayUrl));
 const server = await serveSubgraph(

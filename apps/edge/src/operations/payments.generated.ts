@@ -26,7 +26,14 @@ export type PartnerCredentialsQueryVariables = Exact<{
 }>;
 
 
-export type PartnerCredentialsQuery = { partnerCredentials: { client_partner_id: number, secrets: Array<string> } | null };
+export type PartnerCredentialsQuery = { partnerCredentials: { client_partner_id: number, keys: Array<{ id: string, secret: string, expires_at: string, revoked: boolean }> } | null };
+
+export type TouchApiKeyMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type TouchApiKeyMutation = { touchApiKey: boolean };
 
 export type GatewayStoreQueryVariables = Exact<{
   client_partner_id: number;
@@ -75,10 +82,20 @@ export const PartnerCredentialsDocument = new TypedDocumentString(`
     query PartnerCredentials($client_id: String!) {
   partnerCredentials(client_id: $client_id) {
     client_partner_id
-    secrets
+    keys {
+      id
+      secret
+      expires_at
+      revoked
+    }
   }
 }
     `) as unknown as TypedDocumentString<PartnerCredentialsQuery, PartnerCredentialsQueryVariables>;
+export const TouchApiKeyDocument = new TypedDocumentString(`
+    mutation TouchApiKey($id: String!) {
+  touchApiKey(id: $id)
+}
+    `) as unknown as TypedDocumentString<TouchApiKeyMutation, TouchApiKeyMutationVariables>;
 export const GatewayStoreDocument = new TypedDocumentString(`
     query GatewayStore($client_partner_id: Int!, $merchant_store_id: String) {
   gatewayStore(

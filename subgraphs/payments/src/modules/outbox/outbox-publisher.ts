@@ -1,6 +1,7 @@
 import type { MessageBus, Topic } from "@pos-cloud/common/messaging";
 import { outboxPublisher as publisher } from "@pos-cloud/common/outbox";
 import type { Clock } from "../../clock";
+import { partnerEventTypes } from "../webhooks/webhook-event";
 import type { OutboxRepository } from "./outbox.repository";
 
 export {
@@ -11,11 +12,9 @@ export {
   retryDelayMs,
 } from "@pos-cloud/common/outbox";
 
-/** Partners hear of an intent's terminal states only; everything goes to the internal topic. */
-const PARTNER_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.failed", "payment_intent.cancelled"]);
-
+/** Partners hear of an intent's terminal states and of their keys' expiry only; everything goes to the internal topic. */
 export const topicsOf = (event_type: string): Topic[] =>
-  PARTNER_EVENTS.has(event_type) ? ["events.internal", "webhooks.delivery"] : ["events.internal"];
+  partnerEventTypes.has(event_type) ? ["events.internal", "webhooks.delivery"] : ["events.internal"];
 
 /** The gateway's publisher: the shared one, with the partner-bound topic and the gateway's outbox metrics. */
 export const outboxPublisher = (deps: { outbox: OutboxRepository; bus: MessageBus; clock: Clock }) =>

@@ -1,5 +1,7 @@
+import { type Page, readPage } from "@pos-cloud/common";
 import type { PreparedSql } from "@pos-cloud/common/storage";
 import { type ApiKey, Prisma, type PrismaClient, type Store } from "../../generated/prisma/client";
+import { auditPartnerChange, type PartnerChange } from "./partner-audit";
 
 export type PartnerRepository = ReturnType<typeof partnerRepository>;
 
@@ -8,10 +10,73 @@ export type WebhookSettings = Pick<
   "webhook_url" | "webhook_secret_sealed" | "previous_webhook_secret_sealed" | "previous_webhook_secret_expires_at"
 >;
 
+export type NewApiKey = Pick<ApiKey, "id" | "client_partner_id" | "client_id" | "secret_sealed" | "expires_at"> &
+  Partial<WebhookSettings>;
+
+/** Why a key was not issued: the partner is unknown or deactivated, or holds its limit of usable keys already. */
+export type IssueRefusal = "not_found" | "inactive" | "limit";
+
+/** A key the edge can still use: not revoked and not past its expiry. */
+const usable = (now: Date) => ({ is_active: true, expires_at: { gt: now } });
+
 export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
-    createPartner: (name: string, psp_id?: number) => prisma.clientPartner.create({ data: { name, psp_id } }),
+    createPartner: (name: string, psp_id: number | undefined, change: Omit<PartnerChange, "target">, at: Date) =>
+      prisma.$transaction(async (tx) => {
+        const partner = await tx.clientPartner.create({ data: { name, psp_id, created_at: at } });
+        await auditPartnerChange(tx, { ...change, target: { type: "client_partner", id: String(partner.id) } }, at);
+        return partner;
+      }),
     findPartner: (id: number) => prisma.clientPartner.findUnique({ where: { id } }),
+    listPartners: (page: Page) =>
+      readPage(page, {
+        rows: (take) => prisma.clientPartner.findMany({ orderBy: { id: "asc" }, skip: page.offset, take }),
+        total: () => prisma.clientPartner.count(),
+      }),
+    /** Deactivates the partner and revokes its keys with it; false when it was not active. */
+    deactivatePartner: (id: number, change: PartnerChange, at: Date) =>
+      prisma.$transaction(async (tx) => {
+        const { count } = await tx.clientPartner.updateMany({
+          where: { id, is_active: true },
+          data: { is_active: false, deactivated_at: at },
+        });
+        if (count === 0) return false;
+        await tx.apiKey.updateMany({
+          where: { client_partner_id: id, is_active: true },
+          data: { is_active: false, revoked_at: at },
+        });
+        await auditPartnerChange(tx, change, at);
+        return true;
+      }),
+    /**
+     * Issues a key unless the partner is unknown, deactivated or holds `max` usable keys already, under a lock of
+     * the partner's row so two issues at once cannot pass the limit together. With `shorten`, the other usable keys
+     * of the client_id expire by then at the latest (a rotation's overlap).
+     */
+    issueKey: (
+      key: NewApiKey,
+      options: { max: number; now: Date; shorten?: Date },
+      change: Omit<PartnerChange, "target">,
+    ) =>
+      prisma.$transaction(async (tx): Promise<{ key: ApiKey } | { refused: IssueRefusal }> => {
+        const [partner] = await tx.$queryRaw<{ is_active: boolean }[]>`
+          SELECT is_active FROM client_partners WHERE id = ${key.client_partner_id} FOR UPDATE`;
+        if (!partner) return { refused: "not_found" };
+        if (!partner.is_active) return { refused: "inactive" };
+        const held = await tx.apiKey.count({
+          where: { client_partner_id: key.client_partner_id, ...usable(options.now) },
+        });
+        if (held >= options.max) return { refused: "limit" };
+        if (options.shorten) {
+          await tx.apiKey.updateMany({
+            where: { client_id: key.client_id, ...usable(options.now), expires_at: { gt: options.shorten } },
+            data: { expires_at: options.shorten },
+          });
+        }
+        const created = await tx.apiKey.create({ data: { ...key, created_at: options.now } });
+        await auditPartnerChange(tx, { ...change, target: { type: "api_key", id: created.id } }, options.now);
+        return { key: created };
+      }),
     /** Makes this partner the sync partner and no other. */
     designateSyncPartner: (id: number) =>
       prisma.$transaction([
@@ -21,11 +86,57 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
         }),
         prisma.clientPartner.update({ where: { id }, data: { is_sync_partner: true } }),
       ]),
-    activeKeys: (client_id: string) =>
-      prisma.apiKey.findMany({ where: { client_id, is_active: true }, orderBy: { created_at: "desc" } }),
-    createKey: (
-      data: Pick<ApiKey, "id" | "client_partner_id" | "client_id" | "secret_sealed"> & Partial<WebhookSettings>,
-    ) => prisma.apiKey.create({ data }),
+    /** The client_id's usable keys, newest first. */
+    activeKeys: (client_id: string, now: Date) =>
+      prisma.apiKey.findMany({ where: { client_id, ...usable(now) }, orderBy: { created_at: "desc" } }),
+    /** A partner's keys, usable or not, newest first. */
+    partnerKeys: (client_partner_id: number) =>
+      prisma.apiKey.findMany({ where: { client_partner_id }, orderBy: [{ created_at: "desc" }, { id: "desc" }] }),
+    /**
+     * The client_id's newest keys, revoked and expired ones too: the edge tells a signature by a retired secret from a
+     * wrong one. Ten cover every rotation a partner would still sign with.
+     */
+    recentKeys: (client_id: string) =>
+      prisma.apiKey.findMany({ where: { client_id }, orderBy: { created_at: "desc" }, take: 10 }),
+    /** Notes a key's use unless a use within the last minute is noted already: at most one write a minute per key. */
+    touchKey: (id: string, at: Date) =>
+      prisma.apiKey.updateMany({
+        where: { id, OR: [{ last_used_at: null }, { last_used_at: { lt: new Date(at.getTime() - 60_000) } }] },
+        data: { last_used_at: at },
+      }),
+    /** Usable keys expiring by `until`, soonest first. */
+    expiringKeys: (now: Date, until: Date, take: number) =>
+      prisma.apiKey.findMany({
+        where: { is_active: true, expires_at: { gt: now, lte: until } },
+        orderBy: { expires_at: "asc" },
+        take,
+      }),
+    countExpiringKeys: (now: Date, until: Date) =>
+      prisma.apiKey.count({ where: { is_active: true, expires_at: { gt: now, lte: until } } }),
+    /** Unrevoked keys expiring in `expiring` whose notice for `days` (or a nearer one) is not written yet. */
+    keysDueNotice: (days: number, expiring: { gt?: Date; lte: Date }, take: number) =>
+      prisma.apiKey.findMany({
+        where: {
+          is_active: true,
+          expires_at: expiring,
+          OR: [{ expiry_notice_days: null }, { expiry_notice_days: { gt: days } }],
+        },
+        orderBy: { expires_at: "asc" },
+        take,
+      }),
+    /**
+     * Records that the key's notice for `days` (0: its expiry) is written, with the event in the same transaction;
+     * false when another worker recorded it (or a nearer one) first, so no notice goes out twice.
+     */
+    recordExpiryNotice: (key: ApiKey, days: number, write: (tx: Prisma.TransactionClient) => Promise<unknown>) =>
+      prisma.$transaction(async (tx) => {
+        const { count } = await tx.apiKey.updateMany({
+          where: { id: key.id, OR: [{ expiry_notice_days: null }, { expiry_notice_days: { gt: days } }] },
+          data: { expiry_notice_days: days },
+        });
+        if (count === 1) await write(tx);
+        return count === 1;
+      }),
     /** The webhook settings are the client_id's: every active secret of it carries the same ones. */
     /** With `secretWas`, only while the webhook secret is still that one (two rotations at once: one wins). */
     updateWebhook: (client_id: string, data: Partial<WebhookSettings>, secretWas?: string | null) =>
@@ -34,16 +145,21 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
         data,
       }),
     /** One active row per client_id of the partner with a webhook_url (the newest; all carry the same settings). */
-    webhookKeys: (client_partner_id: number) =>
+    webhookKeys: (client_partner_id: number, now: Date) =>
       prisma.apiKey.findMany({
-        where: { client_partner_id, is_active: true, webhook_url: { not: null } },
+        where: { client_partner_id, ...usable(now), webhook_url: { not: null } },
         orderBy: [{ client_id: "asc" }, { created_at: "desc" }],
         distinct: ["client_id"],
       }),
-    revokeKey: (id: string, client_partner_id: number, at: Date) =>
-      prisma.apiKey.updateMany({
-        where: { id, client_partner_id, is_active: true },
-        data: { is_active: false, revoked_at: at },
+    /** Revokes an unrevoked key of the partner; false when there is none. */
+    revokeKey: (id: string, client_partner_id: number, change: PartnerChange, at: Date) =>
+      prisma.$transaction(async (tx) => {
+        const { count } = await tx.apiKey.updateMany({
+          where: { id, client_partner_id, is_active: true },
+          data: { is_active: false, revoked_at: at },
+        });
+        if (count === 1) await auditPartnerChange(tx, change, at);
+        return count === 1;
       }),
     /** The partner's stores whose code is `code`, or whose id is `id`; the partner filter is in the query. */
     partnerStores: (client_partner_id: number, match: { code: string; id?: number }) =>

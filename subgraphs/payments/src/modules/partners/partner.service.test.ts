@@ -17,23 +17,25 @@ it("keeps secrets sealed and gives them to the edge alone", async () => {
   expect(JSON.stringify(rows)).not.toContain(key.webhook_secret);
   expect(await deps.partners.credentialsFor(edge, key.client_id)).toEqual({
     client_partner_id: partner.id,
-    secrets: [key.secret],
+    keys: [{ id: key.id, secret: key.secret, expires_at: key.expires_at, revoked: false }],
   });
   await expect(deps.partners.credentialsFor(caller, key.client_id)).rejects.toMatchObject({ code: "forbidden" });
   expect(await deps.partners.credentialsFor(edge, "cl_unknown")).toBeNull();
 });
 
-it("allows two active secrets per client_id while rotating, not three", async () => {
+it("allows two active secrets per partner while rotating, not three", async () => {
   const { partner, key } = await seedPartner(deps);
   const second = await deps.partners.issueApiKey(partner.id, { client_id: key.client_id });
-  expect((await deps.partners.credentialsFor(edge, key.client_id))?.secrets.sort()).toEqual(
-    [key.secret, second.secret].sort(),
-  );
+  const secrets = async () =>
+    (await deps.partners.credentialsFor(edge, key.client_id))?.keys
+      .filter((each) => !each.revoked)
+      .map((each) => each.secret);
+  expect((await secrets())?.sort()).toEqual([key.secret, second.secret].sort());
   await expect(deps.partners.issueApiKey(partner.id, { client_id: key.client_id })).rejects.toMatchObject({
     code: "conflict",
   });
   await deps.partners.revokeApiKey(partner.id, key.id);
-  expect((await deps.partners.credentialsFor(edge, key.client_id))?.secrets).toEqual([second.secret]);
+  expect(await secrets()).toEqual([second.secret]);
 });
 
 it("keeps a client_id's webhook when its HMAC secret rotates, and posts once per client_id", async () => {

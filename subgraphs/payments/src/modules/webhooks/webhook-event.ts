@@ -1,13 +1,14 @@
 import type { BusEvent } from "@pos-cloud/common/messaging";
 
-/** The intent events partners receive: terminal states only (the webhook-delivery topic carries no others). */
+/** The events partners receive: an intent's terminal states and their keys' coming expiry (the webhook-delivery topic carries no others). */
 export const partnerEventTypes = new Set([
   "payment_intent.succeeded",
   "payment_intent.failed",
   "payment_intent.cancelled",
+  "api_key.expiring",
 ]);
 
-/** The intent and its partner as the outbox payload carries them (`intentEventRow`). */
+/** The intent (if any) and its partner as the outbox payload carries them (`intentEventRow`, key expiry). */
 export function eventIntent(event: BusEvent) {
   const intent = (event.payload.payment_intent ?? {}) as Record<string, unknown>;
   const metadata = (event.payload.metadata ?? {}) as Record<string, unknown>;
@@ -22,6 +23,9 @@ export function eventIntent(event: BusEvent) {
  */
 export function webhookBody(id: string, event: BusEvent): string {
   const { intent, occurred_at } = eventIntent(event);
+  if (event.event_type === "api_key.expiring") {
+    return JSON.stringify({ id, type: event.event_type, created_at: occurred_at, data: event.payload.api_key });
+  }
   const data: Record<string, unknown> = {
     id: intent.id,
     status: intent.status,
