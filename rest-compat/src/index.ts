@@ -22,6 +22,7 @@ export * from "./gateway-front";
 export * from "./graphql";
 export * from "./hmac";
 export * from "./http";
+export * from "./openapi";
 export * from "./rate-limit";
 export * from "./router";
 export * from "./seen-signatures";

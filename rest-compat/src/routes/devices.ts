@@ -65,14 +65,20 @@ export const deviceRoutes: RestRoute[] = [
     ({ body }) => ({ input: body.fields }),
     { status: 201 },
   ),
-  route("POST", "/api/v1/device/provision/activate", "activateDevice", ActivateDeviceDocument, ({ body }) => ({
-    input: body.fields,
-  })),
+  route(
+    "POST",
+    "/api/v1/device/provision/activate",
+    "activateDevice",
+    ActivateDeviceDocument,
+    ({ body }) => ({ input: body.fields }),
+    { anonymous: true },
+  ),
   route(
     "GET",
     "/api/v1/device/provision/activationStatus",
     "activationStatus",
     ActivationStatusDocument,
     ({ query }) => ({ activation_code: query.get("activation_code") ?? "" }),
+    { anonymous: true },
   ),
 ];
