@@ -209,11 +209,18 @@ const header = (description: string, schema: Schema = { type: "string" }, requir
   required,
   schema,
 });
-const rateLimitHeaders = {
-  "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
-  "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
-  "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
-};
+/**
+ * Every `/v1` answer carries the rate-limit headers (the spec's rule for the gateway); a portal or POS answer only once
+ * its caller was counted, so not a refused token's 401.
+ */
+const rateLimitHeaders = (scope: "Gateway" | "Api") =>
+  Object.fromEntries(
+    ["Limit", "Remaining", "Reset"].map((name) => [
+      `X-RateLimit-${name}`,
+      { $ref: `#/components/headers/${scope}-RateLimit-${name}` },
+    ]),
+  );
+const scopeOf = (route: RestRoute) => (route.path.startsWith("/v1/") ? "Gateway" : "Api");
 const errorStatuses = [...new Set(Object.values(errorStatus))].sort();
 
 function operationOf(schema: GraphQLSchema, route: RestRoute) {
@@ -257,7 +264,7 @@ function operationOf(schema: GraphQLSchema, route: RestRoute) {
     ...(doc.oauth ? { "application/x-www-form-urlencoded": { schema: bodySchema } } : {}),
   };
 
-  const successHeaders: Schema = { ...rateLimitHeaders };
+  const successHeaders: Schema = rateLimitHeaders(scopeOf(route));
   if (doc.page) {
     successHeaders["X-Total-Count"] = { $ref: "#/components/headers/X-Total-Count" };
     successHeaders.Link = { $ref: "#/components/headers/Link" };
@@ -280,7 +287,7 @@ function operationOf(schema: GraphQLSchema, route: RestRoute) {
     errorStatuses.map((status) => [
       String(status),
       {
-        $ref: `#/components/responses/${doc.oauth && (status === 400 || status === 401) ? "OAuthError" : "Error"}${status}`,
+        $ref: `#/components/responses/${doc.oauth && (status === 400 || status === 401) ? "OAuth" : scopeOf(route)}Error${status}`,
       },
     ]),
   );
@@ -333,17 +340,20 @@ function errorResponses() {
   for (const status of errorStatuses) {
     const codes = Object.entries(errorStatus).flatMap(([code, of]) => (of === status ? [code] : []));
     const schema = errorSchema(codes);
-    const headers: Schema = { ...rateLimitHeaders };
-    if (status === 429) headers["Retry-After"] = header("Seconds until the limit resets.", { type: "integer" });
-    responses[`Error${status}`] = {
-      description: codes.join(", "),
-      headers,
-      content: { "application/json": { schema } },
-    };
+    const headersOf = (scope: "Gateway" | "Api") => ({
+      ...rateLimitHeaders(scope),
+      ...(status === 429 ? { "Retry-After": header("Seconds until the limit resets.", { type: "integer" }) } : {}),
+    });
+    for (const scope of ["Gateway", "Api"] as const)
+      responses[`${scope}Error${status}`] = {
+        description: codes.join(", "),
+        headers: headersOf(scope),
+        content: { "application/json": { schema } },
+      };
     if (status === 400 || status === 401)
       responses[`OAuthError${status}`] = {
         description: `${codes.join(", ")}, or an OAuth 2.0 error`,
-        headers,
+        headers: headersOf("Api"),
         content: { "application/json": { schema: { anyOf: [oauthErrorSchema, schema] } } },
       };
   }
@@ -405,9 +415,18 @@ const components = {
     },
   },
   headers: {
-    "X-RateLimit-Limit": header("Requests allowed in the window.", { type: "integer" }, true),
-    "X-RateLimit-Remaining": header("Requests left in the window.", { type: "integer" }, true),
-    "X-RateLimit-Reset": header("Unix time at which the window resets.", { type: "integer" }, true),
+    ...Object.fromEntries(
+      (["Gateway", "Api"] as const).flatMap((scope) =>
+        Object.entries({
+          Limit: "Requests allowed in the window.",
+          Remaining: "Requests left in the window.",
+          Reset: "Unix time at which the window resets.",
+        }).map(([name, description]) => [
+          `${scope}-RateLimit-${name}`,
+          header(description, { type: "integer" }, scope === "Gateway"),
+        ]),
+      ),
+    ),
     "X-Total-Count": header("The number of rows in the whole list.", { type: "integer" }, true),
     Link: header('The next page while more follow: `<path?after=…>; rel="next"` (RFC 8288).'),
   },
