@@ -13,7 +13,7 @@ describe("API reference (issue 23)", () => {
     const response = await fetch(`${platform.baseUrl}/openapi.json`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-    const document = await response.json();
+    const document = (await response.json()) as any;
     expect(document.openapi).toBe("3.1.0");
     const served = Object.entries(document.paths as Record<string, object>).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
@@ -28,7 +28,7 @@ describe("API reference (issue 23)", () => {
     expect(list.responses["200"].headers).toHaveProperty("X-Total-Count");
     expect(list.responses["200"].content["application/json"].schema.type).toBe("array");
     expect(list.parameters.map((parameter: { name: string }) => parameter.name)).toContain("store_id");
-    expect(document.components.responses.Error404.content["application/json"].schema.required).toEqual([
+    expect(document.components.responses.ApiError404.content["application/json"].schema.required).toEqual([
       "code",
       "message",
       "details",
