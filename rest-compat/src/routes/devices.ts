@@ -65,14 +65,9 @@ export const deviceRoutes: RestRoute[] = [
     ({ body }) => ({ input: body.fields }),
     { status: 201 },
   ),
-  route(
-    "POST",
-    "/api/v1/device/provision/activate",
-    "activateDevice",
-    ActivateDeviceDocument,
-    ({ body }) => ({ input: body.fields }),
-    { anonymous: true },
-  ),
+  route("POST", "/api/v1/device/provision/activate", "activateDevice", ActivateDeviceDocument, ({ body }) => ({
+    input: body.fields,
+  })),
   route(
     "GET",
     "/api/v1/device/provision/activationStatus",
