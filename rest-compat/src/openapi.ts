@@ -89,21 +89,23 @@ function selectionSchema(
     if (leaf || !isObjectType(named) || !selection) return leaf ?? {};
     const properties: Record<string, Schema> = {};
     const required: string[] = [];
-    const collect = (set: SelectionSetNode) => {
+    // A selection under @include or @skip may be left out of the answer, so it is not required.
+    const collect = (set: SelectionSetNode, optional: boolean) => {
       for (const node of set.selections) {
-        if (node.kind === Kind.FRAGMENT_SPREAD) collect(fragments.get(node.name.value)!.selectionSet);
-        else if (node.kind === Kind.INLINE_FRAGMENT) collect(node.selectionSet);
+        const maybe = optional || (node.directives ?? []).some((d) => ["include", "skip"].includes(d.name.value));
+        if (node.kind === Kind.FRAGMENT_SPREAD) collect(fragments.get(node.name.value)!.selectionSet, maybe);
+        else if (node.kind === Kind.INLINE_FRAGMENT) collect(node.selectionSet, maybe);
         else {
           const key = node.alias?.value ?? node.name.value;
           const field = node.name.value === "__typename" ? undefined : named.getFields()[node.name.value];
           if (!field) throw new Error(`${named.name}.${node.name.value} is not in the schema`);
           properties[key] = selectionSchema(schema, field.type, node.selectionSet, fragments, omitsNulls);
           if (field.description) properties[key].description = field.description;
-          if (!omitsNulls || isNonNullType(field.type)) required.push(key);
+          if (!maybe && (!omitsNulls || isNonNullType(field.type))) required.push(key);
         }
       }
     };
-    collect(selection);
+    collect(selection, false);
     return { type: "object", properties, required: [...new Set(required)], additionalProperties: false };
   });
 }
