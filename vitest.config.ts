@@ -46,6 +46,8 @@ export default defineConfig({
     testTimeout: clusterWiring ? 60_000 : 30_000,
     hookTimeout: clusterWiring ? 180_000 : 60_000,
     pool: "forks",
+    // Every REST response a test receives is checked against the API reference (tests/support/contract.ts).
+    setupFiles: ["tests/support/contract.ts"],
     // Test files share one process's loaded modules instead of each loading the platform again: a third less time.
     // Every file closes what it starts, so nothing of one is left for the next.
     isolate: false,

@@ -23,6 +23,7 @@ export * from "./gateway-front";
 export * from "./graphql";
 export * from "./hmac";
 export * from "./http";
+export * from "./openapi";
 export { assertUtf8Form } from "./params";
 export * from "./rate-limit";
 export * from "./router";

@@ -57,7 +57,8 @@ export function operationRoute<Result, Variables>(
     page = false,
     auth,
     subgraph,
-  }: { status?: number; page?: boolean } & Pick<RestRoute, "auth" | "subgraph"> = {},
+    anonymous,
+  }: { status?: number; page?: boolean; anonymous?: boolean } & Pick<RestRoute, "auth" | "subgraph"> = {},
 ): RestRoute {
   return {
     method,
@@ -65,6 +66,7 @@ export function operationRoute<Result, Variables>(
     auth,
     subgraph,
     alsoUnprefixed: path.startsWith("/api/v1/"),
+    doc: { operation, field, status, page, anonymous, variables },
     async handle(request, execute) {
       try {
         const data = (await runOperation(execute, operation, variables(request), request.caller))[field];

@@ -26,6 +26,33 @@ export interface RestResponse {
   text?: string;
 }
 
+/**
+ * A route as the API reference sees it: its operation and root field, whose types give the answer's schema, and
+ * how it builds the operation's variables, which the reference calls with a probing request to learn which query
+ * parameters, body fields and headers it reads. Operation routes fill it themselves; a route with its own `handle`
+ * declares it next to it, with the same `variables` function its handler calls.
+ */
+export interface RouteDoc {
+  operation: { toString(): string };
+  field: string;
+  /** The success status. */
+  status: number;
+  variables: (request: RestRequest) => Record<string, unknown>;
+  /** A list page: the body is its `nodes`, the paging in headers. */
+  page?: boolean;
+  /** The body is this field of the root field's result (`payment_intent`), with the fields of `merge` beside it. */
+  result?: string;
+  merge?: string[];
+  /** Null fields are left out of the answer rather than sent as null. */
+  omitsNulls?: boolean;
+  /** Served without a token (a login, a public key, a device not yet provisioned). */
+  anonymous?: boolean;
+  /** Answers `text/plain` as well when the client prefers it (`Accept`). */
+  text?: boolean;
+  /** An OAuth 2.0 endpoint: form-encoded bodies, and its refusals as `{error, error_description}` (RFC 6749 §5.2). */
+  oauth?: boolean;
+}
+
 export interface RestRoute {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   /** With `:name` segments, for example `/api/v1/stores/:id`. */
@@ -47,6 +74,8 @@ export interface RestRoute {
    * (`@inaccessible`: web-view and provider operations `/graphql` must not serve); absent: through the gateway.
    */
   subgraph?: "payments";
+  /** What the API reference (`openapi.ts`) derives this route's parameters and answers from. */
+  doc: RouteDoc;
   handle(request: RestRequest, execute: ExecuteOperation): Promise<RestResponse>;
 }
 

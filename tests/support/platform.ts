@@ -6,6 +6,7 @@ import type { DemoFile, DemoUser } from "../../apps/platform/src/demo";
 import type { PlatformConfig } from "../../apps/platform/src/environment";
 import { startPlatform } from "../../apps/platform/src/platform";
 import { startClusterTestPlatform } from "./cluster-platform";
+import { checkContractOf } from "./contract";
 import { isolatedStorage, seedEmbeddedStorage } from "./databases";
 import { clusterWiring, onPostgres, subgraphNames, temporaryDirectory } from "./environment";
 import type { TestPlatform, TestPlatformOptions } from "./platform-handle";
@@ -23,7 +24,17 @@ export const inProcessOnly = it.skipIf(clusterWiring);
  * instead (a `clock` and a `bus` stay in this process and reach none of them: see `inProcessOnly`).
  */
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
-  if (clusterWiring) return startClusterTestPlatform(options);
+  const platform = clusterWiring ? await startClusterTestPlatform(options) : await startEmbeddedPlatform(options);
+  const unchecked = checkContractOf(platform);
+  const close = platform.close;
+  platform.close = () => {
+    unchecked();
+    return close();
+  };
+  return platform;
+}
+
+async function startEmbeddedPlatform(options: TestPlatformOptions): Promise<TestPlatform> {
   const dir = temporaryDirectory();
   const databases = await isolatedStorage([...subgraphNames]);
   if (!onPostgres) await seedEmbeddedStorage(dir.path);

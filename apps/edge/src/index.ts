@@ -18,6 +18,7 @@ import {
   type SeenSignatures,
 } from "@pos-cloud/rest-compat";
 import type { Redis } from "ioredis";
+import { createApiReference } from "./api-reference";
 import { createAuthenticator } from "./authenticate";
 import { startGraphQL } from "./gateway";
 import { type GraphQLLimits, graphQLLimits } from "./graphql-limits";
@@ -158,6 +159,7 @@ export async function startEdge(config: EdgeConfig) {
     readiness: readinessChecks(config, redis),
     httpTimeouts: config.httpTimeouts,
     publicUrl: config.publicUrl,
+    apiReference: createApiReference(restRoutes, supergraphSdl),
   });
   const websocket = await attachWebSocket(server, graphql.server, graphql.apiSchema, authenticator, {
     limiter,

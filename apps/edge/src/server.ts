@@ -31,6 +31,7 @@ import {
 } from "@pos-cloud/rest-compat";
 import { logAccess, type Seen } from "./access-log";
 import { takeApiLimit } from "./api-limit";
+import type { ApiReference } from "./api-reference";
 import type { Authenticator } from "./authenticate";
 import { authorizationServerMetadata, DISCOVERY_PATH } from "./discovery";
 import type { GatewayContext } from "./gateway";
@@ -56,6 +57,8 @@ export interface EdgeOptions {
   httpTimeouts?: Partial<HttpTimeouts>;
   /** The platform's address as clients reach it (the discovery document's issuer); the request's Host when unknown. */
   publicUrl?: () => string | undefined;
+  /** `/openapi.json` and `/docs`. */
+  apiReference: ApiReference;
 }
 
 /** The development mailbox holds login codes: only a system operator, who may reach every tenant anyway, reads it. */
@@ -113,7 +116,9 @@ export function createEdgeServer({
   readiness,
   httpTimeouts,
   publicUrl,
+  apiReference,
 }: EdgeOptions): Server {
+  const servedPaths = new Set([...fixedPaths, ...apiReference.paths]);
   async function admitApiRequest(caller: Caller, res: ServerResponse) {
     const decision = await takeApiLimit(limiter, caller);
     for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
@@ -130,12 +135,13 @@ export function createEdgeServer({
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, seen: Seen) {
     const url = new URL(req.url ?? "/", "http://edge");
     const method = req.method ?? "GET";
-    if (fixedPaths.has(url.pathname)) seen.route = url.pathname;
+    if (servedPaths.has(url.pathname)) seen.route = url.pathname;
     if (url.pathname === "/health" && method === "GET") return sendJson(res, 200, { status: "ok" });
     if (url.pathname === "/ready" && method === "GET") return sendReadiness(res, readiness);
     if (url.pathname === "/metrics" && method === "GET") return sendMetrics(res);
     if (url.pathname === DISCOVERY_PATH && method === "GET")
       return sendJson(res, 200, authorizationServerMetadata(req, publicUrl?.()));
+    if (apiReference.serve(url.pathname, method, res)) return;
     if (url.pathname === "/v1" || url.pathname.startsWith("/v1/"))
       return serveGateway(req, res, url, method, requestId, seen);
     const caller = await callerOf(req, authenticator, requestId);

@@ -74,5 +74,6 @@ export const deviceRoutes: RestRoute[] = [
     "activationStatus",
     ActivationStatusDocument,
     ({ query }) => ({ activation_code: query.get("activation_code") ?? "" }),
+    { anonymous: true },
   ),
 ];

@@ -7,6 +7,7 @@ export const jwksRoutes: RestRoute[] = (["human", "device"] as const).map((purpo
   method: "GET",
   path: `/api/v1/jwks/${purpose}`,
   alsoUnprefixed: true,
+  doc: { operation: JwksDocument, field: "jwks", status: 200, variables: () => ({ purpose }), anonymous: true },
   async handle({ caller }, execute) {
     const data = await runOperation(execute, JwksDocument, { purpose }, caller);
     return { status: 200, body: data.jwks, headers: { "cache-control": "public, max-age=300" } };

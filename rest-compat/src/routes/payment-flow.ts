@@ -2,13 +2,25 @@ import { idempotencyKeyOf, paymentTokenOf, replayHeaders } from "../gateway-requ
 import { runOperation } from "../graphql";
 import { RefundPaymentIntentDocument } from "../operations/gateway.generated";
 import { ConfirmPaymentIntentDocument } from "../operations/payments.generated";
-import type { RestRoute } from "../router";
+import type { RestRequest, RestRoute } from "../router";
 
 const field = (fields: unknown, name: string) => {
   const value =
     fields && typeof fields === "object" && !Array.isArray(fields) ? (fields as Record<string, unknown>)[name] : null;
   return typeof value === "string" ? value : null;
 };
+
+const confirmation = (request: RestRequest) => ({
+  id: request.params.id,
+  payment_token: paymentTokenOf(request),
+  payment_method_type: field(request.body.fields, "payment_method_type"),
+  provider: field(request.body.fields, "provider"),
+});
+const refund = (request: RestRequest) => ({
+  id: request.params.id,
+  input: request.body.fields,
+  idempotency_key: idempotencyKeyOf(request),
+});
 
 /** Confirm (web view, payment token) and refund (partner, HMAC): the steps of a payment after its creation. */
 export const paymentFlowRoutes: RestRoute[] = [
@@ -17,14 +29,14 @@ export const paymentFlowRoutes: RestRoute[] = [
     path: "/v1/payment_intents/:id/confirm",
     auth: "payment_token",
     subgraph: "payments",
+    doc: {
+      operation: ConfirmPaymentIntentDocument,
+      field: "confirmPaymentIntent",
+      status: 200,
+      variables: confirmation,
+    },
     async handle(request, execute) {
-      const variables = {
-        id: request.params.id,
-        payment_token: paymentTokenOf(request),
-        payment_method_type: field(request.body.fields, "payment_method_type"),
-        provider: field(request.body.fields, "provider"),
-      };
-      const data = await runOperation(execute, ConfirmPaymentIntentDocument, variables, request.caller);
+      const data = await runOperation(execute, ConfirmPaymentIntentDocument, confirmation(request), request.caller);
       return { status: 200, body: data.confirmPaymentIntent };
     },
   },
@@ -33,16 +45,18 @@ export const paymentFlowRoutes: RestRoute[] = [
     path: "/v1/payment_intents/:id/refund",
     auth: "hmac",
     idempotent: true,
+    doc: {
+      operation: RefundPaymentIntentDocument,
+      field: "refundPaymentIntent",
+      status: 201,
+      variables: refund,
+      result: "refund",
+    },
     async handle(request, execute) {
-      const variables = {
-        id: request.params.id,
-        input: request.body.fields,
-        idempotency_key: idempotencyKeyOf(request),
-      };
       const { refundPaymentIntent: result } = await runOperation(
         execute,
         RefundPaymentIntentDocument,
-        variables,
+        refund(request),
         request.caller,
       );
       return {

@@ -8,12 +8,19 @@ import {
 } from "../operations/gateway.generated";
 import { CancelPaymentIntentDocument, PaymentIntentByTokenDocument } from "../operations/payments.generated";
 import { pageParams } from "../params";
-import type { RestResponse, RestRoute } from "../router";
+import type { RestRequest, RestResponse, RestRoute } from "../router";
 
 const bodyField = (fields: unknown, name: string) =>
   fields && typeof fields === "object" && !Array.isArray(fields)
     ? (fields as Record<string, unknown>)[name]
     : undefined;
+
+const creation = (request: RestRequest) => ({ input: request.body.fields, idempotency_key: idempotencyKeyOf(request) });
+const capture = (request: RestRequest) => ({
+  id: request.params.id,
+  input: { amount: bodyField(request.body.fields, "amount") },
+  idempotency_key: idempotencyKeyOf(request),
+});
 
 export const paymentIntentRoutes: RestRoute[] = [
   {
@@ -21,12 +28,19 @@ export const paymentIntentRoutes: RestRoute[] = [
     path: "/v1/payment_intents",
     auth: "hmac",
     idempotent: true,
+    doc: {
+      operation: CreatePaymentIntentDocument,
+      field: "createPaymentIntent",
+      status: 201,
+      variables: creation,
+      result: "payment_intent",
+      merge: ["payment_token"],
+    },
     async handle(request, execute): Promise<RestResponse> {
-      const variables = { input: request.body.fields, idempotency_key: idempotencyKeyOf(request) };
       const { createPaymentIntent: result } = await runOperation(
         execute,
         CreatePaymentIntentDocument,
-        variables,
+        creation(request),
         request.caller,
       );
       return {
@@ -70,16 +84,18 @@ export const paymentIntentRoutes: RestRoute[] = [
     path: "/v1/payment_intents/:id/capture",
     auth: "hmac",
     idempotent: true,
+    doc: {
+      operation: CapturePaymentIntentDocument,
+      field: "capturePaymentIntent",
+      status: 200,
+      variables: capture,
+      result: "payment_intent",
+    },
     async handle(request, execute) {
-      const variables = {
-        id: request.params.id,
-        input: { amount: bodyField(request.body.fields, "amount") },
-        idempotency_key: idempotencyKeyOf(request),
-      };
       const { capturePaymentIntent: result } = await runOperation(
         execute,
         CapturePaymentIntentDocument,
-        variables,
+        capture(request),
         request.caller,
       );
       return { status: 200, body: result.payment_intent, headers: replayHeaders(result) };

@@ -9,20 +9,33 @@ import {
   RecordCardResultDocument,
   RefundPosPaymentDocument,
 } from "../operations/gateway.generated";
-import type { RestResponse, RestRoute } from "../router";
+import type { RestRequest, RestResponse, RestRoute } from "../router";
 import { listFilters } from "./pos-orders";
+
+const creation = (request: RestRequest) => ({ input: request.body.fields, idempotency_key: idempotencyKeyOf(request) });
+const refund = (request: RestRequest) => ({
+  payment_id: request.params.id,
+  input: request.body.fields,
+  idempotency_key: idempotencyKeyOf(request),
+});
 
 export const posPaymentRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/api/v1/payments",
     alsoUnprefixed: true,
+    doc: {
+      operation: CreatePosPaymentDocument,
+      field: "createPosPayment",
+      status: 201,
+      variables: creation,
+      result: "payment",
+    },
     async handle(request, execute): Promise<RestResponse> {
-      const variables = { input: request.body.fields, idempotency_key: idempotencyKeyOf(request) };
       const { createPosPayment: result } = await runOperation(
         execute,
         CreatePosPaymentDocument,
-        variables,
+        creation(request),
         request.caller,
       );
       return {
@@ -49,16 +62,19 @@ export const posPaymentRoutes: RestRoute[] = [
     method: "POST",
     path: "/api/v1/payments/:id/refund",
     alsoUnprefixed: true,
+    doc: {
+      operation: RefundPosPaymentDocument,
+      field: "refundPosPayment",
+      status: 201,
+      variables: refund,
+      result: "refund",
+      merge: ["payment"],
+    },
     async handle(request, execute): Promise<RestResponse> {
-      const variables = {
-        payment_id: request.params.id,
-        input: request.body.fields,
-        idempotency_key: idempotencyKeyOf(request),
-      };
       const { refundPosPayment: result } = await runOperation(
         execute,
         RefundPosPaymentDocument,
-        variables,
+        refund(request),
         request.caller,
       );
       return {

@@ -28,25 +28,25 @@ export function wantsText(request: Pick<RestRequest, "headers">): boolean {
   return quality(accept, "text/plain") > quality(accept, "application/json");
 }
 
+const receipt = (request: RestRequest) => ({
+  payment_id: request.params.id,
+  type: request.query.get("type") ?? undefined,
+  text: wantsText(request),
+  width: integerParam(request.query.get("width"), "width"),
+});
+
 export const posReceiptRoutes: RestRoute[] = [
   {
     method: "GET",
     path: "/api/v1/payments/:id/receipt",
     alsoUnprefixed: true,
+    doc: { operation: PosReceiptDocument, field: "posReceipt", status: 200, variables: receipt, text: true },
     async handle(request, execute): Promise<RestResponse> {
-      const text = wantsText(request);
-      const { posReceipt } = await runOperation(
-        execute,
-        PosReceiptDocument,
-        {
-          payment_id: request.params.id,
-          type: request.query.get("type") ?? undefined,
-          text,
-          width: integerParam(request.query.get("width"), "width"),
-        },
-        request.caller,
-      );
-      return text ? { status: 200, body: null, text: posReceipt.text ?? "" } : { status: 200, body: posReceipt };
+      const variables = receipt(request);
+      const { posReceipt } = await runOperation(execute, PosReceiptDocument, variables, request.caller);
+      return variables.text
+        ? { status: 200, body: null, text: posReceipt.text ?? "" }
+        : { status: 200, body: posReceipt };
     },
   },
 ];

@@ -1,14 +1,17 @@
 import { runOperation } from "../graphql";
 import { SyncMerchantsDocument } from "../operations/gateway.generated";
-import type { RestRoute } from "../router";
+import type { RestRequest, RestRoute } from "../router";
+
+const sync = ({ body }: RestRequest) => ({ input: body.fields });
 
 export const syncRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/sync/merchants",
     auth: "hmac",
-    async handle({ body, caller }, execute) {
-      const data = await runOperation(execute, SyncMerchantsDocument, { input: body.fields }, caller);
+    doc: { operation: SyncMerchantsDocument, field: "syncMerchants", status: 200, variables: sync },
+    async handle(request, execute) {
+      const data = await runOperation(execute, SyncMerchantsDocument, sync(request), request.caller);
       return { status: 200, body: data.syncMerchants };
     },
   },

@@ -21,6 +21,8 @@ const shown = (user: Fields) => {
   return totp_secret ? { ...rest, totp_secret, totp_uri } : rest;
 };
 const byId = ({ params }: RestRequest) => ({ id: params.id });
+const creation = ({ body }: RestRequest) => ({ input: fieldsOf(body) });
+const change = ({ params, body }: RestRequest) => ({ id: params.id, input: fieldsOf(body) });
 
 /** Users of tiers L0 to L6 (portal `users` module). */
 export const userRoutes: RestRoute[] = [
@@ -40,8 +42,9 @@ export const userRoutes: RestRoute[] = [
     method: "POST",
     path: "/api/v1/users",
     alsoUnprefixed: true,
-    async handle({ body, caller }, execute) {
-      const data = await runOperation(execute, CreateUserDocument, { input: fieldsOf(body) }, caller);
+    doc: { operation: CreateUserDocument, field: "createUser", status: 201, variables: creation, omitsNulls: true },
+    async handle(request, execute) {
+      const data = await runOperation(execute, CreateUserDocument, creation(request), request.caller);
       return { status: 201, body: shown(data.createUser) };
     },
   },
@@ -50,8 +53,9 @@ export const userRoutes: RestRoute[] = [
     method: "PATCH",
     path: "/api/v1/users/:id",
     alsoUnprefixed: true,
-    async handle({ params, body, caller }, execute) {
-      const data = await runOperation(execute, UpdateUserDocument, { id: params.id, input: fieldsOf(body) }, caller);
+    doc: { operation: UpdateUserDocument, field: "updateUser", status: 200, variables: change, omitsNulls: true },
+    async handle(request, execute) {
+      const data = await runOperation(execute, UpdateUserDocument, change(request), request.caller);
       return { status: 200, body: shown(data.updateUser) };
     },
   },

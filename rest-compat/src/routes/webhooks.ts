@@ -1,6 +1,14 @@
 import { runOperation } from "../graphql";
 import { ReceiveProviderWebhookDocument } from "../operations/payments.generated";
-import type { RestRoute } from "../router";
+import type { RestRequest, RestRoute } from "../router";
+
+const notification = (request: RestRequest) => ({
+  provider: request.params.provider,
+  raw_body: request.body.raw.toString("base64"),
+  signatures: Object.fromEntries(
+    Object.entries(request.headers).filter(([name, value]) => name.endsWith("-signature") && typeof value === "string"),
+  ),
+});
 
 /**
  * Inbound provider notifications. No partner authentication: the provider's signature is the credential, checked
@@ -13,18 +21,15 @@ export const webhookRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/webhooks/:provider",
     subgraph: "payments",
+    doc: {
+      operation: ReceiveProviderWebhookDocument,
+      field: "receiveProviderWebhook",
+      status: 200,
+      variables: notification,
+      anonymous: true,
+    },
     async handle(request, execute) {
-      const signatures = Object.fromEntries(
-        Object.entries(request.headers).filter(
-          ([name, value]) => name.endsWith("-signature") && typeof value === "string",
-        ),
-      );
-      const data = await runOperation(
-        execute,
-        ReceiveProviderWebhookDocument,
-        { provider: request.params.provider, raw_body: request.body.raw.toString("base64"), signatures },
-        request.caller,
-      );
+      const data = await runOperation(execute, ReceiveProviderWebhookDocument, notification(request), request.caller);
       return { status: 200, body: data.receiveProviderWebhook };
     },
   },
