@@ -20,6 +20,8 @@ describe("POS customers", () => {
   let outsider: string;
   let staffCode: string;
   let leaderCode: string;
+  /** A terminal\'s refund needs the approving leader\'s PIN besides the login id (issue 21). */
+  let leaderPin: string;
   let table = 0;
   let serial = 0;
 
@@ -96,6 +98,7 @@ describe("POS customers", () => {
     });
     staffCode = demoUser(demo, "STAFF").login_id;
     leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
+    leaderPin = demoUser(demo, "STAFF_LEADER").pin!;
   });
   afterAll(() => platform?.close());
 
@@ -276,6 +279,7 @@ describe("POS customers", () => {
         refund_amount: amount,
         reason: "cold ramen",
         staff_code: leaderCode,
+        staff_pin: leaderPin,
       });
     expect((await refund(684)).status).toBe(201);
     expect(await customer(regular.id)).toMatchObject({ total_spent: 4684, total_visits: 2 });

@@ -92,7 +92,7 @@ describe("POS orders and bills", () => {
     expect(created.order_number).toMatch(/^\d{8}-\d{4}$/);
     expect(created.items.map((item: { subtotal: number }) => item.subtotal)).toEqual([1960, 480, 1650]);
     const read = await call("GET", `/api/v1/orders/${created.id}`, manager);
-    expect(read).toEqual({ status: 200, body: created });
+    expect({ status: read.status, body: read.body }).toEqual({ status: 200, body: created });
     const listed = await call("GET", `/orders?status=open&table_number=${created.table_number}`, terminal);
     expect(listed.body.map((o: { id: string }) => o.id)).toEqual([created.id]);
   });

@@ -15,6 +15,8 @@ describe("POS receipts", () => {
   let outsider: string;
   let staffCode: string;
   let leaderCode: string;
+  /** A terminal\'s refund needs the approving leader\'s PIN besides the login id (issue 21). */
+  let leaderPin: string;
   let table = 0;
 
   const send = (method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}) =>
@@ -79,6 +81,7 @@ describe("POS receipts", () => {
     });
     staffCode = demoUser(demo, "STAFF").login_id;
     leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
+    leaderPin = demoUser(demo, "STAFF_LEADER").pin!;
   });
   afterAll(() => platform?.close());
 
@@ -186,6 +189,7 @@ describe("POS receipts", () => {
       refund_amount: 684,
       reason: "cold ramen",
       staff_code: leaderCode,
+      staff_pin: leaderPin,
     });
     expect(refunded.status).toBe(201);
     const after = await receipt(started.body.id);

@@ -27,6 +27,8 @@ describe("POS settlements and the card settlement exchange", () => {
   let operator: string;
   let managerCode: string;
   let leaderCode: string;
+  /** A terminal\'s refund needs the approving leader\'s PIN besides the login id (issue 21). */
+  let leaderPin: string;
   let staffCode: string;
   let settlementId: string;
   let table = 0;
@@ -112,6 +114,7 @@ describe("POS settlements and the card settlement exchange", () => {
     operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
     managerCode = demoUser(demo, "STORE_MANAGER").login_id;
     leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
+    leaderPin = demoUser(demo, "STAFF_LEADER").pin!;
     staffCode = demoUser(demo, "STAFF").login_id;
     platform.pos.cardExchange.configure({ retryDelaysMs: [10, 20, 40] });
   });
@@ -157,6 +160,7 @@ describe("POS settlements and the card settlement exchange", () => {
       refund_amount: 684,
       reason: "cold ramen",
       staff_code: leaderCode,
+      staff_pin: leaderPin,
     });
     expect(refund.status).toBe(201);
     mine.refund = refund.body.id;
