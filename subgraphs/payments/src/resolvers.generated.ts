@@ -466,6 +466,8 @@ export type PaymentIntentResult = {
 export type PaymentIntentStatus =
   /** Cancelled by the caller, or expired unpaid. */
   | 'cancelled'
+  /** A cancellation or refund is in progress at the provider. */
+  | 'cancelling'
   /** The payment failed; failure_code and failure_message say why. */
   | 'failed'
   /** The provider is processing the payment. */

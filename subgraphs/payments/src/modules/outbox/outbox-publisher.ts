@@ -1,3 +1,4 @@
+import { paymentIntentTerminalEvents } from "@pos-cloud/common";
 import type { MessageBus, Topic } from "@pos-cloud/common/messaging";
 import { outboxPublisher as publisher } from "@pos-cloud/common/outbox";
 import type { Clock } from "../../clock";
@@ -12,10 +13,8 @@ export {
 } from "@pos-cloud/common/outbox";
 
 /** Partners hear of an intent's terminal states only; everything goes to the internal topic. */
-const PARTNER_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.failed", "payment_intent.cancelled"]);
-
 export const topicsOf = (event_type: string): Topic[] =>
-  PARTNER_EVENTS.has(event_type) ? ["events.internal", "webhooks.delivery"] : ["events.internal"];
+  paymentIntentTerminalEvents.has(event_type) ? ["events.internal", "webhooks.delivery"] : ["events.internal"];
 
 /** The gateway's publisher: the shared one, with the partner-bound topic and the gateway's outbox metrics. */
 export const outboxPublisher = (deps: { outbox: OutboxRepository; bus: MessageBus; clock: Clock }) =>
