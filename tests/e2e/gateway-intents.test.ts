@@ -235,6 +235,25 @@ describe("states", () => {
     expect(captureCancelled.body.code).toBe("invalid_state");
   });
 
+  it("answers a move the intent's state machine lacks with a 409 naming the current state and the event", async () => {
+    const { body: cash } = await create({ payment_method_types: ["cash"] });
+    const cancelCash = await cancel(cash.id, cash.payment_token.token);
+    expect(cancelCash).toMatchObject({
+      status: 409,
+      body: { code: "invalid_state", details: { status: "succeeded", event: "cancel" } },
+    });
+    expect(cancelCash.body.message).toMatch(/succeeded.*cancel/);
+
+    const { body: card } = await create({ payment_method_types: ["credit_card"] });
+    await cancel(card.id, card.payment_token.token);
+    const captureCancelled = await capture(card.id);
+    expect(captureCancelled).toMatchObject({
+      status: 409,
+      body: { code: "invalid_state", details: { status: "cancelled", event: "capture" } },
+    });
+    expect(await retrieve(card.id, card.payment_token.token)).toMatchObject({ body: { status: "cancelled" } });
+  });
+
   it("captures an external intent for its own amount only", async () => {
     const { body: card } = await create({ payment_method_types: ["credit_card"] });
     const wrongAmount = await capture(card.id, { amount: 1499 });

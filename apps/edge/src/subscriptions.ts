@@ -1,4 +1,4 @@
-import { asGraphQLError, type Caller, refusedVariable, unauthenticated } from "@pos-cloud/common";
+import { asGraphQLError, type Caller, paymentIntentMachine, refusedVariable, unauthenticated } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import { metrics } from "@pos-cloud/common/metrics";
 import { Repeater } from "@repeaterjs/repeater";
@@ -36,7 +36,6 @@ import { UNAUTHENTICATED } from "./unauthenticated";
 const storeEventsAllowed = parse(StoreEventsAllowedDocument.toString());
 
 /** Statuses an intent never leaves: the subscription completes after sending one. */
-const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
 /** Runs a query through the gateway as `caller`, exactly as over HTTP (validation, plugins, time budget). */
 export type RunQuery = (
@@ -183,7 +182,7 @@ export async function createSubscriptions(deps: {
         // The status before the read: a terminal one is what the read shows too, as it never changes again. Events
         // of one intent come in order, so the last one's status is the intent's.
         const status = (event && statusOfEvent(event)) ?? (await lookUp(id))?.status;
-        const ending = TERMINAL.has(status ?? "");
+        const ending = paymentIntentMachine.terminal.has(status ?? "");
         const result = (event && fromEvent(event)) ?? (await read());
         // A payment token refused after it opened the subscription has expired.
         if (result.errors?.some((error) => error.extensions?.code === "invalid_token")) {

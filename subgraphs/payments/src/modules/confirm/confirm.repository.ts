@@ -1,15 +1,12 @@
 import { AppError, newUlid } from "@pos-cloud/common";
 import { CLAIM_LEASE_MS, claimDue, reschedule } from "../../claims";
 import { type ConfirmAttempt, Prisma, type PrismaClient } from "../../generated/prisma/client";
-import { transitionWithin } from "../payment-intents/payment-intent.service";
+import { type IntentChange, transitionWithin } from "../payment-intents/payment-intent.service";
 
 export type ConfirmRepository = ReturnType<typeof confirmRepository>;
 
 /** What a confirm writes on the intent: the QR's provider and transaction, and its first poll due at once. */
-export type ConfirmChange = Prisma.PaymentIntentUncheckedUpdateManyInput & {
-  status: "requires_action";
-  provider_transaction_id: string;
-};
+export type ConfirmChange = IntentChange & { provider_transaction_id: string };
 
 /** How an attempt ended; `provider_transaction_id` alone records what the recovery pass learned. */
 export type AttemptOutcome = Partial<Pick<ConfirmAttempt, "status" | "provider_transaction_id" | "failure_code">>;
@@ -50,15 +47,11 @@ export function confirmRepository(prisma: PrismaClient) {
         });
         if (consumed.count === 0)
           throw new AppError("invalid_token", "the payment token is missing, invalid or expired");
-        const intent = await transitionWithin(
-          tx,
-          id,
-          ["requires_payment_method"],
-          change,
-          "payment_intent.requires_action",
-          now,
-        );
-        if (!intent) throw new AppError("invalid_state", "the payment intent was confirmed or changed meanwhile");
+        const intent = await transitionWithin(tx, id, "confirm", change, now);
+        if (!intent)
+          throw new AppError("invalid_state", "the payment intent was confirmed or changed meanwhile", {
+            event: "confirm",
+          });
         await tx.confirmAttempt.update({
           where: { id: attempt_id },
           data: { status: "succeeded", provider_transaction_id: change.provider_transaction_id, updated_at: now },
@@ -72,14 +65,7 @@ export function confirmRepository(prisma: PrismaClient) {
      */
     attach: (attempt_id: string, id: string, change: ConfirmChange, now: Date) =>
       prisma.$transaction(async (tx) => {
-        const intent = await transitionWithin(
-          tx,
-          id,
-          ["requires_payment_method"],
-          change,
-          "payment_intent.requires_action",
-          now,
-        );
+        const intent = await transitionWithin(tx, id, "confirm", change, now);
         if (!intent) return false;
         await tx.confirmAttempt.update({ where: { id: attempt_id }, data: { status: "succeeded", updated_at: now } });
         return true;

@@ -1,4 +1,4 @@
-import { AppError, invalidField, logger } from "@pos-cloud/common";
+import { AppError, invalidField, logger, paymentIntentMachine } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent } from "../../generated/prisma/client";
 import type { PaymentIntentService } from "../payment-intents/payment-intent.service";
@@ -33,7 +33,6 @@ export const qrRequest = (intent: PaymentIntent, mode: QrMode, attempt_id: strin
 
 /** The intent change of a confirmed QR; its first poll is due at once. */
 export const confirmedChange = (method: string, provider: string, qr: string, now: Date): ConfirmChange => ({
-  status: "requires_action",
   payment_method_type: method,
   provider_name: provider,
   provider_transaction_id: qr,
@@ -61,11 +60,13 @@ export function confirmService(deps: {
       if (intent.status === "cancelled" && intent.failure_code === "expired") {
         throw new AppError("intent_expired", "the payment intent has expired");
       }
-      if (intent.processing_mode !== "pgw_processed" || intent.status !== "requires_payment_method") {
-        throw new AppError("invalid_state", `a ${intent.status} ${intent.processing_mode} intent cannot be confirmed`, {
+      if (intent.processing_mode !== "pgw_processed") {
+        throw new AppError("invalid_state", `a ${intent.processing_mode} intent is not confirmed with a QR`, {
           status: intent.status,
+          event: "confirm",
         });
       }
+      paymentIntentMachine.transition(intent.status, "confirm");
       const method = input.payment_method_type ?? intent.payment_method_type;
       const mode = method ? qrModes[method] : undefined;
       if (!method || !mode || !intent.payment_method_types.includes(method)) {

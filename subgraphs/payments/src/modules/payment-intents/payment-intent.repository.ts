@@ -1,4 +1,11 @@
-import { AppError, type CursorPage, readPageByTime, type StoreCount } from "@pos-cloud/common";
+import {
+  AppError,
+  type CursorPage,
+  type PaymentIntentEvent,
+  paymentIntentMachine,
+  readPageByTime,
+  type StoreCount,
+} from "@pos-cloud/common";
 import type { PreparedSql } from "@pos-cloud/common/storage";
 import type { PaymentIntent } from "../../generated/prisma/client";
 import { type Prisma, type PrismaClient, Prisma as PrismaRuntime } from "../../generated/prisma/client";
@@ -11,20 +18,6 @@ import {
 import { appendIntentEvent, intentEventRow, type PaymentIntentEventType } from "../outbox/outbox.repository";
 
 export type PaymentIntentRepository = ReturnType<typeof paymentIntentRepository>;
-
-/**
- * Every status an intent can be in, as the service writes it: the spec's six, and `cancelling` while a provider
- * refund is under way. The GraphQL enum `PaymentIntentStatus` holds each (a test compares them).
- */
-export const PAYMENT_INTENT_STATUSES = [
-  "requires_payment_method",
-  "requires_action",
-  "processing",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "cancelling",
-];
 
 /** Runs inside the write's transaction, after the intent is written (an idempotency record, for example). */
 export type WithinTransaction = (tx: Prisma.TransactionClient, intent: PaymentIntent) => Promise<void>;
@@ -48,26 +41,36 @@ async function recordChange(
   if (entry) await appendLedgerEntry(tx, intent, entry, occurred_at);
 }
 
+/** What a move writes on the intent besides the status the machine gives it. */
+export type IntentChange = Omit<Prisma.PaymentIntentUncheckedUpdateManyInput, "status">;
+
+export interface TransitionOptions {
+  /** The states the update is conditional on; by default every state `event` leaves (the machine's table). */
+  from?: readonly string[];
+  /** Replaces the ledger row the move would write (null: none). */
+  ledger?: LedgerEntry | null;
+}
+
 /**
- * Moves an intent from one of `from` to a new status inside the caller's transaction, with its event and ledger
- * row. The update is conditional on the current status, so of two racing transitions only one happens; null when
- * it lost. `ledger` replaces the row the transition would write (null: none).
+ * Moves an intent by `event` inside the caller's transaction, to the state the machine gives, with its event and
+ * ledger row. The update is conditional on the current status, so of two racing transitions only one happens; null
+ * when it lost.
  */
 export async function transitionWithin(
   tx: Prisma.TransactionClient,
   id: string,
-  from: string[],
-  change: Prisma.PaymentIntentUncheckedUpdateManyInput & { status: string },
-  event: PaymentIntentEventType,
+  event: PaymentIntentEvent,
+  change: IntentChange,
   occurred_at: Date,
-  ledger?: LedgerEntry | null,
+  options: TransitionOptions = {},
 ): Promise<PaymentIntent | null> {
+  const move = paymentIntentMachine.target(event);
   const [intent] = await tx.paymentIntent.updateManyAndReturn({
-    where: { id, status: { in: from } },
-    data: { ...change, updated_at: occurred_at },
+    where: { id, status: { in: [...(options.from ?? paymentIntentMachine.fromStates(event))] } },
+    data: { ...change, status: move.to, updated_at: occurred_at },
   });
   if (!intent) return null;
-  await recordChange(tx, event, intent, occurred_at, ledger);
+  await recordChange(tx, move.emits as PaymentIntentEventType, intent, occurred_at, options.ledger);
   return intent;
 }
 
@@ -141,19 +144,14 @@ export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) 
      * claims them with `FOR UPDATE SKIP LOCKED`: another instance's sweep takes other intents meanwhile, and a
      * worker that dies mid-sweep commits none of its changes, so the next sweep finds them again.
      */
-    expireOverdue: (
-      from: string[],
-      change: Prisma.PaymentIntentUncheckedUpdateManyInput & { status: string },
-      event: PaymentIntentEventType,
-      now: Date,
-      limit: number,
-    ) =>
+    expireOverdue: (change: IntentChange, now: Date, limit: number) =>
       prisma.$transaction(async (tx) => {
+        const from = paymentIntentMachine.fromStates("expire");
         const due = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payment_intents
           WHERE status = ANY(${from}::text[]) AND expires_at <= ${now}
           ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
         let expired = 0;
-        for (const { id } of due) if (await transitionWithin(tx, id, from, change, event, now)) expired++;
+        for (const { id } of due) if (await transitionWithin(tx, id, "expire", change, now)) expired++;
         return expired;
       }),
 
@@ -188,19 +186,19 @@ export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) 
     },
 
     /**
-     * Moves an intent from one of `from` to a new status and writes its event in the same transaction. The update
-     * is conditional on the current status, so of two racing transitions only one happens; null when it lost.
+     * Moves an intent from `from` by `event` and writes its event in the same transaction. The update is
+     * conditional on the current status, so of two racing transitions only one happens; null when it lost.
      */
     transition: (
       id: string,
-      from: string[],
-      change: Prisma.PaymentIntentUncheckedUpdateManyInput & { status: string },
-      event: PaymentIntentEventType,
+      from: string,
+      event: PaymentIntentEvent,
+      change: IntentChange,
       occurred_at: Date,
       within?: WithinTransaction,
     ) =>
       prisma.$transaction(async (tx) => {
-        const intent = await transitionWithin(tx, id, from, change, event, occurred_at);
+        const intent = await transitionWithin(tx, id, event, change, occurred_at, { from: [from] });
         if (intent) await within?.(tx, intent);
         return intent;
       }),

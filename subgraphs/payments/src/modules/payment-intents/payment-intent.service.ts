@@ -2,10 +2,14 @@ import {
   AppError,
   type Caller,
   countsPerStore,
+  initialPaymentIntentStatus,
   invalidField,
   newUlid,
+  type PaymentIntentEvent,
   parseCursor,
   partnerIdOf,
+  paymentIntentMachine,
+  paymentIntentStatuses,
   type ReachableStore,
   requireService,
 } from "@pos-cloud/common";
@@ -15,18 +19,16 @@ import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idem
 import type { StoreResolver } from "../partners/store-resolver";
 import { requireCurrentSync } from "../partners/sync-lease";
 import { parseAmount, parseCreateInput } from "./payment-intent.input";
-import { PAYMENT_INTENT_STATUSES, type PaymentIntentRepository } from "./payment-intent.repository";
+import type { PaymentIntentRepository } from "./payment-intent.repository";
 import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
 
 /** An intent's status change inside another module's transaction (a confirm, a refund, a provider's outcome). */
-export { transitionWithin } from "./payment-intent.repository";
+export { type IntentChange, transitionWithin } from "./payment-intent.repository";
 
 export type PaymentIntentService = ReturnType<typeof paymentIntentService>;
 
-/** States an intent leaves by itself when `expires_at` passes; `processing` waits for the provider's word. */
-const EXPIRING = ["requires_payment_method", "requires_action"];
-const CANCELLABLE = ["requires_payment_method", "requires_action"];
-const CAPTURABLE = ["requires_action", "processing"];
+/** States an intent leaves by itself when `expires_at` passes. */
+const EXPIRING = paymentIntentMachine.fromStates("expire");
 const MAX_PAGE = 100;
 const DEFAULT_PAGE = 20;
 
@@ -41,19 +43,19 @@ export interface PaymentIntentResult {
   payment_token: PaymentTokenGrant | null;
 }
 
-const initialStatus = { pgw_processed: "requires_payment_method", external: "requires_action", manual: "succeeded" };
-
 /** What expiry does to an open intent, whether a read or the sweeper sees it first. */
 const EXPIRY = {
-  status: "cancelled",
   failure_code: "expired",
   failure_message: "the payment intent expired before it was completed",
 };
 const EXPIRY_BATCH = 100;
 
 const expired = () => new AppError("intent_expired", "the payment intent has expired");
-const wrongState = (intent: PaymentIntent, action: string) =>
-  new AppError("invalid_state", `a ${intent.status} payment intent cannot be ${action}`, { status: intent.status });
+/** A conditional move that lost its race: the 409 the machine gives from the state it lost to. */
+function changedMeanwhile(latest: PaymentIntent, event: PaymentIntentEvent) {
+  paymentIntentMachine.transition(latest.status, event);
+  return new AppError("invalid_state", "the payment intent changed meanwhile", { status: latest.status, event });
+}
 
 export function paymentIntentService(deps: {
   intents: PaymentIntentRepository;
@@ -74,8 +76,8 @@ export function paymentIntentService(deps: {
    */
   async function observe(intent: PaymentIntent): Promise<PaymentIntent> {
     const now = clock();
-    if (!EXPIRING.includes(intent.status) || intent.expires_at > now) return intent;
-    const moved = await intents.transition(intent.id, [intent.status], EXPIRY, "payment_intent.cancelled", now);
+    if (!paymentIntentMachine.allows(intent.status, "expire") || intent.expires_at > now) return intent;
+    const moved = await intents.transition(intent.id, intent.status, "expire", EXPIRY, now);
     return moved ?? (await intents.findById(intent.id)) ?? intent;
   }
 
@@ -116,7 +118,7 @@ export function paymentIntentService(deps: {
         const store = await stores.resolve(client_partner_id, parsed.merchant_store_id);
         const now = clock();
         requireCurrentSync(store, now);
-        const status = initialStatus[parsed.processing_mode];
+        const status = initialPaymentIntentStatus[parsed.processing_mode];
         // Every intent gets a token, a cash one too: the create response has one shape and a terminal's web view
         // can read any intent it shows.
         const token = newPaymentToken();
@@ -170,18 +172,12 @@ export function paymentIntentService(deps: {
     async cancel(id: string, token: string) {
       const intent = await withToken(id, token, "follow");
       if (isExpired(intent)) throw expired();
-      if (!CANCELLABLE.includes(intent.status)) throw wrongState(intent, "cancelled");
+      paymentIntentMachine.transition(intent.status, "cancel");
       // A confirmed QR is cancelled at its provider first: if the customer paid it, the provider refuses and the
       // intent follows the payment instead (409).
       if (intent.provider_transaction_id) await outcomes.cancelAtProvider(intent);
-      const moved = await intents.transition(
-        id,
-        [intent.status],
-        { status: "cancelled" },
-        "payment_intent.cancelled",
-        clock(),
-      );
-      if (!moved) throw wrongState((await intents.findById(id)) ?? intent, "cancelled");
+      const moved = await intents.transition(id, intent.status, "cancel", {}, clock());
+      if (!moved) throw changedMeanwhile((await intents.findById(id)) ?? intent, "cancel");
       return moved;
     },
 
@@ -193,22 +189,30 @@ export function paymentIntentService(deps: {
         if (!found) throw new AppError("not_found", "payment intent not found");
         const intent = await observe(found);
         if (isExpired(intent)) throw expired();
-        if (intent.processing_mode === "pgw_processed" || !CAPTURABLE.includes(intent.status)) {
-          throw wrongState(intent, "captured");
+        if (intent.processing_mode === "pgw_processed") {
+          throw new AppError(
+            "invalid_state",
+            "a pgw_processed payment intent is paid through its provider, not captured",
+            {
+              status: intent.status,
+              event: "capture",
+            },
+          );
         }
+        paymentIntentMachine.transition(intent.status, "capture");
         if (amount !== undefined && amount !== null && parseAmount(amount) !== intent.amount) {
           throw invalidField("amount", "equals_intent_amount", "amount must equal the payment intent's amount");
         }
         const now = clock();
         const moved = await intents.transition(
           id,
-          [intent.status],
-          { status: "succeeded", captured_at: now },
-          "payment_intent.succeeded",
+          intent.status,
+          "capture",
+          { captured_at: now },
           now,
           (tx, captured) => complete(tx, result(captured)),
         );
-        if (!moved) throw wrongState((await intents.findById(id)) ?? intent, "captured");
+        if (!moved) throw changedMeanwhile((await intents.findById(id)) ?? intent, "capture");
         return result(moved);
       });
     },
@@ -230,8 +234,8 @@ export function paymentIntentService(deps: {
         throw invalidField("limit", "range", `limit must be 1 to ${MAX_PAGE}`);
       }
       if (!Number.isInteger(offset) || offset < 0) throw invalidField("offset", "min", "offset must be 0 or more");
-      if (filter.status && !PAYMENT_INTENT_STATUSES.includes(filter.status)) {
-        throw invalidField("status", "enum", `status must be one of ${PAYMENT_INTENT_STATUSES}`);
+      if (filter.status && !paymentIntentMachine.isState(filter.status)) {
+        throw invalidField("status", "enum", `status must be one of ${paymentIntentStatuses}`);
       }
       const after = parseCursor(filter.after);
       for (const intent of await intents.overdue(client_partner_id, EXPIRING, clock())) await observe(intent);
@@ -250,7 +254,7 @@ export function paymentIntentService(deps: {
      * their event, so it is published without anyone reading them. Instances claim their intents, so none waits on
      * another. The number expired.
      */
-    expireOverdue: () => intents.expireOverdue(EXPIRING, EXPIRY, "payment_intent.cancelled", clock(), EXPIRY_BATCH),
+    expireOverdue: () => intents.expireOverdue(EXPIRY, clock(), EXPIRY_BATCH),
 
     /** An intent of a store already checked against the caller (`Store.payment_intent`), under its merchant. */
     async findInStore(store: ReachableStore, id: string) {

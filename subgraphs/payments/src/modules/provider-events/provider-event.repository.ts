@@ -30,7 +30,7 @@ async function applyOutcome(
 ): Promise<OutcomeResult> {
   const transition = outcomeTransition(outcome, now);
   if (!transition) return "pending";
-  if (await transitionWithin(tx, payment_intent_id, transition.from, transition.change, transition.event, now)) {
+  if (await transitionWithin(tx, payment_intent_id, transition.event, transition.change, now)) {
     return "applied";
   }
   if (outcome.status === "succeeded" && (await beginLatePaymentRefund(tx, payment_intent_id, now))) {

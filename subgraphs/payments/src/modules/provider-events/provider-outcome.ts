@@ -1,5 +1,6 @@
-import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
-import type { PaymentIntentEventType } from "../outbox/outbox.repository";
+import type { PaymentIntentEvent } from "@pos-cloud/common";
+import type { PaymentIntent } from "../../generated/prisma/client";
+import type { IntentChange } from "../payment-intents/payment-intent.service";
 import type { ProviderFailure, ProviderPaymentStatus } from "../providers/provider";
 
 export interface ProviderOutcome extends ProviderFailure {
@@ -20,45 +21,33 @@ export function mismatchOf(intent: PaymentIntent, outcome: ProviderOutcome): str
 }
 
 export interface OutcomeTransition {
-  from: string[];
-  change: Prisma.PaymentIntentUncheckedUpdateManyInput & { status: string };
-  event: PaymentIntentEventType;
+  event: PaymentIntentEvent;
+  change: IntentChange;
 }
 
 /**
- * The intent change a provider's word asks for, the same for a webhook and a poll. `from` holds only states before
- * the target, so a late or repeated notification finds nothing to move: a status never goes backwards. `pending`
- * changes nothing; `refunded` neither, since refunds are the gateway's own calls and recorded there.
+ * The intent move a provider's word asks for, the same for a webhook and a poll; the machine's table holds only
+ * states before the target, so a late or repeated notification finds nothing to move. `pending` changes nothing;
+ * `refunded` neither, since refunds are the gateway's own calls and recorded there.
  */
 export function outcomeTransition(outcome: ProviderOutcome, now: Date): OutcomeTransition | null {
   switch (outcome.status) {
     case "processing":
-      return { from: ["requires_action"], change: { status: "processing" }, event: "payment_intent.processing" };
+      return { event: "provider_processing", change: {} };
     case "succeeded":
-      return {
-        from: ["requires_action", "processing"],
-        change: { status: "succeeded", captured_at: now },
-        event: "payment_intent.succeeded",
-      };
+      return { event: "provider_succeeded", change: { captured_at: now } };
     case "failed":
       return {
-        from: ["requires_payment_method", "requires_action", "processing"],
+        event: "provider_failed",
         change: {
-          status: "failed",
           failure_code: outcome.failure_code ?? "declined",
           failure_message: outcome.failure_message ?? "the provider declined the payment",
         },
-        event: "payment_intent.failed",
       };
     case "cancelled":
       return {
-        from: ["requires_action", "processing"],
-        change: {
-          status: "cancelled",
-          failure_code: "provider_cancelled",
-          failure_message: "the provider cancelled the payment",
-        },
-        event: "payment_intent.cancelled",
+        event: "provider_cancelled",
+        change: { failure_code: "provider_cancelled", failure_message: "the provider cancelled the payment" },
       };
     default:
       return null;

@@ -1,9 +1,10 @@
-import { AppError, invalidField, newUlid } from "@pos-cloud/common";
+import { AppError, invalidField, newUlid, paymentIntentMachine } from "@pos-cloud/common";
 import { claimDue, reschedule } from "../../claims";
 import { type PaymentIntent, Prisma, type PrismaClient, type Refund } from "../../generated/prisma/client";
 import { appendLedgerEntry, type LedgerEntry } from "../ledger/transaction.service";
 import { appendInternalEvent } from "../outbox/outbox.repository";
 import { transitionWithin } from "../payment-intents/payment-intent.service";
+import { refundMachine } from "./refund.machine";
 
 export type RefundRepository = ReturnType<typeof refundRepository>;
 
@@ -99,15 +100,7 @@ async function recordSettlement(tx: Prisma.TransactionClient, refund: Refund, no
           failure_code: refund.failure_code,
           failure_message: refund.failure_message,
         };
-  const resumed = await transitionWithin(
-    tx,
-    refund.payment_intent_id,
-    ["cancelling"],
-    { status: "succeeded" },
-    "payment_intent.succeeded",
-    now,
-    entry,
-  );
+  const resumed = await transitionWithin(tx, refund.payment_intent_id, "refund_settled", {}, now, { ledger: entry });
   if (resumed) return;
   const intent = await tx.paymentIntent.findUniqueOrThrow({ where: { id: refund.payment_intent_id } });
   await appendLedgerEntry(tx, intent, entry, now);
@@ -142,11 +135,8 @@ export function refundRepository(prisma: PrismaClient) {
         });
         if (!intent) throw new AppError("not_found", "payment intent not found");
         if (intent.status === "cancelling") throw inProgress();
-        if (intent.status !== "succeeded") {
-          throw new AppError("invalid_state", `a ${intent.status} payment intent cannot be refunded`, {
-            status: intent.status,
-          });
-        }
+        // A refund with or without a provider is refused where the machine refuses one through a provider.
+        paymentIntentMachine.transition(intent.status, "refund_via_provider");
         const taken = await tx.refund.aggregate({
           where: { payment_intent_id: intent.id, status: { in: ["pending", "succeeded"] } },
           _sum: { amount: true },
@@ -158,7 +148,14 @@ export function refundRepository(prisma: PrismaClient) {
         }
         const refund = await tx.refund.create({
           data: {
-            ...refundRow(intent, amount, request.reason, request.viaProvider ? "pending" : "succeeded", now),
+            // A refund without a provider settles as it is made.
+            ...refundRow(
+              intent,
+              amount,
+              request.reason,
+              request.viaProvider ? "pending" : refundMachine.transition("pending", "succeed"),
+              now,
+            ),
             merchant_ref_id: request.merchant_ref_id,
           },
         });
@@ -172,15 +169,7 @@ export function refundRepository(prisma: PrismaClient) {
           await within(tx, refund);
           return { refund, intent };
         }
-        const cancelling = await transitionWithin(
-          tx,
-          intent.id,
-          ["succeeded"],
-          { status: "cancelling" },
-          "payment_intent.cancelling",
-          now,
-          null,
-        );
+        const cancelling = await transitionWithin(tx, intent.id, "refund_via_provider", {}, now, { ledger: null });
         return { refund, intent: cancelling! };
       }),
     /**
@@ -194,10 +183,10 @@ export function refundRepository(prisma: PrismaClient) {
       within: WithinRefund,
     ) =>
       prisma.$transaction(async (tx) => {
-        const succeeded = "provider_refund_id" in outcome;
+        const event = "provider_refund_id" in outcome ? "succeed" : "fail";
         const { count } = await tx.refund.updateMany({
-          where: { id: refund.id, status: "pending" },
-          data: { ...outcome, status: succeeded ? "succeeded" : "failed", updated_at: now },
+          where: { id: refund.id, status: { in: refundMachine.fromStates(event) } },
+          data: { ...outcome, status: refundMachine.target(event).to, updated_at: now },
         });
         const settled = await tx.refund.findUniqueOrThrow({ where: { id: refund.id } });
         if (count > 0) await recordSettlement(tx, settled, now);

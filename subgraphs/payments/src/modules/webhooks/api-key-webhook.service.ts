@@ -1,6 +1,7 @@
 import { AppError, type Caller, notFound, requireApiKeyAccess, requireOperator } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PartnerService } from "../partners/partner.service";
+import { webhookDeliveryMachine } from "./webhook-delivery.machine";
 import type { WebhookDeliveryRepository } from "./webhook-delivery.repository";
 import { parseWebhookUrl } from "./webhook-url";
 
@@ -73,9 +74,9 @@ export function apiKeyWebhookService(deps: {
       // A revoked key has no admins but the system operators.
       if (await partners.webhookOf(dead.client_id)) await reachableKey(caller, dead.client_id);
       else requireOperator(caller);
+      webhookDeliveryMachine.transition(dead.status, "replay");
       const replayed = await deliveries.replay(id, clock());
-      if (!replayed)
-        throw new AppError("invalid_state", `the delivery is ${dead.status}; only a dead letter is replayed`);
+      if (!replayed) throw new AppError("invalid_state", "the delivery was replayed meanwhile", { event: "replay" });
       deps.onDue();
       return replayed;
     },

@@ -1,4 +1,5 @@
 import { type PartnerWebhookDelivery, Prisma, type PrismaClient } from "../../generated/prisma/client";
+import { type WebhookDeliveryEvent, webhookDeliveryMachine } from "./webhook-delivery.machine";
 
 export type WebhookDeliveryRepository = ReturnType<typeof webhookDeliveryRepository>;
 
@@ -7,11 +8,17 @@ export type NewDelivery = Pick<
   "id" | "source_event_id" | "client_partner_id" | "client_id" | "event_type" | "body"
 >;
 
-/** How an attempt ended, as written to its claimed row. */
+/** How an attempt ended, as written to its claimed row: the delivery's move, and what the attempt saw. */
 export type AttemptRecord =
-  | { status: "delivered"; status_code: number }
-  | { status: "pending"; next_attempt_at: Date; status_code: number | null; error: string }
-  | { status: "dead"; status_code: number | null; error: string };
+  | { event: "deliver"; status_code: number }
+  | { event: "retry"; next_attempt_at: Date; status_code: number | null; error: string }
+  | { event: "give_up"; status_code: number | null; error: string };
+
+/** A conditional update's guard and new status, both from the machine's table. */
+const moveBy = (event: WebhookDeliveryEvent) => ({
+  from: { in: webhookDeliveryMachine.fromStates(event) },
+  to: webhookDeliveryMachine.target(event).to,
+});
 
 export function webhookDeliveryRepository(prisma: PrismaClient) {
   return {
@@ -49,26 +56,30 @@ export function webhookDeliveryRepository(prisma: PrismaClient) {
       }),
 
     /** Writes an attempt's outcome, unless the row changed since it was claimed (then the attempt is not counted). */
-    recordAttempt: (claimed: PartnerWebhookDelivery, outcome: AttemptRecord, now: Date) =>
-      prisma.partnerWebhookDelivery.updateMany({
-        where: { id: claimed.id, status: "pending", attempts: claimed.attempts },
+    recordAttempt: (claimed: PartnerWebhookDelivery, outcome: AttemptRecord, now: Date) => {
+      const { from, to } = moveBy(outcome.event);
+      return prisma.partnerWebhookDelivery.updateMany({
+        where: { id: claimed.id, status: from, attempts: claimed.attempts },
         data: {
-          status: outcome.status,
+          status: to,
           attempts: claimed.attempts + 1,
           last_status_code: outcome.status_code,
-          last_error: outcome.status === "delivered" ? null : outcome.error,
-          next_attempt_at: outcome.status === "pending" ? outcome.next_attempt_at : claimed.next_attempt_at,
-          delivered_at: outcome.status === "delivered" ? now : null,
+          last_error: outcome.event === "deliver" ? null : outcome.error,
+          next_attempt_at: outcome.event === "retry" ? outcome.next_attempt_at : claimed.next_attempt_at,
+          delivered_at: outcome.event === "deliver" ? now : null,
           updated_at: now,
         },
-      }),
+      });
+    },
 
     /** A delivery whose key lost its webhook (or was revoked) before it went out. */
-    drop: (id: string, now: Date) =>
-      prisma.partnerWebhookDelivery.updateMany({
-        where: { id, status: "pending" },
-        data: { status: "dropped", last_error: "the API key has no webhook any more", updated_at: now },
-      }),
+    drop: (id: string, now: Date) => {
+      const { from, to } = moveBy("drop");
+      return prisma.partnerWebhookDelivery.updateMany({
+        where: { id, status: from },
+        data: { status: to, last_error: "the API key has no webhook any more", updated_at: now },
+      });
+    },
 
     find: (id: string) => prisma.partnerWebhookDelivery.findUnique({ where: { id } }),
 
@@ -82,9 +93,10 @@ export function webhookDeliveryRepository(prisma: PrismaClient) {
 
     /** A dead letter due again at once with its attempts anew; null when it is not (or no longer) dead. */
     async replay(id: string, now: Date) {
+      const { from, to } = moveBy("replay");
       const { count } = await prisma.partnerWebhookDelivery.updateMany({
-        where: { id, status: "dead" },
-        data: { status: "pending", attempts: 0, next_attempt_at: now, updated_at: now },
+        where: { id, status: from },
+        data: { status: to, attempts: 0, next_attempt_at: now, updated_at: now },
       });
       return count === 0 ? null : prisma.partnerWebhookDelivery.findUnique({ where: { id } });
     },

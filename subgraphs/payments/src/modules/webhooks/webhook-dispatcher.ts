@@ -25,7 +25,7 @@ export interface WebhookDeliverySettings {
   allowPrivateUrls?: boolean;
 }
 
-const metricStatus = { delivered: "delivered", pending: "retried", dead: "dead_lettered" } as const;
+const metricStatus = { deliver: "delivered", retry: "retried", give_up: "dead_lettered" } as const;
 
 /**
  * Partner webhooks: a durable consumer of the webhook-delivery topic records one delivery per client_id with a
@@ -92,11 +92,11 @@ export function webhookDispatcher(
   }
 
   function recordOf(row: PartnerWebhookDelivery, result: AttemptResult, now: Date): AttemptRecord {
-    if (result.delivered) return { status: "delivered", status_code: result.status ?? 200 };
+    if (result.delivered) return { event: "deliver", status_code: result.status ?? 200 };
     const failure = { status_code: result.status ?? null, error: result.error ?? "failed" };
     const pause = retryDelaysMs[row.attempts];
-    if (pause === undefined) return { status: "dead", ...failure };
-    return { status: "pending", next_attempt_at: new Date(now.getTime() + pause), ...failure };
+    if (pause === undefined) return { event: "give_up", ...failure };
+    return { event: "retry", next_attempt_at: new Date(now.getTime() + pause), ...failure };
   }
 
   async function attempt(row: PartnerWebhookDelivery): Promise<void> {
@@ -114,9 +114,9 @@ export function webhookDispatcher(
     webhookMetrics.latency.observe({ api_key_id: row.client_id }, (performance.now() - started) / 1000);
     const now = clock();
     const record = recordOf(row, result, now);
-    webhookMetrics.deliveries.inc({ api_key_id: row.client_id, status: metricStatus[record.status] });
+    webhookMetrics.deliveries.inc({ api_key_id: row.client_id, status: metricStatus[record.event] });
     await deliveries.recordAttempt(row, record, now);
-    if (record.status === "dead") {
+    if (record.event === "give_up") {
       logger.warn("partner webhook dead-lettered", { id: row.id, client_id: row.client_id, error: record.error });
     }
   }

@@ -1,12 +1,8 @@
+import { paymentIntentTerminalEvents } from "@pos-cloud/common";
 import type { BusEvent } from "@pos-cloud/common/messaging";
 
 /** The events partners receive: an intent's terminal states and their keys' coming expiry (the webhook-delivery topic carries no others). */
-export const partnerEventTypes = new Set([
-  "payment_intent.succeeded",
-  "payment_intent.failed",
-  "payment_intent.cancelled",
-  "api_key.expiring",
-]);
+export const partnerEventTypes: ReadonlySet<string> = new Set([...paymentIntentTerminalEvents, "api_key.expiring"]);
 
 /** The intent (if any) and its partner as the outbox payload carries them (`intentEventRow`, key expiry). */
 export function eventIntent(event: BusEvent) {

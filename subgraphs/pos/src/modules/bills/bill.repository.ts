@@ -2,6 +2,7 @@ import { type CursorPage, readPageByTime } from "@pos-cloud/common";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { ListScope } from "../stores/store-access.service";
 import type { BillFilter } from "./bill.inputs";
+import { billMachine } from "./bill.machine";
 
 export type BillRepository = ReturnType<typeof billRepository>;
 export type Tx = Prisma.TransactionClient;
@@ -25,7 +26,7 @@ export function billRepository(prisma: PrismaClient) {
      */
     async combinable(tx: Tx, place: { store_id: number; merchant_id: number }, tables: string[]) {
       const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM bills
-        WHERE store_id = ${place.store_id} AND merchant_id = ${place.merchant_id} AND status = 'pending'
+        WHERE store_id = ${place.store_id} AND merchant_id = ${place.merchant_id} AND status = ANY(${billMachine.fromStates("combine")}::text[])
           AND NOT is_split AND deleted_at IS NULL AND table_numbers && ${tables}::text[]
         ORDER BY id`;
       return rows.map((row) => row.id);
@@ -38,7 +39,12 @@ export function billRepository(prisma: PrismaClient) {
     async lockCombinable(tx: Tx, ids: string[]) {
       await tx.$queryRaw`SELECT id FROM bills WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`;
       return tx.bill.findMany({
-        where: { id: { in: ids }, status: "pending", is_split: false, deleted_at: null },
+        where: {
+          id: { in: ids },
+          status: { in: billMachine.fromStates("combine") },
+          is_split: false,
+          deleted_at: null,
+        },
         include: withSplits,
         orderBy: { created_at: "asc" },
       });
@@ -75,7 +81,12 @@ export function billRepository(prisma: PrismaClient) {
     closeCombined: (tx: Tx, ids: string[], combinedId: string, at: Date) =>
       tx.bill.updateMany({
         where: { id: { in: ids } },
-        data: { status: "cancelled", cancelled_at: at, deleted_at: at, combined_into_id: combinedId },
+        data: {
+          status: billMachine.target("combine").to,
+          cancelled_at: at,
+          deleted_at: at,
+          combined_into_id: combinedId,
+        },
       }),
     createSplits: (tx: Tx, billId: string, splits: { amount: number; item_ids: string[] }[]) =>
       tx.billSplit.createMany({

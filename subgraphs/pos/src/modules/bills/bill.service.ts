@@ -16,13 +16,7 @@ import type { OrderService } from "../orders/order.service";
 import type { PaymentsInFlight } from "../payments/payments-in-flight";
 import type { StoreAccess } from "../stores/store-access.service";
 import { billCombine, billCreate, billFilter, billSplit } from "./bill.inputs";
-import {
-  type BillMove,
-  type BillStatus,
-  requireBillMove,
-  statusAfterPayment,
-  statusAfterRefund,
-} from "./bill.lifecycle";
+import { type BillEvent, billMachine, paymentEvent, refundEvent, requireBillMove } from "./bill.machine";
 import type { BillRepository, BillRow, Tx } from "./bill.repository";
 
 export type BillService = ReturnType<typeof billService>;
@@ -70,7 +64,12 @@ export function billService(
    * Ends (cancels or splits) the bill, locked, with `work`; it was read and checked against the caller first. Refused
    * while a payment of it is in flight, checked under the bill's payment lock so none can start meanwhile.
    */
-  async function endLocked<T>(caller: Caller, id: string, move: BillMove, work: (tx: Tx, bill: BillRow) => Promise<T>) {
+  async function endLocked<T>(
+    caller: Caller,
+    id: string,
+    move: BillEvent,
+    work: (tx: Tx, bill: BillRow) => Promise<T>,
+  ) {
     await writable(caller, id);
     return bills.transaction(async (tx) => {
       await inFlight.lockBill(tx, id);
@@ -137,7 +136,9 @@ export function billService(
             tax_percentage: data.tax_percentage,
             ...totals,
             // Nothing to pay (free items, a full discount): the bill is paid as it is made.
-            ...(totals.total_amount === 0 ? { status: "paid", paid_at: at } : {}),
+            ...(totals.total_amount === 0
+              ? { status: billMachine.transition("pending", "pay_in_full"), paid_at: at }
+              : {}),
             table_numbers: locked.table_number ? [locked.table_number] : [],
             created_at: at,
           });
@@ -234,7 +235,7 @@ export function billService(
       presentBill(
         await endLocked(caller, id, "cancel", async (tx, bill) => {
           await orders.reopenOfBill(tx, bill.id);
-          return bills.update(tx, bill.id, { status: "cancelled", cancelled_at: clock() });
+          return bills.update(tx, bill.id, { status: requireBillMove("cancel", bill), cancelled_at: clock() });
         }),
       ),
 
@@ -245,7 +246,8 @@ export function billService(
     async payable(tx: Tx, id: string) {
       const bill = await bills.lock(tx, id);
       if (!bill) throw notFound("bill");
-      requireBillMove("pay", bill);
+      // A bill takes a payment in part wherever it takes one in full.
+      requireBillMove("pay_in_part", bill);
       return presentBill(bill);
     },
 
@@ -258,7 +260,7 @@ export function billService(
     async applyPayment(tx: Tx, payment: PaymentToApply) {
       const bill = await bills.lock(tx, payment.bill_id);
       if (!bill) throw notFound("bill");
-      requireBillMove("pay", bill);
+      requireBillMove("pay_in_part", bill);
       if (!Number.isSafeInteger(payment.amount) || payment.amount <= 0)
         throw invalidField("amount", "positive", "amount must be a positive integer");
       const remaining = bill.total_amount - bill.paid_amount - bill.refunded_amount;
@@ -272,10 +274,11 @@ export function billService(
         if (payment.amount > left)
           throw invalidField("amount", "remaining_amount", `at most ${left} remains to pay on the split`);
         const paid = split.paid_amount + payment.amount;
-        await bills.updateSplit(tx, split.id, { paid_amount: paid, status: statusAfterPayment(paid, split.amount) });
+        const status = billMachine.transition(split.status, paymentEvent(paid, split.amount));
+        await bills.updateSplit(tx, split.id, { paid_amount: paid, status });
       }
       const paid = bill.paid_amount + payment.amount;
-      const status = statusAfterPayment(paid, bill.total_amount);
+      const status = requireBillMove(paymentEvent(paid, bill.total_amount), bill);
       if (status === "paid") await orders.completeOfBill(tx, bill.id, at);
       return presentBill(
         await bills.update(tx, bill.id, { paid_amount: paid, status, paid_at: status === "paid" ? at : null }),
@@ -290,7 +293,7 @@ export function billService(
     async applyRefund(tx: Tx, refund: { bill_id: string; amount: number }) {
       const bill = await bills.lock(tx, refund.bill_id);
       if (!bill) throw notFound("bill");
-      requireBillMove("refund", bill);
+      requireBillMove("refund_in_part", bill);
       if (refund.amount > bill.paid_amount)
         throw invalidField("refund_amount", "paid_amount", `at most ${bill.paid_amount} was paid on the bill`);
       const paid = bill.paid_amount - refund.amount;
@@ -298,7 +301,7 @@ export function billService(
         await bills.update(tx, bill.id, {
           paid_amount: paid,
           refunded_amount: bill.refunded_amount + refund.amount,
-          status: statusAfterRefund(bill.status as BillStatus, paid),
+          status: requireBillMove(refundEvent(paid), bill),
         }),
       );
     },

@@ -16,7 +16,7 @@ import type { CustomerService } from "../customers/customer.service";
 import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { StoreAccess } from "../stores/store-access.service";
 import { orderCreate, orderFilter, orderUpdate, purchaseHistoryFilter } from "./order.inputs";
-import { requireOrderMove } from "./order.lifecycle";
+import { orderMachine } from "./order.machine";
 import { lockOrder, type OrderRepository, type OrderRow, type Tx } from "./order.repository";
 
 export type OrderService = ReturnType<typeof orderService>;
@@ -130,7 +130,7 @@ export function orderService(
         caller,
         id,
         (order) => {
-          requireOrderMove("edit", order.status);
+          orderMachine.transition(order.status, "edit");
           const items = patch.items ? priced(patch.items) : undefined;
           const totals = orderTotals(items ?? order.items, patch.discount_amount ?? order.discount_amount);
           const orderType = patch.order_type ?? order.order_type;
@@ -181,28 +181,26 @@ export function orderService(
     /** Cancels an open order; a billed one is given back by cancelling its bill first. */
     cancel: (caller: Caller, id: string) =>
       change(caller, id, (order) => ({
-        data: { status: requireOrderMove("cancel", order.status).to, cancelled_at: clock() },
+        data: { status: orderMachine.transition(order.status, "cancel"), cancelled_at: clock() },
       })),
 
     /** Within a bill's transaction: the order locked, which must be open to be billed. */
     async lockForBilling(tx: Tx, id: string) {
       const order = await lockOrder(tx, id);
       if (!order) throw notFound("order");
-      requireOrderMove("bill", order.status);
+      orderMachine.transition(order.status, "bill");
       return order;
     },
     /** Within a bill's transaction: the order is billed, its tax and total those of the bill. */
     markBilled: (tx: Tx, id: string, billId: string, totals: Totals) =>
-      orders.update(tx, id, { status: requireOrderMove("bill", "open").to, bill_id: billId, ...totals }),
+      orders.update(tx, id, { status: orderMachine.transition("open", "bill"), bill_id: billId, ...totals }),
     /** Within a cancelled bill's transaction: its orders are open again, without tax, to be changed or billed anew. */
-    reopenOfBill: (tx: Tx, billId: string) => {
-      const { from, to } = requireOrderMove("reopen", "billed");
-      return orders.reopenOfBill(tx, billId, [...from], to);
-    },
+    reopenOfBill: (tx: Tx, billId: string) =>
+      orders.reopenOfBill(tx, billId, orderMachine.fromStates("reopen"), orderMachine.target("reopen").to),
     /** Within the transaction that paid a bill in full: its orders are completed. */
     completeOfBill: (tx: Tx, billId: string, at: Date) =>
-      orders.moveOfBill(tx, billId, ["billed"], {
-        status: requireOrderMove("complete", "billed").to,
+      orders.moveOfBill(tx, billId, orderMachine.fromStates("complete"), {
+        status: orderMachine.target("complete").to,
         completed_at: at,
       }),
     /** Within a combine's transaction: the source bills' orders now belong to the combined bill. */

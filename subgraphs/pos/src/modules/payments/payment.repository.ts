@@ -2,6 +2,7 @@ import { type CursorPage, readPageByTime } from "@pos-cloud/common";
 import type { Payment, Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { ListScope } from "../stores/store-access.service";
 import type { PaymentFilter } from "./payment.inputs";
+import { inFlight, paymentMachine } from "./payment.machine";
 
 export type PaymentRepository = ReturnType<typeof paymentRepository>;
 export type Tx = Prisma.TransactionClient;
@@ -24,7 +25,7 @@ export function paymentRepository(prisma: PrismaClient) {
     /** What payments still in flight (card or QR not yet completed) hold of a bill, or of one split of it. */
     async reserved(tx: Tx, billId: string, splitId: string | null) {
       const sum = await tx.payment.aggregate({
-        where: { bill_id: billId, split_id: splitId ?? undefined, status: { in: ["pending", "processing"] } },
+        where: { bill_id: billId, split_id: splitId ?? undefined, status: { in: [...inFlight] } },
         _sum: { amount: true },
       });
       return sum._sum.amount ?? 0;
@@ -33,7 +34,7 @@ export function paymentRepository(prisma: PrismaClient) {
     /** Card and QR payments not yet completed, oldest first. */
     inFlight: (tx: Tx, where: Prisma.PaymentWhereInput) =>
       tx.payment.findMany({
-        where: { ...where, status: { in: ["pending", "processing"] } },
+        where: { ...where, status: { in: [...inFlight] } },
         select: { id: true, method_type: true, bill_id: true },
         orderBy: { created_at: "asc" },
       }),
@@ -61,9 +62,20 @@ export function paymentRepository(prisma: PrismaClient) {
     update: (tx: Tx | PrismaClient, id: string, data: Prisma.PaymentUncheckedUpdateInput) =>
       tx.payment.update({ where: { id }, data }),
 
-    /** Moves a payment still in flight; false when another request moved it first (it is then left alone). */
-    async settle(tx: Tx, id: string, data: Prisma.PaymentUncheckedUpdateInput) {
-      const moved = await tx.payment.updateMany({ where: { id, status: { in: ["pending", "processing"] } }, data });
+    /**
+     * Moves a payment still in flight by `event`, to the state the machine gives; false when another request moved
+     * it first (it is then left alone).
+     */
+    async settle(
+      tx: Tx,
+      id: string,
+      event: "complete" | "fail",
+      data: Omit<Prisma.PaymentUncheckedUpdateInput, "status">,
+    ) {
+      const moved = await tx.payment.updateMany({
+        where: { id, status: { in: paymentMachine.fromStates(event) } },
+        data: { ...data, status: paymentMachine.target(event).to },
+      });
       return moved.count === 1;
     },
 
@@ -129,7 +141,7 @@ export function paymentRepository(prisma: PrismaClient) {
         SELECT store_id, idempotency_key, payment_id::text FROM payment_idempotency_keys k
         WHERE status = 'processing' AND created_at < ${before} AND payment_id IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM payments p
-            WHERE p.id = k.payment_id AND p.status IN ('pending', 'processing'))
+            WHERE p.id = k.payment_id AND p.status = ANY(${[...inFlight]}::text[]))
         ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
       return rows[0] ?? null;
     },

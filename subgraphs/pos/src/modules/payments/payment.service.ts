@@ -8,6 +8,7 @@ import {
   mapPage,
   notFound,
   parseInput,
+  paymentIntentTerminalEvents,
   type ReachableStore,
   requireDevice,
 } from "@pos-cloud/common";
@@ -19,6 +20,7 @@ import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { StoreAccess } from "../stores/store-access.service";
 import type { GatewayClient, GatewayIntent } from "./gateway.client";
 import { cardResult, type PaymentCreate, paymentCreate, paymentFilter } from "./payment.inputs";
+import { paymentMachine } from "./payment.machine";
 import type { PaymentRepository, PaymentRow, Tx } from "./payment.repository";
 
 export type PaymentService = ReturnType<typeof paymentService>;
@@ -40,9 +42,6 @@ const gatewayMethod = {
   CREDIT_CARD: { payment_method_types: ["credit_card"], processing_mode: "external" },
   QR: { payment_method_types: ["qr_mpm"], processing_mode: "pgw_processed" },
 } as const;
-
-/** The intent events that end a payment in flight. */
-const settlingEvents = new Set(["payment_intent.succeeded", "payment_intent.failed", "payment_intent.cancelled"]);
 
 /** A payment as clients see it: the method as one object, the gateway intent as transaction_id too. */
 export function presentPayment(row: PaymentRow) {
@@ -157,7 +156,8 @@ export function paymentService(
     const intent = await gateway.createIntent(intentBody(rowOf(id, caller, bill, data)), `pos-payment-${id}`);
     const row = await payments.create(tx, {
       ...rowOf(id, caller, bill, data),
-      status: "completed",
+      // Cash is confirmed by the staff member recording it: it completes as it is created.
+      status: paymentMachine.transition("pending", "complete"),
       payment_intent_id: intent.id,
       cash_received,
       change_amount: cash_received - data.amount,
@@ -200,9 +200,7 @@ export function paymentService(
       await payments.create(tx, rowOf(id, caller, bill, data));
     });
     const fail = (failure_message: string) =>
-      payments.transaction((tx) =>
-        payments.settle(tx, id, { status: "failed", failure_code: "gateway_error", failure_message }),
-      );
+      payments.transaction((tx) => payments.settle(tx, id, "fail", { failure_code: "gateway_error", failure_message }));
     let intent: GatewayIntent;
     try {
       intent = await gateway.createIntent(intentBody(rowOf(id, caller, bill, data)), `pos-payment-${id}`);
@@ -240,8 +238,7 @@ export function paymentService(
       if (!payment || payment.method_type === "CASH") return null;
       if (eventId && !(await payments.firstDelivery(tx, eventId))) return null;
       if (intent.status === "failed" || intent.status === "cancelled") {
-        await payments.settle(tx, payment.id, {
-          status: "failed",
+        await payments.settle(tx, payment.id, "fail", {
           failure_code: intent.failure_code ?? intent.status,
           failure_message: intent.failure_message,
         });
@@ -249,7 +246,7 @@ export function paymentService(
       }
       if (intent.status !== "succeeded" || payment.method_type !== "QR") return null;
       await payments.lockBillPayments(tx, payment.bill_id);
-      if (!(await payments.settle(tx, payment.id, { status: "completed", completed_at: clock() }))) return null;
+      if (!(await payments.settle(tx, payment.id, "complete", { completed_at: clock() }))) return null;
       try {
         await applyToBill(tx, { bill_id: payment.bill_id, split_id: payment.split_id, amount: payment.amount });
         await receipts.issue(tx, payment.id);
@@ -257,7 +254,7 @@ export function paymentService(
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         await payments.update(tx, payment.id, {
-          status: "failed",
+          status: paymentMachine.transition("completed", "bill_refused"),
           completed_at: null,
           failure_code: "bill_not_payable",
           failure_message: error.message,
@@ -298,7 +295,7 @@ export function paymentService(
       });
       failure_message = `interrupted before the intent was recorded; the gateway refused its recovery: ${error.message}`;
     }
-    await payments.settle(tx, payment.id, { status: "failed", failure_code: "gateway_error", failure_message });
+    await payments.settle(tx, payment.id, "fail", { failure_code: "gateway_error", failure_message });
     return true;
   }
 
@@ -426,15 +423,15 @@ export function paymentService(
         throw new AppError("invalid_state", "only a card payment takes a card app result", {
           method: payment.method_type,
         });
-      if (payment.status !== "pending" || !payment.payment_intent_id)
-        throw new AppError("invalid_state", `a ${payment.status} payment takes no card result`, {
+      paymentMachine.transition(payment.status, result.status === "success" ? "complete" : "fail");
+      if (!payment.payment_intent_id)
+        throw new AppError("invalid_state", "the payment has no gateway intent yet to take a card result", {
           status: payment.status,
         });
       const intentId = payment.payment_intent_id;
       if (result.status !== "success") {
         const failed = await payments.transaction(async (tx) =>
-          payments.settle(tx, id, {
-            status: "failed",
+          payments.settle(tx, id, "fail", {
             failure_code: result.status,
             failure_message: result.error_message ?? `the card app reported ${result.status}`,
           }),
@@ -445,8 +442,7 @@ export function paymentService(
       }
       await payments.transaction(async (tx) => {
         await payments.lockBillPayments(tx, payment.bill_id);
-        const moved = await payments.settle(tx, id, {
-          status: "completed",
+        const moved = await payments.settle(tx, id, "complete", {
           completed_at: clock(),
           approval_code: result.approval_code,
           card_document_number: result.card_document_number,
@@ -496,7 +492,10 @@ export function paymentService(
       await payments.update(tx, payment.id, {
         refund_amount: refunded,
         refund_reason: refund.reason,
-        status: refunded === payment.amount ? "refunded" : payment.status,
+        status: paymentMachine.transition(
+          payment.status,
+          refunded === payment.amount ? "refund_in_full" : "refund_in_part",
+        ),
       });
       const bill = await bills.applyRefund(tx, { bill_id: payment.bill_id, amount: refund.amount });
       await customers.recordRefund(tx, bill, refund.amount);
@@ -508,7 +507,7 @@ export function paymentService(
      */
     consume: (bus: MessageBus) =>
       bus.consume("events.internal", "pos-payments", async (event: BusEvent) => {
-        if (event.aggregate_type !== "payment_intent" || !settlingEvents.has(event.event_type)) return;
+        if (event.aggregate_type !== "payment_intent" || !paymentIntentTerminalEvents.has(event.event_type)) return;
         const intent = event.payload.payment_intent as GatewayIntent | undefined;
         if (intent) await settleIntent(intent, event.id);
       }),

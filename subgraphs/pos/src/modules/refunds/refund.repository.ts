@@ -1,4 +1,5 @@
 import type { PosRefund, Prisma, PrismaClient } from "../../generated/prisma/client";
+import { type PosRefundEvent, posRefundMachine } from "./refund.machine";
 
 export type RefundRepository = ReturnType<typeof refundRepository>;
 export type Tx = Prisma.TransactionClient;
@@ -17,9 +18,17 @@ export function refundRepository(prisma: PrismaClient) {
     create: (tx: Tx, data: Prisma.PosRefundUncheckedCreateInput) => tx.posRefund.create({ data }),
     find: (id: string) => prisma.posRefund.findUniqueOrThrow({ where: { id } }),
 
-    /** Moves a pending refund; false when another request settled it first. */
-    async settle(tx: Tx, id: string, data: Prisma.PosRefundUncheckedUpdateInput) {
-      const moved = await tx.posRefund.updateMany({ where: { id, status: "pending" }, data });
+    /** Moves a pending refund by `event`; false when another request settled it first. */
+    async settle(
+      tx: Tx,
+      id: string,
+      event: PosRefundEvent,
+      data: Omit<Prisma.PosRefundUncheckedUpdateInput, "status">,
+    ) {
+      const moved = await tx.posRefund.updateMany({
+        where: { id, status: { in: posRefundMachine.fromStates(event) } },
+        data: { ...data, status: posRefundMachine.target(event).to },
+      });
       return moved.count === 1;
     },
 

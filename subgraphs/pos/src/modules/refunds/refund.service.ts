@@ -43,11 +43,10 @@ export function refundService(
     if (answer.status === "pending") return;
     await refunds.transaction(async (tx) => {
       if (answer.status !== "succeeded") {
-        await refunds.settle(tx, refund.id, { status: "failed", gateway_refund_id: answer.id, completed_at: clock() });
+        await refunds.settle(tx, refund.id, "fail", { gateway_refund_id: answer.id, completed_at: clock() });
         return;
       }
-      const moved = await refunds.settle(tx, refund.id, {
-        status: "succeeded",
+      const moved = await refunds.settle(tx, refund.id, "succeed", {
         gateway_refund_id: answer.id,
         completed_at: clock(),
       });
@@ -64,8 +63,7 @@ export function refundService(
       // An unanswered call leaves the refund pending (holding its amount) for the recovery pass; a refusal fails it.
       if (error instanceof AppError && error.code !== "bad_gateway")
         await refunds.transaction((tx) =>
-          refunds.settle(tx, refund.id, {
-            status: "failed",
+          refunds.settle(tx, refund.id, "fail", {
             failure_code: String(error.details?.gateway_code ?? error.code),
             failure_message: error.message,
             completed_at: clock(),

@@ -2,6 +2,7 @@ import { type Page, readPage } from "@pos-cloud/common";
 import { Prisma, type PrismaClient, type Settlement } from "../../generated/prisma/client";
 import type { ListScope } from "../stores/store-access.service";
 import type { SettlementFilter } from "./settlement.inputs";
+import { settlementMachine } from "./settlement.machine";
 
 export type SettlementRepository = ReturnType<typeof settlementRepository>;
 export type Tx = Prisma.TransactionClient;
@@ -125,7 +126,10 @@ export function settlementRepository(prisma: PrismaClient) {
           (kind, source_id, settlement_id, method_type, amount, occurred_at, carried_over)
         SELECT kind, source_id, ${s.id}::uuid, method_type, amount, occurred_at, carried_over FROM (${counted(s)}) AS counted
         ON CONFLICT DO NOTHING`);
-      return tx.settlement.update({ where: { id: s.id }, data: { ...data, status: "closed" } });
+      return tx.settlement.update({
+        where: { id: s.id },
+        data: { ...data, status: settlementMachine.transition(s.status, "close") },
+      });
     },
 
     /** The stores with card payments or refunds completed within a span, or a settlement of `date`. */

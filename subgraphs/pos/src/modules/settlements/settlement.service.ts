@@ -22,6 +22,7 @@ import type { StoreAccess, StorePlace } from "../stores/store-access.service";
 import { businessDateOf, dayWindow, STORE_TIME_ZONE } from "./business-day";
 import type { CardExchangeRepository } from "./card-exchange.repository";
 import { settlementClose, settlementCreate, settlementFilter } from "./settlement.inputs";
+import { settlementMachine } from "./settlement.machine";
 import { presentSettlement } from "./settlement.presenter";
 import { LOOKBACK_MS, type SettlementRepository, type SettlementRow, type Tx } from "./settlement.repository";
 
@@ -109,8 +110,7 @@ export function settlementService(
    */
   async function closeLocked(tx: Tx, id: string, by: string, staffCode: string | null) {
     const locked = await settlements.lock(tx, id);
-    if (locked.status !== "open")
-      throw new AppError("invalid_state", `a ${locked.status} settlement cannot be closed`, { status: locked.status });
+    settlementMachine.transition(locked.status, "close");
     if (by !== SYSTEM_ACTOR)
       await inFlight.requireNone(
         tx,

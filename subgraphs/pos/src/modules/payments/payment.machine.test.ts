@@ -1,0 +1,15 @@
+import { describe } from "vitest";
+import { machineBehaviour } from "../../../../../tests/support/machine-behaviour";
+import { paymentMachine } from "./payment.machine";
+
+describe("paymentMachine", () => {
+  machineBehaviour(paymentMachine, {
+    refused: [
+      ["failed", "complete"],
+      ["refunded", "refund_in_part"],
+      ["pending", "refund_in_full"],
+      ["completed", "complete"],
+      ["processing", "bill_refused"],
+    ],
+  });
+});
