@@ -111,6 +111,6 @@ describe("the gateway over HTTP subgraphs", () => {
     expect(response.status).toBe(401);
     const body = (await response.json()) as { data?: unknown; errors: { extensions: { code: string } }[] };
     expect(body.data).toBeUndefined();
-    expect(body.errors[0]!.extensions.code).toBe("UNAUTHENTICATED");
+    expect(body.errors[0]!.extensions.code).toBe("unauthorized");
   });
 });

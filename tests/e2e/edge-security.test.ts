@@ -268,7 +268,7 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
     const staff = demoUser(demo, "STAFF_LEADER").login_id;
     const knownCodes = await pinTries(staff);
     expect(new Set(knownCodes.slice(0, 5)).size).toBe(1);
-    expect(knownCodes[5]).toBe("locked");
+    expect(knownCodes[5]).toBe("LOCKED");
     expect(await pinTries(unusedLoginId(staff))).toEqual(knownCodes);
   });
 });

@@ -141,7 +141,10 @@ describe("without the demo tenant", () => {
 
   it("provisions the platform's sync partner once, and syncs at start what was written while it was down", async () => {
     const provisioned = await platform.partners.credentialsFor(edge, PORTAL_SYNC_CLIENT_ID);
-    expect(provisioned).toEqual({ client_partner_id: expect.any(Number), secrets: [expect.any(String)] });
+    expect(provisioned).toEqual({
+      client_partner_id: expect.any(Number),
+      keys: [{ id: expect.any(String), secret: expect.any(String), expires_at: expect.any(Date), revoked: false }],
+    });
     await platform.stop();
     // Tenants written while the platform is down (the portal opened on its own has no gateway to push to).
     const { config } = platform;

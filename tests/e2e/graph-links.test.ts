@@ -125,7 +125,7 @@ describe("links never lead a caller into another tenant", () => {
         [deviceStore, away.device],
       ] as const) {
         const result = await graphql(who, query, { id });
-        expect(result.codes, `${who} ${query}`).toEqual(["forbidden"]);
+        expect(result.codes, `${who} ${query}`).toEqual(["FORBIDDEN"]);
         expect(result.data, `${who} ${query}`).toBeNull();
       }
     }

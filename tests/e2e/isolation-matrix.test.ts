@@ -45,9 +45,9 @@ const settlementRefused = ["L5", "L6"] as const;
 
 const graphqlStatus: Record<string, number> = {
   UNAUTHENTICATED: 401,
-  invalid_request: 400,
-  forbidden: 403,
-  not_found: 404,
+  INVALID_REQUEST: 400,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
 };
 
 let platform: TestPlatform;
@@ -377,7 +377,8 @@ describe("writes to a foreign POS row", () => {
           method: "POST",
           body: { bill_id: away.bill, amount: 10, payment_method: { type: "CASH" }, cash_received: 10 },
         }),
-      refusedByAmount,
+      // The away bill is paid: a payment re-reads its bill under the payment lock (issue 21) and finds it so.
+      refusedByState,
     ],
     [
       "REST PATCH /payments/{id} (a card result)",

@@ -105,7 +105,7 @@ describe("partner onboarding", () => {
       (await issue(id).then(() => postJson(platform.baseUrl, `/api/v1/partners/${id}/api-keys`, {}, admin))).status,
     ).toBe(403);
     const graphql = await postGraphQL(platform.baseUrl, "{ expiringApiKeys { id } }", {}, admin);
-    expect(graphql.body.errors?.[0]?.extensions?.code).toBe("forbidden");
+    expect(graphql.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
   });
 
   inProcessOnly("answers a revoked key's signature with 401 api_key_revoked", async () => {

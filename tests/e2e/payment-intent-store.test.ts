@@ -83,7 +83,7 @@ describe("PaymentIntent.store", () => {
       expect(stores).toContain(intent.store_id);
       expect(intent.store).toBeNull();
     }
-    expect(result.codes).toEqual(Array(5).fill("forbidden"));
+    expect(result.codes).toEqual(Array(5).fill("FORBIDDEN"));
     // One statement for the five references (two distinct stores), not one per intent.
     expect(storeReads() - before).toBe(1);
   });

@@ -321,7 +321,7 @@ describe("storeEvents over graphql-ws", () => {
       follow(connect(await otherStoreDevice()), store, feed).end(),
       follow(connect(otherMerchantAdmin), store, feed).end(),
     ]);
-    expect(refusals.map(codesOf)).toEqual([["UNAUTHENTICATED"], ["invalid_request"], ["forbidden"], ["forbidden"]]);
+    expect(refusals.map(codesOf)).toEqual([["UNAUTHENTICATED"], ["INVALID_REQUEST"], ["FORBIDDEN"], ["FORBIDDEN"]]);
   });
 });
 
@@ -457,7 +457,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
       follow(connect(otherMerchantAdmin), intent.id).end(),
       follow(connect(device), `pi_${randomBytes(8).toString("hex")}`).end(),
     ]);
-    expect(refusals.map(codesOf)).toEqual([["UNAUTHENTICATED"], ["forbidden"], ["forbidden"], ["not_found"]]);
+    expect(refusals.map(codesOf)).toEqual([["UNAUTHENTICATED"], ["FORBIDDEN"], ["FORBIDDEN"], ["NOT_FOUND"]]);
   });
 
   it("gives a device the same read over HTTP: Store.payment_intent of its own store", async () => {
@@ -466,7 +466,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     const own = await postGraphQL(platform.baseUrl, read, { store: demo.store.id, id: intent.id }, device);
     expect(own.body.data.store.payment_intent).toEqual({ id: intent.id, status: "requires_payment_method" });
     const unknown = await postGraphQL(platform.baseUrl, read, { store: demo.store.id, id: "pi_unknown" }, device);
-    expect(unknown.body.errors?.map((error: any) => error.extensions.code)).toEqual(["not_found"]);
+    expect(unknown.body.errors?.map((error: any) => error.extensions.code)).toEqual(["NOT_FOUND"]);
   });
 
   it("answers a subscription over HTTP with a 400 that says where subscriptions are served", async () => {
@@ -506,11 +506,11 @@ describe("paymentIntentUpdated over graphql-ws", () => {
       follow(client, { store: demo.store.id }, storeFeed).end(),
       follow(client, intent.id, withStore).end(),
     ]);
-    expect(refusals.map(codesOf)).toEqual([["invalid_token"], ["invalid_token"], ["forbidden"], ["forbidden"]]);
+    expect(refusals.map(codesOf)).toEqual([["INVALID_TOKEN"], ["INVALID_TOKEN"], ["FORBIDDEN"], ["FORBIDDEN"]]);
     const query = await new Promise<unknown>((resolve) => {
       client.subscribe({ query: "{ __typename }" }, { next: () => {}, error: resolve, complete: () => {} });
     });
-    expect(codesOf({ error: query })).toEqual(["forbidden"]);
+    expect(codesOf({ error: query })).toEqual(["FORBIDDEN"]);
   });
 
   it("follows a payment token's intent named by a variable, and refuses a variable of the wrong type as invalid", async () => {

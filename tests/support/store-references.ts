@@ -89,14 +89,14 @@ export function describeStoreReferences(
         expect(result.data?._entities).toEqual([null]);
       }
       const anonymous = await ask({ type: "anonymous", scopes: [] }, [place(store)]);
-      expect(anonymous.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
+      expect(anonymous.errors?.[0]?.extensions?.code).toBe("unauthorized");
       expect(counted).not.toHaveBeenCalled();
     });
 
     it("refuses a reference without its place, and finds nothing under a merchant the store is not in", async () => {
       const store = stores[5]!;
       const bare = await ask({ type: "user", role: "SYSTEM_OP", scopes: [] }, [{ __typename: "Store", id: store }]);
-      expect(bare.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+      expect(bare.errors?.[0]?.extensions?.code).toBe("forbidden");
       const other: Caller = { type: "user", role: "MERCHANT_ADMIN", pspId: psp, merchantId: merchant + 1, scopes: [] };
       const claimed = await ask(other, [{ ...place(store), merchant_id: merchant + 1 }]);
       expect(claimed.data?._entities).toEqual([{ id: store, [field]: 0 }]);

@@ -1,4 +1,5 @@
 import type { ApolloServerPlugin, BaseContext } from "@apollo/server";
+import { errorCodeOf } from "@pos-cloud/common";
 import type { GraphQLFormattedError } from "graphql";
 
 /**
@@ -8,7 +9,7 @@ import type { GraphQLFormattedError } from "graphql";
  * subgraph refused before any field ran. A service refusing an argument inside a resolver reports the field's path.
  */
 const refusesRequest = (error: GraphQLFormattedError) =>
-  error.extensions?.code === "invalid_request" && error.path === undefined;
+  errorCodeOf(error.extensions?.code) === "invalid_request" && error.path === undefined;
 
 /**
  * The gateway answers a subgraph's refusal as any subgraph error, HTTP 200 with `data: null`; an answer that is

@@ -1,4 +1,11 @@
-import { asGraphQLError, type Caller, paymentIntentMachine, refusedVariable, unauthenticated } from "@pos-cloud/common";
+import {
+  asGraphQLError,
+  type Caller,
+  errorCodeOf,
+  paymentIntentMachine,
+  refusedVariable,
+  unauthenticated,
+} from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import { metrics } from "@pos-cloud/common/metrics";
 import { Repeater } from "@repeaterjs/repeater";
@@ -31,7 +38,6 @@ import { StoreEventsAllowedDocument } from "./operations/gateway.generated";
 import { SubscribedPaymentIntentDocument } from "./operations/payments.generated";
 import { selectedFields, storeEventMessage, storeOfEvent } from "./store-events";
 import type { CallSubgraph } from "./subgraph-client";
-import { UNAUTHENTICATED } from "./unauthenticated";
 
 const storeEventsAllowed = parse(StoreEventsAllowedDocument.toString());
 
@@ -185,7 +191,7 @@ export async function createSubscriptions(deps: {
         const ending = paymentIntentMachine.terminal.has(status ?? "");
         const result = (event && fromEvent(event)) ?? (await read());
         // A payment token refused after it opened the subscription has expired.
-        if (result.errors?.some((error) => error.extensions?.code === "invalid_token")) {
+        if (result.errors?.some((error) => errorCodeOf(error.extensions?.code) === "invalid_token")) {
           request.closeExpired();
           return false;
         }
@@ -281,7 +287,7 @@ export async function createSubscriptions(deps: {
       const { schema, document, operationName, variables, caller } = request;
       // Before any look-up, so that no token learns whether an intent exists.
       if (caller.type === "anonymous" && !request.paymentToken)
-        return { errors: refusal(unauthenticated().message, UNAUTHENTICATED) };
+        return { errors: refusal(unauthenticated().message, "unauthorized") };
       const operation = getOperationAST(document, operationName);
       const [field, ...more] = operation?.selectionSet.selections ?? [];
       const definition =

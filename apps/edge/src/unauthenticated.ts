@@ -1,17 +1,10 @@
 import type { ApolloServerPlugin, BaseContext } from "@apollo/server";
-import type { GraphQLFormattedError } from "graphql";
-
-export const UNAUTHENTICATED = "UNAUTHENTICATED";
-
-const renamed = (error: GraphQLFormattedError): GraphQLFormattedError =>
-  error.extensions?.code === "unauthorized"
-    ? { ...error, extensions: { ...error.extensions, code: UNAUTHENTICATED } }
-    : error;
+import { errorCodeOf } from "@pos-cloud/common";
 
 /**
- * A missing or refused credential reaches GraphQL clients as `UNAUTHENTICATED`, the code they know (the services say
- * `unauthorized`, the REST face's code, which REST compat maps back), and an answer that is nothing but such errors
- * is HTTP 401: `{ stores { nodes { id } } }` without a token is refused, not answered with an empty list.
+ * An answer that is nothing but refused credentials (`UNAUTHENTICATED`, as the error formatter spells the services'
+ * `unauthorized`) is HTTP 401: `{ stores { nodes { id } } }` without a token is refused, not answered with an empty
+ * list.
  */
 export function unauthenticatedPlugin(): ApolloServerPlugin<BaseContext> {
   return {
@@ -20,10 +13,11 @@ export function unauthenticatedPlugin(): ApolloServerPlugin<BaseContext> {
         async willSendResponse({ response }) {
           if (response.body.kind !== "single" || !response.body.singleResult.errors) return;
           const result = response.body.singleResult;
-          const errors = result.errors!.map(renamed);
-          result.errors = errors;
           const nothingAnswered = result.data == null || Object.values(result.data).every((value) => value === null);
-          if (nothingAnswered && errors.every((error) => error.extensions?.code === UNAUTHENTICATED)) {
+          if (
+            nothingAnswered &&
+            result.errors!.every((error) => errorCodeOf(error.extensions?.code) === "unauthorized")
+          ) {
             response.http.status = 401;
             response.http.headers.set("www-authenticate", "Bearer");
           }
