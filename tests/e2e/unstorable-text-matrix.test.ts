@@ -76,7 +76,7 @@ describe("text PostgreSQL cannot store, in every field of every route", () => {
       "GET /v1/api_key/webhook: reads no query parameter",
       "DELETE /v1/api_key/webhook: reads no query parameter",
       "POST /v1/api_key/webhook/secret: passes no body field on as text (at most the raw bytes)",
-    "POST /v1/api_key/rotate: passes no body field on as text (at most the raw bytes)",
+      "POST /v1/api_key/rotate: passes no body field on as text (at most the raw bytes)",
     ]);
 
     const send = ({ route, target, body }: Case) => {
