@@ -8,6 +8,7 @@ import http from "node:http";
 import { performance } from "node:perf_hooks";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { startJobs } from "@pos-cloud/common/jobs";
 import { type BusEvent, type MessageBus, memoryBus, natsBus } from "@pos-cloud/common/messaging";
 import { openPayments, type PaymentsDeps } from "@pos-cloud/payments";
 import { type Client, createClient } from "graphql-ws";
@@ -186,15 +187,12 @@ export async function benchDrain(options: {
     let publishedAt = 0;
     const started = performance.now();
     const running = await Promise.all(
-      instances.map((instance, n) =>
-        instance
-          .outboxPublisher(
-            countingBus(buses[options.bus === "memory" ? 0 : n]!, published, () => {
-              publishedAt = performance.now();
-            }),
-          )
-          .start(),
-      ),
+      instances.map((instance, n) => {
+        const bus = countingBus(buses[options.bus === "memory" ? 0 : n]!, published, () => {
+          publishedAt = performance.now();
+        });
+        return startJobs(instance.outboxPublisher(bus).jobs({ name: "payments" }));
+      }),
     );
     await all;
     const seconds = (performance.now() - started) / 1000;

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { startJobs } from "@pos-cloud/common/jobs";
 import { type MessageBus, natsBus } from "@pos-cloud/common/messaging";
 import type { PaymentsDeps } from "@pos-cloud/payments";
 import { monotonicFactory } from "ulid";
@@ -49,7 +50,9 @@ describe.skipIf(!onPostgres)("the outbox publisher while NATS is unreachable", (
         return bus.connected();
       },
     });
-    const publisher = await payments.outboxPublisher(counted).start({ pollIntervalMs: 100 });
+    const publisher = await startJobs(
+      payments.outboxPublisher(counted).jobs({ name: "payments", pollIntervalMs: 100 }),
+    );
     closers.unshift(() => publisher.stop());
   });
   afterAll(async () => {

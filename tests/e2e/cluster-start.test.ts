@@ -109,7 +109,12 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
       expect(text).toContain("nodejs_eventloop_lag_seconds");
       expect((await fetch(new URL("/health", metricsUrl))).status).toBe(200);
       const ready = await fetch(new URL("/ready", metricsUrl));
-      expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { status: "ready" } });
+      const body = (await ready.json()) as { status: string; jobs: { name: string }[] };
+      expect({ status: ready.status, body: body.status }).toEqual({ status: 200, body: "ready" });
+      // Every worker runs the whole registry: each job claims its rows.
+      expect(body.jobs.map((job) => job.name)).toEqual(
+        expect.arrayContaining(["payments-outbox", "payment-poll", "gateway-sync", "pos-payment-recovery"]),
+      );
     }
     const ready = await fetch(`${posUrl}/ready`);
     expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { status: "ready" } });

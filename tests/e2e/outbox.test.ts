@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { startJobs } from "@pos-cloud/common/jobs";
 import { type BusEvent, type MessageBus, memoryBus, natsBus } from "@pos-cloud/common/messaging";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
@@ -79,7 +80,7 @@ describe("outbox events of a running platform", () => {
 
   it("never publishes an event twice with a second publisher running beside the platform's", async () => {
     const events = await recordTopic(platform.bus, "events.internal");
-    const second = await platform.payments.outboxPublisher(platform.bus).start();
+    const second = await startJobs(platform.payments.outboxPublisher(platform.bus).jobs({ name: "payments" }));
     try {
       const created = await Promise.all(Array.from({ length: 20 }, () => create()));
       const ids = created.map((response) => response.body.id as string);

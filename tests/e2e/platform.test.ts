@@ -1,9 +1,27 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { JobState } from "@pos-cloud/common/jobs";
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { demoUser, inProcessOnly, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+
+/** Every periodic job of the three subgraphs, as the embedded platform and each cluster worker run them. */
+const platformJobs = [
+  "gateway-sync",
+  "signing-key-rotation",
+  "pos-outbox",
+  "pos-outbox-cleanup",
+  "pos-payment-recovery",
+  "card-settlement-exchange",
+  "payments-outbox",
+  "payments-outbox-cleanup",
+  "payment-poll",
+  "provider-refund-resume",
+  "intent-expiry",
+  "confirm-recovery",
+  "api-key-expiry",
+];
 
 const storeQuery = `query Store($id: Int!) {
   store(id: $id) { id name merchant { id name psp { code } } open_orders_count payment_intents_count }
@@ -26,6 +44,25 @@ describe("the embedded platform", () => {
     const response = await fetch(`${platform.baseUrl}/health`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  // In-process only: a cluster's jobs run in its workers, whose /ready lists them (cluster-start.test.ts).
+  inProcessOnly("lists its jobs at /ready and counts their runs in /metrics", async () => {
+    const ready = (await (await fetch(`${platform.baseUrl}/ready`)).json()) as { status: string; jobs: JobState[] };
+    expect(ready.status).toBe("ready");
+    expect(ready.jobs.map((job) => job.name).sort()).toEqual([...platformJobs].sort());
+    // The key rotation check runs at start and the platform's start waits for it.
+    expect(ready.jobs.find((job) => job.name === "signing-key-rotation")).toMatchObject({
+      schedule: "every 3600000 ms",
+      last_success_at: expect.any(String),
+    });
+    expect(ready.jobs.find((job) => job.name === "card-settlement-exchange")).toMatchObject({
+      schedule: "0 2 * * * (Asia/Tokyo)",
+      next_run_at: expect.stringMatching(/T17:00:00.000Z$/),
+    });
+    const scraped = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+    expect(scraped).toMatch(/^pgw_job_runs_total\{job="signing-key-rotation",outcome="succeeded"\} [1-9]/m);
+    expect(scraped).toMatch(/^pgw_job_last_success_timestamp_seconds\{job="signing-key-rotation"\} \d+/m);
   });
 
   it("writes demo.json with the stable keys and working URLs", () => {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type HttpTimeouts, type ReadinessChecks, repositoryRoot, type SubgraphEndpoint } from "@pos-cloud/common";
+import type { JobState } from "@pos-cloud/common/jobs";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import {
   connectRedis,
@@ -69,6 +70,8 @@ export interface EdgeConfig {
   graphqlSchemaDetails?: boolean;
   /** What `GET /ready` checks besides the bus, Redis and the subgraphs served over HTTP (databases). */
   readiness?: ReadinessChecks;
+  /** The periodic jobs `GET /ready` lists (the embedded platform's). */
+  jobs?: () => JobState[];
   /** The platform's message bus: graphql-ws subscriptions follow its internal topic. */
   bus: MessageBus;
 }
@@ -157,6 +160,7 @@ export async function startEdge(config: EdgeConfig) {
     limiter,
     devMessages: config.devMessages,
     readiness: readinessChecks(config, redis),
+    jobs: config.jobs,
     httpTimeouts: config.httpTimeouts,
     publicUrl: config.publicUrl,
     apiReference: createApiReference(restRoutes, supergraphSdl),

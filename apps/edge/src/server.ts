@@ -14,6 +14,7 @@ import {
   sendReadiness,
   tierOf,
 } from "@pos-cloud/common";
+import type { JobState } from "@pos-cloud/common/jobs";
 import { metrics } from "@pos-cloud/common/metrics";
 import {
   type ExecuteOperation,
@@ -54,6 +55,8 @@ export interface EdgeOptions {
   devMessages?: () => unknown[];
   /** What `GET /ready` checks: every dependency by name. */
   readiness: ReadinessChecks;
+  /** The periodic jobs `GET /ready` lists: the embedded platform's (a cluster's edge runs none). */
+  jobs?: () => JobState[];
   httpTimeouts?: Partial<HttpTimeouts>;
   /** The platform's address as clients reach it (the discovery document's issuer); the request's Host when unknown. */
   publicUrl?: () => string | undefined;
@@ -114,6 +117,7 @@ export function createEdgeServer({
   limiter,
   devMessages,
   readiness,
+  jobs,
   httpTimeouts,
   publicUrl,
   apiReference,
@@ -137,7 +141,7 @@ export function createEdgeServer({
     const method = req.method ?? "GET";
     if (servedPaths.has(url.pathname)) seen.route = url.pathname;
     if (url.pathname === "/health" && method === "GET") return sendJson(res, 200, { status: "ok" });
-    if (url.pathname === "/ready" && method === "GET") return sendReadiness(res, readiness);
+    if (url.pathname === "/ready" && method === "GET") return sendReadiness(res, readiness, jobs);
     if (url.pathname === "/metrics" && method === "GET") return sendMetrics(res);
     if (url.pathname === DISCOVERY_PATH && method === "GET")
       return sendJson(res, 200, authorizationServerMetadata(req, publicUrl?.()));

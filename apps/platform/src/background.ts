@@ -1,4 +1,4 @@
-import { logger } from "@pos-cloud/common";
+import { type JobRegistry, jobRegistry } from "@pos-cloud/common/jobs";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { PaymentsDeps } from "@pos-cloud/payments";
 import type { PortalDeps } from "@pos-cloud/portal";
@@ -23,85 +23,46 @@ export async function configureGatewaySync(
   return partner;
 }
 
+export interface BackgroundWork {
+  /** Every periodic job of the three subgraphs, for `/ready`, operators and tests (`trigger`). */
+  jobs: JobRegistry;
+  stop(): Promise<void>;
+}
+
 /**
- * The platform's background work, the same in the embedded process and in a cluster worker: the partner webhook
- * dispatcher, the outbox publisher, the portal's gateway sync worker (a full sync now and every 15 minutes; not
- * awaited, so start-up does not wait on the gateway) and the payment poller, which also sweeps refunds, expiry and
- * unfinished confirms. Every part claims its rows, so any number of processes may run it.
+ * The platform's background work, the same in the embedded process and in a cluster worker: the bus consumers (the
+ * partner webhook dispatcher, POS's consumer of the gateway's events that settles QR payments, group `pos-payments`)
+ * and one job registry with the periodic work of every subgraph (their `jobs.ts`: outbox publishers, the payment
+ * poller and its repairs, POS's recovery and card settlement exchange, the gateway sync, signing-key rotation). The
+ * registry is not awaited on the gateway: the gateway sync runs at start in the background. Every part claims its
+ * rows or shares a consumer group, so any number of processes may run it.
  */
 export async function startBackgroundWork(
-  portal: PortalDeps,
-  payments: PaymentsDeps,
+  subgraphs: { portal: PortalDeps; payments: PaymentsDeps; pos: PosDeps },
   bus: MessageBus,
-  pollIntervalMs: number,
-): Promise<{ stop(): Promise<void> }> {
-  // Consuming before anything is published: the memory bus keeps events only for groups that exist.
-  const partnerWebhooks = await payments.partnerWebhooks.start(bus);
-  let publisher: { stop(): Promise<void> };
+  options: { pollIntervalMs: number; clock?: () => Date },
+): Promise<BackgroundWork> {
+  const { portal, payments, pos } = subgraphs;
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const next of stops.splice(0).reverse()) await next();
+  };
   try {
-    publisher = await payments.outboxPublisher(bus).start();
+    // Consuming before anything is published: the memory bus keeps events only for groups that exist.
+    const partnerWebhooks = await payments.partnerWebhooks.start(bus);
+    stops.push(() => partnerWebhooks.stop());
+    const qrSettlement = await pos.payments.consume(bus);
+    stops.push(() => qrSettlement.stop());
+    const jobs = jobRegistry({ clock: options.clock }).register(
+      ...portal.jobs(),
+      ...pos.jobs(bus),
+      ...payments.jobs(bus, { pollIntervalMs: options.pollIntervalMs }),
+    );
+    stops.push(() => jobs.stop());
+    await jobs.start();
+    return { jobs, stop };
   } catch (error) {
-    await partnerWebhooks.stop();
+    await stop();
     throw error;
   }
-  portal.gatewaySync.start();
-  const poller = payments.poller.start(pollIntervalMs);
-  return {
-    async stop() {
-      await portal.gatewaySync.stop();
-      await poller.stop();
-      await publisher.stop();
-      await partnerWebhooks.stop();
-    },
-  };
-}
-
-/**
- * POS's recovery pass every `intervalMs` (a minute): card and QR payments a crash left pending without their intent
- * are cancelled at the gateway and failed, and the Idempotency-Keys a crash left processing are finished or released.
- * The timer is unref'd, a pass never overlaps the one before, and stop waits
- * for a pass under way. Rows are claimed, so any number of processes may run it.
- */
-function schedulePosRecovery(pos: PosDeps, intervalMs = 60_000): { stop(): Promise<void> } {
-  let running: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
-    running ??= pos.payments
-      .recoverStalePayments()
-      .catch((error) => logger.error("the POS payment recovery pass failed", { error: String(error) }))
-      .finally(() => {
-        running = undefined;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
-
-/**
- * POS's background work, as the embedded platform runs it, for a cluster worker: the consumer of the gateway's
- * internal events that settles QR payments (group `pos-payments`, so each event reaches one process), the POS
- * outbox publisher (the store feed's order, bill and payment changes) and the payment recovery pass. Start it before
- * the payments outbox publisher: the memory bus keeps events only for groups that exist.
- */
-export async function startPosBackgroundWork(pos: PosDeps, bus: MessageBus): Promise<{ stop(): Promise<void> }> {
-  const events = await pos.payments.consume(bus);
-  let publisher: { stop(): Promise<void> };
-  try {
-    publisher = await pos.outboxPublisher(bus).start();
-  } catch (error) {
-    await events.stop();
-    throw error;
-  }
-  const recovery = schedulePosRecovery(pos);
-  return {
-    async stop() {
-      await recovery.stop();
-      await publisher.stop();
-      await events.stop();
-    },
-  };
 }

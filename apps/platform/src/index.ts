@@ -1,3 +1,2 @@
 // What the cluster's processes share with the embedded platform.
-export { configureGatewaySync, startBackgroundWork, startPosBackgroundWork } from "./background";
-export { scheduleKeyRotation } from "./signing-keys";
+export { configureGatewaySync, startBackgroundWork } from "./background";

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
+import type { JobRegistry } from "@pos-cloud/common/jobs";
 import { type MessageBus, openMessageBus } from "@pos-cloud/common/messaging";
 import { startEdge } from "@pos-cloud/edge";
 import { openPayments, type PartnerService, type PaymentsDeps, payments, sandboxSetup } from "@pos-cloud/payments";
@@ -8,12 +9,11 @@ import { openPortal, portal, recordingMessageSender, webhookMessageSender } from
 import { openPos, type PortalCall, portalClient, pos } from "@pos-cloud/pos";
 import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
 import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
-import { configureGatewaySync, startBackgroundWork, startPosBackgroundWork } from "./background";
+import { type BackgroundWork, configureGatewaySync, startBackgroundWork } from "./background";
 import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
 import { ensureDemoOrders } from "./demo-orders";
 import type { PlatformConfig } from "./environment";
 import { loadOrCreateMasterKey } from "./master-key";
-import { scheduleKeyRotation } from "./signing-keys";
 
 export interface RunningPlatform {
   baseUrl: string;
@@ -37,6 +37,8 @@ export interface RunningPlatform {
   payments: PaymentsDeps;
   /** The message bus the outbox publishes to; consumers (webhooks, subscriptions, POS) attach here. */
   bus: MessageBus;
+  /** The periodic jobs of every subgraph (listed by `GET /ready`); tests run one by name (`trigger`). */
+  jobs: JobRegistry;
   close(): Promise<void>;
 }
 
@@ -128,6 +130,8 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   let deps: Awaited<ReturnType<typeof openSubgraphs>>;
   // The POS asks the portal's API about stores and staff over the in-process hop, once the portal is hosted below.
   let portalApi: PortalCall | undefined;
+  // The jobs start last; the edge's /ready lists them from then on.
+  let background: BackgroundWork | undefined;
   try {
     deps = await openSubgraphs(
       config,
@@ -140,11 +144,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     await closeOutside();
     throw error;
   }
-  let stopKeyRotation = () => {};
-  const closeSubgraphs = () => {
-    stopKeyRotation();
-    return Promise.all([deps.portal.close(), deps.pos.close(), deps.payments.close()]);
-  };
+  const closeSubgraphs = () => Promise.all([deps.portal.close(), deps.pos.close(), deps.payments.close()]);
   const subgraphs = {
     portal: hostSubgraph(portal, deps.portal, internalToken),
     pos: hostSubgraph(pos, deps.pos, internalToken),
@@ -169,6 +169,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
         pos_database: () => deps.pos.db.query("SELECT 1"),
         payments_database: () => deps.payments.db.query("SELECT 1"),
       },
+      jobs: () => background?.jobs.list() ?? [],
       rateLimits: config.rateLimits,
       httpTimeouts: config.httpTimeouts,
       graphqlLimits: config.graphqlLimits,
@@ -187,11 +188,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     throw error;
   }
   let demoFile: string | undefined;
-  let background: Awaited<ReturnType<typeof startBackgroundWork>>;
-  let posWork: { stop(): Promise<void> } | undefined;
-  let settlementExchange: ReturnType<typeof deps.pos.cardExchange.schedule> | undefined;
   try {
-    stopKeyRotation = await scheduleKeyRotation(deps.portal);
     const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
     baseUrl = `http://${shownHost}:${edge.port}`;
     deps.payments.providers.attach(sandboxSetup(sandbox, baseUrl));
@@ -206,15 +203,13 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
       : undefined;
     // A few orders in the demo store, taken through the POS API as its terminal (once: the store has none).
     if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile, options.clock);
-    // POS's consumer, outbox publisher and recovery pass, as a cluster worker runs them; before the gateway's
-    // publisher starts: the memory bus keeps events only for groups that exist.
-    posWork = await startPosBackgroundWork(deps.pos, bus);
-    background = await startBackgroundWork(deps.portal, deps.payments, bus, config.paymentsPollIntervalMs ?? 5000);
-    // The daily card settlement exchange at 02:00 Asia/Tokyo, with the configured acquirer or the sandbox.
+    // The daily card settlement exchange (a job) with the configured acquirer or the sandbox.
     deps.pos.cardExchange.configure({ url: config.acquirerFtpUrl ?? acquirer?.ftpUrl });
-    settlementExchange = deps.pos.cardExchange.schedule();
+    background = await startBackgroundWork(deps, bus, {
+      pollIntervalMs: config.paymentsPollIntervalMs ?? 5000,
+      clock: options.clock,
+    });
   } catch (error) {
-    await posWork?.stop();
     await edge.close();
     await closeSubgraphs();
     await closeOutside();
@@ -233,10 +228,9 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     partners: deps.payments.partners,
     payments: deps.payments,
     bus,
+    jobs: background.jobs,
     async close() {
-      await settlementExchange?.stop();
       await background.stop();
-      await posWork?.stop();
       await edge.close();
       await bus.close();
       await closeSubgraphs();

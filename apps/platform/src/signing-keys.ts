@@ -1,24 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { logger } from "@pos-cloud/common";
-import { openPortal, type PortalDeps } from "@pos-cloud/portal";
+import { openPortal } from "@pos-cloud/portal";
 import type { PlatformConfig } from "./environment";
 import { loadOrCreateMasterKey } from "./master-key";
-
-const HOUR_MS = 60 * 60 * 1000;
-
-/**
- * Signing keys also rotate lazily when they sign, but a quiet platform may not sign for a while: this check at
- * start-up and every hour rotates keys past 90 days, so the JWKS never serves an overdue key.
- */
-export async function scheduleKeyRotation(portal: PortalDeps): Promise<() => void> {
-  const check = () =>
-    portal.signingKeys.rotateDue().catch((error) => logger.error("signing key rotation check failed", { error }));
-  await check();
-  const timer = setInterval(check, HOUR_MS);
-  timer.unref();
-  return () => clearInterval(timer);
-}
 
 /**
  * `npm run keys:rotate`: new human and device signing keys now, whatever their age; the old ones keep verifying

@@ -1,18 +1,13 @@
-// A cluster worker: the outbox publisher, the partner webhook dispatcher, the payment poller with its sweeps, the
-// portal's gateway sync, the signing-key rotation check and POS's background work (the consumer that settles QR
-// payments, the POS outbox publisher), on PostgreSQL and NATS JetStream, with /health, /ready and /metrics on
-// METRICS_PORT. Any number may run at once: each part claims its rows (FOR UPDATE SKIP LOCKED) or shares a consumer
+// A cluster worker: the bus consumers (partner webhooks, POS's QR settlement) and the job registry of every
+// subgraph's periodic work (outbox publishers, the payment poller and its repairs, the gateway sync, signing-key
+// rotation, POS's recovery, the card settlement exchange when an acquirer is configured), on PostgreSQL and NATS
+// JetStream, with /health, /ready (which lists the jobs) and /metrics on METRICS_PORT. Any number may run at once: each part claims its rows (FOR UPDATE SKIP LOCKED) or shares a consumer
 // group. Configuration: src/environment.ts.
 import { stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
 import { natsBus } from "@pos-cloud/common/messaging";
 import { MigrationError } from "@pos-cloud/common/storage";
 import { openPayments, sandboxSetup } from "@pos-cloud/payments";
-import {
-  configureGatewaySync,
-  scheduleKeyRotation,
-  startBackgroundWork,
-  startPosBackgroundWork,
-} from "@pos-cloud/platform";
+import { configureGatewaySync, startBackgroundWork } from "@pos-cloud/platform";
 import { openPortal } from "@pos-cloud/portal";
 import { openPos, portalClient } from "@pos-cloud/pos";
 import { loadWorkerEnvironment } from "./environment";
@@ -47,24 +42,22 @@ async function startWorker() {
     const partner = await configureGatewaySync(portal, payments, undefined, config.gatewayUrl);
     // POS undoes a QR payment its bill can no longer take through the gateway's API, as the same partner.
     pos.gateway.configure({ ...partner, url: config.gatewayUrl });
-    stops.push(await scheduleKeyRotation(portal));
-    // Consumers before the publisher, as in the embedded platform.
-    const posWork = await startPosBackgroundWork(pos, bus);
-    stops.push(() => posWork.stop());
-    // The daily card settlement exchange: every worker schedules it; each store's day is claimed by one.
-    if (config.acquirerFtpUrl) {
-      pos.cardExchange.configure({ url: config.acquirerFtpUrl });
-      const exchange = pos.cardExchange.schedule();
-      stops.push(() => exchange.stop());
-    }
-    const background = await startBackgroundWork(portal, payments, bus, config.paymentsPollIntervalMs);
-    stops.push(() => background.stop());
-    const operations = await serveOperations(config.metrics, {
-      portal_database: () => portal.db.query("SELECT 1"),
-      payments_database: () => payments.db.query("SELECT 1"),
-      pos_database: () => pos.db.query("SELECT 1"),
-      nats: () => bus.ping(),
+    // The daily card settlement exchange: every worker runs the job; each store's day is claimed by one.
+    if (config.acquirerFtpUrl) pos.cardExchange.configure({ url: config.acquirerFtpUrl });
+    const background = await startBackgroundWork({ portal, payments, pos }, bus, {
+      pollIntervalMs: config.paymentsPollIntervalMs,
     });
+    stops.push(() => background.stop());
+    const operations = await serveOperations(
+      config.metrics,
+      {
+        portal_database: () => portal.db.query("SELECT 1"),
+        payments_database: () => payments.db.query("SELECT 1"),
+        pos_database: () => pos.db.query("SELECT 1"),
+        nats: () => bus.ping(),
+      },
+      background.jobs.list,
+    );
     stops.push(() => operations.close());
     return { metricsUrl: `${operations.url}/metrics`, stop: stopAll };
   } catch (error) {

@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { httpServerOptions, logger, type ReadinessChecks, sendReadiness } from "@pos-cloud/common";
+import type { JobState } from "@pos-cloud/common/jobs";
 import { metrics } from "@pos-cloud/common/metrics";
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {
@@ -9,11 +10,16 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
 }
 
 /**
- * The worker's own small port, for operators only: `GET /health` (live), `GET /ready` (its databases and NATS) and
+ * The worker's own small port, for operators only: `GET /health` (live), `GET /ready` (its databases and NATS, and
+ * its jobs) and
  * `GET /metrics` (Prometheus: the outbox publisher's and the webhook dispatcher's series, which only workers make in
  * cluster mode). No token, like the edge's: keep the port on an internal network.
  */
-export async function serveOperations(listen: { port: number; host: string }, readiness: ReadinessChecks) {
+export async function serveOperations(
+  listen: { port: number; host: string },
+  readiness: ReadinessChecks,
+  jobs: () => JobState[],
+) {
   const server = createServer(httpServerOptions(), (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method !== "GET") {
@@ -21,7 +27,7 @@ export async function serveOperations(listen: { port: number; host: string }, re
       return;
     }
     if (path === "/health") return sendJson(res, 200, { status: "ok" });
-    if (path === "/ready") return void sendReadiness(res, readiness);
+    if (path === "/ready") return void sendReadiness(res, readiness, jobs);
     if (path === "/metrics") {
       metrics.metrics().then(
         (body) => {

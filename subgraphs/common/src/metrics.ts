@@ -67,3 +67,19 @@ export const outboxMetrics = {
     registers: [metrics],
   }),
 };
+
+/** The job registry's (jobs.ts): every run of every job by its outcome, and when each last succeeded. */
+export const jobMetrics = {
+  runs: new Counter({
+    name: "pgw_job_runs_total",
+    help: "Runs of periodic jobs by job and outcome (succeeded, failed).",
+    labelNames: ["job", "outcome"] as const,
+    registers: [metrics],
+  }),
+  lastSuccess: new Gauge({
+    name: "pgw_job_last_success_timestamp_seconds",
+    help: "When each periodic job last ended without an error (Unix seconds).",
+    labelNames: ["job"] as const,
+    registers: [metrics],
+  }),
+};

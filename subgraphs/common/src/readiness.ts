@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import type { JobState } from "./jobs";
 import { logger } from "./logger";
 
 /** What a process needs to serve requests, by name (`database`, `redis`, `nats`, a subgraph): each throws when down. */
@@ -24,9 +25,9 @@ async function settle(check: () => Promise<unknown>): Promise<string | undefined
 
 /**
  * `GET /ready`: 200 when every dependency answers, else 503 naming those that do not (their errors, which may name
- * hosts, go to the log only).
+ * hosts, go to the log only); with the periodic jobs the process runs, when it runs any.
  */
-export async function sendReadiness(res: ServerResponse, checks: ReadinessChecks) {
+export async function sendReadiness(res: ServerResponse, checks: ReadinessChecks, jobs?: () => JobState[]) {
   const names = Object.keys(checks);
   const failures = await Promise.all(names.map((name) => settle(checks[name]!)));
   const down = names.filter((_, i) => failures[i]);
@@ -36,5 +37,6 @@ export async function sendReadiness(res: ServerResponse, checks: ReadinessChecks
       Object.fromEntries(names.flatMap((name, i) => (failures[i] ? [[name, failures[i]]] : []))),
     );
   res.writeHead(down.length === 0 ? 200 : 503, { "content-type": "application/json" });
-  res.end(JSON.stringify(down.length === 0 ? { status: "ready" } : { status: "unavailable", down }));
+  const body = down.length === 0 ? { status: "ready" } : { status: "unavailable", down };
+  res.end(JSON.stringify(jobs ? { ...body, jobs: jobs() } : body));
 }

@@ -1,4 +1,5 @@
 import type { Caller } from "@pos-cloud/common";
+import type { Job } from "@pos-cloud/common/jobs";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
@@ -26,17 +27,17 @@ export interface PaymentsDeps {
   partners: PartnerService;
   /** Client partners and their keys as system operators manage them. */
   partnerAdmin: PartnerAdminService;
-  /** Key expiry notices and records; a sweep of the poller, which tests may run themselves. */
+  /** Key expiry notices and records; a job, which tests may run themselves. */
   apiKeyExpiry: ApiKeyExpiry;
   merchantSync: MerchantSyncService;
   paymentIntents: PaymentIntentService;
   /** Attach the providers once their addresses are known (`providers.attach`). */
   providers: ProviderDirectory;
   confirmations: ConfirmService;
-  /** Resolves confirms whose request died after the provider call; a sweep of the poller. */
+  /** Resolves confirms whose request died after the provider call; a job. */
   confirmRecovery: ConfirmRecoveryService;
   webhooks: WebhookService;
-  /** Started by the platform for providers that must be polled; tests run `pollOnce` themselves. */
+  /** Polls providers that must be asked (a job of `jobs`); tests run `pollOnce` themselves. */
   poller: PaymentPoller;
   refunds: RefundService;
   transactions: TransactionService;
@@ -44,8 +45,10 @@ export interface PaymentsDeps {
   gatewayFront: GatewayFrontService;
   /** Failed outbox events, for operators. */
   outbox: OutboxService;
-  /** The publisher of committed outbox rows onto `bus`; the platform starts it (`start`), tests drive its batches. */
+  /** The publisher of committed outbox rows onto `bus`; its jobs are among `jobs`, tests drive its batches. */
   outboxPublisher(bus: MessageBus): OutboxPublisher;
+  /** The subgraph's periodic work (jobs.ts), for the job registry of the platform or a worker. */
+  jobs(bus: MessageBus, options: { pollIntervalMs: number }): Job[];
   /** Partner webhooks: the platform starts the dispatcher on its bus (`start`); tests drive `deliverDue`. */
   partnerWebhooks: WebhookDispatcher;
   /** API keys' webhook settings and the dead letters of partner webhooks. */

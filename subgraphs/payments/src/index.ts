@@ -3,6 +3,7 @@ import { openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-clo
 import { type Clock, systemClock } from "./clock";
 import { createContext, type PaymentsContext, type PaymentsDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
+import { paymentsJobs } from "./jobs";
 import { confirmRepository } from "./modules/confirm/confirm.repository";
 import { confirmService } from "./modules/confirm/confirm.service";
 import { confirmRecoveryService } from "./modules/confirm/confirm-recovery.service";
@@ -113,6 +114,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     config.partnerWebhooks,
   );
   const confirmRecovery = confirmRecoveryService({ confirmations, providers, credentials, clock });
+  const poller = paymentPoller({ events, outcomes, providers, credentials, clock });
   return {
     db,
     prisma,
@@ -125,19 +127,18 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     confirmations: confirmService({ intents: paymentIntents, confirmations, providers, credentials, clock }),
     confirmRecovery,
     webhooks: webhookService({ events, outcomes, providers, clock, retryDelaysMs: config.webhookRetryDelaysMs }),
-    poller: paymentPoller({
-      events,
-      outcomes,
-      providers,
-      credentials,
-      clock,
-      sweeps: [refunds.resumePending, paymentIntents.expireOverdue, confirmRecovery.recoverAttempts, keyExpiry.sweep],
-    }),
+    poller,
     refunds,
     transactions: transactionService({ ledger: transactionRepository(prisma), intents: paymentIntents }),
     gatewayFront: gatewayFrontService({ signatures: seenSignatureRepository(prisma, sql), stores, clock }),
     outbox: outboxService(outbox),
     outboxPublisher: (bus) => outboxPublisher({ outbox, bus, clock }),
+    jobs: (bus, options) =>
+      paymentsJobs(
+        { poller, refunds, paymentIntents, confirmRecovery, apiKeyExpiry: keyExpiry },
+        outboxPublisher({ outbox, bus, clock }),
+        options.pollIntervalMs,
+      ),
     partnerWebhooks,
     apiKeyWebhooks: apiKeyWebhookService({
       partners: partnerKeys,

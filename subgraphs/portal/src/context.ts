@@ -1,4 +1,5 @@
 import type { Caller } from "@pos-cloud/common";
+import type { Job } from "@pos-cloud/common/jobs";
 import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { AppUpdateService } from "./modules/app-updates/app-update.service";
@@ -31,8 +32,10 @@ export interface PortalServices {
 /** What the portal holds for its whole life: storage and the services built on it. */
 export interface PortalDeps extends PortalServices {
   audit: AuditLog;
-  /** Pushes tenant configuration to the payment gateway; the platform runs its periodic full sync. */
+  /** Pushes tenant configuration to the payment gateway; its job is among `jobs`. */
   gatewaySync: GatewaySyncService;
+  /** The subgraph's periodic work (jobs.ts), for the job registry of the platform or a worker. */
+  jobs(): Job[];
   db: Database;
   prisma: PrismaClient;
   close(): Promise<void>;

@@ -10,6 +10,7 @@ import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/sto
 import { auditLogSink } from "./audit-sink";
 import { createContext, type PortalContext, type PortalDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
+import { portalJobs } from "./jobs";
 import { appUpdateRepository } from "./modules/app-updates/app-update.repository";
 import { appUpdateService } from "./modules/app-updates/app-update.service";
 import { appUpdateResolvers } from "./modules/app-updates/resolvers";
@@ -135,6 +136,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     }),
     devices,
     gatewaySync,
+    jobs: () => portalJobs({ gatewaySync, signingKeys }),
     provisioning: provisioningService(provisioningRepository(prisma), devices, tenants, auditLogSink(audit), clock),
     deviceTokens: deviceTokenService(
       deviceTokenRepository(prisma),
@@ -146,7 +148,6 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     appUpdates: appUpdateService(appUpdateRepository(prisma), clock),
     revocations: revocationService(revocationRepository(prisma), clock),
     close: async () => {
-      await gatewaySync.stop();
       await prisma.$disconnect();
       await db.close();
     },

@@ -1,4 +1,5 @@
 import type { Caller } from "@pos-cloud/common";
+import type { Job } from "@pos-cloud/common/jobs";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { OutboxPublisher } from "@pos-cloud/common/outbox";
 import type { Database } from "@pos-cloud/common/storage";
@@ -29,10 +30,12 @@ export interface PosDeps {
   refunds: RefundService;
   /** Receipts and tax invoices of completed payments. */
   receipts: ReceiptService;
-  /** The publisher of the POS outbox (order, bill and payment changes) onto `bus`; the platform starts it. */
+  /** The publisher of the POS outbox (order, bill and payment changes) onto `bus`; its jobs are among `jobs`. */
   outboxPublisher(bus: MessageBus): OutboxPublisher;
+  /** The subgraph's periodic work (jobs.ts), for the job registry of the platform or a worker. */
+  jobs(bus: MessageBus): Job[];
   settlements: SettlementService;
-  /** The daily card settlement exchange: `configure` (the acquirer), `run` (a day), `schedule` (02:00 Asia/Tokyo). */
+  /** The daily card settlement exchange: `configure` (the acquirer), `run` (a day), `job` (02:00 Asia/Tokyo). */
   cardExchange: CardExchangeService;
   notifications: NotificationService;
   close(): Promise<void>;

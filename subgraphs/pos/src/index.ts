@@ -3,6 +3,7 @@ import { outboxPublisher, outboxRepository } from "@pos-cloud/common/outbox";
 import { openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
 import { createContext, type PosContext, type PosDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
+import { posJobs } from "./jobs";
 import { billRepository } from "./modules/bills/bill.repository";
 import { billService } from "./modules/bills/bill.service";
 import { billResolvers } from "./modules/bills/resolvers";
@@ -89,6 +90,7 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const payments = paymentService(paymentRows, bills, access, gateway, clock, customers, receiptRows);
   const receipts = receiptService({ receipts: receiptRows, payments, bills, orders, access });
   const outbox = outboxRepository(db);
+  const settlement = settlementParts(prisma, access, clock, config.acquirer);
   return {
     db,
     prisma,
@@ -101,7 +103,9 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
     receipts,
     // The store feed's events: order, bill and payment changes, written by triggers (migration pos_outbox_receipts).
     outboxPublisher: (bus) => outboxPublisher({ outbox, bus, clock }),
-    ...settlementParts(prisma, access, clock, config.acquirer),
+    jobs: (bus) =>
+      posJobs({ payments, cardExchange: settlement.cardExchange }, outboxPublisher({ outbox, bus, clock })),
+    ...settlement,
     close: async () => {
       await prisma.$disconnect();
       await db.close();

@@ -1,3 +1,4 @@
+import type { Job } from "../jobs";
 import { logger } from "../logger";
 import type { BusEvent, MessageBus, Topic } from "../messaging";
 import { countOutboxWith, outboxMetrics } from "../metrics";
@@ -103,28 +104,11 @@ export function outboxPublisher(deps: OutboxPublisherDeps) {
     publishBatch,
     cleanup,
     /**
-     * Publishes until stopped: at once when rows are committed (the database notifies), at the latest every
-     * `pollIntervalMs`, and batch after batch while there is more, as long as the bus is connected; cleans up at start and
-     * daily. `stop` waits for the batch under way.
+     * The publisher's jobs (`<name>-outbox`, `<name>-outbox-cleanup`): batch after batch while there is more and the
+     * bus is connected, at once when rows are committed (the database notifies), at the latest every
+     * `pollIntervalMs`; the cleanup at start and daily.
      */
-    async start(options: { pollIntervalMs?: number } = {}) {
-      const pollIntervalMs = options.pollIntervalMs ?? POLL_INTERVAL_MS;
-      let stopped = false;
-      let notified = false;
-      let wake = () => {};
-      const stopListening = await outbox.onAppended(() => {
-        notified = true;
-        wake();
-      });
-      const stopCounting = metrics ? countOutboxWith(outbox.counts) : () => {};
-      const pause = () =>
-        new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollIntervalMs);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+    jobs(options: { name: string; pollIntervalMs?: number }): Job[] {
       // While the bus is disconnected, rows are not claimed: a long outage must not spend their attempts and fail them.
       let busAway = false;
       const busConnected = () => {
@@ -134,36 +118,33 @@ export function outboxPublisher(deps: OutboxPublisherDeps) {
         busAway = !connected;
         return connected;
       };
-      const loop = (async () => {
-        while (!stopped) {
-          notified = false;
-          let published = 0;
-          try {
-            if (busConnected()) published = (await publishBatch()).published.length;
-          } catch (error) {
-            logger.error("an outbox publishing cycle failed", { error });
-          }
-          if (published === 0 && !notified && !stopped) await pause();
-        }
-      })();
-      const clean = () =>
-        cleanup().then(
-          (deleted) => deleted > 0 && logger.info("published outbox events cleaned up", { deleted }),
-          (error: unknown) => logger.error("outbox cleanup failed", { error }),
-        );
-      const cleaning = setInterval(clean, DAY_MS);
-      cleaning.unref();
-      void clean();
-      return {
-        async stop() {
-          stopped = true;
-          clearInterval(cleaning);
-          wake();
-          await loop;
-          stopCounting();
-          await stopListening();
+      return [
+        {
+          name: `${options.name}-outbox`,
+          schedule: { everyMs: options.pollIntervalMs ?? POLL_INTERVAL_MS },
+          runAtStart: true,
+          async setUp(trigger) {
+            const stopListening = await outbox.onAppended(trigger);
+            const stopCounting = metrics ? countOutboxWith(outbox.counts) : () => {};
+            return async () => {
+              stopCounting();
+              await stopListening();
+            };
+          },
+          async run(signal) {
+            while (!signal.aborted && busConnected() && (await publishBatch()).published.length > 0);
+          },
         },
-      };
+        {
+          name: `${options.name}-outbox-cleanup`,
+          schedule: { everyMs: DAY_MS },
+          runAtStart: true,
+          async run() {
+            const deleted = await cleanup();
+            if (deleted > 0) logger.info("published outbox events cleaned up", { deleted });
+          },
+        },
+      ];
     },
   };
 }

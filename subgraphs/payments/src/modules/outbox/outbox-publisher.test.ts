@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { type Caller, newUlid } from "@pos-cloud/common";
+import { startJobs } from "@pos-cloud/common/jobs";
 import type { BusEvent, MessageBus, Topic } from "@pos-cloud/common/messaging";
 import type { Database } from "@pos-cloud/common/storage";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -265,7 +266,9 @@ describe("the outbox publisher", () => {
 
   it("publishes a committed row at once when running, without waiting for its poll", async () => {
     const recorder = recordingBus();
-    const running = await deps.outboxPublisher(recorder.bus).start({ pollIntervalMs: 60_000 });
+    const running = await startJobs(
+      deps.outboxPublisher(recorder.bus).jobs({ name: "payments", pollIntervalMs: 60_000 }),
+    );
     try {
       const before = await append("payment_intent.created");
       await vi.waitFor(() => expect(recorder.ids()).toContain(before), { timeout: 2000, interval: 10 });
@@ -284,7 +287,7 @@ describe("the outbox publisher", () => {
       checks++;
       return !away;
     };
-    const running = await deps.outboxPublisher(recorder.bus).start({ pollIntervalMs: 20 });
+    const running = await startJobs(deps.outboxPublisher(recorder.bus).jobs({ name: "payments", pollIntervalMs: 20 }));
     try {
       const waiting = await append("payment_intent.created");
       const cycles = checks;

@@ -1,3 +1,5 @@
+import { startJobs } from "@pos-cloud/common/jobs";
+import { memoryBus } from "@pos-cloud/common/messaging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openIsolatedPayments, seedPartner } from "../../testing";
@@ -20,6 +22,10 @@ async function intents(count: number, expires_in_minutes: number) {
   }
   return ids;
 }
+
+/** The payments jobs' intent expiry, in a registry of its own as a worker runs it. */
+const startExpiryJob = () =>
+  startJobs(deps.jobs(memoryBus(), { pollIntervalMs: 100 }).filter((job) => job.name === "intent-expiry"));
 
 const statusOf = async (id: string) => (await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status;
 const cancelledEvents = (aggregate_id: string) =>
@@ -46,13 +52,13 @@ describe("the expiry sweeper", () => {
   it("runs in the worker, which picks up where it was after a restart", async () => {
     const [first] = await intents(1, 1);
     clock.advance(61_000);
-    const worker = deps.poller.start(100);
+    const worker = await startExpiryJob();
     await expect.poll(() => statusOf(first!), { timeout: 5000 }).toBe("cancelled");
     await worker.stop();
     // Expired while no worker ran: the next one to start cancels it, and the first is not cancelled twice.
     const [second] = await intents(1, 1);
     clock.advance(61_000);
-    const restarted = deps.poller.start(100);
+    const restarted = await startExpiryJob();
     await expect.poll(() => statusOf(second!), { timeout: 5000 }).toBe("cancelled");
     await restarted.stop();
     expect(await cancelledEvents(first!)).toBe(1);

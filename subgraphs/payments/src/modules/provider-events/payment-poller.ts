@@ -9,8 +9,6 @@ import type { ProviderOutcomeService } from "./provider-outcome.service";
 export type PaymentPoller = ReturnType<typeof paymentPoller>;
 
 const BATCH = 100;
-export const MIN_POLL_INTERVAL_MS = 100;
-export const MAX_POLL_INTERVAL_MS = 60_000;
 /** An intent is polled again 5 s after a poll that moved it, and 5, 10, 20, then every 30 s while it waits. */
 export const FIRST_POLL_DELAY_MS = 5_000;
 export const MAX_POLL_DELAY_MS = 30_000;
@@ -25,11 +23,8 @@ export function paymentPoller(deps: {
   providers: ProviderDirectory;
   credentials: ProviderCredentialStore;
   clock: Clock;
-  /** Other periodic repairs that ride on the same worker (stale provider refunds, expiry, unfinished confirms). */
-  sweeps?: Array<() => Promise<unknown>>;
 }) {
   const { events, outcomes, providers, credentials, clock } = deps;
-  const sweeps = deps.sweeps ?? [];
 
   /**
    * One cycle over at most one batch of due intents; one intent's failure (provider down) does not stop the others.
@@ -59,33 +54,5 @@ export function paymentPoller(deps: {
     return applied;
   }
 
-  return {
-    pollOnce,
-    /** Polls every `intervalMs` (bounded) until `stop`, which waits for a cycle under way to finish. */
-    start(intervalMs: number) {
-      const interval = Math.min(Math.max(intervalMs, MIN_POLL_INTERVAL_MS), MAX_POLL_INTERVAL_MS);
-      let timer: NodeJS.Timeout | undefined;
-      let running: Promise<unknown> = Promise.resolve();
-      let stopped = false;
-      const schedule = () => {
-        timer = setTimeout(() => {
-          const failed = (error: unknown) => logger.warn("a polling cycle failed", { error });
-          running = pollOnce()
-            .catch(failed)
-            .then(() => Promise.all(sweeps.map((sweep) => sweep().catch(failed))))
-            .finally(() => {
-              if (!stopped) schedule();
-            });
-        }, interval);
-      };
-      schedule();
-      return {
-        async stop() {
-          stopped = true;
-          clearTimeout(timer);
-          await running;
-        },
-      };
-    },
-  };
+  return { pollOnce };
 }

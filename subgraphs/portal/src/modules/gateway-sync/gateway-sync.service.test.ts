@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { logger, secretBox, signScheme1 } from "@pos-cloud/common";
+import { startJobs } from "@pos-cloud/common/jobs";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { isolatedStorage } from "../../../../../tests/support/databases";
 import { uniqueCode } from "../../../../../tests/support/environment";
@@ -335,17 +336,17 @@ describe("gateway sync", () => {
           .slice(before)
           .flatMap((r) => r.body.merchants.map((m: { merchant_id: number }) => m.merchant_id)),
       );
-    portal.gatewaySync.start({ pollMs: 60 * 60 * 1000 });
+    const worker = await startJobs([portal.gatewaySync.job({ pollMs: 60 * 60 * 1000 })]);
     await until(() => all.every((id) => synced().has(id)));
     const changed = await newMerchant();
     await until(() => pushesOf(changed.id).length === 1);
-    await portal.gatewaySync.stop();
+    await worker.stop();
     // A change while no worker runs waits in its row for the next worker.
     const meanwhile = await newMerchant();
     expect(await rowOf(meanwhile.id)).toMatchObject({ attempts: 0 });
     const restarted = otherWorker();
-    restarted.start({ pollMs: 60 * 60 * 1000 });
+    const restartedWorker = await startJobs([restarted.job({ pollMs: 60 * 60 * 1000 })]);
     await until(() => pushesOf(meanwhile.id).length > 0);
-    await restarted.stop();
+    await restartedWorker.stop();
   });
 });

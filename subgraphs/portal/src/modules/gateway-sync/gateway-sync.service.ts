@@ -1,4 +1,5 @@
 import { logger, type SecretBox } from "@pos-cloud/common";
+import type { Job } from "@pos-cloud/common/jobs";
 import type { Clock } from "../keys/signing-key.service";
 import { GatewayAnswerError, type GatewaySyncConfig, postSync } from "./gateway-sync.client";
 import type { ClaimedSync, GatewaySyncRepository } from "./gateway-sync.repository";
@@ -42,11 +43,8 @@ export function gatewaySyncService(
   const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
   const clock = options.clock ?? (() => new Date());
   let config: GatewaySyncConfig | undefined;
-  // The worker's state, while `start`ed.
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
+  // Runs the job early while a registry runs it.
   let wake = () => {};
-  let halt = () => {};
   const open = (sealed: string | null): Credentials => (sealed ? (JSON.parse(box.open(sealed)) as Credentials) : {});
 
   /**
@@ -141,50 +139,33 @@ export function gatewaySyncService(
     sync: send,
     pushDue,
     /**
-     * Starts the worker: a full sync now (for tenants changed while the platform was down) and every `fullSyncMs`;
-     * due rows every `pollMs`, and at once on `changed`.
+     * The job of the registry: a full sync at start (for tenants changed while the platform was down) and every
+     * `fullSyncMs`; due rows every `pollMs`, and at once on `changed`.
      */
-    start(options: { fullSyncMs?: number; pollMs?: number } = {}) {
+    job(options: { fullSyncMs?: number; pollMs?: number } = {}): Job {
       const fullSyncMs = options.fullSyncMs ?? FULL_SYNC_INTERVAL_MS;
       let lastFullSync = Number.NEGATIVE_INFINITY;
-      let timer: NodeJS.Timeout | undefined;
-      let again = false;
-      stopped = false;
-      const pass = async () => {
-        if (clock().getTime() - lastFullSync >= fullSyncMs) {
-          await rows.enqueueAll(clock());
-          lastFullSync = clock().getTime();
-        }
-        await pushDue();
+      return {
+        name: "gateway-sync",
+        schedule: { everyMs: options.pollMs ?? SYNC_POLL_INTERVAL_MS },
+        runAtStart: true,
+        alert: "gateway_sync_failed",
+        setUp(trigger) {
+          wake = trigger;
+          return () => {
+            wake = () => {};
+          };
+        },
+        async run() {
+          if (clock().getTime() - lastFullSync >= fullSyncMs) {
+            await rows.enqueueAll(clock());
+            lastFullSync = clock().getTime();
+          }
+          await pushDue();
+        },
       };
-      const run = () => {
-        clearTimeout(timer);
-        if (stopped) return;
-        if (running) {
-          again = true;
-          return;
-        }
-        running = pass()
-          .catch((error: unknown) => logger.error("gateway sync failed", { alert: "gateway_sync_failed", error }))
-          .finally(() => {
-            running = undefined;
-            if (again) {
-              again = false;
-              run();
-            } else if (!stopped) timer = setTimeout(run, options.pollMs ?? SYNC_POLL_INTERVAL_MS);
-          });
-      };
-      wake = run;
-      halt = () => clearTimeout(timer);
-      run();
     },
-    /** A merchant's or store's change committed with its row: the worker pushes it now rather than at its next look. */
+    /** A merchant's or store's change committed with its row: the job pushes it now rather than at its next look. */
     changed: () => wake(),
-    /** Stops the worker and waits for a pass under way. */
-    async stop() {
-      stopped = true;
-      halt();
-      await running;
-    },
   };
 }

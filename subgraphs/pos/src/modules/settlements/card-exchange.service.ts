@@ -1,5 +1,5 @@
 import { AppError, invalidField, logger } from "@pos-cloud/common";
-import { Cron } from "croner";
+import type { Job } from "@pos-cloud/common/jobs";
 import type { NotificationService } from "../notifications/notification.service";
 import type { StorePlace } from "../stores/store-access.service";
 import { type AcquirerEndpoint, exchangeWithAcquirer, shownUrl } from "./acquirer.client";
@@ -204,28 +204,16 @@ export function cardExchangeService(
     runScheduled: (at: Date) => service.run(addDays(businessDateOf(at, STORE_TIME_ZONE), -1)),
 
     /**
-     * Runs the exchange daily at 02:00 Asia/Tokyo (croner) until stopped; a run still going when the next is due is
-     * not started twice. `stop` ends waits and open transfers at once and waits for the run to end.
+     * The job of the registry: daily at 02:00 Asia/Tokyo; stopping it ends waits and open transfers at once.
      */
-    schedule() {
-      let running: Promise<void> = Promise.resolve();
-      const job = new Cron(EXCHANGE_CRON, { timezone: STORE_TIME_ZONE, protect: true }, () => {
-        running = service.runScheduled(clock()).then(
-          () => undefined,
-          (error: unknown) =>
-            logger.error("the scheduled card settlement exchange failed", {
-              alert: "card_exchange_failed",
-              error: messageOf(error),
-            }),
-        );
-        return running;
-      });
+    job(): Job {
       return {
-        nextRun: () => job.nextRun(),
-        async stop() {
-          job.stop();
-          stopping.abort();
-          await running;
+        name: "card-settlement-exchange",
+        schedule: { cron: EXCHANGE_CRON, timezone: STORE_TIME_ZONE },
+        alert: "card_exchange_failed",
+        run(signal) {
+          signal.addEventListener("abort", () => stopping.abort(), { once: true });
+          return service.runScheduled(clock());
         },
       };
     },

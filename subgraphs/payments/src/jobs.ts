@@ -1,0 +1,26 @@
+import type { Job } from "@pos-cloud/common/jobs";
+import type { PaymentsDeps } from "./context";
+
+export const MIN_POLL_INTERVAL_MS = 100;
+export const MAX_POLL_INTERVAL_MS = 60_000;
+
+/**
+ * The gateway's periodic work: the outbox publisher and its cleanup, the poll of providers that must be asked, and
+ * the repairs at the same pace (provider refunds left pending, overdue intents, confirms a crash interrupted, API
+ * keys reaching their expiry). Every job claims its rows, so any number of processes may run them.
+ */
+export function paymentsJobs(
+  deps: Pick<PaymentsDeps, "poller" | "refunds" | "paymentIntents" | "confirmRecovery" | "apiKeyExpiry">,
+  publisher: { jobs(options: { name: string }): Job[] },
+  pollIntervalMs: number,
+): Job[] {
+  const schedule = { everyMs: Math.min(Math.max(pollIntervalMs, MIN_POLL_INTERVAL_MS), MAX_POLL_INTERVAL_MS) };
+  return [
+    ...publisher.jobs({ name: "payments" }),
+    { name: "payment-poll", schedule, run: () => deps.poller.pollOnce() },
+    { name: "provider-refund-resume", schedule, run: () => deps.refunds.resumePending() },
+    { name: "intent-expiry", schedule, run: () => deps.paymentIntents.expireOverdue() },
+    { name: "confirm-recovery", schedule, run: () => deps.confirmRecovery.recoverAttempts() },
+    { name: "api-key-expiry", schedule, run: () => deps.apiKeyExpiry.sweep() },
+  ];
+}
