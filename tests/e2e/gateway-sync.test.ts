@@ -14,16 +14,19 @@ import { operator, seedBranch } from "../support/portal-seed";
 
 const edge: Caller = { type: "service", id: "test", scopes: [] };
 
-/** Repeats `attempt` until its answer satisfies `done` (bounded) and returns the last answer: the sync is asynchronous. */
+/** Repeats `attempt` until its answer satisfies `done` and returns that answer: the sync is asynchronous. */
 async function eventually(
   attempt: () => Promise<GatewayResponse>,
   done: (answer: GatewayResponse) => boolean,
 ): Promise<GatewayResponse> {
   let answer = await attempt();
-  for (let i = 0; i < 400 && !done(answer); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    answer = await attempt();
-  }
+  await vi.waitFor(
+    async () => {
+      answer = await attempt();
+      expect(done(answer)).toBe(true);
+    },
+    { timeout: 10_000, interval: 25 },
+  );
   return answer;
 }
 

@@ -68,14 +68,10 @@ async function pay(providerTransactionId: string) {
   expect(response.status).toBe(200);
 }
 
-/** The sandbox notifies asynchronously: wait (bounded) until the intent leaves requires_action. */
+/** The sandbox notifies asynchronously: waits until the intent leaves requires_action. */
 async function settled(id: string) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const intent = await intentRow(id);
-    if (intent.status !== "requires_action") return intent;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`intent ${id} never settled`);
+  await expect.poll(async () => (await intentRow(id)).status, { timeout: 5000 }).not.toBe("requires_action");
+  return intentRow(id);
 }
 
 async function confirmedAndPaid(amount = 1200) {
@@ -221,9 +217,9 @@ describe("QR payments through the gateway and the sandbox provider", () => {
     expect((await confirm(id, token, "sandbox-poll")).status).toBe(200);
     const { provider_transaction_id } = await intentRow(id);
     await pay(provider_transaction_id!);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Paid at the provider, which sends no notification: the gateway learns it from its poll alone.
     expect((await intentRow(id)).status).toBe("requires_action");
-    await platform.payments.poller.pollOnce();
+    expect(await platform.payments.poller.pollOnce()).toBeGreaterThanOrEqual(1);
     expect((await intentRow(id)).status).toBe("succeeded");
     expect(await eventTypes(id)).toEqual([
       "payment_intent.created",
@@ -473,12 +469,13 @@ describe("money safety: cancelled QRs and what providers tell the gateway", () =
         clock.advance(-31 * 60_000);
       }
       await pay(provider_transaction_id);
-      let refund = null;
-      for (let attempt = 0; attempt < 200 && refund?.status !== "succeeded"; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        refund = await platform.payments.prisma.refund.findFirst({ where: { payment_intent_id: id } });
-      }
-      expect(refund).toMatchObject({ status: "succeeded", amount: 1200, provider_refund_id: expect.any(String) });
+      const refundOf = () => platform.payments.prisma.refund.findFirst({ where: { payment_intent_id: id } });
+      await expect.poll(async () => (await refundOf())?.status, { timeout: 5000 }).toBe("succeeded");
+      expect(await refundOf()).toMatchObject({
+        status: "succeeded",
+        amount: 1200,
+        provider_refund_id: expect.any(String),
+      });
       expect(await retrieve(id, token)).toMatchObject({ body: { status: "cancelled", failure_code: "expired" } });
       expect(await atSandbox(provider_transaction_id)).toMatchObject({ status: "refunded", refunded_amount: 1200 });
       // The expiry was written 31 minutes "ahead", so rows are compared without their order.

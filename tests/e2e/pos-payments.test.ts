@@ -65,14 +65,11 @@ describe("POS payments", () => {
   const billOf = async (id: string) => (await call("GET", `/bills/${id}`, terminal)).body;
   const intentRow = (id: string) => platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
 
-  /** Waits (bounded) for the POS payment row to leave pending, without reading it through the API (no poll). */
+  /** Waits for the POS payment row to leave pending, without reading it through the API (no poll). */
   async function settledRow(id: string) {
-    for (let attempt = 0; attempt < 400; attempt++) {
-      const row = await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id } });
-      if (row.status !== "pending") return row;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`payment ${id} never settled`);
+    const row = () => platform.pos.prisma.payment.findUniqueOrThrow({ where: { id } });
+    await expect.poll(async () => (await row()).status, { timeout: 20_000 }).not.toBe("pending");
+    return row();
   }
 
   beforeAll(async () => {

@@ -224,13 +224,10 @@ describe("POS receipts", () => {
       where: { id: qr.body.payment_intent_id },
     });
     await fetch(`${demo.provider.base_url}/sandbox/transactions/${provider_transaction_id}/pay`, { method: "POST" });
-    // Waits (bounded) for the receipt row the completing transaction writes, without reading through the API.
-    let issued = null;
-    for (let attempt = 0; attempt < 400 && !issued; attempt++) {
-      issued = await platform.pos.prisma.receipt.findUnique({ where: { payment_id: qr.body.id } });
-      if (!issued) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(issued).not.toBeNull();
+    // Waits for the receipt row the completing transaction writes, without reading through the API.
+    const issuedRow = () => platform.pos.prisma.receipt.findUnique({ where: { payment_id: qr.body.id } });
+    await expect.poll(issuedRow, { timeout: 20_000 }).not.toBeNull();
+    const issued = await issuedRow();
     const row = await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: qr.body.id } });
     expect(issued).toMatchObject({ store_id: demo.store.id, issued_at: row.completed_at });
     expect((await receipt(qr.body.id)).body).toMatchObject({

@@ -277,11 +277,9 @@ describe("POS refunds", () => {
       method: "POST",
     });
     expect(paid.status).toBe(200);
-    for (let attempt = 0; attempt < 400; attempt++) {
-      const row = await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: qr.body.id } });
-      if (row.status !== "pending") break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const statusOf = async () =>
+      (await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: qr.body.id } })).status;
+    await expect.poll(statusOf, { timeout: 20_000 }).not.toBe("pending");
     const done = await refund(qr.body.id, { refund_amount: 2684, reason: "wrong table", staff_code: leaderCode });
     expect(done.status).toBe(201);
     expect(done.body).toMatchObject({ status: "succeeded", amount: 2684 });

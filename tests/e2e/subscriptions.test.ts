@@ -181,12 +181,11 @@ const codesOf = (ended: { error: unknown } | { complete: true }) =>
 
 /** Resolves once this edge serves `count` storeEvents subscriptions: the feed sends nothing before an event. */
 async function storeFeeds(count: number) {
-  for (;;) {
+  const served = async () => {
     const text = await (await fetch(`${platform.baseUrl}/metrics`)).text();
-    const served = Number(/pgw_subscriptions_active\{field="storeEvents"\} (\d+)/.exec(text)?.[1] ?? 0);
-    if (served === count) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+    return Number(/pgw_subscriptions_active\{field="storeEvents"\} (\d+)/.exec(text)?.[1] ?? 0);
+  };
+  await expect.poll(served, { timeout: 10_000, interval: 10 }).toBe(count);
 }
 
 describe("storeEvents over graphql-ws", () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import type { BusEvent, MessageBus } from "../../subgraphs/common/src/messaging/bus";
 
 /** A promise and the functions that settle it, for waiting on what a handler sees. */
@@ -129,7 +129,7 @@ export function busBehaviour(open: () => Promise<MessageBus>) {
     const subscription = await bus.listen("events.internal", (event) => stopped.push(event));
     await bus.listen("events.internal", (event) => kept.add(event));
     await bus.publish("events.internal", busEvent(1));
-    while (stopped.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await vi.waitFor(() => expect(stopped).not.toHaveLength(0));
     await subscription.stop();
     await bus.publish("events.internal", busEvent(2));
     await kept.done;

@@ -101,7 +101,3 @@ describe.runIf(reachable)(`the NATS JetStream bus at ${natsUrl}`, () => {
     await bus.close();
   });
 });
-
-describe.skipIf(reachable)("the NATS JetStream bus", () => {
-  it.skip(`needs NATS with JetStream at ${natsUrl} (TEST_NATS_URL); start it with bash /work/shared/services.sh`, () => {});
-});
