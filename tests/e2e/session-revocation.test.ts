@@ -1,18 +1,16 @@
-import { exportJWK, generateKeyPair, type JWK } from "jose";
+import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile, DemoUser } from "../../apps/platform/src/demo";
 import { clientAssertion, deviceToken, humanToken, TOKEN_PATH, tokenRequest } from "../support/device";
 import { uniqueCode } from "../support/environment";
-import { PIN } from "../support/identity";
-import { logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
-import { operator as operatorCaller } from "../support/portal-seed";
+import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStore, seed } from "../support/seed";
 
 /** Every edge instance follows revocations every second; under load allow a few. */
 const WITHIN = { timeout: 15_000, interval: 250 };
 
 describe("sessions end at logout, deactivation and suspension, at every edge instance", () => {
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let store: SeededStore;
   let operator: string;
 
   const call = async (method: string, path: string, token: string, body?: unknown) => {
@@ -27,47 +25,20 @@ describe("sessions end at logout, deactivation and suspension, at every edge ins
     return { status: response.status, body: (await response.json().catch(() => null)) as any };
   };
 
-  /** A REST read and a GraphQL read of the demo store, as a person of that store makes them. */
+  /** A REST read and a GraphQL read of the test's store, as a person of that store makes them. */
   const readStore = async (token: string) => ({
-    rest: (await call("GET", `/api/v1/stores/${demo.store.id}`, token)).status,
+    rest: (await call("GET", `/api/v1/stores/${store.id}`, token)).status,
     graphql: (
-      await postGraphQL(platform.baseUrl, "query ($id: Int!) { store(id: $id) { id } }", { id: demo.store.id }, token)
+      await postGraphQL(platform.baseUrl, "query ($id: Int!) { store(id: $id) { id } }", { id: store.id }, token)
     ).status,
   });
 
-  /** A staff member of the demo store of its own, logged in with its PIN. */
+  /** A staff member of the store of its own, logged in with its PIN. */
   async function loggedInStaff() {
-    const user = await platform.portal.users.createUser({ role: "STAFF", store_id: demo.store.id, pin: PIN });
-    const tokens = await logIn(platform.baseUrl, { login_id: user.login_id, pin: PIN } as DemoUser);
+    const user = await seed(platform).user("STAFF", store);
+    const tokens = await logIn(platform.baseUrl, user);
     expect(await readStore(tokens.access_token)).toEqual({ rest: 200, graphql: 200 });
     return { user, tokens };
-  }
-
-  /** A terminal with a key of its own, provisioned and activated in `storeId`. */
-  async function activeTerminal(storeId: number) {
-    const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
-    const generated = await fetch(`${platform.baseUrl}/api/v1/device/provision/generateActivationCode`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        serial_number: uniqueCode("SN"),
-        public_key_jwk: await exportJWK(publicKey),
-        model: "A920",
-        manufacturer: "PAX",
-      }),
-    });
-    expect(generated.status).toBe(201);
-    const { activation_code } = (await generated.json()) as { activation_code: string };
-    const activated = await call("POST", "/device/provision/activate", operator, {
-      activation_code,
-      store_id: storeId,
-    });
-    expect(activated.status).toBe(200);
-    return {
-      id: activated.body.id as string,
-      client_id: activated.body.client_id as string,
-      private_jwk: (await exportJWK(privateKey)) as JWK,
-    };
   }
 
   const tokenStatus = async (device: { client_id: string; private_jwk: JWK }) => {
@@ -84,8 +55,9 @@ describe("sessions end at logout, deactivation and suspension, at every edge ins
     });
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir);
+    // Without the demo tenant: each test seeds what it needs.
+    platform = await startTestPlatform({ demo: false });
+    store = await seed(platform).store();
     operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
   });
   afterAll(() => platform?.close());
@@ -95,20 +67,20 @@ describe("sessions end at logout, deactivation and suspension, at every edge ins
     const staying = await loggedInStaff();
     expect((await call("POST", "/api/v1/auth/user/logout", leaving.tokens.access_token, {})).status).toBe(204);
     await expect.poll(() => readStore(leaving.tokens.access_token), WITHIN).toEqual({ rest: 401, graphql: 401 });
-    const refused = await call("GET", `/api/v1/stores/${demo.store.id}`, leaving.tokens.access_token);
+    const refused = await call("GET", `/api/v1/stores/${store.id}`, leaving.tokens.access_token);
     expect(refused.body).toMatchObject({ code: "unauthorized" });
     expect(await readStore(staying.tokens.access_token)).toEqual({ rest: 200, graphql: 200 });
   });
 
   it("refuses the access token of a deactivated user", async () => {
     const { user, tokens } = await loggedInStaff();
-    expect((await call("DELETE", `/api/v1/users/${user.id}`, operator)).status).toBe(200);
+    expect((await call("DELETE", `/api/v1/users/${user.user_id}`, operator)).status).toBe(200);
     await expect.poll(() => readStore(tokens.access_token), WITHIN).toEqual({ rest: 401, graphql: 401 });
   });
 
   it("refuses a suspended terminal's token and gives it no new one", async () => {
-    const terminal = await activeTerminal(demo.store.id);
-    const other = await activeTerminal(demo.store.id);
+    const terminal = await seed(platform).device(store);
+    const other = await seed(platform).device(store);
     const token = await deviceToken(platform.baseUrl, terminal);
     const otherToken = await deviceToken(platform.baseUrl, other);
     expect((await call("GET", `/api/v1/terminals/${terminal.id}`, token)).status).toBe(200);
@@ -123,21 +95,19 @@ describe("sessions end at logout, deactivation and suspension, at every edge ins
   });
 
   it("gives a terminal of a deactivated store no token, and its token takes no more orders", async () => {
-    const store = await platform.portal.tenants.createStore(operatorCaller, {
-      merchant_id: demo.merchant.id,
-      code: uniqueCode("S"),
-      name: "Closing store",
-    });
-    const terminal = await activeTerminal(store.id);
+    const closing = await seed(platform).store();
+    const kept = await seed(platform).store({ merchant: closing.merchant });
+    const terminal = await seed(platform).device(closing);
+    const keptTerminal = await seed(platform).device(kept);
     const token = await deviceToken(platform.baseUrl, terminal);
     expect((await takeOrder(token)).status).toBe(201);
-    expect((await call("DELETE", `/api/v1/stores/${store.id}`, operator)).status).toBe(200);
+    expect((await call("DELETE", `/api/v1/stores/${closing.id}`, operator)).status).toBe(200);
     await expect.poll(async () => (await takeOrder(token)).status, WITHIN).toBe(401);
     expect(await tokenStatus(terminal)).toMatchObject({
       status: 401,
       body: { error: "invalid_client", error_description: expect.stringMatching(/store is inactive/) },
     });
-    // The demo store's terminal is not touched.
-    expect((await takeOrder(await deviceToken(platform.baseUrl, demo.device))).status).toBe(201);
+    // The merchant's other store and its terminal are not touched.
+    expect((await takeOrder(await deviceToken(platform.baseUrl, keptTerminal))).status).toBe(201);
   });
 });

@@ -64,19 +64,17 @@ export function jobRegistry(options: { clock?: () => Date } = {}) {
     let current: Promise<void> | undefined;
     let again: Promise<void> | undefined;
 
-    const delayMs = () => {
-      if (!cron) return (job.schedule as { everyMs: number }).everyMs;
-      const now = clock();
-      return Math.max(0, (cron.nextRun(now)?.getTime() ?? Number.POSITIVE_INFINITY) - now.getTime());
-    };
+    const nextRunAfter = (now: Date) =>
+      cron ? cron.nextRun(now) : new Date(now.getTime() + (job.schedule as { everyMs: number }).everyMs);
 
     function schedule() {
       clearTimeout(timer);
       if (stopping.signal.aborted) return;
-      const delay = delayMs();
-      state.next_run_at = Number.isFinite(delay) ? new Date(clock().getTime() + delay).toISOString() : null;
-      if (!Number.isFinite(delay)) return;
-      timer = setTimeout(() => void run(), Math.min(delay, 2 ** 31 - 1));
+      const now = clock();
+      const next = nextRunAfter(now);
+      state.next_run_at = next?.toISOString() ?? null;
+      if (!next) return;
+      timer = setTimeout(() => void run(), Math.min(Math.max(0, next.getTime() - now.getTime()), 2 ** 31 - 1));
       timer.unref();
     }
 

@@ -1,0 +1,141 @@
+import { randomBytes, randomInt } from "node:crypto";
+import { type Role, roles } from "@pos-cloud/common";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
+import type { DemoProviders, DemoUser } from "../../apps/platform/src/demo";
+import { uniqueCode } from "./environment";
+import type { TestPlatform } from "./platform-handle";
+import { operator } from "./portal-seed";
+
+export interface SeededMerchant {
+  id: number;
+  code: string;
+  psp_id: number;
+}
+
+export interface SeededStore {
+  id: number;
+  code: string;
+  merchant_id: number;
+  psp_id: number;
+  /** For another store of the same merchant: `seed(platform).store({ merchant: store.merchant })`. */
+  merchant: SeededMerchant;
+}
+
+/** An active terminal: what `deviceToken` (device.ts) needs to get its tokens. */
+export interface SeededDevice {
+  id: string;
+  client_id: string;
+  serial_number: string;
+  private_jwk: JWK;
+}
+
+/**
+ * Fixture builders (STYLE.md): a test says what it needs instead of leaning on the demo tenant, and gets fresh codes
+ * so tests never collide. They go through the portal's services as the demo does, so they work in either wiring
+ * (`platform.portal` is the running portal, or a client of the cluster's database).
+ *
+ * ```ts
+ * const store = await seed(platform).store();            // with its own PSP and merchant
+ * const staff = await seed(platform).user("STAFF", store);
+ * const tokens = await logIn(platform.baseUrl, staff);
+ * const terminal = await seed(platform).device(store);
+ * ```
+ */
+export function seed(platform: Pick<TestPlatform, "portal">) {
+  const { portal } = platform;
+
+  async function psp() {
+    const created = await portal.tenants.createPsp(operator, { code: uniqueCode("PSP"), name: "Seeded PSP" });
+    return { id: created.id, code: created.code };
+  }
+
+  async function merchant(under?: { id: number }): Promise<SeededMerchant> {
+    const psp_id = (under ?? (await psp())).id;
+    const created = await portal.tenants.createMerchant(operator, {
+      psp_id,
+      code: uniqueCode("M"),
+      name: "Seeded merchant",
+    });
+    return { id: created.id, code: created.code, psp_id };
+  }
+
+  /** A store, under `merchant` or a new one; `providers` (from demo.json: the sandbox's accounts) lets it take QR. */
+  async function store(options: { merchant?: SeededMerchant; providers?: DemoProviders } = {}): Promise<SeededStore> {
+    const owner = options.merchant ?? (await merchant());
+    const providers = options.providers;
+    const created = await portal.tenants.createStore(operator, {
+      merchant_id: owner.id,
+      code: uniqueCode("S"),
+      name: "Seeded store",
+      ...(providers
+        ? {
+            provider_credentials: {
+              [providers.provider.code]: providers.provider.credentials,
+              [providers.polling_provider.code]: providers.polling_provider.credentials,
+            },
+          }
+        : {}),
+    });
+    return { id: created.id, code: created.code, merchant_id: owner.id, psp_id: owner.psp_id, merchant: owner };
+  }
+
+  /** A terminal provisioned as a real one is: its own key pair, an activation code, activation in `at`. */
+  async function device(at: { id: number }): Promise<SeededDevice> {
+    const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
+    const serial_number = uniqueCode("SN");
+    const { activation_code } = await portal.provisioning.generateActivationCode(operator, {
+      serial_number,
+      public_key_jwk: await exportJWK(publicKey),
+      model: "A920",
+      manufacturer: "PAX",
+    });
+    const activated = await portal.provisioning.activate(operator, { activation_code, store_id: at.id });
+    return {
+      id: activated.id,
+      client_id: activated.client_id!,
+      serial_number,
+      private_jwk: await exportJWK(privateKey),
+    };
+  }
+
+  /**
+   * A user of `role` placed at its tier's level of `at` (L3 in a new area holding the store), with a password and
+   * TOTP (L0 to L4) or a PIN (L5, L6): `logIn` (platform.ts) takes it as it takes a demo user.
+   */
+  async function user(role: Role, at: SeededStore): Promise<DemoUser> {
+    const place: Record<Role, () => Promise<object>> = {
+      SYSTEM_OP: async () => ({}),
+      PSP_ADMIN: async () => ({ psp_id: at.psp_id }),
+      MERCHANT_ADMIN: async () => ({ merchant_id: at.merchant_id }),
+      AREA_MANAGER: async () => {
+        const area = await portal.areas.createUnchecked(at.merchant_id, uniqueCode("Area"));
+        await portal.areas.assignStoreUnchecked(at.id, area.id);
+        return { area_id: area.id };
+      },
+      STORE_MANAGER: async () => ({ store_id: at.id }),
+      STAFF_LEADER: async () => ({ store_id: at.id }),
+      STAFF: async () => ({ store_id: at.id }),
+    };
+    const usesPin = roles[role] > roles.STORE_MANAGER;
+    const secret = usesPin
+      ? { pin: String(randomInt(1_000_000)).padStart(6, "0") }
+      : { password: randomBytes(12).toString("base64url") };
+    const created = await portal.users.createUser({
+      role,
+      name: `Seeded ${role.toLowerCase()}`,
+      ...(await place[role]()),
+      ...secret,
+      ...(usesPin ? {} : { mfa_enabled: true, mfa_channel: "totp" }),
+    });
+    return {
+      tier: `L${roles[role]}`,
+      role,
+      user_id: created.id,
+      login_id: created.login_id,
+      ...secret,
+      ...(created.totp_secret ? { totp_secret: created.totp_secret } : {}),
+    };
+  }
+
+  return { psp, merchant, store, device, user };
+}
