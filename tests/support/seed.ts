@@ -1,7 +1,6 @@
-import { randomBytes, randomInt } from "node:crypto";
-import { type Role, roles } from "@pos-cloud/common";
+import type { Role } from "@pos-cloud/common";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import type { DemoProviders, DemoUser } from "../../apps/platform/src/demo";
+import { createTierUser, type DemoProviders, type DemoUser } from "../../apps/platform/src/demo";
 import { uniqueCode } from "./environment";
 import type { TestPlatform } from "./platform-handle";
 import { operator } from "./portal-seed";
@@ -116,25 +115,7 @@ export function seed(platform: Pick<TestPlatform, "portal">) {
       STAFF_LEADER: async () => ({ store_id: at.id }),
       STAFF: async () => ({ store_id: at.id }),
     };
-    const usesPin = roles[role] > roles.STORE_MANAGER;
-    const secret = usesPin
-      ? { pin: String(randomInt(1_000_000)).padStart(6, "0") }
-      : { password: randomBytes(12).toString("base64url") };
-    const created = await portal.users.createUser({
-      role,
-      name: `Seeded ${role.toLowerCase()}`,
-      ...(await place[role]()),
-      ...secret,
-      ...(usesPin ? {} : { mfa_enabled: true, mfa_channel: "totp" }),
-    });
-    return {
-      tier: `L${roles[role]}`,
-      role,
-      user_id: created.id,
-      login_id: created.login_id,
-      ...secret,
-      ...(created.totp_secret ? { totp_secret: created.totp_secret } : {}),
-    };
+    return createTierUser(portal, role, await place[role](), `Seeded ${role.toLowerCase()}`);
   }
 
   return { psp, merchant, store, device, user };

@@ -139,25 +139,7 @@ async function createDemoTenant(
   };
   const users: DemoUser[] = [];
   for (const role of Object.keys(roles) as Role[]) {
-    const usesPin = roles[role] > roles.STORE_MANAGER;
-    const secret = usesPin
-      ? { pin: String(randomInt(1_000_000)).padStart(6, "0") }
-      : { password: randomBytes(12).toString("base64url") };
-    const user = await portal.users.createUser({
-      role,
-      name: `Demo ${role.toLowerCase().replace("_", " ")}`,
-      ...place[role],
-      ...secret,
-      ...(usesPin ? {} : { mfa_enabled: true, mfa_channel: "totp" }),
-    });
-    users.push({
-      tier: `L${roles[role]}`,
-      role,
-      user_id: user.id,
-      login_id: user.login_id,
-      ...secret,
-      ...(user.totp_secret ? { totp_secret: user.totp_secret } : {}),
-    });
+    users.push(await createTierUser(portal, role, place[role], `Demo ${role.toLowerCase().replace("_", " ")}`));
   }
   return {
     psp: { id: psp.id, code: psp.code },
@@ -172,6 +154,37 @@ async function createDemoTenant(
     },
     area: { id: area.id, name: area.name },
     users,
+  };
+}
+
+/**
+ * A user of `role` at `place` with a fresh password and TOTP (L0 to L4) or PIN (L5, L6), as demo.json lists it: what
+ * a script (or a test) needs to log in.
+ */
+export async function createTierUser(
+  portal: Pick<PortalDeps, "users">,
+  role: Role,
+  place: object,
+  name: string,
+): Promise<DemoUser> {
+  const usesPin = roles[role] > roles.STORE_MANAGER;
+  const secret = usesPin
+    ? { pin: String(randomInt(1_000_000)).padStart(6, "0") }
+    : { password: randomBytes(12).toString("base64url") };
+  const user = await portal.users.createUser({
+    role,
+    name,
+    ...place,
+    ...secret,
+    ...(usesPin ? {} : { mfa_enabled: true, mfa_channel: "totp" }),
+  });
+  return {
+    tier: `L${roles[role]}`,
+    role,
+    user_id: user.id,
+    login_id: user.login_id,
+    ...secret,
+    ...(user.totp_secret ? { totp_secret: user.totp_secret } : {}),
   };
 }
 
