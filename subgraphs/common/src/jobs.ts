@@ -35,7 +35,7 @@ export interface JobState {
 
 export type JobRegistry = ReturnType<typeof jobRegistry>;
 
-const describe = (schedule: JobSchedule) =>
+const scheduleText = (schedule: JobSchedule) =>
   "everyMs" in schedule ? `every ${schedule.everyMs} ms` : `${schedule.cron} (${schedule.timezone})`;
 
 /**
@@ -54,7 +54,7 @@ export function jobRegistry(options: { clock?: () => Date } = {}) {
     const cron = "cron" in job.schedule ? new Cron(job.schedule.cron, { timezone: job.schedule.timezone }) : undefined;
     const state: JobState = {
       name: job.name,
-      schedule: describe(job.schedule),
+      schedule: scheduleText(job.schedule),
       running: false,
       last_success_at: null,
       last_failure_at: null,

@@ -1,8 +1,8 @@
 import type { Job } from "@pos-cloud/common/jobs";
 import type { PaymentsDeps } from "./context";
 
-export const MIN_POLL_INTERVAL_MS = 100;
-export const MAX_POLL_INTERVAL_MS = 60_000;
+const MIN_POLL_INTERVAL_MS = 100;
+const MAX_POLL_INTERVAL_MS = 60_000;
 
 /**
  * The gateway's periodic work: the outbox publisher and its cleanup, the poll of providers that must be asked, and

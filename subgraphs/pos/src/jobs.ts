@@ -2,7 +2,7 @@ import type { Job } from "@pos-cloud/common/jobs";
 import type { PosDeps } from "./context";
 
 /** A minute: a payment a crash interrupted waits about that long before the recovery pass finishes or undoes it. */
-export const RECOVERY_INTERVAL_MS = 60_000;
+const RECOVERY_INTERVAL_MS = 60_000;
 
 /**
  * POS's periodic work: the outbox publisher of the store feed and its cleanup, the recovery pass (card and QR
