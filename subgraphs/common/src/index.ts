@@ -24,3 +24,4 @@ export * from "./subgraph";
 export * from "./text";
 export * from "./tokens";
 export * from "./variables";
+export * from "./workflow";
