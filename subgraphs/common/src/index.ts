@@ -5,6 +5,7 @@ export * from "./errors";
 export * from "./garbage-collection";
 export * from "./gateway-signature";
 export * from "./http-timeouts";
+export * from "./idempotency";
 export * from "./ids";
 export * from "./input";
 export * from "./logger";

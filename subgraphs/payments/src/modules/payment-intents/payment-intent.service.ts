@@ -2,6 +2,7 @@ import {
   AppError,
   type Caller,
   countsPerStore,
+  type IdempotencyRequest,
   initialPaymentIntentStatus,
   invalidField,
   newUlid,
@@ -15,7 +16,7 @@ import {
 } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
-import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
+import type { IdempotencyService } from "../idempotency/idempotency.service";
 import type { StoreResolver } from "../partners/store-resolver";
 import { requireCurrentSync } from "../partners/sync-lease";
 import { parseAmount, parseCreateInput } from "./payment-intent.input";

@@ -1,8 +1,8 @@
-import { AppError, type Caller, invalidField, logger, partnerIdOf } from "@pos-cloud/common";
+import { AppError, type Caller, type IdempotencyRequest, invalidField, logger, partnerIdOf } from "@pos-cloud/common";
 import { backoffMs } from "../../claims";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Refund } from "../../generated/prisma/client";
-import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
+import type { IdempotencyService } from "../idempotency/idempotency.service";
 import { parseAmount } from "../payment-intents/payment-intent.input";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
