@@ -1,5 +1,6 @@
 export * from "./access";
 export * from "./caller";
+export * from "./card-settlement-files";
 export * from "./environment";
 export * from "./errors";
 export * from "./garbage-collection";
