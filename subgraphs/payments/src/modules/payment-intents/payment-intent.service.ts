@@ -23,9 +23,6 @@ import { parseAmount, parseCreateInput } from "./payment-intent.input";
 import type { PaymentIntentRepository } from "./payment-intent.repository";
 import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
 
-/** An intent's status change inside another module's transaction (a confirm, a refund, a provider's outcome). */
-export { type IntentChange, transitionWithin } from "./payment-intent.repository";
-
 export type PaymentIntentService = ReturnType<typeof paymentIntentService>;
 
 /** States an intent leaves by itself when `expires_at` passes. */

@@ -1,6 +1,6 @@
 import { type CursorPage, readPageByTime } from "@pos-cloud/common";
 import type { Payment, Prisma, PrismaClient } from "../../generated/prisma/client";
-import type { ListScope } from "../stores/store-access.service";
+import type { ListScope } from "../../list-scope";
 import type { PaymentFilter } from "./payment.inputs";
 import { inFlight, paymentMachine } from "./payment.machine";
 
