@@ -1,5 +1,6 @@
 import { type Caller, invalidField } from "@pos-cloud/common";
-import type { BillService, PaymentToApply } from "../../bills/bill.service";
+import type { PaymentToApply } from "../../bills/bill.inputs";
+import type { BillService } from "../../bills/bill.service";
 import type { CustomerService } from "../../customers/customer.service";
 import type { GatewayClient } from "../gateway.client";
 import type { PaymentCreate } from "../payment.inputs";
