@@ -6,7 +6,7 @@ import { intentBody, movableClock, openTestPayments, seedPartner } from "../../t
 import { FIRST_POLL_DELAY_MS } from "../provider-events/payment-poller";
 import { sandboxProvider } from "../providers/sandbox.provider";
 import { refundRepository } from "../refunds/refund.repository";
-import { beginRefund } from "../refunds/refund.service";
+import { beginRefund } from "../refunds/refund-recording";
 
 let deps: PaymentsDeps;
 const clock = movableClock();
