@@ -1,10 +1,12 @@
 export * from "./access";
 export * from "./caller";
+export * from "./card-settlement-files";
 export * from "./environment";
 export * from "./errors";
 export * from "./garbage-collection";
 export * from "./gateway-signature";
 export * from "./http-timeouts";
+export * from "./idempotency";
 export * from "./ids";
 export * from "./input";
 export * from "./logger";
@@ -24,3 +26,4 @@ export * from "./subgraph";
 export * from "./text";
 export * from "./tokens";
 export * from "./variables";
+export * from "./workflow";

@@ -8,6 +8,7 @@ import {
 } from "@pos-cloud/common";
 import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
 import { auditLogSink } from "./audit-sink";
+import type { Clock } from "./clock";
 import { createContext, type PortalContext, type PortalDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
 import { portalJobs } from "./jobs";
@@ -34,7 +35,7 @@ import { gatewaySyncRepository } from "./modules/gateway-sync/gateway-sync.repos
 import { gatewaySyncService } from "./modules/gateway-sync/gateway-sync.service";
 import { keyResolvers } from "./modules/keys/resolvers";
 import { signingKeyRepository } from "./modules/keys/signing-key.repository";
-import { type Clock, signingKeyService } from "./modules/keys/signing-key.service";
+import { signingKeyService } from "./modules/keys/signing-key.service";
 import { provisioningRepository } from "./modules/provisioning/provisioning.repository";
 import { provisioningService } from "./modules/provisioning/provisioning.service";
 import { provisioningResolvers } from "./modules/provisioning/resolvers";

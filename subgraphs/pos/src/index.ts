@@ -87,7 +87,15 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const bills = billService(billRepository(prisma), orders, access, clock, inFlight);
   const gateway = gatewayClient(config.gateway);
   const receiptRows = receiptRepository(prisma);
-  const payments = paymentService(paymentRows, bills, access, gateway, clock, customers, receiptRows);
+  const payments = paymentService({
+    payments: paymentRows,
+    bills,
+    access,
+    gateway,
+    clock,
+    customers,
+    receipts: receiptRows,
+  });
   const receipts = receiptService({ receipts: receiptRows, payments, bills, orders, access });
   const outbox = outboxRepository(db);
   const settlement = settlementParts(prisma, access, clock, config.acquirer);

@@ -1,9 +1,9 @@
 import { type Caller, isUuid, reachOf, readPage } from "@pos-cloud/common";
 import type { SqlRunner } from "@pos-cloud/common/storage";
+import type { Clock } from "../../clock";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { run } from "../../sql";
 import type { Page } from "../../validation";
-import type { Clock } from "../keys/signing-key.service";
 import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
 import { deviceScope, storeScopeSql } from "../tenants/scope";
 

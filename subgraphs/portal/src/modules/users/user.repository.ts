@@ -1,7 +1,7 @@
 import { readPage } from "@pos-cloud/common";
+import type { Clock } from "../../clock";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { Page } from "../../validation";
-import type { Clock } from "../keys/signing-key.service";
 import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
 
 export type UserRow = Awaited<ReturnType<PrismaClient["user"]["findMany"]>>[number];

@@ -10,7 +10,7 @@ import {
   tierOf,
 } from "@pos-cloud/common";
 import type { GatewayClient } from "../payments/gateway.client";
-import { PAYMENT_SCOPE, type PaymentService, presentPayment } from "../payments/payment.service";
+import { PAYMENT_SCOPE, type PaymentService } from "../payments/payment.service";
 import type { StoreAccess } from "../stores/store-access.service";
 import { type RefundCreate, refundCreate } from "./refund.inputs";
 import type { RefundRepository, RefundRow } from "./refund.repository";
@@ -120,7 +120,7 @@ export function refundService(
       if (claim?.replayed) return { ...(claim.response as object), replayed: true };
       const answer = async (id: string) => ({
         refund: await refunds.find(id),
-        payment: presentPayment(await payments.readable(caller, payment.id)),
+        payment: await payments.get(caller, payment.id),
       });
       const remember = async (result: unknown) => {
         if (key) await refunds.transaction((tx) => payments.keys.complete(tx, payment.store_id, key, result));

@@ -71,6 +71,8 @@ export function cardExchangeService(
       stopping.signal.addEventListener("abort", stop, { once: true });
     });
 
+  type ExchangePlace = { store_id: number; merchant_id: number; date: string; settlement_id: string };
+
   async function exchangeStore(store: StorePlace, date: string, again: boolean): Promise<ExchangeOutcome> {
     const settlement = await settlements.closeDay(store, date);
     const place = { store_id: store.storeId, merchant_id: store.merchantId, date, settlement_id: settlement.id };
@@ -141,9 +143,13 @@ export function cardExchangeService(
       await exchanges.update(settlement.id, { claimed_until: clock() });
       return { ...place, status: "skipped", attempts: 0, error: "stopped" };
     }
-    const attempts = tries;
-    await exchanges.update(settlement.id, { status: "failed", claimed_until: clock() });
-    const message = `the card settlement exchange of store ${store.storeId} on ${date} failed ${attempts} times`;
+    return giveUp(place, tries, error, endpoint);
+  }
+
+  /** Every attempt failed: the exchange is failed, with an alert and a notification for the store. */
+  async function giveUp(place: ExchangePlace, attempts: number, error: string, endpoint: AcquirerEndpoint) {
+    await exchanges.update(place.settlement_id, { status: "failed", claimed_until: clock() });
+    const message = `the card settlement exchange of store ${place.store_id} on ${place.date} failed ${attempts} times`;
     logger.error(message, {
       alert: "card_exchange_failed",
       ...place,
@@ -151,13 +157,15 @@ export function cardExchangeService(
       error,
       acquirer: shownUrl(endpoint.url),
     });
+    const { date: business_date, ...store } = place;
     await notifications.record({
       kind: "card_exchange_failed",
-      ...about,
+      ...store,
+      business_date,
       message,
       details: { attempts, last_error: error },
     });
-    return { ...place, status: "failed", attempts, error };
+    return { ...place, status: "failed" as const, attempts, error };
   }
 
   const service = {
