@@ -1,4 +1,5 @@
 import type { Caller } from "@pos-cloud/common";
+import type { MessageOutbox } from "@pos-cloud/common/messages";
 import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { AppUpdateService } from "./modules/app-updates/app-update.service";
@@ -31,6 +32,8 @@ export interface PortalServices {
 /** What the portal holds for its whole life: storage and the services built on it. */
 export interface PortalDeps extends PortalServices {
   audit: AuditLog;
+  /** MFA codes by e-mail and SMS, queued; the platform runs `retryDueMessages` periodically. */
+  messages: MessageOutbox;
   /** Pushes tenant configuration to the payment gateway; the platform runs its periodic full sync. */
   gatewaySync: GatewaySyncService;
   db: Database;
