@@ -72,7 +72,7 @@ async function openSubgraphs(
       publicUrl,
       apiAudience: config.apiAudience,
     }),
-    openPos({ ...storage(config.databaseUrls.pos), portal: portalApi, clock: extras.clock }),
+    openPos({ ...storage(config.databaseUrls.pos), portal: portalApi, clock: extras.clock, messages: extras.messages }),
     openPayments({
       ...storage(config.databaseUrls.payments),
       masterKey,

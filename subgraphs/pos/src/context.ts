@@ -1,4 +1,5 @@
 import type { Caller } from "@pos-cloud/common";
+import type { MessageOutbox } from "@pos-cloud/common/messages";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { OutboxPublisher } from "@pos-cloud/common/outbox";
 import type { Database } from "@pos-cloud/common/storage";
@@ -29,6 +30,8 @@ export interface PosDeps {
   refunds: RefundService;
   /** Receipts and tax invoices of completed payments. */
   receipts: ReceiptService;
+  /** The exchange's failure e-mails and customers' e-mail receipts, queued; the platform runs `retryDueMessages`. */
+  messages: MessageOutbox;
   /** The publisher of the POS outbox (order, bill and payment changes) onto `bus`; the platform starts it. */
   outboxPublisher(bus: MessageBus): OutboxPublisher;
   settlements: SettlementService;
