@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseEnvironment } from "../environment";
-import { DEFAULT_MAIL_FROM, type MessageTransportSettings } from "./transport";
+import { DEFAULT_MAIL_FROM, type MessageTransportSettings, messageTransport } from "./transport";
 
 /** The environment's mail server and SMS relay, for every process that sends (zod fields to spread into a schema). */
 export const messageSettings = {
@@ -47,4 +47,13 @@ export const completeMessageSettings = (config: MessageConfig): MessageTransport
 /** A subgraph's or worker's mail server and relay from its environment (the cluster passes the sandbox's). */
 export function loadMessageEnvironment(env: NodeJS.ProcessEnv = process.env): MessageConfig {
   return messageConfig(parseEnvironment(z.object(messageSettings).superRefine(messageSettingsProblems), env));
+}
+
+/**
+ * A sending process's transport from its environment (SMTP_URL, MAIL_FROM, SMS_RELAY_URL, SMS_RELAY_SECRET; the
+ * cluster passes the sandboxes'); undefined while the mail server or the relay is not configured.
+ */
+export function messagesFromEnvironment(env: NodeJS.ProcessEnv = process.env) {
+  const settings = completeMessageSettings(loadMessageEnvironment(env));
+  return settings && { transport: messageTransport(settings) };
 }
