@@ -11,7 +11,7 @@ import type { Mailbox } from "./mailbox";
 const TIMESTAMP_WINDOW_S = 300;
 const MAX_BODY_BYTES = 16 * 1024;
 
-interface Control {
+export interface SmsRelayControl {
   /** The next n messages are refused with 503, as a relay in trouble answers. */
   fail_next: number;
   /** How long the relay takes to answer each message. */
@@ -24,12 +24,12 @@ interface Control {
  */
 export function smsRelayControl(stateDir: string) {
   const path = join(stateDir, "control.json");
-  const read = (): Control => ({
+  const read = (): SmsRelayControl => ({
     fail_next: 0,
     delay_ms: 0,
-    ...(existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Partial<Control>) : {}),
+    ...(existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Partial<SmsRelayControl>) : {}),
   });
-  const write = (control: Control) => {
+  const write = (control: SmsRelayControl) => {
     mkdirSync(stateDir, { recursive: true });
     writeFileSync(path, `${JSON.stringify(control)}\n`);
   };
