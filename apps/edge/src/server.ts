@@ -49,7 +49,7 @@ export interface EdgeOptions {
   /** Counts portal and POS requests against the `api` bucket (`/v1` counts its own buckets in `gateway`). */
   limiter: RateLimiter;
   /**
-   * The embedded platform's recorded SMS and e-mail (`GET /api/v1/dev/messages`, system operators only); absent
+   * What the embedded platform's sandbox mail server and SMS relay received (`GET /api/v1/dev/messages`, system operators only); absent
    * unless the mailbox is configured on.
    */
   devMessages?: () => unknown[];

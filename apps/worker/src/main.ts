@@ -23,7 +23,11 @@ async function startWorker() {
     for (const stop of stops.splice(0).reverse()) await stop();
   };
   try {
-    const portal = await openPortal({ url: config.databaseUrls.portal, masterKey: config.masterKey });
+    const portal = await openPortal({
+      url: config.databaseUrls.portal,
+      masterKey: config.masterKey,
+      messages: config.messages,
+    });
     stops.push(() => portal.close());
     const payments = await openPayments({
       url: config.databaseUrls.payments,
@@ -34,6 +38,7 @@ async function startWorker() {
     const pos = await openPos({
       url: config.databaseUrls.pos,
       portal: portalClient({ url: config.portalUrl }, config.internalToken),
+      messages: config.messages,
     });
     stops.push(() => pos.close());
     const bus = await natsBus(config.messaging);

@@ -1,5 +1,6 @@
 import type { Caller } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
+import type { MessageOutbox } from "@pos-cloud/common/messages";
 import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { AppUpdateService } from "./modules/app-updates/app-update.service";
@@ -32,6 +33,8 @@ export interface PortalServices {
 /** What the portal holds for its whole life: storage and the services built on it. */
 export interface PortalDeps extends PortalServices {
   audit: AuditLog;
+  /** MFA codes by e-mail and SMS, queued; the platform runs `retryDueMessages` periodically. */
+  messages: MessageOutbox;
   /** Pushes tenant configuration to the payment gateway; its job is among `jobs`. */
   gatewaySync: GatewaySyncService;
   /** The subgraph's periodic work (jobs.ts), for the job registry of the platform or a worker. */

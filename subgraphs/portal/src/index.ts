@@ -6,6 +6,7 @@ import {
   scalarResolvers,
   secretBox,
 } from "@pos-cloud/common";
+import { type MessageTransport, messageOutbox } from "@pos-cloud/common/messages";
 import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
 import { auditLogSink } from "./audit-sink";
 import type { Clock } from "./clock";
@@ -21,7 +22,6 @@ import { areaResolvers } from "./modules/areas/resolvers";
 import { auditLog } from "./modules/audit/audit.repository";
 import { authRepository } from "./modules/auth/auth.repository";
 import { authService } from "./modules/auth/auth.service";
-import { type MessageSender, recordingMessageSender } from "./modules/auth/message-sender";
 import { mfaService } from "./modules/auth/mfa.service";
 import { authResolvers } from "./modules/auth/resolvers";
 import { sessionService } from "./modules/auth/session.service";
@@ -50,8 +50,6 @@ import { userRepository } from "./modules/users/user.repository";
 import { userService } from "./modules/users/user.service";
 
 export type { PortalContext, PortalDeps } from "./context";
-export type { MessageSender, OutgoingMessage, SentMessage } from "./modules/auth/message-sender";
-export { recordingMessageSender, webhookMessageSender } from "./modules/auth/message-sender";
 export type { GatewaySyncConfig } from "./modules/gateway-sync/gateway-sync.client";
 
 export interface PortalConfig extends StorageOptions {
@@ -64,8 +62,11 @@ export interface PortalConfig extends StorageOptions {
    * client assertions may name its token endpoint as their audience.
    */
   publicUrl?: () => string | undefined;
-  /** Delivers MFA codes by SMS and e-mail; without one, messages are only recorded (the embedded platform). */
-  messageSender?: MessageSender;
+  /**
+   * Carries MFA codes by e-mail and SMS (`messageTransport`), through the portal's message outbox; without one every
+   * attempt fails (and ends as an alert): a portal opened for a command sends nothing.
+   */
+  messages?: { transport: MessageTransport; retryDelaysMs?: number[] };
   /** The `aud` of the access tokens the portal signs (`DEFAULT_API_AUDIENCE` unless set). */
   apiAudience?: string;
 }
@@ -89,6 +90,9 @@ export const portal: SubgraphDefinition<PortalDeps, PortalContext> = {
   createContext,
 };
 
+const noTransport: MessageTransport = () =>
+  Promise.reject(new Error("this process has no mail server or SMS relay configured"));
+
 /** The token endpoint's addresses an assertion may name, besides the issuer identifier. */
 function deviceTokenAudiences(publicUrl: PortalConfig["publicUrl"]) {
   return () => {
@@ -110,6 +114,13 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const areas = areaService(areaRepository(prisma), tenants);
   const users = userService(userRepository(prisma, clock), areas, tenants, box);
   const auth = authRepository(prisma);
+  const messages = messageOutbox({
+    db,
+    transport: config.messages?.transport ?? noTransport,
+    clock,
+    retryDelaysMs: config.messages?.retryDelaysMs,
+    seal: box,
+  });
   const devices = deviceService(deviceRepository(prisma, db, clock), tenants, auditLogSink(audit));
   return {
     db,
@@ -119,6 +130,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     users,
     areas,
     audit,
+    messages,
     auth: authService({
       users: users.authentication,
       userService: users,
@@ -128,7 +140,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
         auth: auth,
         audit,
         box,
-        sender: config.messageSender ?? recordingMessageSender(),
+        messages,
         clock,
       }),
       sessions: sessionService({ users: users.authentication, auth, audit, signingKeys, clock }),
@@ -137,7 +149,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     }),
     devices,
     gatewaySync,
-    jobs: () => portalJobs({ gatewaySync, signingKeys }),
+    jobs: () => portalJobs({ gatewaySync, signingKeys, messages }),
     provisioning: provisioningService(provisioningRepository(prisma), devices, tenants, auditLogSink(audit), clock),
     deviceTokens: deviceTokenService(
       deviceTokenRepository(prisma),
@@ -149,6 +161,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     appUpdates: appUpdateService(appUpdateRepository(prisma), clock),
     revocations: revocationService(revocationRepository(prisma), clock),
     close: async () => {
+      await messages.stop();
       await prisma.$disconnect();
       await db.close();
     },

@@ -1233,6 +1233,8 @@ export type ReceiptIssuer = {
   __typename?: 'ReceiptIssuer';
   /** {street, city, postal_code, country} of the store. */
   address?: Maybe<Scalars['JSON']['output']>;
+  /** Where the store is written to: its contact e-mail, else its merchant's (receipts' Reply-To, operators' alerts). */
+  contact_email?: Maybe<Scalars['String']['output']>;
   /** Phone number of the store. */
   contact_phone?: Maybe<Scalars['String']['output']>;
   /** The merchant's settings for tax invoices. */
@@ -2157,6 +2159,7 @@ export type QueryResolvers<ContextType = PortalContext, ParentType extends Resol
 
 export type ReceiptIssuerResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['ReceiptIssuer'] = ResolversParentTypes['ReceiptIssuer']> = {
   address?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  contact_email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   contact_phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   invoice_config?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   legal_name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;

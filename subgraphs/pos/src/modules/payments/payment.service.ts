@@ -180,6 +180,9 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
     /** For POS refunds: the Idempotency-Keys of payments, shared per store (a refund's fingerprint differs). */
     keys,
 
+    /** The payment as stored, for what the system does on its own (a receipt e-mailed); null when there is none. */
+    row: (id: string) => (isUuid(id) ? payments.find(id) : Promise.resolve(null)),
+
     /** For POS refunds, in the refund's first transaction: the payment locked, to count what its refunds hold. */
     lock: (tx: Tx, id: string) => payments.lock(tx, id),
 
