@@ -45,6 +45,9 @@ export type NewAuditRecord = AuditRecorded & { source_event_id?: string };
 /** All appends of every process queue on this one lock (pg_advisory_xact_lock): one chain, never forked. */
 const CHAIN_LOCK = 230_023n;
 
+/** Appends queue on the chain's lock (and on PGlite's one connection): a burst of them waits its turn, not 2 s. */
+const QUEUED = { maxWait: 20_000, timeout: 20_000 };
+
 const normalized = (value: Record<string, unknown>) => JSON.parse(JSON.stringify(value)) as Prisma.JsonObject;
 
 /** Fills the place up the hierarchy from its most specific id, as it is when the record is written. */
@@ -134,10 +137,10 @@ export function auditLog(prisma: PrismaClient, clock: () => Date) {
   return {
     /** An entry in a transaction of its own, for actions that change nothing else (a login, a refused secret). */
     record: (entry: AuditEntry, caller: Caller) =>
-      prisma.$transaction((tx) => appendAudit(tx, auditRecordOf(entry, caller, clock()))),
+      prisma.$transaction((tx) => appendAudit(tx, auditRecordOf(entry, caller, clock())), QUEUED),
     /** Another subgraph's record (an `audit.recorded` event), once per event id. */
     recordEvent: (record: AuditRecorded, eventId: string) =>
-      prisma.$transaction((tx) => appendAudit(tx, { ...record, source_event_id: eventId })),
+      prisma.$transaction((tx) => appendAudit(tx, { ...record, source_event_id: eventId }), QUEUED),
     /** The stores of an area, for an area manager's scope. */
     storesOfArea: async (merchant_id: number, area_id: string) =>
       (await prisma.store.findMany({ where: { merchant_id, area_id }, select: { id: true } })).map(({ id }) => id),
