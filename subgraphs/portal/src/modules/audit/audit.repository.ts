@@ -50,8 +50,19 @@ const QUEUED = { maxWait: 20_000, timeout: 20_000 };
 
 const normalized = (value: Record<string, unknown>) => JSON.parse(JSON.stringify(value)) as Prisma.JsonObject;
 
-/** Fills the place up the hierarchy from its most specific id, as it is when the record is written. */
-async function placeOf(tx: Prisma.TransactionClient, place: AuditPlace) {
+/**
+ * Fills the place up the hierarchy from its most specific id, as it is when the record is written; a record about a
+ * user that names no place (a login) takes the user's.
+ */
+async function placeOf(tx: Prisma.TransactionClient, given: AuditPlace, target: AuditTarget | null) {
+  const named = given.psp_id != null || given.merchant_id != null || given.store_id != null;
+  const place =
+    named || target?.type !== "user"
+      ? given
+      : ((await tx.user.findUnique({
+          where: { id: target.id },
+          select: { psp_id: true, merchant_id: true, store_id: true },
+        })) ?? {});
   let { psp_id = null, merchant_id = null } = place;
   const store_id = place.store_id ?? null;
   if (store_id !== null && merchant_id === null)
@@ -84,7 +95,7 @@ export async function appendAudit(tx: Prisma.TransactionClient, record: NewAudit
     success: record.success,
     target_type: record.target?.type ?? null,
     target_id: record.target?.id ?? null,
-    ...(await placeOf(tx, record.place)),
+    ...(await placeOf(tx, record.place, record.target)),
     metadata: normalized(record.metadata),
     source_event_id,
   };
