@@ -20,6 +20,7 @@ import { cardResult, type PaymentCreate, paymentCreate, paymentFilter } from "./
 import { paymentMachine } from "./payment.machine";
 import { type PresentedPayment, presentPayment } from "./payment.presenter";
 import type { PaymentRow, Tx } from "./payment.repository";
+import { auditPayment } from "./payment-audit";
 import { paymentKeys } from "./payment-keys";
 import { completeCardPayment, failCardPayment } from "./workflows/complete-card-payment";
 import { type PaymentDeps, paymentDraft } from "./workflows/payment-flow";
@@ -29,6 +30,16 @@ import { takeCashPayment } from "./workflows/take-cash-payment";
 import { takeExternalPayment } from "./workflows/take-external-payment";
 
 export type PaymentService = ReturnType<typeof paymentService>;
+
+/** A refund the gateway made, as its payment takes it: who asked for it (null: unknown) and who approved it. */
+export interface RefundMade {
+  id: string;
+  payment_id: string;
+  amount: number;
+  reason: string;
+  staff_code: string;
+  actor: Caller | null;
+}
 
 /** The device token scope that lets a terminal take payments. */
 export const PAYMENT_SCOPE = "payment:create";
@@ -113,8 +124,8 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
       try {
         const row =
           cash_received === undefined
-            ? await flows.external({ draft, remember })
-            : await flows.cash({ draft, cash_received, remember });
+            ? await flows.external({ draft, actor: caller, remember })
+            : await flows.cash({ draft, actor: caller, cash_received, remember });
         return { payment: presentPayment(row), replayed: false };
       } catch (error) {
         if (key) await keys.release(bill.store_id, key);
@@ -161,7 +172,7 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
         throw new AppError("invalid_state", "the payment has no gateway intent yet to take a card result", {
           status: payment.status,
         });
-      const outcome = { payment: { ...payment, payment_intent_id }, result };
+      const outcome = { payment: { ...payment, payment_intent_id }, result, actor: caller };
       await (result.status === "success" ? flows.cardApproved(outcome) : flows.cardRefused(outcome));
       return presentPayment(await readable(caller, id));
     },
@@ -190,7 +201,7 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
      * For POS refunds, in the transaction that records a refund the gateway made: the payment's refunded total and
      * reason (refunded once it is all given back), and the bill's amounts.
      */
-    async applyRefund(tx: Tx, refund: { payment_id: string; amount: number; reason: string }) {
+    async applyRefund(tx: Tx, refund: RefundMade) {
       const payment = await payments.lock(tx, refund.payment_id);
       const refunded = payment.refund_amount + refund.amount;
       if (refunded > payment.amount)
@@ -202,6 +213,12 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
           payment.status,
           refunded === payment.amount ? "refund_in_full" : "refund_in_part",
         ),
+      });
+      await auditPayment(tx, "payment.refunded", refund.actor, payment, clock(), {
+        refund_id: refund.id,
+        refund_amount: refund.amount,
+        refunded_total: refunded,
+        approver_login_id: refund.staff_code,
       });
       const bill = await bills.applyRefund(tx, { bill_id: payment.bill_id, amount: refund.amount });
       await customers.recordRefund(tx, bill, refund.amount);

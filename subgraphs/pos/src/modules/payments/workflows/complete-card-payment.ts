@@ -1,12 +1,15 @@
-import { AppError, createStep, createWorkflow } from "@pos-cloud/common";
+import { AppError, type Caller, createStep, createWorkflow } from "@pos-cloud/common";
 import type { CardResult } from "../payment.inputs";
 import type { PaymentRow } from "../payment.repository";
+import { auditPayment } from "../payment-audit";
 import { applyToBill, type PaymentDeps } from "./payment-flow";
 
 /** A card payment in flight with its intent, and the card app's result for it. */
 export interface CardOutcome {
   payment: PaymentRow & { payment_intent_id: string };
   result: CardResult;
+  /** Who reports the result: the audit record's actor. */
+  actor: Caller;
 }
 
 const settledMeanwhile = () => new AppError("invalid_state", "the payment was settled meanwhile");
@@ -33,7 +36,7 @@ export function completeCardPayment(deps: PaymentDeps) {
       );
     },
   );
-  const recordApproval = createStep("record-approval", ({ payment, result }: CardOutcome) =>
+  const recordApproval = createStep("record-approval", ({ payment, result, actor }: CardOutcome) =>
     payments.transaction(async (tx) => {
       await payments.lockBillPayments(tx, payment.bill_id);
       const moved = await payments.settle(tx, payment.id, "complete", {
@@ -45,6 +48,7 @@ export function completeCardPayment(deps: PaymentDeps) {
         card_arn: result.card_arn,
       });
       if (!moved) throw settledMeanwhile();
+      await auditPayment(tx, "payment.completed", actor, payment, clock(), { approval_code: result.approval_code });
       await applyToBill(deps, tx, payment);
       await receipts.issue(tx, payment.id);
     }),

@@ -2,6 +2,7 @@ import { AppError, createStep, createWorkflow, logger } from "@pos-cloud/common"
 import type { GatewayIntent } from "../gateway.client";
 import { paymentMachine } from "../payment.machine";
 import type { PaymentRow } from "../payment.repository";
+import { auditPayment } from "../payment-audit";
 import { applyToBill, type PaymentDeps } from "./payment-flow";
 
 /** An intent's state as an event or a retrieve tells it; `eventId` when it came as a gateway event (applied once). */
@@ -35,6 +36,7 @@ export function settleQrPayment(deps: PaymentDeps) {
       if (intent.status !== "succeeded" || payment.method_type !== "QR") return null;
       await payments.lockBillPayments(tx, payment.bill_id);
       if (!(await payments.settle(tx, payment.id, "complete", { completed_at: clock() }))) return null;
+      await auditPayment(tx, "payment.completed", null, payment, clock(), { payment_intent_id: intent.id });
       try {
         await applyToBill(deps, tx, payment);
         await receipts.issue(tx, payment.id);

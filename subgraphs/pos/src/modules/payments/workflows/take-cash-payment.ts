@@ -1,11 +1,14 @@
-import { createStep, createWorkflow } from "@pos-cloud/common";
+import { type Caller, createStep, createWorkflow } from "@pos-cloud/common";
 import type { GatewayIntent } from "../gateway.client";
 import { paymentMachine } from "../payment.machine";
 import type { PaymentRow, Tx } from "../payment.repository";
+import { auditPayment } from "../payment-audit";
 import { applyToBill, holdBill, intentBody, intentKey, type PaymentDeps, type PaymentDraft } from "./payment-flow";
 
 export interface CashPayment {
   draft: PaymentDraft;
+  /** Who takes the payment: the audit records' actor. */
+  actor: Caller;
   cash_received: number;
   /** Keeps the payment as its Idempotency-Key's answer, in the transaction that makes it. */
   remember(tx: Tx, row: PaymentRow): Promise<void>;
@@ -40,6 +43,8 @@ export function takeCashPayment(deps: PaymentDeps) {
         change_amount: payment.cash_received - payment.draft.amount,
         completed_at: clock(),
       });
+      await auditPayment(tx, "payment.created", payment.actor, row, clock());
+      await auditPayment(tx, "payment.completed", payment.actor, row, clock());
       await receipts.issue(tx, row.id);
       await payment.remember(tx, row);
       return row;

@@ -1,10 +1,13 @@
-import { createStep, createWorkflow } from "@pos-cloud/common";
+import { type Caller, createStep, createWorkflow } from "@pos-cloud/common";
 import type { GatewayIntent } from "../gateway.client";
 import type { PaymentRow, Tx } from "../payment.repository";
+import { auditPayment } from "../payment-audit";
 import { holdBill, intentBody, intentKey, type PaymentDeps, type PaymentDraft } from "./payment-flow";
 
 export interface ExternalPayment {
   draft: PaymentDraft;
+  /** Who takes the payment: the audit record's actor. */
+  actor: Caller;
   /** Keeps the payment as its Idempotency-Key's answer, in the transaction that attaches its intent. */
   remember(tx: Tx, row: PaymentRow): Promise<void>;
 }
@@ -18,12 +21,13 @@ export function takeExternalPayment(deps: PaymentDeps) {
   const { payments, gateway } = deps;
   const reserveBill = createStep(
     "reserve-bill",
-    (draft: PaymentDraft) =>
+    ({ draft, actor }: ExternalPayment) =>
       payments.transaction(async (tx) => {
         await holdBill(deps, tx, draft);
-        await payments.create(tx, draft);
+        const row = await payments.create(tx, draft);
+        await auditPayment(tx, "payment.created", actor, row, deps.clock());
       }),
-    (_, draft, failure) =>
+    (_, { draft }, failure) =>
       payments.transaction((tx) =>
         payments.settle(tx, draft.id, "fail", {
           failure_code: "gateway_error",
@@ -53,7 +57,7 @@ export function takeExternalPayment(deps: PaymentDeps) {
   );
 
   return createWorkflow("takeExternalPayment", async (payment: ExternalPayment, run) => {
-    await run(reserveBill, payment.draft);
+    await run(reserveBill, payment);
     const intent = await run(createIntent, payment.draft);
     return run(attachIntent, { payment, intent });
   });
