@@ -1,6 +1,6 @@
-// A cluster worker: the outbox publisher, the partner webhook dispatcher, the payment poller with its sweeps, the
-// portal's gateway sync, the signing-key rotation check and POS's background work (the consumer that settles QR
-// payments, the POS outbox publisher), on PostgreSQL and NATS JetStream, with /health, /ready and /metrics on
+// A cluster worker: the portal's audit-trail consumer, the outbox publisher, the partner webhook dispatcher, the
+// payment poller with its sweeps, the portal's gateway sync, the signing-key rotation check and POS's background work
+// (the consumer that settles QR payments, the POS outbox publisher), on PostgreSQL and NATS JetStream, with /health, /ready and /metrics on
 // METRICS_PORT. Any number may run at once: each part claims its rows (FOR UPDATE SKIP LOCKED) or shares a consumer
 // group. Configuration: src/environment.ts.
 import { stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
