@@ -4,12 +4,16 @@ export const settlementResolvers: Resolvers = {
   Query: {
     settlements: (_, args, { settlements, caller }) => settlements.list(caller, args),
     settlement: (_, { id }, { settlements, caller }) => settlements.get(caller, id),
+    storeDay: (_, args, { settlements, caller }) => settlements.day(caller, args),
   },
   Mutation: {
     createSettlement: (_, { input }, { settlements, caller }) => settlements.create(caller, input),
     closeSettlement: (_, { id, input }, { settlements, caller }) => settlements.close(caller, id, input),
   },
   Settlement: {
+    store: ({ store_id }: { store_id: number }) => ({ id: store_id }),
+  },
+  StoreDay: {
     store: ({ store_id }: { store_id: number }) => ({ id: store_id }),
   },
 };

@@ -27,7 +27,7 @@ export const LOOKBACK_MS = 31 * 86_400_000;
  * on its day); refunds when they succeeded, under their payment's method. The report reads the payments and refunds
  * tables of the same database; it writes nothing to them.
  */
-function counted(s: SettlementRow) {
+function counted(s: CountedDay) {
   const lookback = new Date(s.window_start.getTime() - LOOKBACK_MS);
   const closedDayHolds = (at: Prisma.Sql) => Prisma.sql`EXISTS (SELECT 1 FROM pos_settlements c
     WHERE c.store_id = ${s.store_id} AND c.status = 'closed' AND c.business_date < ${s.business_date}
@@ -50,6 +50,12 @@ function counted(s: SettlementRow) {
       AND (r.completed_at >= ${s.window_start} OR ${closedDayHolds(Prisma.sql`r.completed_at`)})
       AND NOT EXISTS (SELECT 1 FROM pos_settlement_entries e WHERE e.kind = 'refund' AND e.source_id = r.id)`;
 }
+
+/** What a settlement's count needs of it: its store and its day; a day without a settlement can be counted too. */
+export type CountedDay = Pick<
+  SettlementRow,
+  "store_id" | "merchant_id" | "business_date" | "window_start" | "window_end"
+>;
 
 type GroupRow = Omit<CountedGroup, "amount"> & { amount: bigint | number; settlement_id?: string };
 const groupOf = ({ settlement_id: _, ...row }: GroupRow): CountedGroup => ({ ...row, amount: Number(row.amount) });
@@ -90,7 +96,7 @@ export function settlementRepository(prisma: PrismaClient) {
     },
 
     /** What an open settlement would count if it closed now. */
-    countedNow: async (s: SettlementRow) =>
+    countedNow: async (s: CountedDay) =>
       (
         await prisma.$queryRaw<GroupRow[]>(Prisma.sql`SELECT kind, method_type, carried_over,
           sum(amount)::bigint AS amount, count(*)::int AS count FROM (${counted(s)}) AS counted GROUP BY 1, 2, 3`)
