@@ -178,5 +178,56 @@ describe("dead letters of a running platform", () => {
       request = await receiver.next();
     }
     expect(JSON.parse(request.body).data.id).toBe(created.body.id);
+
+    const deliveries = `query ($id: String!, $status: PartnerWebhookDeliveryStatus, $limit: Int) {
+      partnerWebhookDeliveries(client_id: $id, status: $status, limit: $limit) { id status attempts } }`;
+    const listed = (status?: string, limit?: number, token = operator) =>
+      postGraphQL(platform.baseUrl, deliveries, { id: demo.partner.client_id, status, limit }, token);
+    await vi.waitFor(
+      async () =>
+        expect((await listed()).body.data.partnerWebhookDeliveries).toContainEqual({
+          id: letter.id,
+          status: "delivered",
+          attempts: 1,
+        }),
+      { timeout: 10_000, interval: 100 },
+    );
+    expect((await listed("dead")).body.data.partnerWebhookDeliveries).not.toContainEqual(
+      expect.objectContaining({ id: letter.id }),
+    );
+    expect((await listed(undefined, 1)).body.data.partnerWebhookDeliveries).toHaveLength(1);
+    expect((await listed(undefined, 101)).body.errors?.[0]?.extensions).toMatchObject({
+      code: "INVALID_REQUEST",
+      details: { field: "limit" },
+    });
+    expect((await listed(undefined, 5, tokens.merchantAdmin)).body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+  });
+
+  it("shows an intent's timeline, its events and ledger rows, to the users who reach its store", async () => {
+    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+      amount: 1500,
+      currency: "JPY",
+      payment_method_types: ["credit_card"],
+      merchant_ref_id: `order-${randomUUID()}`,
+      merchant_store_id: demo.store.code,
+    });
+    const path = `/v1/payment_intents/${created.body.id}/capture`;
+    expect((await signed(platform.baseUrl, demo.partner, "POST", path, {})).status).toBe(200);
+    const timeline = `query ($store: Int!, $id: String!) { store(id: $store) { payment_intent(id: $id) {
+      status events { event_type intent_status } transactions { type status amount } } } }`;
+    const read = await postGraphQL(
+      platform.baseUrl,
+      timeline,
+      { store: demo.store.id, id: created.body.id },
+      tokens.merchantAdmin,
+    );
+    expect(read.body.data.store.payment_intent).toEqual({
+      status: "succeeded",
+      events: [
+        { event_type: "payment_intent.created", intent_status: "requires_action" },
+        { event_type: "payment_intent.succeeded", intent_status: "succeeded" },
+      ],
+      transactions: [{ type: "captured", status: "succeeded", amount: 1500 }],
+    });
   });
 });
