@@ -121,8 +121,15 @@ describe("POS settlements and the card settlement exchange", () => {
   afterAll(() => platform?.close());
 
   const STORE_DAY = `query ($store_id: Int, $date: String) { storeDay(store_id: $store_id, date: $date) {
-    date starts_at ends_at settlement { id status } gross_amount refund_amount net_amount payment_count
+    date starts_at ends_at settlement { id status } gross_amount refund_amount net_amount payment_count refund_count csv
     totals { payment_method gross_amount refund_amount net_amount payment_count refund_count } } }`;
+  /** The CSV's lines after its header, each split into its fields. */
+  const csvRows = (csv: string) =>
+    csv
+      .trimEnd()
+      .split("\r\n")
+      .slice(1)
+      .map((line) => line.split(","));
   const storeDay = async (token = manager, variables: Record<string, unknown> = { store_id: demo.store.id }) =>
     postGraphQL(platform.baseUrl, STORE_DAY, variables, token);
 
@@ -148,6 +155,18 @@ describe("POS settlements and the card settlement exchange", () => {
       payment_count: method(before, "CASH").payment_count + 1,
     });
     expect(after.net_amount).toBe(after.gross_amount - after.refund_amount);
+    expect(after.csv.split("\r\n")[0]).toBe("Kind,ID,Date,Time,Payment Method,Amount,Carried Over");
+    const rows = csvRows(after.csv);
+    expect(rows).toContainEqual([
+      "payment",
+      paid,
+      today(),
+      expect.stringMatching(/^\d\d:\d\d:\d\d$/),
+      "CASH",
+      "2684",
+      "no",
+    ]);
+    expect(rows).toHaveLength(after.payment_count + after.refund_count);
     // The terminal reads the same day of its own store.
     expect((await storeDay(terminal, {})).body.data.storeDay).toEqual(after);
 
@@ -252,11 +271,20 @@ describe("POS settlements and the card settlement exchange", () => {
     mine.lateCard = await card(await bill(), 2684);
     const after = await settlementOf(settlementId);
     expect(after).toMatchObject({ status: "closed", totals: open.totals, net_amount: open.net_amount });
-    expect((await storeDay()).body.data.storeDay).toMatchObject({
+    const closedDay = (await storeDay()).body.data.storeDay;
+    expect(closedDay).toMatchObject({
       settlement: { id: settlementId, status: "closed" },
       totals: open.totals,
       net_amount: open.net_amount,
     });
+    const closedRows = csvRows(closedDay.csv);
+    expect(closedRows).toContainEqual(["refund", mine.refund, today(), expect.any(String), "CREDIT_CARD", "684", "no"]);
+    expect(closedRows.map((row) => row[1])).not.toContain(mine.lateCard);
+    const net = closedRows.reduce(
+      (sum, [kind, , , , , amount]) => sum + (kind === "payment" ? 1 : -1) * Number(amount),
+      0,
+    );
+    expect(net).toBe(open.net_amount);
 
     const listed = await call("GET", `/settlements?start_date=${today()}&end_date=${today()}&status=closed`, manager);
     expect(listed.status).toBe(200);

@@ -1395,6 +1395,11 @@ export type StoreDay = {
   __typename?: 'StoreDay';
   /** Payments and refunds of earlier closed days counted here. */
   carried_over_count: Scalars['Int']['output'];
+  /**
+   * The day for the merchant's books, CSV with CRLF line ends: a header, then each payment and refund counted, in time
+   * order (Kind, ID, Date, Time in the store's time zone, Payment Method, Amount, Carried Over).
+   */
+  csv: Scalars['String']['output'];
   /** The business day, YYYY-MM-DD. */
   date: Scalars['String']['output'];
   /** When the day ends: the next local midnight. */
@@ -2137,6 +2142,7 @@ export type StoreResolvers<ContextType = PosContext, ParentType extends Resolver
 
 export type StoreDayResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['StoreDay'] = ResolversParentTypes['StoreDay']> = {
   carried_over_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  csv?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   ends_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   gross_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;

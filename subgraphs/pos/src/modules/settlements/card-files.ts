@@ -1,5 +1,6 @@
 import { businessDateOf, localTimeOf } from "./business-day";
 import type { CardEntry } from "./card-exchange.repository";
+import type { DayEntry } from "./settlement.repository";
 
 /**
  * The card settlement exchange's files (the spec's File exchange), on the merchant's side: the day's card
@@ -23,24 +24,44 @@ const field = (value: string | number) => {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
+/** A CSV file: the header line, then a line per row, each ended by CRLF. */
+export const csvOf = (columns: string[], rows: (string | number)[][]) =>
+  [columns, ...rows].map((row) => `${row.map(field).join(",")}\r\n`).join("");
+
 /**
  * The upload of a closed settlement's card transactions: a payment is `captured` on its completion, a refund
  * `refunded` (with its payment's approval code) on its success; times are the store's local time.
  */
 export function cardTransactionsCsv(entries: CardEntry[], timeZone: string) {
-  const lines = entries.map((entry) =>
-    [
+  return csvOf(
+    UPLOAD_COLUMNS,
+    entries.map((entry) => [
       entry.source_id,
       businessDateOf(entry.occurred_at, timeZone),
       localTimeOf(entry.occurred_at, timeZone),
       entry.amount,
       entry.approval_code ?? "",
       entry.kind === "payment" ? "captured" : "refunded",
-    ]
-      .map(field)
-      .join(","),
+    ]),
   );
-  return [UPLOAD_COLUMNS.join(","), ...lines].map((line) => `${line}\r\n`).join("");
+}
+
+const DAY_COLUMNS = ["Kind", "ID", "Date", "Time", "Payment Method", "Amount", "Carried Over"];
+
+/** A store's day for the merchant's books: each payment and refund it counts, at the store's local time. */
+export function dayCsv(entries: DayEntry[], timeZone: string) {
+  return csvOf(
+    DAY_COLUMNS,
+    entries.map((entry) => [
+      entry.kind,
+      entry.source_id,
+      businessDateOf(entry.occurred_at, timeZone),
+      localTimeOf(entry.occurred_at, timeZone),
+      entry.method_type,
+      entry.amount,
+      entry.carried_over ? "yes" : "no",
+    ]),
+  );
 }
 
 /** What the settlement expects the acquirer to confirm: every card transaction, and sales less refunds. */

@@ -1,4 +1,5 @@
 import type { Resolvers } from "../../resolvers.generated";
+import type { DayRead } from "./settlement.service";
 
 export const settlementResolvers: Resolvers = {
   Query: {
@@ -15,5 +16,6 @@ export const settlementResolvers: Resolvers = {
   },
   StoreDay: {
     store: ({ store_id }: { store_id: number }) => ({ id: store_id }),
+    csv: (day: DayRead, _, { settlements }) => settlements.dayCsv(day),
   },
 };

@@ -51,6 +51,16 @@ function counted(s: CountedDay) {
       AND NOT EXISTS (SELECT 1 FROM pos_settlement_entries e WHERE e.kind = 'refund' AND e.source_id = r.id)`;
 }
 
+/** One payment or refund a day counts. */
+export interface DayEntry {
+  kind: "payment" | "refund";
+  source_id: string;
+  method_type: string;
+  amount: number;
+  occurred_at: Date;
+  carried_over: boolean;
+}
+
 /** What a settlement's count needs of it: its store and its day; a day without a settlement can be counted too. */
 export type CountedDay = Pick<
   SettlementRow,
@@ -101,6 +111,17 @@ export function settlementRepository(prisma: PrismaClient) {
         await prisma.$queryRaw<GroupRow[]>(Prisma.sql`SELECT kind, method_type, carried_over,
           sum(amount)::bigint AS amount, count(*)::int AS count FROM (${counted(s)}) AS counted GROUP BY 1, 2, 3`)
       ).map(groupOf),
+
+    /** What a day counts, one row per payment and refund in time order: as recorded at its close, or as of now. */
+    entries: (day: CountedDay, closedSettlementId: string | null) =>
+      prisma.$queryRaw<DayEntry[]>(
+        closedSettlementId === null
+          ? Prisma.sql`SELECT kind, source_id::text, method_type, amount, occurred_at, carried_over
+              FROM (${counted(day)}) AS counted ORDER BY occurred_at, kind, source_id`
+          : Prisma.sql`SELECT kind, source_id::text, method_type, amount, occurred_at, carried_over
+              FROM pos_settlement_entries WHERE settlement_id = ${closedSettlementId}::uuid
+              ORDER BY occurred_at, kind, source_id`,
+      ),
 
     /** What closed settlements counted, by settlement. */
     async countedAtClose(ids: string[]) {

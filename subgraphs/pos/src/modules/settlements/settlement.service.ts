@@ -22,12 +22,25 @@ import type { PaymentsInFlight } from "../payments/payments-in-flight";
 import type { StoreAccess, StorePlace } from "../stores/store-access.service";
 import { businessDateOf, dayWindow, STORE_TIME_ZONE } from "./business-day";
 import type { CardExchangeRepository } from "./card-exchange.repository";
+import { dayCsv } from "./card-files";
 import { settlementClose, settlementCreate, settlementFilter, storeDayQuery } from "./settlement.inputs";
 import { settlementMachine } from "./settlement.machine";
 import { presentSettlement, summarize } from "./settlement.presenter";
-import { LOOKBACK_MS, type SettlementRepository, type SettlementRow, type Tx } from "./settlement.repository";
+import {
+  type CountedDay,
+  LOOKBACK_MS,
+  type SettlementRepository,
+  type SettlementRow,
+  type Tx,
+} from "./settlement.repository";
 
 export type SettlementService = ReturnType<typeof settlementService>;
+
+/** What `day` answers that its CSV is made from: the day counted, and its settlement if it has one. */
+export interface DayRead {
+  counted: CountedDay;
+  settlement: { id: string; status: string } | null;
+}
 
 /** Who closes a day the nightly card exchange found open (or created). */
 export const SYSTEM_ACTOR = "system";
@@ -196,21 +209,25 @@ export function settlementService(
       const store = await access.storeFor(caller, query.store_id, PAYMENT_SCOPE);
       const { start, end } = dayWindow(date, STORE_TIME_ZONE);
       const day = { store_id: store.storeId, date, timezone: STORE_TIME_ZONE, starts_at: start, ends_at: end };
+      const counted = {
+        store_id: store.storeId,
+        merchant_id: store.merchantId,
+        business_date: date,
+        window_start: start,
+        window_end: end,
+      };
       const row = await settlements.findDay(store.storeId, date);
       const settlement = row && (await presentOne(row));
-      const summary =
-        settlement ??
-        summarize(
-          await settlements.countedNow({
-            store_id: store.storeId,
-            merchant_id: store.merchantId,
-            business_date: date,
-            window_start: start,
-            window_end: end,
-          }),
-        );
-      return { ...summary, ...day, settlement };
+      const summary = settlement ?? summarize(await settlements.countedNow(counted));
+      return { ...summary, ...day, settlement, counted };
     },
+
+    /** The day `day` read, as CSV: what its closed settlement recorded, or what it counts now. */
+    dayCsv: async (day: DayRead) =>
+      dayCsv(
+        await settlements.entries(day.counted, day.settlement?.status === "closed" ? day.settlement.id : null),
+        STORE_TIME_ZONE,
+      ),
 
     async list(
       caller: Caller,
