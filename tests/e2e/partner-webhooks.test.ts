@@ -141,6 +141,20 @@ describe("admins' webhook mutations", () => {
   });
 });
 
+/** A card intent of the demo store, captured by the demo partner: it succeeds and is posted to the webhook. */
+async function capturedCardIntent(amount: number) {
+  const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+    amount,
+    currency: "JPY",
+    payment_method_types: ["credit_card"],
+    merchant_ref_id: `order-${randomUUID()}`,
+    merchant_store_id: demo.store.code,
+  });
+  const path = `/v1/payment_intents/${created.body.id}/capture`;
+  expect((await signed(platform.baseUrl, demo.partner, "POST", path, {})).status).toBe(200);
+  return created;
+}
+
 describe("dead letters of a running platform", () => {
   const deadLetters = `query ($id: String) { partnerWebhookDeadLetters(client_id: $id) { id status attempts last_status_code } }`;
   const replay = `mutation ($id: String!) { replayPartnerWebhook(id: $id) { id status attempts } }`;
@@ -150,15 +164,7 @@ describe("dead letters of a running platform", () => {
     await webhook("PUT", { webhook_url: `${receiver.url}?dead=1` });
     receiver.answer([503, 503, 503], 204);
     const seen = receiver.received.length;
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
-      amount: 990,
-      currency: "JPY",
-      payment_method_types: ["credit_card"],
-      merchant_ref_id: `order-${randomUUID()}`,
-      merchant_store_id: demo.store.code,
-    });
-    const path = `/v1/payment_intents/${created.body.id}/capture`;
-    expect((await signed(platform.baseUrl, demo.partner, "POST", path, {})).status).toBe(200);
+    const created = await capturedCardIntent(990);
     const letter = await vi.waitFor(
       async () => {
         const { body } = await postGraphQL(platform.baseUrl, deadLetters, { id: demo.partner.client_id }, operator);
@@ -204,15 +210,7 @@ describe("dead letters of a running platform", () => {
   });
 
   it("shows an intent's timeline, its events and ledger rows, to the users who reach its store", async () => {
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
-      amount: 1500,
-      currency: "JPY",
-      payment_method_types: ["credit_card"],
-      merchant_ref_id: `order-${randomUUID()}`,
-      merchant_store_id: demo.store.code,
-    });
-    const path = `/v1/payment_intents/${created.body.id}/capture`;
-    expect((await signed(platform.baseUrl, demo.partner, "POST", path, {})).status).toBe(200);
+    const created = await capturedCardIntent(1500);
     const timeline = `query ($store: Int!, $id: String!) { store(id: $store) { payment_intent(id: $id) {
       status events { event_type intent_status } transactions { type status amount } } } }`;
     const read = await postGraphQL(
