@@ -1,0 +1,20 @@
+import { Badge } from "@mantine/core";
+
+const colors: Record<string, string> = {
+  active: "green",
+  pending_activation: "yellow",
+  unprovisioned: "gray",
+  suspended: "orange",
+  decommissioned: "dark",
+  inactive: "gray",
+};
+
+/** A status as the API spells it, coloured by what it means for the person looking. */
+export function StatusBadge({ status }: { status?: string | null }) {
+  if (!status) return null;
+  return (
+    <Badge variant="light" color={colors[status] ?? "gray"}>
+      {status.replaceAll("_", " ")}
+    </Badge>
+  );
+}
