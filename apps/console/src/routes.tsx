@@ -14,6 +14,35 @@ export const pages = [
     shownTo: (identity: Identity) => identity.tier <= 4,
     lazy: async () => ({ Component: (await import("./pages/tree/TreePage")).TreePage }),
   },
+  {
+    path: "day",
+    label: "Store's day",
+    shownTo: (identity: Identity) => identity.tier <= 4,
+    lazy: async () => ({ Component: (await import("./pages/day/DayPage")).DayPage }),
+  },
+  {
+    path: "payments",
+    label: "Payments",
+    shownTo: () => true,
+    lazy: async () => ({ Component: (await import("./pages/payments/PaymentsPage")).PaymentsPage }),
+  },
+  {
+    path: "payments/:id",
+    shownTo: () => false,
+    lazy: async () => ({ Component: (await import("./pages/payments/PaymentPage")).PaymentPage }),
+  },
+  {
+    path: "customers",
+    label: "Customers",
+    shownTo: (identity: Identity) => identity.tier <= 4,
+    lazy: async () => ({ Component: (await import("./pages/customers/CustomersPage")).CustomersPage }),
+  },
+  {
+    path: "webhooks",
+    label: "Partner webhooks",
+    shownTo: (identity: Identity) => identity.tier <= 1,
+    lazy: async () => ({ Component: (await import("./pages/webhooks/WebhooksPage")).WebhooksPage }),
+  },
 ];
 
 export const router = createBrowserRouter(

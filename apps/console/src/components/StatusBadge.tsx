@@ -7,6 +7,22 @@ const colors: Record<string, string> = {
   suspended: "orange",
   decommissioned: "dark",
   inactive: "gray",
+  open: "blue",
+  closed: "green",
+  completed: "green",
+  succeeded: "green",
+  delivered: "green",
+  matched: "green",
+  paid: "green",
+  processing: "yellow",
+  requires_action: "yellow",
+  partial: "yellow",
+  running: "yellow",
+  refunded: "grape",
+  failed: "red",
+  dead: "red",
+  mismatch: "red",
+  cancelled: "dark",
 };
 
 /** A status as the API spells it, coloured by what it means for the person looking. */

@@ -6,6 +6,7 @@ import { getMainDefinition } from "@apollo/client/utilities";
 import { createClient } from "graphql-ws";
 import { from, mergeMap } from "rxjs";
 import { RefreshTokenDocument } from "../graphql/graphql";
+import { liveConnectionEvents } from "./live";
 import { session } from "./session";
 
 /** Operations a person runs before having a session: they carry no bearer token and are never refreshed. */
@@ -53,10 +54,30 @@ const retryWithFreshToken = new ErrorLink(({ error, operation, forward }) => {
   return from(refreshSession()).pipe(mergeMap(() => forward(operation)));
 });
 
+/** Waits between reconnection attempts: 1, 2, 4 s, then every 5 s, for as long as a live view is open. */
+const RETRY_WAIT_MS = [1_000, 2_000, 4_000, 5_000];
+/** A ping unanswered this long means a dead socket (a laptop that slept): it is closed and opened again. */
+const PONG_TIMEOUT_MS = 5_000;
+let pongTimeout: ReturnType<typeof setTimeout> | undefined;
+
 const websocket = createClient({
   url: `${window.location.origin.replace(/^http/, "ws")}/graphql`,
   lazy: true,
   connectionParams: () => ({ authorization: bearer() }),
+  retryAttempts: Number.POSITIVE_INFINITY,
+  retryWait: (retries) =>
+    new Promise((resolve) => setTimeout(resolve, RETRY_WAIT_MS[Math.min(retries, RETRY_WAIT_MS.length - 1)])),
+  shouldRetry: () => true,
+  keepAlive: 10_000,
+  on: {
+    ...liveConnectionEvents,
+    ping: (received) => {
+      if (!received) pongTimeout = setTimeout(() => websocket.terminate(), PONG_TIMEOUT_MS);
+    },
+    pong: (received) => {
+      if (received) clearTimeout(pongTimeout);
+    },
+  },
 });
 // A live view's connection is authenticated once: a new token (refresh, impersonation) opens a new connection.
 let connectedWith = session.accessToken();
