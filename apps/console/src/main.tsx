@@ -8,10 +8,11 @@ import { createRoot } from "react-dom/client";
 import { RouterProvider } from "react-router";
 import { router } from "./routes";
 import { client } from "./session/client";
+import { cssVariablesResolver, theme } from "./theme";
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
-    <MantineProvider>
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
       <Notifications />
       <ApolloProvider client={client}>
         <RouterProvider router={router} />
