@@ -26,6 +26,7 @@ import {
   readBody,
   sendError,
   sendJson,
+  sendStream,
   sendText,
   storeHintOf,
 } from "@pos-cloud/rest-compat";
@@ -246,6 +247,7 @@ export function createEdgeServer({
     }
     if (response.text !== undefined)
       return sendText(res, response.status, response.text, { ...headers, ...response.headers });
+    if (response.stream) return sendStream(res, response.status, response.stream, { ...headers, ...response.headers });
     sendJson(res, response.status, response.body, { ...headers, ...response.headers });
   }
 

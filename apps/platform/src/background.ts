@@ -57,6 +57,13 @@ export async function startBackgroundWork(
 }
 
 /**
+ * The portal's consumer of the other subgraphs' audit records (`audit.recorded`, group `portal-audit`), the same in
+ * the embedded process and in a cluster worker. Start it before any outbox publisher: the memory bus keeps events
+ * only for groups that exist.
+ */
+export const startAuditTrail = (portal: PortalDeps, bus: MessageBus) => portal.auditTrail.consume(bus);
+
+/**
  * POS's recovery pass every `intervalMs` (a minute): card and QR payments a crash left pending without their intent
  * are cancelled at the gateway and failed, and the Idempotency-Keys a crash left processing are finished or released.
  * The timer is unref'd, a pass never overlaps the one before, and stop waits

@@ -1,3 +1,3 @@
 // What the cluster's processes share with the embedded platform.
-export { configureGatewaySync, startBackgroundWork, startPosBackgroundWork } from "./background";
+export { configureGatewaySync, startAuditTrail, startBackgroundWork, startPosBackgroundWork } from "./background";
 export { scheduleKeyRotation } from "./signing-keys";

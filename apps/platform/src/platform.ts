@@ -8,7 +8,7 @@ import { openPortal, portal, recordingMessageSender, webhookMessageSender } from
 import { openPos, type PortalCall, portalClient, pos } from "@pos-cloud/pos";
 import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
 import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
-import { configureGatewaySync, startBackgroundWork, startPosBackgroundWork } from "./background";
+import { configureGatewaySync, startAuditTrail, startBackgroundWork, startPosBackgroundWork } from "./background";
 import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
 import { ensureDemoOrders } from "./demo-orders";
 import type { PlatformConfig } from "./environment";
@@ -189,6 +189,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   let demoFile: string | undefined;
   let background: Awaited<ReturnType<typeof startBackgroundWork>>;
   let posWork: { stop(): Promise<void> } | undefined;
+  let auditTrail: { stop(): Promise<void> } | undefined;
   let settlementExchange: ReturnType<typeof deps.pos.cardExchange.schedule> | undefined;
   try {
     stopKeyRotation = await scheduleKeyRotation(deps.portal);
@@ -208,6 +209,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile, options.clock);
     // POS's consumer, outbox publisher and recovery pass, as a cluster worker runs them; before the gateway's
     // publisher starts: the memory bus keeps events only for groups that exist.
+    auditTrail = await startAuditTrail(deps.portal, bus);
     posWork = await startPosBackgroundWork(deps.pos, bus);
     background = await startBackgroundWork(deps.portal, deps.payments, bus, config.paymentsPollIntervalMs ?? 5000);
     // The daily card settlement exchange at 02:00 Asia/Tokyo, with the configured acquirer or the sandbox.
@@ -215,6 +217,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     settlementExchange = deps.pos.cardExchange.schedule();
   } catch (error) {
     await posWork?.stop();
+    await auditTrail?.stop();
     await edge.close();
     await closeSubgraphs();
     await closeOutside();
@@ -237,6 +240,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
       await settlementExchange?.stop();
       await background.stop();
       await posWork?.stop();
+      await auditTrail?.stop();
       await edge.close();
       await bus.close();
       await closeSubgraphs();

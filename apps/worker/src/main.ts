@@ -10,6 +10,7 @@ import { openPayments, sandboxSetup } from "@pos-cloud/payments";
 import {
   configureGatewaySync,
   scheduleKeyRotation,
+  startAuditTrail,
   startBackgroundWork,
   startPosBackgroundWork,
 } from "@pos-cloud/platform";
@@ -49,6 +50,8 @@ async function startWorker() {
     pos.gateway.configure({ ...partner, url: config.gatewayUrl });
     stops.push(await scheduleKeyRotation(portal));
     // Consumers before the publisher, as in the embedded platform.
+    const auditTrail = await startAuditTrail(portal, bus);
+    stops.push(() => auditTrail.stop());
     const posWork = await startPosBackgroundWork(pos, bus);
     stops.push(() => posWork.stop());
     // The daily card settlement exchange: every worker schedules it; each store's day is claimed by one.

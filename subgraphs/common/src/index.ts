@@ -1,4 +1,5 @@
 export * from "./access";
+export * from "./audit";
 export * from "./caller";
 export * from "./environment";
 export * from "./errors";

@@ -4,6 +4,7 @@ import type { PrismaClient } from "./generated/prisma/client";
 import type { AppUpdateService } from "./modules/app-updates/app-update.service";
 import type { AreaService } from "./modules/areas/area.service";
 import type { AuditLog } from "./modules/audit/audit.repository";
+import type { AuditService } from "./modules/audit/audit.service";
 import type { AuthService } from "./modules/auth/auth.service";
 import type { DeviceTokenService } from "./modules/device-tokens/device-token.service";
 import type { DeviceService } from "./modules/devices/device.service";
@@ -26,6 +27,7 @@ export interface PortalServices {
   deviceTokens: DeviceTokenService;
   appUpdates: AppUpdateService;
   revocations: RevocationService;
+  auditTrail: AuditService;
 }
 
 /** What the portal holds for its whole life: storage and the services built on it. */
@@ -54,8 +56,19 @@ export interface PortalContext extends PortalServices {
 }
 
 export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
-  const { tenants, signingKeys, users, areas, auth, devices, provisioning, deviceTokens, appUpdates, revocations } =
-    deps;
+  const {
+    tenants,
+    signingKeys,
+    users,
+    areas,
+    auth,
+    devices,
+    provisioning,
+    deviceTokens,
+    appUpdates,
+    revocations,
+    auditTrail,
+  } = deps;
   return {
     caller,
     tenants,
@@ -68,6 +81,7 @@ export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
     deviceTokens,
     appUpdates,
     revocations,
+    auditTrail,
     loaders: {
       tenants: tenants.loaders(caller),
       devices: devices.loader(caller),

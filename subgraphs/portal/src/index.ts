@@ -17,6 +17,8 @@ import { areaRepository } from "./modules/areas/area.repository";
 import { areaService } from "./modules/areas/area.service";
 import { areaResolvers } from "./modules/areas/resolvers";
 import { auditLog } from "./modules/audit/audit.repository";
+import { auditService } from "./modules/audit/audit.service";
+import { auditResolvers } from "./modules/audit/resolvers";
 import { authRepository } from "./modules/auth/auth.repository";
 import { authService } from "./modules/auth/auth.service";
 import { type MessageSender, recordingMessageSender } from "./modules/auth/message-sender";
@@ -83,6 +85,7 @@ export const portal: SubgraphDefinition<PortalDeps, PortalContext> = {
     deviceTokenResolvers,
     appUpdateResolvers,
     revocationResolvers,
+    auditResolvers,
   ),
   createContext,
 };
@@ -102,13 +105,14 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const clock = config.clock ?? (() => new Date());
   const box = secretBox(config.masterKey);
   const audit = auditLog(prisma, clock);
+  const auditSink = auditLogSink(audit, clock);
   const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box, { clock });
   const tenants = tenantService(tenantRepository(prisma, db, clock), box, gatewaySync.changed);
   const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock, config.apiAudience);
   const areas = areaService(areaRepository(prisma), tenants);
-  const users = userService(userRepository(prisma, clock), areas, tenants, box);
+  const users = userService(userRepository(prisma, clock), areas, tenants, box, auditSink);
   const auth = authRepository(prisma);
-  const devices = deviceService(deviceRepository(prisma, db, clock), tenants, auditLogSink(audit));
+  const devices = deviceService(deviceRepository(prisma, db, clock), tenants, auditSink);
   return {
     db,
     prisma,
@@ -135,7 +139,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     }),
     devices,
     gatewaySync,
-    provisioning: provisioningService(provisioningRepository(prisma), devices, tenants, auditLogSink(audit), clock),
+    provisioning: provisioningService(provisioningRepository(prisma), devices, tenants, clock),
     deviceTokens: deviceTokenService(
       deviceTokenRepository(prisma),
       devices,
@@ -145,6 +149,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     ),
     appUpdates: appUpdateService(appUpdateRepository(prisma), clock),
     revocations: revocationService(revocationRepository(prisma), clock),
+    auditTrail: auditService(audit, clock),
     close: async () => {
       await gatewaySync.stop();
       await prisma.$disconnect();

@@ -22,6 +22,7 @@ import type { GatewayClient, GatewayIntent } from "./gateway.client";
 import { cardResult, type PaymentCreate, paymentCreate, paymentFilter } from "./payment.inputs";
 import { paymentMachine } from "./payment.machine";
 import type { PaymentRepository, PaymentRow, Tx } from "./payment.repository";
+import { auditPayment } from "./payment-audit";
 
 export type PaymentService = ReturnType<typeof paymentService>;
 type Bill = Awaited<ReturnType<BillService["get"]>>;
@@ -42,6 +43,16 @@ const gatewayMethod = {
   CREDIT_CARD: { payment_method_types: ["credit_card"], processing_mode: "external" },
   QR: { payment_method_types: ["qr_mpm"], processing_mode: "pgw_processed" },
 } as const;
+
+/** A refund the gateway made, as its payment takes it: who asked for it (null: unknown) and who approved it. */
+export interface RefundMade {
+  id: string;
+  payment_id: string;
+  amount: number;
+  reason: string;
+  staff_code: string;
+  actor: Caller | null;
+}
 
 /** A payment as clients see it: the method as one object, the gateway intent as transaction_id too. */
 export function presentPayment(row: PaymentRow) {
@@ -163,6 +174,8 @@ export function paymentService(
       change_amount: cash_received - data.amount,
       completed_at: clock(),
     });
+    await auditPayment(tx, "payment.created", caller, row, clock());
+    await auditPayment(tx, "payment.completed", caller, row, clock());
     await receipts.issue(tx, row.id);
     return row;
   }
@@ -197,7 +210,8 @@ export function paymentService(
     await payments.transaction(async (tx) => {
       await payments.lockBillPayments(tx, bill.id);
       await requireAvailable(tx, await bills.payable(tx, bill.id), data);
-      await payments.create(tx, rowOf(id, caller, bill, data));
+      const row = await payments.create(tx, rowOf(id, caller, bill, data));
+      await auditPayment(tx, "payment.created", caller, row, clock());
     });
     const fail = (failure_message: string) =>
       payments.transaction((tx) => payments.settle(tx, id, "fail", { failure_code: "gateway_error", failure_message }));
@@ -247,6 +261,7 @@ export function paymentService(
       if (intent.status !== "succeeded" || payment.method_type !== "QR") return null;
       await payments.lockBillPayments(tx, payment.bill_id);
       if (!(await payments.settle(tx, payment.id, "complete", { completed_at: clock() }))) return null;
+      await auditPayment(tx, "payment.completed", null, payment, clock(), { payment_intent_id: intent.id });
       try {
         await applyToBill(tx, { bill_id: payment.bill_id, split_id: payment.split_id, amount: payment.amount });
         await receipts.issue(tx, payment.id);
@@ -451,6 +466,7 @@ export function paymentService(
           card_arn: result.card_arn,
         });
         if (!moved) throw new AppError("invalid_state", "the payment was settled meanwhile");
+        await auditPayment(tx, "payment.completed", caller, payment, clock(), { approval_code: result.approval_code });
         await applyToBill(tx, { bill_id: payment.bill_id, split_id: payment.split_id, amount: payment.amount });
         await receipts.issue(tx, id);
         await gateway.capture(intentId, payment.amount, `pos-capture-${id}`);
@@ -484,7 +500,7 @@ export function paymentService(
      * For POS refunds, in the transaction that records a refund the gateway made: the payment's refunded total and
      * reason (refunded once it is all given back), and the bill's amounts.
      */
-    async applyRefund(tx: Tx, refund: { payment_id: string; amount: number; reason: string }) {
+    async applyRefund(tx: Tx, refund: RefundMade) {
       const payment = await payments.lock(tx, refund.payment_id);
       const refunded = payment.refund_amount + refund.amount;
       if (refunded > payment.amount)
@@ -496,6 +512,12 @@ export function paymentService(
           payment.status,
           refunded === payment.amount ? "refund_in_full" : "refund_in_part",
         ),
+      });
+      await auditPayment(tx, "payment.refunded", refund.actor, payment, clock(), {
+        refund_id: refund.id,
+        refund_amount: refund.amount,
+        refunded_total: refunded,
+        approver_login_id: refund.staff_code,
       });
       const bill = await bills.applyRefund(tx, { bill_id: payment.bill_id, amount: refund.amount });
       await customers.recordRefund(tx, bill, refund.amount);
