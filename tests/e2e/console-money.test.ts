@@ -35,6 +35,8 @@ describe("operator console: money", () => {
     return clock();
   };
   let table = 0;
+  /** The payment the staff member refunded, with the leader's approval. */
+  let refunded = "";
 
   const rest = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${platform.baseUrl}${path}`, {
@@ -235,6 +237,7 @@ describe("operator console: money", () => {
 
   it("refuses a staff member's refund without the approver's PIN and takes it with the PIN", async () => {
     const sale = await cashSale();
+    refunded = sale.id;
     const staff = await logIn(platform.baseUrl, demoUser(demo, "STAFF"));
     const page = await signedInPage(staff);
     await page.goto(`${platform.baseUrl}/console/payments/${sale.id}`);
@@ -284,6 +287,36 @@ describe("operator console: money", () => {
     await totalsMatchApi(managerPage);
     expect(await managerPage.getByRole("button", { name: "Close the day" }).count()).toBe(0);
     await screenshot(managerPage, "store-day-closed");
+  });
+
+  it("finds the refund in the audit trail with its approver, linked to its payment", async () => {
+    const approver = demoUser(demo, "STAFF_LEADER").login_id;
+    const AUDIT = `query { auditLog(filter: { event: "payment.refunded" }, limit: 50) { nodes { id metadata } } }`;
+    const record = await vi.waitFor(
+      async () => {
+        const { body } = await postGraphQL(platform.baseUrl, AUDIT, {}, manager.access_token);
+        const found = body.data.auditLog.nodes.find(
+          (node: { metadata: { payment_id?: string } }) => node.metadata.payment_id === refunded,
+        );
+        expect(found).toBeDefined();
+        return found as { id: string; metadata: { approver_login_id: string } };
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+    expect(record.metadata.approver_login_id).toBe(approver);
+
+    await managerPage.getByRole("link", { name: "Audit trail" }).click();
+    await managerPage.getByLabel(/^Event/).fill("payment.refunded");
+    await managerPage.getByRole("button", { name: "Search" }).click();
+    const row = managerPage.getByRole("table", { name: "Audit records" }).getByTestId(`audit-${record.id}`);
+    await row.waitFor();
+    expect(await row.locator('[data-field="event"]').textContent()).toBe("payment.refunded");
+    expect(JSON.parse((await row.locator('[data-field="metadata"]').textContent())!)).toEqual(record.metadata);
+    await screenshot(managerPage, "audit-trail");
+    expect(await seriousViolations(managerPage)).toEqual([]);
+    await row.getByRole("link", { name: `payment ${refunded.slice(0, 8)}` }).click();
+    await managerPage.getByTestId("refunded-amount").waitFor();
+    expect(managerPage.url()).toContain(`/console/payments/${refunded}`);
   });
 
   it("redelivers a partner's dead letter from the webhook page", async () => {

@@ -43,6 +43,12 @@ export const pages = [
     shownTo: (identity: Identity) => identity.tier <= 1,
     lazy: async () => ({ Component: (await import("./pages/webhooks/WebhooksPage")).WebhooksPage }),
   },
+  {
+    path: "audit",
+    label: "Audit trail",
+    shownTo: (identity: Identity) => identity.tier <= 4,
+    lazy: async () => ({ Component: (await import("./pages/audit/AuditPage")).AuditPage }),
+  },
 ];
 
 export const router = createBrowserRouter(

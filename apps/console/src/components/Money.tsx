@@ -1,4 +1,4 @@
-const yen = new Intl.NumberFormat("ja-JP", { style: "currency", currency: "JPY" });
+const yen = new Intl.NumberFormat("en-US", { style: "currency", currency: "JPY" });
 
 /** An amount in minor units (JPY has none below the yen), as the person reads it. */
 export const formatYen = (amount: number) => yen.format(amount);

@@ -1,3 +1,4 @@
+import { stringify } from "csv-stringify/sync";
 import { businessDateOf, localTimeOf } from "./business-day";
 import type { CardEntry } from "./card-exchange.repository";
 import type { DayEntry } from "./settlement.repository";
@@ -18,15 +19,9 @@ export function exchangePaths(merchantId: number, storeId: number, date: string)
   };
 }
 
-/** A field as CSV writes it: quoted when it holds a comma, a quote or a line end. */
-const field = (value: string | number) => {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-};
-
-/** A CSV file: the header line, then a line per row, each ended by CRLF. */
-export const csvOf = (columns: string[], rows: (string | number)[][]) =>
-  [columns, ...rows].map((row) => `${row.map(field).join(",")}\r\n`).join("");
+/** A CSV file: the header line, then a line per row, each ended by CRLF; a field is quoted where it must be. */
+const csvOf = (columns: string[], rows: (string | number)[][]) =>
+  stringify([columns, ...rows], { record_delimiter: "\r\n" });
 
 /**
  * The upload of a closed settlement's card transactions: a payment is `captured` on its completion, a refund
