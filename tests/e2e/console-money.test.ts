@@ -291,13 +291,11 @@ describe("operator console: money", () => {
 
   it("finds the refund in the audit trail with its approver, linked to its payment", async () => {
     const approver = demoUser(demo, "STAFF_LEADER").login_id;
-    const AUDIT = `query { auditLog(filter: { event: "payment.refunded" }, limit: 50) { nodes { id metadata } } }`;
+    const AUDIT = `query { auditLog(filter: { event: "payment.refunded" }, limit: 50) { nodes { id target_id metadata } } }`;
     const record = await vi.waitFor(
       async () => {
         const { body } = await postGraphQL(platform.baseUrl, AUDIT, {}, manager.access_token);
-        const found = body.data.auditLog.nodes.find(
-          (node: { metadata: { payment_id?: string } }) => node.metadata.payment_id === refunded,
-        );
+        const found = body.data.auditLog.nodes.find((node: { target_id: string }) => node.target_id === refunded);
         expect(found).toBeDefined();
         return found as { id: string; metadata: { approver_login_id: string } };
       },
