@@ -1,7 +1,7 @@
 import { useApolloClient, useMutation, useQuery, useSubscription } from "@apollo/client/react";
 import { Button, Group, NumberInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useState } from "react";
-import { Link, useSearchParams } from "react-router";
+import { useSearchParams } from "react-router";
 import { DataTable } from "../../components/DataTable";
 import { DateTime } from "../../components/DateTime";
 import { download } from "../../components/download";
@@ -9,6 +9,7 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import { LiveBadge } from "../../components/LiveBadge";
 import { Loading } from "../../components/Loading";
 import { Money } from "../../components/Money";
+import { PaymentsTable } from "../../components/PaymentsTable";
 import { StatusBadge } from "../../components/StatusBadge";
 import {
   CloseDaySettlementDocument,
@@ -238,25 +239,7 @@ function DayActivity({ data }: { data: Activity }) {
   return (
     <Stack>
       <Title order={3}>Payments ({data.posPayments.total_count})</Title>
-      <DataTable
-        label="Payments of the day"
-        rows={data.posPayments.nodes}
-        rowKey={(payment) => `payment-${payment.id}`}
-        columns={[
-          {
-            header: "Time",
-            cell: (payment) => (
-              <Link to={`/payments/${payment.id}`}>
-                <DateTime value={payment.created_at} />
-              </Link>
-            ),
-          },
-          { header: "Method", cell: (payment) => payment.payment_method.type },
-          { header: "Status", field: "status", cell: (payment) => <StatusBadge status={payment.status} /> },
-          { header: "Amount", cell: (payment) => <Money amount={payment.total_amount} /> },
-          { header: "Refunded", cell: (payment) => <Money amount={payment.refund_amount} /> },
-        ]}
-      />
+      <PaymentsTable label="Payments of the day" payments={data.posPayments.nodes} />
       <Title order={3}>Orders ({data.orders.total_count})</Title>
       <DataTable
         label="Orders of the day"

@@ -1,12 +1,9 @@
 import { useQuery } from "@apollo/client/react";
 import { Group, NumberInput, Select, Stack, Text, TextInput, Title } from "@mantine/core";
-import { Link, useSearchParams } from "react-router";
-import { DataTable } from "../../components/DataTable";
-import { DateTime } from "../../components/DateTime";
+import { useSearchParams } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Loading } from "../../components/Loading";
-import { Money } from "../../components/Money";
-import { StatusBadge } from "../../components/StatusBadge";
+import { PaymentsTable } from "../../components/PaymentsTable";
 import {
   type PosPaymentMethodType,
   type PosPaymentStatus,
@@ -91,26 +88,7 @@ export function PaymentsPage() {
             {data.posPayments.total_count > data.posPayments.nodes.length &&
               `, the latest ${data.posPayments.nodes.length} shown`}
           </Text>
-          <DataTable
-            label="Payments found"
-            rows={data.posPayments.nodes}
-            rowKey={(payment) => `payment-${payment.id}`}
-            columns={[
-              {
-                header: "Time",
-                cell: (payment) => (
-                  <Link to={`/payments/${payment.id}`}>
-                    <DateTime value={payment.created_at} />
-                  </Link>
-                ),
-              },
-              { header: "Store", cell: (payment) => payment.store_id },
-              { header: "Method", cell: (payment) => payment.payment_method.type },
-              { header: "Status", field: "status", cell: (payment) => <StatusBadge status={payment.status} /> },
-              { header: "Amount", field: "total_amount", cell: (payment) => <Money amount={payment.total_amount} /> },
-              { header: "Refunded", cell: (payment) => <Money amount={payment.refund_amount} /> },
-            ]}
-          />
+          <PaymentsTable label="Payments found" payments={data.posPayments.nodes} withStore />
         </>
       )}
     </Stack>
