@@ -1,23 +1,38 @@
 // The worker thread that owns one embedded PGlite database (see pglite.ts): it runs each request the main thread
-// sends and posts back the result or the error.
+// sends and posts back the result or the error. Each subgraph's tables are in a Postgres schema of its own, and each
+// request outside a transaction names its schema.
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import type { Transaction as AdapterTransaction, SqlDriverAdapter } from "@prisma/driver-adapter-utils";
+import { Mutex } from "async-mutex";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { PgliteReply, PgliteRequest, PgliteThreadOptions } from "./pglite";
 
 const port = parentPort!;
-const { dataDir } = workerData as PgliteThreadOptions;
+const { dataDir, initialiseOnly } = workerData as PgliteThreadOptions;
 
-// Without fsync (PGlite's default) preallocating WAL segments buys nothing: each new 16 MB segment was first written
-// full of zeros, which stalled the database for 50-75 ms once per 16 MB of WAL.
 const db = await PGlite.create(dataDir ?? "memory://", {
-  startParams: [...PGlite.defaultStartParams, "-c", "wal_init_zero=off"],
+  startParams: [
+    ...PGlite.defaultStartParams,
+    // Without fsync (PGlite's default) preallocating WAL segments buys nothing: each new 16 MB segment was first
+    // written full of zeros, which stalled the database for 50-75 ms once per 16 MB of WAL.
+    "-c",
+    "wal_init_zero=off",
+    // PostgreSQL's 128 MB default became resident in every database's WebAssembly memory; the files are in the
+    // operating system's cache anyway (docs/decisions.md, "A light embedded platform").
+    "-c",
+    "shared_buffers=16MB",
+  ],
 });
+if (initialiseOnly) {
+  // initdb's second WebAssembly instance stays referenced by the first: the thread ends and takes both with it.
+  await db.close();
+  process.exit(0);
+}
 const prisma = new PrismaPGlite(db);
 /** Prisma's connections (the database's and the shadow databases the schema engine asks for), by id. */
 const adapters = new Map<number, SqlDriverAdapter>([[0, await prisma.connect()]]);
-const adapterTransactions = new Map<number, AdapterTransaction>();
+const adapterTransactions = new Map<number, { tx: AdapterTransaction; release(): void }>();
 const transactions = new Map<number, { tx: Transaction; end(commit: boolean): Promise<void> }>();
 const listeners = new Map<number, () => Promise<void>>();
 let nextId = 1;
@@ -25,10 +40,47 @@ let nextId = 1;
 const rolledBack = new Error("rolled back");
 
 /**
+ * PGlite's one connection, as the requests of every schema share it: a statement outside a transaction waits for the
+ * open one (PGlite would make it wait too) and then runs with its own schema's search_path; a transaction holds it
+ * until it ends, so its statements need no schema of their own.
+ */
+const connection = new Mutex();
+let searchPath = "public";
+const created = new Set(["public"]);
+
+async function use(schema: string) {
+  if (schema === searchPath) return;
+  const name = `"${schema.replaceAll('"', '""')}"`;
+  if (!created.has(schema)) await db.exec(`CREATE SCHEMA IF NOT EXISTS ${name}`);
+  created.add(schema);
+  await db.exec(`SET search_path TO ${name}`);
+  searchPath = schema;
+}
+
+const alone = <T>(schema: string, work: () => Promise<T>) =>
+  connection.runExclusive(async () => {
+    await use(schema);
+    return work();
+  });
+
+/** Takes the connection for a transaction in `schema`; the returned release gives it back. */
+async function hold(schema: string): Promise<() => void> {
+  const release = await connection.acquire();
+  try {
+    await use(schema);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return release;
+}
+
+/**
  * A transaction held open until the main thread ends it: nothing else runs on the database meanwhile, as on one
  * connection. PGlite commits when the callback returns, and rolls back when it throws.
  */
-function begin(): Promise<number> {
+async function begin(schema: string): Promise<number> {
+  const release = await hold(schema);
   return new Promise((resolve, reject) => {
     const id = nextId++;
     let finish!: (commit: boolean) => void;
@@ -49,7 +101,7 @@ function begin(): Promise<number> {
       resolve(id);
       if (!(await finished)) throw rolledBack;
     });
-    outcome.catch(reject);
+    outcome.catch(reject).finally(release);
   });
 }
 
@@ -61,7 +113,8 @@ const runner = (tx: number | undefined) => {
 };
 
 const queryable = (request: { adapter?: number; tx?: number }) => {
-  const target = request.tx !== undefined ? adapterTransactions.get(request.tx) : adapters.get(request.adapter ?? 0);
+  const target =
+    request.tx !== undefined ? adapterTransactions.get(request.tx)?.tx : adapters.get(request.adapter ?? 0);
   if (!target) throw new Error("no such connection or transaction");
   return target;
 };
@@ -69,12 +122,14 @@ const queryable = (request: { adapter?: number; tx?: number }) => {
 async function handle(request: PgliteRequest): Promise<unknown> {
   switch (request.op) {
     case "query":
-      return (await runner(request.tx).query(request.sql, request.params)).rows;
+      if (request.tx !== undefined) return (await runner(request.tx).query(request.sql, request.params)).rows;
+      return alone(request.schema, async () => (await db.query(request.sql, request.params)).rows);
     case "exec":
-      await runner(request.tx).exec(request.sql);
+      if (request.tx !== undefined) await runner(request.tx).exec(request.sql);
+      else await alone(request.schema, () => db.exec(request.sql));
       return undefined;
     case "begin":
-      return begin();
+      return begin(request.schema);
     case "end":
       return transactions.get(request.tx)?.end(request.commit);
     case "listen": {
@@ -87,22 +142,35 @@ async function handle(request: PgliteRequest): Promise<unknown> {
       listeners.delete(request.listener);
       return undefined;
     case "queryRaw":
-      return queryable(request).queryRaw(request.query);
-    case "executeRaw":
-      return queryable(request).executeRaw(request.query);
+    case "executeRaw": {
+      const target = queryable(request);
+      const run = (): Promise<unknown> =>
+        request.op === "queryRaw" ? target.queryRaw(request.query) : target.executeRaw(request.query);
+      return request.tx !== undefined ? run() : alone(request.schema, run);
+    }
     case "executeScript":
-      return adapters.get(request.adapter)!.executeScript(request.script);
+      return alone(request.schema, () => adapters.get(request.adapter)!.executeScript(request.script));
     case "startTransaction": {
-      const tx = await adapters.get(request.adapter)!.startTransaction(request.isolationLevel);
-      const id = nextId++;
-      adapterTransactions.set(id, tx);
-      return { tx: id, options: tx.options };
+      const release = await hold(request.schema);
+      try {
+        const tx = await adapters.get(request.adapter)!.startTransaction(request.isolationLevel);
+        const id = nextId++;
+        adapterTransactions.set(id, { tx, release });
+        return { tx: id, options: tx.options };
+      } catch (error) {
+        release();
+        throw error;
+      }
     }
     case "commit":
     case "rollback": {
-      const tx = adapterTransactions.get(request.tx)!;
+      const { tx, release } = adapterTransactions.get(request.tx)!;
       adapterTransactions.delete(request.tx);
-      return request.op === "commit" ? tx.commit() : tx.rollback();
+      try {
+        return await (request.op === "commit" ? tx.commit() : tx.rollback());
+      } finally {
+        release();
+      }
     }
     case "shadow": {
       const id = nextId++;
@@ -114,7 +182,7 @@ async function handle(request: PgliteRequest): Promise<unknown> {
       if (request.adapter !== 0) adapters.delete(request.adapter);
       return undefined;
     case "close":
-      await db.close();
+      await connection.runExclusive(() => db.close());
       return undefined;
   }
 }
