@@ -59,7 +59,7 @@ function embeddedTemplate(): Promise<string> {
     const pglite = join(repositoryRoot, "node_modules", "@electric-sql", "pglite", "package.json");
     const { version } = JSON.parse(readFileSync(pglite, "utf8")) as { version: string };
     const name = createHash("sha256")
-      .update([version, "one database, a schema per subgraph", ...checksums].join())
+      .update([version, ...checksums].join())
       .digest("hex")
       .slice(0, 16);
     const path = join(scratchRoot, `pos-cloud-pglite-template-${name}`);

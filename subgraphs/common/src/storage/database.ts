@@ -6,11 +6,11 @@ import { openPglite } from "./pglite";
 import type { Database, SqlRunner } from "./sql-runner";
 
 /**
- * A `postgresql://` URL opens PostgreSQL; no URL opens embedded PGlite, kept in `dataDir` (in memory without one),
- * with its tables in `schema`. Both speak Postgres, so each subgraph has one dialect and one set of migrations.
+ * A `postgresql://` URL opens PostgreSQL; no URL opens embedded PGlite, kept in `dataDir` (in memory without one).
+ * Both speak Postgres, so each subgraph has one dialect and one set of migrations.
  */
-export async function openDatabase(options: { url?: string; dataDir?: string; schema?: string }): Promise<Database> {
-  return options.url ? openPostgres(options.url) : openPglite(options.dataDir, options.schema);
+export async function openDatabase(options: { url?: string; dataDir?: string }): Promise<Database> {
+  return options.url ? openPostgres(options.url) : openPglite(options.dataDir);
 }
 
 /** A prepared statement's name on its connections: its text's digest, so one text is one statement. */
