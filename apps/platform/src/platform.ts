@@ -9,6 +9,7 @@ import { openPos, type PortalCall, portalClient, pos } from "@pos-cloud/pos";
 import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
 import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
 import { configureGatewaySync, startBackgroundWork, startPosBackgroundWork } from "./background";
+import { serveBackups } from "./backup";
 import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
 import { ensureDemoOrders } from "./demo-orders";
 import type { PlatformConfig } from "./environment";
@@ -141,9 +142,13 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     throw error;
   }
   let stopKeyRotation = () => {};
-  const closeSubgraphs = () => {
+  // `npm run backup` reaches embedded databases through this process, the only one that may open them.
+  const embedded = Object.values(config.databaseUrls).every((url) => url === undefined);
+  let stopBackups = async () => {};
+  const closeSubgraphs = async () => {
     stopKeyRotation();
-    return Promise.all([deps.portal.close(), deps.pos.close(), deps.payments.close()]);
+    await stopBackups();
+    await Promise.all([deps.portal.close(), deps.pos.close(), deps.payments.close()]);
   };
   const subgraphs = {
     portal: hostSubgraph(portal, deps.portal, internalToken),
@@ -192,6 +197,13 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   let settlementExchange: ReturnType<typeof deps.pos.cardExchange.schedule> | undefined;
   try {
     stopKeyRotation = await scheduleKeyRotation(deps.portal);
+    if (embedded) {
+      stopBackups = await serveBackups(config.dataDir, {
+        portal: deps.portal.db,
+        pos: deps.pos.db,
+        payments: deps.payments.db,
+      });
+    }
     const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
     baseUrl = `http://${shownHost}:${edge.port}`;
     deps.payments.providers.attach(sandboxSetup(sandbox, baseUrl));

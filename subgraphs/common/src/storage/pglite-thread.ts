@@ -8,8 +8,9 @@ import type { PgliteReply, PgliteRequest } from "./pglite";
 
 const port = parentPort!;
 
-const create = (dataDir: string | undefined) =>
+const create = (dataDir: string | undefined, load?: Uint8Array) =>
   PGlite.create(dataDir ?? "memory://", {
+    loadDataDir: load && new Blob([load]),
     startParams: [
       ...PGlite.defaultStartParams,
       // Without fsync (PGlite's default) preallocating WAL segments buys nothing: each new 16 MB segment was first
@@ -28,8 +29,8 @@ const databases = new Map<number, Awaited<ReturnType<typeof host>>>();
 const rolledBack = new Error("rolled back");
 
 /** One open database and what the main thread holds of it: transactions, listeners, Prisma's connections. */
-async function host(dataDir: string | undefined) {
-  const db = await create(dataDir);
+async function host(dataDir: string | undefined, load?: Uint8Array) {
+  const db = await create(dataDir, load);
   const prisma = new PrismaPGlite(db);
   /** Prisma's connections (the database's and the shadow databases the schema engine asks for), by id. */
   const adapters = new Map<number, SqlDriverAdapter>([[0, await prisma.connect()]]);
@@ -145,7 +146,7 @@ async function host(dataDir: string | undefined) {
 
 async function handle(request: PgliteRequest): Promise<unknown> {
   if (request.op === "open") {
-    const opened = await host(request.dataDir);
+    const opened = await host(request.dataDir, request.load);
     databases.set(request.database, opened);
     return { adapterName: opened.adapterName, connectionInfo: opened.connectionInfo };
   }

@@ -17,7 +17,7 @@ import type { Database, SqlRunner } from "./sql-runner";
 
 /** What the main thread asks of the databases' thread (pglite-thread.ts). */
 export type PgliteCall =
-  | { op: "open"; dataDir?: string }
+  | { op: "open"; dataDir?: string; load?: Uint8Array }
   | { op: "query"; sql: string; params: unknown[]; tx?: number }
   | { op: "exec"; sql: string; tx?: number }
   | { op: "begin" }
@@ -117,7 +117,7 @@ let nextDatabase = 1;
  * connection): a thread per database cost its own heap, code and WebAssembly compilation (docs/decisions.md, "A light
  * embedded platform").
  */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
+export async function openPglite(dataDir: string | undefined, load?: Uint8Array): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   shared ??= { thread: openThread(), open: 0 };
   const host = shared;
@@ -135,7 +135,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
     closed ? Promise.reject(new Error("the database is closed")) : host.thread.call<T>(database, request);
   let opened: { adapterName: string; connectionInfo: ConnectionInfo };
   try {
-    opened = await call({ op: "open", dataDir });
+    opened = await call({ op: "open", dataDir, load });
   } catch (error) {
     await close();
     throw error;

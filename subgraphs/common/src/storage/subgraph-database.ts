@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { logger } from "../logger";
 import { repositoryRoot } from "../repository-root";
 import { openDatabase } from "./database";
+import { openPglite } from "./pglite";
 import { applyMigrations, hasPendingMigrations, MigrationError, readMigrations } from "./migrations";
 import type { Database } from "./sql-runner";
 
@@ -81,4 +82,13 @@ export async function openSubgraphDatabase(subgraph: string, options: StorageOpt
   }
   await migrateInChildProcess(subgraph, options.dataDir);
   return openDatabase({ dataDir });
+}
+
+/**
+ * An embedded database made from a backup's tarball (`Database.dump`) in `<dataDir>/<subgraph>`, which must not
+ * exist yet; it is opened as `openSubgraphDatabase` opens it (newer migrations applied).
+ */
+export async function restoreEmbeddedDatabase(subgraph: string, dataDir: string, tarball: Uint8Array) {
+  await (await openPglite(join(dataDir, subgraph), tarball)).close();
+  await (await openSubgraphDatabase(subgraph, { dataDir })).close();
 }
