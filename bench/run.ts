@@ -52,7 +52,12 @@ mkdirSync(resultsDir, { recursive: true });
 if (withStartup) {
   const startup = { scenario: "startup", ...(await measureStartup(4999)), measured_at: new Date().toISOString() };
   writeFileSync(join(resultsDir, "startup.json"), `${JSON.stringify(startup, null, 2)}\n`);
-  console.log(`startup                      cold ${startup.cold_start_ms} ms  warm ${startup.warm_start_ms} ms`);
+  console.log(
+    `startup                      cold ${startup.cold_start_ms} ms  warm ${startup.warm_start_ms} ms;`,
+    `resident ${startup.cold_idle_rss_mb} MB after cold, ${startup.warm_idle_rss_mb} MB after warm,`,
+    `${startup.after_load_idle_rss_mb} MB after create-intent load (${startup.load_requests_per_second} req/s,`,
+    `non-2xx ${startup.load_non_2xx}); load average ${loadavg()[0]!.toFixed(2)}`,
+  );
 }
 if (withCreateIntent) {
   for (const storage of ["postgres", "pglite"] as const) {
