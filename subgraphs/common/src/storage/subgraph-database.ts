@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import { logger } from "../logger";
 import { repositoryRoot } from "../repository-root";
 import { openDatabase } from "./database";
-import { openPglite } from "./pglite";
 import { applyMigrations, hasPendingMigrations, MigrationError, readMigrations } from "./migrations";
+import { openPglite } from "./pglite";
 import type { Database } from "./sql-runner";
 
 export interface StorageOptions {
