@@ -8,12 +8,8 @@ import { callerHeaders, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/
 import type { DemoFile } from "../apps/platform/src/demo";
 import { startPlatform } from "../apps/platform/src/platform";
 import { temporaryDirectory } from "../tests/support/environment";
-import { demoUser, logIn } from "../tests/support/platform";
 import { autocannon } from "./autocannon";
-import { benchCluster } from "./cluster";
 import { benchCreateIntent } from "./create-intent";
-import { benchEvents } from "./events";
-import { benchHierarchy } from "./hierarchy";
 import { scenarios } from "./scenarios";
 import { measureStartup } from "./startup";
 
@@ -52,7 +48,12 @@ mkdirSync(resultsDir, { recursive: true });
 if (withStartup) {
   const startup = { scenario: "startup", ...(await measureStartup(4999)), measured_at: new Date().toISOString() };
   writeFileSync(join(resultsDir, "startup.json"), `${JSON.stringify(startup, null, 2)}\n`);
-  console.log(`startup                      cold ${startup.cold_start_ms} ms  warm ${startup.warm_start_ms} ms`);
+  console.log(
+    `startup                      cold ${startup.cold_start_ms} ms  warm ${startup.warm_start_ms} ms;`,
+    `resident ${startup.cold_idle_rss_mb} MB after cold, ${startup.warm_idle_rss_mb} MB after warm,`,
+    `${startup.after_load_idle_rss_mb} MB after create-intent load (${startup.load_requests_per_second} req/s,`,
+    `non-2xx ${startup.load_non_2xx}); load average ${loadavg()[0]!.toFixed(2)}`,
+  );
 }
 if (withCreateIntent) {
   for (const storage of ["postgres", "pglite"] as const) {
@@ -74,6 +75,7 @@ if (withCreateIntent) {
   }
 }
 if (withHierarchy) {
+  const { benchHierarchy } = await import("./hierarchy");
   const result = await benchHierarchy();
   const measured = { scenario: "hierarchy", ...result, measured_at: new Date().toISOString() };
   writeFileSync(join(resultsDir, "hierarchy.json"), `${JSON.stringify(measured, null, 2)}\n`);
@@ -88,6 +90,7 @@ if (withHierarchy) {
 }
 if (withEvents) {
   const load_average_before = loadavg()[0]!.toFixed(2);
+  const { benchEvents } = await import("./events");
   const result = await benchEvents("postgresql://root@127.0.0.1:5432");
   const measured = { scenario: "events", ...result, load_average_before, measured_at: new Date().toISOString() };
   writeFileSync(join(resultsDir, "events.json"), `${JSON.stringify(measured, null, 2)}\n`);
@@ -108,6 +111,7 @@ if (withEvents) {
   console.log(`load average before ${load_average_before}, after ${loadavg()[0]!.toFixed(2)}`);
 }
 if (withCluster) {
+  const { benchCluster } = await import("./cluster");
   const result = await benchCluster("postgresql://root@127.0.0.1:5432");
   const measured = { scenario: "cluster", ...result, measured_at: new Date().toISOString() };
   writeFileSync(join(resultsDir, "cluster.json"), `${JSON.stringify(measured, null, 2)}\n`);
@@ -128,6 +132,8 @@ if (withCluster) {
 }
 if (chosen.length === 0) process.exit(0);
 
+// Loaded where used: the test support's platform module registers vitest hooks when it loads (tests/support/contract.ts).
+const { demoUser, logIn } = await import("../tests/support/platform");
 const dir = temporaryDirectory("pos-cloud-bench-");
 // Throughput is the subject here, not the limiter: every bucket is opened wide.
 const unlimited = Number.MAX_SAFE_INTEGER;

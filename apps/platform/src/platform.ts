@@ -17,6 +17,7 @@ import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
 import { sandboxMailbox, startMessageSandbox } from "@pos-cloud/sandbox-messages";
 import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
 import { type BackgroundWork, configureGatewaySync, startBackgroundWork } from "./background";
+import { serveBackups } from "./backup";
 import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
 import { ensureDemoOrders } from "./demo-orders";
 import type { PlatformConfig } from "./environment";
@@ -161,7 +162,13 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     await closeOutside();
     throw error;
   }
-  const closeSubgraphs = () => Promise.all([deps.portal.close(), deps.pos.close(), deps.payments.close()]);
+  // `npm run backup` reaches embedded databases through this process, the only one that may open them.
+  const embedded = Object.values(config.databaseUrls).every((url) => url === undefined);
+  let stopBackups = async () => {};
+  const closeSubgraphs = async () => {
+    await stopBackups();
+    await Promise.all([deps.portal.close(), deps.pos.close(), deps.payments.close()]);
+  };
   const subgraphs = {
     portal: hostSubgraph(portal, deps.portal, internalToken),
     pos: hostSubgraph(pos, deps.pos, internalToken),
@@ -206,6 +213,13 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   }
   let demoFile: string | undefined;
   try {
+    if (embedded) {
+      stopBackups = await serveBackups(config.dataDir, {
+        portal: deps.portal.db,
+        pos: deps.pos.db,
+        payments: deps.payments.db,
+      });
+    }
     const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
     baseUrl = `http://${shownHost}:${edge.port}`;
     deps.payments.providers.attach(sandboxSetup(sandbox, baseUrl));

@@ -44,6 +44,19 @@ const historyTable = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
 
+/** Whether any of `migrations` is not in the database's history yet (a new database has none). */
+export async function hasPendingMigrations(db: SqlRunner, migrations: Migration[]): Promise<boolean> {
+  const [{ history }] = (await db.query<{ history: string | null }>(
+    `SELECT to_regclass('"_prisma_migrations"')::text AS history`,
+  )) as [{ history: string | null }];
+  if (history === null) return migrations.length > 0;
+  const applied = await db.query<{ migration_name: string }>(
+    `SELECT migration_name FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`,
+  );
+  const names = new Set(applied.map((row) => row.migration_name));
+  return migrations.some((migration) => !names.has(migration.name));
+}
+
 /**
  * Applies every pending migration in one transaction: either all of them land or the database stays as it was.
  * An advisory lock makes instances that start together take turns. Returns the names applied.

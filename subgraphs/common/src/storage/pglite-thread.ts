@@ -1,122 +1,158 @@
-// The worker thread that owns one embedded PGlite database (see pglite.ts): it runs each request the main thread
-// sends and posts back the result or the error.
-import { parentPort, workerData } from "node:worker_threads";
+// The worker thread that owns the process's embedded PGlite databases (see pglite.ts): it opens each database the
+// main thread asks for, runs each request and posts back the result or the error.
+import { parentPort } from "node:worker_threads";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import type { Transaction as AdapterTransaction, SqlDriverAdapter } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import type { PgliteReply, PgliteRequest, PgliteThreadOptions } from "./pglite";
+import type { PgliteReply, PgliteRequest } from "./pglite";
 
 const port = parentPort!;
-const { dataDir } = workerData as PgliteThreadOptions;
 
-// Without fsync (PGlite's default) preallocating WAL segments buys nothing: each new 16 MB segment was first written
-// full of zeros, which stalled the database for 50-75 ms once per 16 MB of WAL.
-const db = await PGlite.create(dataDir ?? "memory://", {
-  startParams: [...PGlite.defaultStartParams, "-c", "wal_init_zero=off"],
-});
-const prisma = new PrismaPGlite(db);
-/** Prisma's connections (the database's and the shadow databases the schema engine asks for), by id. */
-const adapters = new Map<number, SqlDriverAdapter>([[0, await prisma.connect()]]);
-const adapterTransactions = new Map<number, AdapterTransaction>();
-const transactions = new Map<number, { tx: Transaction; end(commit: boolean): Promise<void> }>();
-const listeners = new Map<number, () => Promise<void>>();
+const create = (dataDir: string | undefined, load?: Uint8Array) =>
+  PGlite.create(dataDir ?? "memory://", {
+    loadDataDir: load && new Blob([load]),
+    startParams: [
+      ...PGlite.defaultStartParams,
+      // Without fsync (PGlite's default) preallocating WAL segments buys nothing: each new 16 MB segment was first
+      // written full of zeros, which stalled the database for 50-75 ms once per 16 MB of WAL.
+      "-c",
+      "wal_init_zero=off",
+      // PostgreSQL's 128 MB default became resident in every database's WebAssembly memory; the files are in the
+      // operating system's cache anyway (docs/decisions.md, "A light embedded platform").
+      "-c",
+      "shared_buffers=16MB",
+    ],
+  });
+
 let nextId = 1;
-
+const databases = new Map<number, Awaited<ReturnType<typeof host>>>();
 const rolledBack = new Error("rolled back");
 
-/**
- * A transaction held open until the main thread ends it: nothing else runs on the database meanwhile, as on one
- * connection. PGlite commits when the callback returns, and rolls back when it throws.
- */
-function begin(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const id = nextId++;
-    let finish!: (commit: boolean) => void;
-    const finished = new Promise<boolean>((done) => {
-      finish = done;
-    });
-    const outcome = db.transaction(async (tx) => {
-      transactions.set(id, {
-        tx,
-        async end(commit) {
-          transactions.delete(id);
-          finish(commit);
-          await outcome.catch((error: unknown) => {
-            if (error !== rolledBack) throw error;
-          });
-        },
+/** One open database and what the main thread holds of it: transactions, listeners, Prisma's connections. */
+async function host(dataDir: string | undefined, load?: Uint8Array) {
+  const db = await create(dataDir, load);
+  const prisma = new PrismaPGlite(db);
+  /** Prisma's connections (the database's and the shadow databases the schema engine asks for), by id. */
+  const adapters = new Map<number, SqlDriverAdapter>([[0, await prisma.connect()]]);
+  const adapterTransactions = new Map<number, AdapterTransaction>();
+  const transactions = new Map<number, { tx: Transaction; end(commit: boolean): Promise<void> }>();
+  const listeners = new Map<number, () => Promise<void>>();
+
+  /**
+   * A transaction held open until the main thread ends it: nothing else runs on the database meanwhile, as on one
+   * connection. PGlite commits when the callback returns, and rolls back when it throws.
+   */
+  function begin(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      let finish!: (commit: boolean) => void;
+      const finished = new Promise<boolean>((done) => {
+        finish = done;
       });
-      resolve(id);
-      if (!(await finished)) throw rolledBack;
+      const outcome = db.transaction(async (tx) => {
+        transactions.set(id, {
+          tx,
+          async end(commit) {
+            transactions.delete(id);
+            finish(commit);
+            await outcome.catch((error: unknown) => {
+              if (error !== rolledBack) throw error;
+            });
+          },
+        });
+        resolve(id);
+        if (!(await finished)) throw rolledBack;
+      });
+      outcome.catch(reject);
     });
-    outcome.catch(reject);
-  });
+  }
+
+  const runner = (tx: number | undefined) => {
+    if (tx === undefined) return db;
+    const open = transactions.get(tx);
+    if (!open) throw new Error(`transaction ${tx} is not open`);
+    return open.tx;
+  };
+
+  const queryable = (request: { adapter?: number; tx?: number }) => {
+    const target = request.tx !== undefined ? adapterTransactions.get(request.tx) : adapters.get(request.adapter ?? 0);
+    if (!target) throw new Error("no such connection or transaction");
+    return target;
+  };
+
+  async function handle(request: PgliteRequest): Promise<unknown> {
+    switch (request.op) {
+      case "query":
+        return (await runner(request.tx).query(request.sql, request.params)).rows;
+      case "exec":
+        await runner(request.tx).exec(request.sql);
+        return undefined;
+      case "begin":
+        return begin();
+      case "end":
+        return transactions.get(request.tx)?.end(request.commit);
+      case "listen": {
+        const id = nextId++;
+        const stop = await db.listen(request.channel, () => port.postMessage({ notify: id } satisfies PgliteReply));
+        listeners.set(id, stop);
+        return id;
+      }
+      case "unlisten":
+        await listeners.get(request.listener)?.();
+        listeners.delete(request.listener);
+        return undefined;
+      case "queryRaw":
+        return queryable(request).queryRaw(request.query);
+      case "executeRaw":
+        return queryable(request).executeRaw(request.query);
+      case "executeScript":
+        return adapters.get(request.adapter)!.executeScript(request.script);
+      case "startTransaction": {
+        const tx = await adapters.get(request.adapter)!.startTransaction(request.isolationLevel);
+        const id = nextId++;
+        adapterTransactions.set(id, tx);
+        return { tx: id, options: tx.options };
+      }
+      case "commit":
+      case "rollback": {
+        const tx = adapterTransactions.get(request.tx)!;
+        adapterTransactions.delete(request.tx);
+        return request.op === "commit" ? tx.commit() : tx.rollback();
+      }
+      case "shadow": {
+        const id = nextId++;
+        adapters.set(id, await prisma.connectToShadowDb());
+        return id;
+      }
+      case "dispose":
+        await adapters.get(request.adapter)?.dispose();
+        if (request.adapter !== 0) adapters.delete(request.adapter);
+        return undefined;
+      case "dump":
+        // Outside any transaction and statement (PGlite's own transaction lock): what was committed, and nothing else.
+        return db._runExclusiveTransaction(
+          async () => new Uint8Array(await (await db.dumpDataDir("gzip")).arrayBuffer()),
+        );
+      case "close":
+        await db.close();
+        databases.delete(request.database);
+        return undefined;
+      case "open":
+        throw new Error("already open");
+    }
+  }
+  return { handle, adapterName: prisma.adapterName, connectionInfo: adapters.get(0)!.getConnectionInfo!() };
 }
 
-const runner = (tx: number | undefined) => {
-  if (tx === undefined) return db;
-  const open = transactions.get(tx);
-  if (!open) throw new Error(`transaction ${tx} is not open`);
-  return open.tx;
-};
-
-const queryable = (request: { adapter?: number; tx?: number }) => {
-  const target = request.tx !== undefined ? adapterTransactions.get(request.tx) : adapters.get(request.adapter ?? 0);
-  if (!target) throw new Error("no such connection or transaction");
-  return target;
-};
-
 async function handle(request: PgliteRequest): Promise<unknown> {
-  switch (request.op) {
-    case "query":
-      return (await runner(request.tx).query(request.sql, request.params)).rows;
-    case "exec":
-      await runner(request.tx).exec(request.sql);
-      return undefined;
-    case "begin":
-      return begin();
-    case "end":
-      return transactions.get(request.tx)?.end(request.commit);
-    case "listen": {
-      const id = nextId++;
-      listeners.set(id, await db.listen(request.channel, () => port.postMessage({ notify: id } satisfies PgliteReply)));
-      return id;
-    }
-    case "unlisten":
-      await listeners.get(request.listener)?.();
-      listeners.delete(request.listener);
-      return undefined;
-    case "queryRaw":
-      return queryable(request).queryRaw(request.query);
-    case "executeRaw":
-      return queryable(request).executeRaw(request.query);
-    case "executeScript":
-      return adapters.get(request.adapter)!.executeScript(request.script);
-    case "startTransaction": {
-      const tx = await adapters.get(request.adapter)!.startTransaction(request.isolationLevel);
-      const id = nextId++;
-      adapterTransactions.set(id, tx);
-      return { tx: id, options: tx.options };
-    }
-    case "commit":
-    case "rollback": {
-      const tx = adapterTransactions.get(request.tx)!;
-      adapterTransactions.delete(request.tx);
-      return request.op === "commit" ? tx.commit() : tx.rollback();
-    }
-    case "shadow": {
-      const id = nextId++;
-      adapters.set(id, await prisma.connectToShadowDb());
-      return id;
-    }
-    case "dispose":
-      await adapters.get(request.adapter)?.dispose();
-      if (request.adapter !== 0) adapters.delete(request.adapter);
-      return undefined;
-    case "close":
-      await db.close();
-      return undefined;
+  if (request.op === "open") {
+    const opened = await host(request.dataDir, request.load);
+    databases.set(request.database, opened);
+    return { adapterName: opened.adapterName, connectionInfo: opened.connectionInfo };
   }
+  const database = databases.get(request.database);
+  if (!database) throw new Error("the database is closed");
+  return database.handle(request);
 }
 
 /** An error as the main thread rebuilds it: its name, message and own fields (a database error's code, a cause). */
@@ -139,8 +175,3 @@ port.on("message", (request: PgliteRequest) => {
     },
   );
 });
-port.postMessage({
-  ready: true,
-  adapterName: prisma.adapterName,
-  connectionInfo: adapters.get(0)!.getConnectionInfo!(),
-} satisfies PgliteReply);

@@ -39,5 +39,7 @@ export interface Database extends SqlRunner {
    * lost PostgreSQL connection is reopened; notifications sent meanwhile are lost, so listeners poll as well.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** Embedded only: the database's files as a gzipped tarball, between two statements (PGlite's `dumpDataDir`). */
+  dump?(): Promise<Uint8Array>;
   close(): Promise<void>;
 }

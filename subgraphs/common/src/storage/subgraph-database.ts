@@ -1,8 +1,13 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { logger } from "../logger";
 import { repositoryRoot } from "../repository-root";
 import { openDatabase } from "./database";
-import { applyMigrations, readMigrations } from "./migrations";
+import { applyMigrations, hasPendingMigrations, MigrationError, readMigrations } from "./migrations";
+import { openPglite } from "./pglite";
 import type { Database } from "./sql-runner";
 
 export interface StorageOptions {
@@ -12,15 +17,78 @@ export interface StorageOptions {
   dataDir?: string;
 }
 
-/** Opens a subgraph's own database and brings it to its newest migration before anything else touches it. */
-export async function openSubgraphDatabase(subgraph: string, options: StorageOptions): Promise<Database> {
-  const db = await openDatabase({ url: options.url, dataDir: options.dataDir && join(options.dataDir, subgraph) });
+async function openMigrated(subgraph: string, storage: { url?: string; dataDir?: string }): Promise<Database> {
+  const db = await openDatabase(storage);
   try {
-    const applied = await applyMigrations(db, readMigrations(join(repositoryRoot, "prisma", subgraph, "migrations")));
+    const migrations = readMigrations(join(repositoryRoot, "prisma", subgraph, "migrations"));
+    const applied = await applyMigrations(db, migrations);
     if (applied.length > 0) logger.info("migrations applied", { subgraph, applied });
   } catch (error) {
     await db.close();
     throw error;
   }
   return db;
+}
+
+/** Applies a subgraph's pending migrations to its embedded database in `dataDir`, closed afterwards. */
+export async function migrateEmbeddedDatabase(subgraph: string, dataDir: string): Promise<void> {
+  await (await openMigrated(subgraph, { dataDir: join(dataDir, subgraph) })).close();
+}
+
+const migrationProcess = new URL(
+  import.meta.url.endsWith(".ts") ? "./migrate-embedded.ts" : "./migrate-embedded.js",
+  import.meta.url,
+);
+
+/**
+ * The migrations of an embedded database in a process of its own. initdb and DDL grew the memory of the thread that
+ * ran them by about 130 MB a database, which neither PGlite's WebAssembly memory nor the C library's allocator gives
+ * back, not even when the thread ends; a process returns it all when it exits.
+ */
+async function migrateInChildProcess(subgraph: string, dataDir: string): Promise<void> {
+  const source = migrationProcess.pathname.endsWith(".ts");
+  const child = spawn(
+    process.execPath,
+    [...(source ? ["--import", "tsx"] : ["--conditions=compiled"]), fileURLToPath(migrationProcess), subgraph, dataDir],
+    { stdio: ["ignore", "inherit", "pipe"] },
+  );
+  let errors = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    errors += chunk;
+  });
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code === 0) return;
+  const failure = errors.trim().split("\n").at(-1) ?? "";
+  const migration = /^migration (\S+) failed: (.*)$/.exec(failure);
+  throw migration
+    ? new MigrationError(migration[1]!, new Error(migration[2]))
+    : new Error(`migrating the ${subgraph} database failed: ${errors.trim() || `exit code ${code}`}`);
+}
+
+/**
+ * Opens a subgraph's own database and brings it to its newest migration before anything else touches it. An
+ * embedded database with migrations pending (a new one: all of them) is migrated by a process of its own first.
+ */
+export async function openSubgraphDatabase(subgraph: string, options: StorageOptions): Promise<Database> {
+  const { url } = options;
+  // PostgreSQL, or a database in memory, which would not outlive another process.
+  if (url || !options.dataDir) return openMigrated(subgraph, { url });
+  const dataDir = join(options.dataDir, subgraph);
+  const migrations = readMigrations(join(repositoryRoot, "prisma", subgraph, "migrations"));
+  if (existsSync(join(dataDir, "PG_VERSION"))) {
+    const db = await openDatabase({ dataDir });
+    if (!(await hasPendingMigrations(db, migrations))) return db;
+    await db.close();
+  }
+  await migrateInChildProcess(subgraph, options.dataDir);
+  return openDatabase({ dataDir });
+}
+
+/**
+ * An embedded database made from a backup's tarball (`Database.dump`) in `<dataDir>/<subgraph>`, which must not
+ * exist yet; it is opened as `openSubgraphDatabase` opens it (newer migrations applied).
+ */
+export async function restoreEmbeddedDatabase(subgraph: string, dataDir: string, tarball: Uint8Array) {
+  await (await openPglite(join(dataDir, subgraph), tarball)).close();
+  await (await openSubgraphDatabase(subgraph, { dataDir })).close();
 }
