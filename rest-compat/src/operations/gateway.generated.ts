@@ -511,6 +511,12 @@ export type InstallStatus =
   /** The version is installed. */
   | 'installed';
 
+/** The store a new terminal will join. */
+export type IssueActivationCodeInput = {
+  /** A store the caller reaches. */
+  store_id: number;
+};
+
 /**
  * A token request in OAuth 2.0's fields (RFC 6749 §4.4, RFC 7523 §2.2). Every field is optional here so that a missing
  * one is answered in OAuth's terms (invalid_request), not as a GraphQL error.
@@ -853,6 +859,20 @@ export type RegisterAppVersionInput = {
   version_name: string;
 };
 
+/** A terminal registering with a code its store issued. */
+export type RegisterDeviceInput = {
+  /** The code staff issued, with or without its dashes and in any case. */
+  activation_code: string;
+  /** Device manufacturer, 1 to 100 characters. */
+  manufacturer: string;
+  /** Device model, 1 to 100 characters. */
+  model: string;
+  /** The device's public key; its tokens are signed with the private half. */
+  public_key_jwk: PublicKeyJwkInput;
+  /** 3 to 64 letters, digits, '.', '_' or '-'. */
+  serial_number: string;
+};
+
 /** A terminal registered ahead of provisioning. The formats are checked by the service; a refused value names its field. */
 export type RegisterTerminalInput = {
   /** The device's configuration. */
@@ -1171,7 +1191,9 @@ export type UserStatus =
   /** The user may log in. */
   | 'active'
   /** Deactivated or deleted: the user may not log in; the record stays. */
-  | 'inactive';
+  | 'inactive'
+  /** Locked by an administrator until unlocked: the user may not log in. */
+  | 'locked';
 
 /** The second step of a login with MFA: the user from loginUser and the code it received or its app shows. */
 export type VerifyMfaCodeInput = {
@@ -1408,6 +1430,20 @@ export type ActivationStatusQueryVariables = Exact<{
 
 
 export type ActivationStatusQuery = { activationStatus: { status: ActivationState, device_id: string | null, client_id: string | null, merchant_id: number | null, store_id: number | null } };
+
+export type IssueActivationCodeMutationVariables = Exact<{
+  input: IssueActivationCodeInput;
+}>;
+
+
+export type IssueActivationCodeMutation = { issueActivationCode: { activation_code: string, expires_at: string } };
+
+export type RegisterDeviceMutationVariables = Exact<{
+  input: RegisterDeviceInput;
+}>;
+
+
+export type RegisterDeviceMutation = { registerDevice: { status: ActivationState, device_id: string | null, client_id: string | null, merchant_id: number | null, store_id: number | null } };
 
 export type JwksQueryVariables = Exact<{
   purpose: KeyPurpose;
@@ -1935,6 +1971,20 @@ export type UnlockMutationVariables = Exact<{
 
 
 export type UnlockMutation = { unlockUser: { id: string, login_id: string, role: Role, tier: number, psp_id: number | null, merchant_id: number | null, area_id: string | null, store_id: number | null, name: string | null, email: string | null, phone: string | null, mfa_enabled: boolean, mfa_channel: MfaChannel | null, status: UserStatus, locked_until: string | null, pin_locked: boolean, created_at: string, updated_at: string } };
+
+export type LockMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type LockMutation = { lockUser: { id: string, login_id: string, role: Role, tier: number, psp_id: number | null, merchant_id: number | null, area_id: string | null, store_id: number | null, name: string | null, email: string | null, phone: string | null, mfa_enabled: boolean, mfa_channel: MfaChannel | null, status: UserStatus, locked_until: string | null, pin_locked: boolean, created_at: string, updated_at: string } };
+
+export type ResetMfaMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResetMfaMutation = { resetUserMfa: { totp_secret: string | null, totp_uri: string | null, id: string, login_id: string, role: Role, tier: number, psp_id: number | null, merchant_id: number | null, area_id: string | null, store_id: number | null, name: string | null, email: string | null, phone: string | null, mfa_enabled: boolean, mfa_channel: MfaChannel | null, status: UserStatus, locked_until: string | null, pin_locked: boolean, created_at: string, updated_at: string } };
 
 export type StoreStaffQueryVariables = Exact<{
   id: number;
@@ -2960,6 +3010,25 @@ export const ActivationStatusDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ActivationStatusQuery, ActivationStatusQueryVariables>;
+export const IssueActivationCodeDocument = new TypedDocumentString(`
+    mutation IssueActivationCode($input: IssueActivationCodeInput!) {
+  issueActivationCode(input: $input) {
+    activation_code
+    expires_at
+  }
+}
+    `) as unknown as TypedDocumentString<IssueActivationCodeMutation, IssueActivationCodeMutationVariables>;
+export const RegisterDeviceDocument = new TypedDocumentString(`
+    mutation RegisterDevice($input: RegisterDeviceInput!) {
+  registerDevice(input: $input) {
+    status
+    device_id
+    client_id
+    merchant_id
+    store_id
+  }
+}
+    `) as unknown as TypedDocumentString<RegisterDeviceMutation, RegisterDeviceMutationVariables>;
 export const JwksDocument = new TypedDocumentString(`
     query Jwks($purpose: KeyPurpose!) {
   jwks(purpose: $purpose)
@@ -4992,6 +5061,63 @@ export const UnlockDocument = new TypedDocumentString(`
   created_at
   updated_at
 }`) as unknown as TypedDocumentString<UnlockMutation, UnlockMutationVariables>;
+export const LockDocument = new TypedDocumentString(`
+    mutation Lock($id: ID!) {
+  lockUser(id: $id) {
+    ...UserFields
+  }
+}
+    fragment UserFields on User {
+  id
+  login_id
+  role
+  tier
+  psp_id
+  merchant_id
+  area_id
+  store_id
+  name
+  email
+  phone
+  mfa_enabled
+  mfa_channel
+  status
+  locked_until
+  pin_locked
+  created_at
+  updated_at
+}`) as unknown as TypedDocumentString<LockMutation, LockMutationVariables>;
+export const ResetMfaDocument = new TypedDocumentString(`
+    mutation ResetMfa($id: ID!) {
+  resetUserMfa(id: $id) {
+    ...UserWithSecretFields
+  }
+}
+    fragment UserFields on User {
+  id
+  login_id
+  role
+  tier
+  psp_id
+  merchant_id
+  area_id
+  store_id
+  name
+  email
+  phone
+  mfa_enabled
+  mfa_channel
+  status
+  locked_until
+  pin_locked
+  created_at
+  updated_at
+}
+fragment UserWithSecretFields on User {
+  ...UserFields
+  totp_secret
+  totp_uri
+}`) as unknown as TypedDocumentString<ResetMfaMutation, ResetMfaMutationVariables>;
 export const StoreStaffDocument = new TypedDocumentString(`
     query StoreStaff($id: Int!) {
   storeStaff(store_id: $id) {

@@ -4,6 +4,8 @@ import {
   ActivationStatusDocument,
   DecommissionTerminalDocument,
   GenerateActivationCodeDocument,
+  IssueActivationCodeDocument,
+  RegisterDeviceDocument,
   RegisterTerminalDocument,
   ResumeTerminalDocument,
   StoreDevicesDocument,
@@ -17,6 +19,8 @@ import { integerParam, pageParams } from "../params";
 import type { RestRequest, RestRoute } from "../router";
 
 const terminal = ({ params }: RestRequest) => ({ id: params.id });
+/** The request body is the mutation's `input`. */
+const input = ({ body }: RestRequest) => ({ input: body.fields });
 /** A change of one terminal: the request body is the mutation's `input`. */
 const terminalChange = ({ params, body }: RestRequest) => ({ id: params.id, input: body.fields });
 
@@ -41,16 +45,9 @@ export const deviceRoutes: RestRoute[] = [
     }),
     { page: true },
   ),
-  route(
-    "POST",
-    "/api/v1/terminals",
-    "registerTerminal",
-    RegisterTerminalDocument,
-    ({ body }) => ({ input: body.fields }),
-    {
-      status: 201,
-    },
-  ),
+  route("POST", "/api/v1/terminals", "registerTerminal", RegisterTerminalDocument, input, {
+    status: 201,
+  }),
   route("GET", "/api/v1/terminals/:id", "terminal", TerminalDocument, terminal),
   route("PATCH", "/api/v1/terminals/:id", "updateTerminal", UpdateTerminalDocument, terminalChange),
   route("POST", "/api/v1/terminals/:id/suspend", "suspendTerminal", SuspendTerminalDocument, terminal),
@@ -62,12 +59,22 @@ export const deviceRoutes: RestRoute[] = [
     "/api/v1/device/provision/generateActivationCode",
     "generateActivationCode",
     GenerateActivationCodeDocument,
-    ({ body }) => ({ input: body.fields }),
+    input,
     { status: 201 },
   ),
-  route("POST", "/api/v1/device/provision/activate", "activateDevice", ActivateDeviceDocument, ({ body }) => ({
-    input: body.fields,
-  })),
+  route(
+    "POST",
+    "/api/v1/device/provision/issueActivationCode",
+    "issueActivationCode",
+    IssueActivationCodeDocument,
+    input,
+    { status: 201 },
+  ),
+  route("POST", "/api/v1/device/provision/register", "registerDevice", RegisterDeviceDocument, input, {
+    status: 201,
+    anonymous: true,
+  }),
+  route("POST", "/api/v1/device/provision/activate", "activateDevice", ActivateDeviceDocument, input),
   route(
     "GET",
     "/api/v1/device/provision/activationStatus",

@@ -9,5 +9,7 @@ export const provisioningResolvers: Resolvers = {
     generateActivationCode: (_, { input }, { provisioning, caller }) =>
       provisioning.generateActivationCode(caller, input),
     activateDevice: (_, { input }, { provisioning, caller }) => provisioning.activate(caller, input),
+    issueActivationCode: (_, { input }, { provisioning, caller }) => provisioning.issueActivationCode(caller, input),
+    registerDevice: (_, { input }, { provisioning, caller }) => provisioning.registerDevice(caller, input),
   },
 };

@@ -40,9 +40,12 @@ export function userRepository(prisma: PrismaClient, clock: Clock) {
     findByLoginId: (login_id: string) => prisma.user.findUnique({ where: { login_id } }),
     findByEmail: (email: string) => prisma.user.findUnique({ where: { email } }),
     create: (data: Prisma.UserUncheckedCreateInput) => prisma.user.create({ data }),
-    /** A user who leaves active loses its sessions in the same transaction: its tokens stop working at the edge. */
-    update: (id: string, data: Prisma.UserUncheckedUpdateInput) =>
-      endsSessions(data)
+    /**
+     * A user who leaves active (or whose change says so: `endSessions`) loses its sessions in the same transaction:
+     * its tokens stop working at the edge.
+     */
+    update: (id: string, data: Prisma.UserUncheckedUpdateInput, options: { endSessions?: boolean } = {}) =>
+      options.endSessions || endsSessions(data)
         ? prisma.$transaction(async (tx) => {
             const user = await tx.user.update({ where: { id }, data });
             await revokeSessions(tx, `user:${id}`, clock());
