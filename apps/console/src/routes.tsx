@@ -1,18 +1,31 @@
+import type { ComponentType } from "react";
 import { createBrowserRouter, Navigate } from "react-router";
 import { Layout } from "./components/Layout";
 import { RouteError } from "./components/RouteError";
 import type { Identity } from "./session/session";
 
+interface Page {
+  path: string;
+  /** In the navigation, for the tiers `shownTo` accepts; pages reached from another (a store) have none. */
+  label?: string;
+  shownTo?: (identity: Identity) => boolean;
+  lazy: () => Promise<{ Component: ComponentType }>;
+}
+
 /**
  * One entry per page: its path, and where it shows in the navigation (label) to the tiers it serves (`shownTo`).
  * Pages load on first visit, so the first load carries only the shell and the login.
  */
-export const pages = [
+export const pages: Page[] = [
   {
     path: "tree",
     label: "Tenant tree",
     shownTo: (identity: Identity) => identity.tier <= 4,
     lazy: async () => ({ Component: (await import("./pages/tree/TreePage")).TreePage }),
+  },
+  {
+    path: "stores/:id",
+    lazy: async () => ({ Component: (await import("./pages/store/StorePage")).StorePage }),
   },
 ];
 

@@ -50,7 +50,7 @@ export function Layout() {
         {pages.map(
           (page) =>
             page.label &&
-            page.shownTo(identity) && (
+            page.shownTo?.(identity) && (
               <NavLink key={page.path} component={RouterLink} to={`/${page.path}`} label={page.label} />
             ),
         )}

@@ -5,6 +5,18 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** A postal address; every part is optional. */
+export type AddressInput = {
+  /** City, up to 100 characters. */
+  city?: string | null | undefined;
+  /** ISO 3166-1 alpha-2 country code, for example JP. */
+  country?: string | null | undefined;
+  /** Postal code, up to 20 characters. */
+  postal_code?: string | null | undefined;
+  /** Street and number, up to 200 characters. */
+  street?: string | null | undefined;
+};
+
 /** Where a device is in its lifecycle. */
 export type DeviceStatus =
   /** Bound to a store and working. */
@@ -37,6 +49,89 @@ export type MfaChannel =
   /** An authenticator app (TOTP); nothing is sent. */
   | 'totp';
 
+/** One opening period of a day, 24-hour HH:MM. */
+export type OpeningPeriodInput = {
+  /** Closing time, HH:MM. */
+  close: string;
+  /** Opening time, HH:MM. */
+  open: string;
+};
+
+/** A store's opening periods per weekday, up to 4 per day; a day left out has none set. */
+export type OperatingHoursInput = {
+  /** Friday. */
+  fri?: Array<OpeningPeriodInput> | null | undefined;
+  /** Monday. */
+  mon?: Array<OpeningPeriodInput> | null | undefined;
+  /** Saturday. */
+  sat?: Array<OpeningPeriodInput> | null | undefined;
+  /** Sunday. */
+  sun?: Array<OpeningPeriodInput> | null | undefined;
+  /** Thursday. */
+  thu?: Array<OpeningPeriodInput> | null | undefined;
+  /** Tuesday. */
+  tue?: Array<OpeningPeriodInput> | null | undefined;
+  /** Wednesday. */
+  wed?: Array<OpeningPeriodInput> | null | undefined;
+};
+
+/** The receipt paper level a device reports. */
+export type PaperStatus =
+  /** No paper left. */
+  | 'EMPTY'
+  /** Paper is running low. */
+  | 'LOW'
+  /** Enough paper. */
+  | 'OK';
+
+/**
+ * A payment method a merchant, store or terminal can offer. The gateway's PaymentMethodType plus emoney, which the
+ * spec lists as a method with no gateway type yet; the values are the spec's wire strings.
+ */
+export type PaymentMethodOption =
+  /** Cash at the till. */
+  | 'cash'
+  /** Credit card, through the terminal's card app. */
+  | 'credit_card'
+  /** Electronic money, through an external app on the terminal. */
+  | 'emoney'
+  /** QR code shown by the payer (consumer-presented mode), scanned by the terminal. */
+  | 'qr_cpm'
+  /** QR code shown by the merchant (merchant-presented mode), scanned by the payer. */
+  | 'qr_mpm';
+
+/** The store's receipt printer. */
+export type PrinterConfigInput = {
+  /** Host name or address of the printer. */
+  address: string;
+  /** Port, 1 to 65535. */
+  port: number;
+  /** How the terminal talks to the printer. */
+  protocol: PrinterProtocol;
+};
+
+/** How a terminal talks to its receipt printer. */
+export type PrinterProtocol =
+  /** Bluetooth. */
+  | 'bluetooth'
+  /** ESC/POS over TCP. */
+  | 'escpos_tcp'
+  /** Star's protocol over TCP. */
+  | 'star_tcp'
+  /** USB. */
+  | 'usb';
+
+/** How receipts reach a store's customers. */
+export type ReceiptDelivery =
+  /** Sent by e-mail. */
+  | 'email'
+  /** No receipt. */
+  | 'none'
+  /** Printed at the till. */
+  | 'print'
+  /** Sent by SMS. */
+  | 'sms';
+
 /** A human user's role, one per tier (the number in brackets). */
 export type Role =
   /** Manager of one area of a merchant's stores (3). */
@@ -61,6 +156,85 @@ export type TenantStatus =
   /** Deactivated; the record and its history stay. */
   | 'inactive';
 
+/** Changes to a store: only the fields given change. The formats are those of CreateStoreInput. */
+export type UpdateStoreInput = {
+  /** The store's address. */
+  address?: AddressInput | null | undefined;
+  /** 1 to 32 letters, digits, '-' or '_', starting with a letter or digit; unique within the merchant. */
+  code?: string | null | undefined;
+  /** E-mail address of the store. */
+  contact_email?: string | null | undefined;
+  /** Phone number of the store, E.164 recommended. */
+  contact_phone?: string | null | undefined;
+  /** Payment methods the store's terminals offer, up to 10. */
+  enabled_payment_methods?: Array<PaymentMethodOption> | null | undefined;
+  /** Latitude in degrees, -90 to 90. */
+  latitude?: number | null | undefined;
+  /** Longitude in degrees, -180 to 180. */
+  longitude?: number | null | undefined;
+  /** Display name, 1 to 200 characters. */
+  name?: string | null | undefined;
+  /** Opening periods per weekday. */
+  operating_hours?: OperatingHoursInput | null | undefined;
+  /** Payment configuration; overrides the merchant's key by key. */
+  payment_config?: Record<string, unknown> | null | undefined;
+  /** The store's receipt printer. */
+  printer_config?: PrinterConfigInput | null | undefined;
+  /** Write-only: per provider code, an object of string fields. */
+  provider_credentials?: Record<string, unknown> | null | undefined;
+  /** How receipts reach customers, up to 4. */
+  receipt_delivery?: Array<ReceiptDelivery> | null | undefined;
+  /** Header, footer and other receipt options of the store. */
+  receipt_settings?: Record<string, unknown> | null | undefined;
+  /** active or inactive. */
+  status?: TenantStatus | null | undefined;
+  /** Names of the store's tables, 1 to 20 characters each, up to 500. */
+  table_assignments?: Array<string> | null | undefined;
+  /** Percent, 0 to 100, at most 2 decimals. */
+  tax_rate?: number | null | undefined;
+};
+
+/** A user's writable fields; on update only the fields given change. */
+export type UserInput = {
+  /** The area, for an area manager (L3). */
+  area_id?: string | number | null | undefined;
+  /** E-mail address. */
+  email?: string | null | undefined;
+  /** Refused: login ids are generated by the server and never change. */
+  login_id?: string | null | undefined;
+  /** The merchant, for L2 and below. */
+  merchant_id?: number | null | undefined;
+  /** Where the second factor is sent. */
+  mfa_channel?: MfaChannel | null | undefined;
+  /** Whether login asks for a second factor. */
+  mfa_enabled?: boolean | null | undefined;
+  /** Display name. */
+  name?: string | null | undefined;
+  /** L0 to L4: 12 to 256 characters. */
+  password?: string | null | undefined;
+  /** Phone number. */
+  phone?: string | null | undefined;
+  /** L5 and L6: 6 digits. */
+  pin?: string | null | undefined;
+  /** The PSP, for L1 and below. */
+  psp_id?: number | null | undefined;
+  /** The role; required on create, strictly below the caller's tier. */
+  role?: Role | null | undefined;
+  /** Whether the user may log in. */
+  status?: UserStatus | null | undefined;
+  /** The store, for L4 and below. */
+  store_id?: number | null | undefined;
+};
+
+/** Whether a user may log in. */
+export type UserStatus =
+  /** The user may log in. */
+  | 'active'
+  /** Deactivated or deleted: the user may not log in; the record stays. */
+  | 'inactive'
+  /** Locked by an administrator until unlocked: the user may not log in. */
+  | 'locked';
+
 /** The second step of a login with MFA: the user from loginUser and the code it received or its app shows. */
 export type VerifyMfaCodeInput = {
   /** The MFA code, as sent or as the authenticator app shows it. */
@@ -68,6 +242,68 @@ export type VerifyMfaCodeInput = {
   /** The user_id loginUser answered. */
   user_id: string | number;
 };
+
+export type StorePageQueryVariables = Exact<{
+  id: number;
+}>;
+
+
+export type StorePageQuery = { store: { id: number, name: string, code: string, status: TenantStatus, contact_email: string | null, contact_phone: string | null, tax_rate: number | null, merchant: { id: number, name: string, terminal_limit_per_store: number | null }, devices: Array<{ id: string, serial_number: string, model: string, status: DeviceStatus, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, app_versions: Array<{ app_name: string | null, version_code: number, version_name: string | null }> }>, staff: Array<{ id: string, login_id: string, name: string | null, role: Role, status: UserStatus, pin_locked: boolean }> } };
+
+export type StoreDeviceFragment = { id: string, serial_number: string, model: string, status: DeviceStatus, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, app_versions: Array<{ app_name: string | null, version_code: number, version_name: string | null }> };
+
+export type StaffMemberFragment = { id: string, login_id: string, name: string | null, role: Role, status: UserStatus, pin_locked: boolean };
+
+export type UpdateStoreDetailsMutationVariables = Exact<{
+  id: number;
+  input: UpdateStoreInput;
+}>;
+
+
+export type UpdateStoreDetailsMutation = { updateStore: { id: number, name: string, contact_email: string | null, contact_phone: string | null, tax_rate: number | null } };
+
+export type UpdateTerminalLimitMutationVariables = Exact<{
+  id: number;
+  limit?: number | null | undefined;
+}>;
+
+
+export type UpdateTerminalLimitMutation = { updateMerchant: { id: number, terminal_limit_per_store: number | null } };
+
+export type IssueStoreActivationCodeMutationVariables = Exact<{
+  store_id: number;
+}>;
+
+
+export type IssueStoreActivationCodeMutation = { issueActivationCode: { activation_code: string, expires_at: string } };
+
+export type SuspendDeviceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type SuspendDeviceMutation = { suspendTerminal: { id: string, status: DeviceStatus } };
+
+export type ResumeDeviceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResumeDeviceMutation = { resumeTerminal: { id: string, status: DeviceStatus } };
+
+export type CreateStaffMutationVariables = Exact<{
+  input: UserInput;
+}>;
+
+
+export type CreateStaffMutation = { createUser: { id: string, login_id: string, name: string | null, role: Role, status: UserStatus, pin_locked: boolean } };
+
+export type UnlockStaffMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type UnlockStaffMutation = { unlockUser: { id: string, login_id: string, name: string | null, role: Role, status: UserStatus, pin_locked: boolean } };
 
 export type TenantTreeQueryVariables = Exact<{
   fromPsps: boolean;
@@ -131,8 +367,18 @@ export type SendMfaCodeMutationVariables = Exact<{
 
 export type SendMfaCodeMutation = { sendMfaCode: { channel: MfaChannel, message: string } };
 
+export const StoreDeviceFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreDevice"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Device"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"last_connected_at"}},{"kind":"Field","name":{"kind":"Name","value":"battery_level"}},{"kind":"Field","name":{"kind":"Name","value":"paper_status"}},{"kind":"Field","name":{"kind":"Name","value":"app_versions"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"app_name"}},{"kind":"Field","name":{"kind":"Name","value":"version_code"}},{"kind":"Field","name":{"kind":"Name","value":"version_name"}}]}}]}}]} as unknown as DocumentNode<StoreDeviceFragment, unknown>;
+export const StaffMemberFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StaffMember"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}}]}}]} as unknown as DocumentNode<StaffMemberFragment, unknown>;
 export const StoreLeafFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreLeaf"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Store"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"area_id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"open_orders_count"}},{"kind":"Field","name":{"kind":"Name","value":"payment_intents_count"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<StoreLeafFragment, unknown>;
 export const MerchantBranchFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MerchantBranch"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Merchant"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"areas"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}},{"kind":"Field","name":{"kind":"Name","value":"stores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StoreLeaf"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreLeaf"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Store"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"area_id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"open_orders_count"}},{"kind":"Field","name":{"kind":"Name","value":"payment_intents_count"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<MerchantBranchFragment, unknown>;
+export const StorePageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"StorePage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"store"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"contact_email"}},{"kind":"Field","name":{"kind":"Name","value":"contact_phone"}},{"kind":"Field","name":{"kind":"Name","value":"tax_rate"}},{"kind":"Field","name":{"kind":"Name","value":"merchant"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"terminal_limit_per_store"}}]}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StoreDevice"}}]}},{"kind":"Field","name":{"kind":"Name","value":"staff"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StaffMember"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreDevice"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Device"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"last_connected_at"}},{"kind":"Field","name":{"kind":"Name","value":"battery_level"}},{"kind":"Field","name":{"kind":"Name","value":"paper_status"}},{"kind":"Field","name":{"kind":"Name","value":"app_versions"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"app_name"}},{"kind":"Field","name":{"kind":"Name","value":"version_code"}},{"kind":"Field","name":{"kind":"Name","value":"version_name"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StaffMember"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}}]}}]} as unknown as DocumentNode<StorePageQuery, StorePageQueryVariables>;
+export const UpdateStoreDetailsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateStoreDetails"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateStoreInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateStore"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"contact_email"}},{"kind":"Field","name":{"kind":"Name","value":"contact_phone"}},{"kind":"Field","name":{"kind":"Name","value":"tax_rate"}}]}}]}}]} as unknown as DocumentNode<UpdateStoreDetailsMutation, UpdateStoreDetailsMutationVariables>;
+export const UpdateTerminalLimitDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateTerminalLimit"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateMerchant"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"terminal_limit_per_store"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"terminal_limit_per_store"}}]}}]}}]} as unknown as DocumentNode<UpdateTerminalLimitMutation, UpdateTerminalLimitMutationVariables>;
+export const IssueStoreActivationCodeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"IssueStoreActivationCode"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"store_id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"issueActivationCode"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"store_id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"store_id"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"activation_code"}},{"kind":"Field","name":{"kind":"Name","value":"expires_at"}}]}}]}}]} as unknown as DocumentNode<IssueStoreActivationCodeMutation, IssueStoreActivationCodeMutationVariables>;
+export const SuspendDeviceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SuspendDevice"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"suspendTerminal"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<SuspendDeviceMutation, SuspendDeviceMutationVariables>;
+export const ResumeDeviceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ResumeDevice"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"resumeTerminal"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<ResumeDeviceMutation, ResumeDeviceMutationVariables>;
+export const CreateStaffDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateStaff"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UserInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StaffMember"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StaffMember"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}}]}}]} as unknown as DocumentNode<CreateStaffMutation, CreateStaffMutationVariables>;
+export const UnlockStaffDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UnlockStaff"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"unlockUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StaffMember"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StaffMember"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}}]}}]} as unknown as DocumentNode<UnlockStaffMutation, UnlockStaffMutationVariables>;
 export const TenantTreeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TenantTree"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fromPsps"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fromMerchants"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fromStores"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"psps"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"directives":[{"kind":"Directive","name":{"kind":"Name","value":"include"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"if"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fromPsps"}}}]}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"merchants"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MerchantBranch"}}]}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"merchants"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"directives":[{"kind":"Directive","name":{"kind":"Name","value":"include"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"if"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fromMerchants"}}}]}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MerchantBranch"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"stores"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"directives":[{"kind":"Directive","name":{"kind":"Name","value":"include"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"if"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fromStores"}}}]}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StoreLeaf"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MerchantBranch"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Merchant"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"areas"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}},{"kind":"Field","name":{"kind":"Name","value":"stores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StoreLeaf"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreLeaf"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Store"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"area_id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"open_orders_count"}},{"kind":"Field","name":{"kind":"Name","value":"payment_intents_count"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<TenantTreeQuery, TenantTreeQueryVariables>;
 export const LoginUserDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"LoginUser"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"LoginUserInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"loginUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"user_id"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_required"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_channel"}},{"kind":"Field","name":{"kind":"Name","value":"access_token"}},{"kind":"Field","name":{"kind":"Name","value":"refresh_token"}},{"kind":"Field","name":{"kind":"Name","value":"expires_in"}}]}}]}}]} as unknown as DocumentNode<LoginUserMutation, LoginUserMutationVariables>;
 export const VerifyMfaCodeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"VerifyMfaCode"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"VerifyMfaCodeInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"verifyMfaCode"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"access_token"}},{"kind":"Field","name":{"kind":"Name","value":"refresh_token"}},{"kind":"Field","name":{"kind":"Name","value":"expires_in"}}]}}]}}]} as unknown as DocumentNode<VerifyMfaCodeMutation, VerifyMfaCodeMutationVariables>;
