@@ -2,6 +2,7 @@ import type { ComponentType } from "react";
 import { createBrowserRouter, Navigate } from "react-router";
 import { Layout } from "./components/Layout";
 import { RouteError } from "./components/RouteError";
+import { may } from "./session/permissions";
 import type { Identity } from "./session/session";
 
 interface Page {
@@ -22,6 +23,12 @@ export const pages: Page[] = [
     label: "Tenant tree",
     shownTo: (identity: Identity) => identity.tier <= 4,
     lazy: async () => ({ Component: (await import("./pages/tree/TreePage")).TreePage }),
+  },
+  {
+    path: "users",
+    label: "Users",
+    shownTo: may.manageUsers,
+    lazy: async () => ({ Component: (await import("./pages/users/UsersPage")).UsersPage }),
   },
   {
     path: "stores/:id",
