@@ -31,6 +31,12 @@ export const pages: Page[] = [
     lazy: async () => ({ Component: (await import("./pages/users/UsersPage")).UsersPage }),
   },
   {
+    path: "app-updates",
+    label: "App updates",
+    shownTo: may.manageAppVersions,
+    lazy: async () => ({ Component: (await import("./pages/app-updates/AppUpdatesPage")).AppUpdatesPage }),
+  },
+  {
     path: "stores/:id",
     lazy: async () => ({ Component: (await import("./pages/store/StorePage")).StorePage }),
   },
