@@ -51,7 +51,13 @@ export function Layout() {
           (page) =>
             page.label &&
             page.shownTo?.(identity) && (
-              <NavLink key={page.path} component={RouterLink} to={`/${page.path}`} label={page.label} />
+              <NavLink
+                key={page.path}
+                component={RouterLink}
+                to={`/${page.path}`}
+                label={page.label}
+                variant="filled"
+              />
             ),
         )}
       </AppShell.Navbar>

@@ -49,7 +49,13 @@ export function StoreStaff({ store }: { store: Store }) {
                   <Table.Td>{member.name ?? "–"}</Table.Td>
                   <Table.Td>{member.role}</Table.Td>
                   <Table.Td>
-                    {locked ? <Badge color="red">locked</Badge> : <Badge variant="light">{member.status}</Badge>}
+                    {locked ? (
+                      <Badge variant="dot" color="red">
+                        locked
+                      </Badge>
+                    ) : (
+                      <Badge variant="dot">{member.status}</Badge>
+                    )}
                   </Table.Td>
                   {manages && (
                     <Table.Td>

@@ -109,7 +109,15 @@ function UserRow({ user, onNewTotp }: { user: ManagedUserFragment; onNewTotp: (u
       <Table.Td>{user.login_id}</Table.Td>
       <Table.Td>{user.name ?? "–"}</Table.Td>
       <Table.Td>{user.role}</Table.Td>
-      <Table.Td>{locked ? <Badge color="red">locked</Badge> : <Badge variant="light">{user.status}</Badge>}</Table.Td>
+      <Table.Td>
+        {locked ? (
+          <Badge variant="dot" color="red">
+            locked
+          </Badge>
+        ) : (
+          <Badge variant="dot">{user.status}</Badge>
+        )}
+      </Table.Td>
       <Table.Td>{user.mfa_enabled ? user.mfa_channel : "none"}</Table.Td>
       <Table.Td>
         <Group gap="xs">
