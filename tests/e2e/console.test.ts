@@ -2,7 +2,13 @@ import { exportJWK, generateKeyPair } from "jose";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
-import { ensureConsoleBuilt, launchChromium, logInInConsole, seriousViolations } from "../support/browser";
+import {
+  documentationScreenshot,
+  ensureConsoleBuilt,
+  launchChromium,
+  logInInConsole,
+  seriousViolations,
+} from "../support/browser";
 import { deviceToken } from "../support/device";
 import { PASSWORD } from "../support/identity";
 import { demoUser, postJson, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
@@ -47,6 +53,7 @@ describe("operator console", () => {
     const tree = page.getByRole("tree", { name: "Tenant tree" });
     await tree.getByText(demo.store.code, { exact: true }).waitFor();
     expect(page.url()).toBe(`${platform.baseUrl}/console/tree`);
+    await documentationScreenshot(page, "tree");
     await context.close();
   });
 
@@ -94,6 +101,7 @@ describe("operator console", () => {
     await page.getByRole("button", { name: "Done" }).click();
     const row = page.getByTestId(`device-${serial}`);
     await row.getByText("active", { exact: true }).waitFor({ timeout: 15_000 });
+    await documentationScreenshot(page, "store");
     await row.getByRole("button", { name: `Suspend ${serial}` }).click();
     await row.getByText("suspended", { exact: true }).waitFor();
     await context.close();

@@ -70,3 +70,10 @@ export async function seriousViolations(page: Page) {
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
     .map((violation) => ({ id: violation.id, nodes: violation.nodes.map((node) => node.target.join(" ")) }));
 }
+
+/** With `CONSOLE_SCREENSHOTS=1`, a browser test takes the README's screenshot `docs/console-<name>.png` again. */
+export async function documentationScreenshot(page: Page, name: string) {
+  if (!process.env.CONSOLE_SCREENSHOTS) return;
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.screenshot({ path: join(repositoryRoot, "docs", `console-${name}.png`) });
+}

@@ -27,7 +27,11 @@ export function Layout() {
   }
 
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !opened } }}>
+    <AppShell
+      padding="md"
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !opened } }}
+    >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
           <Group>

@@ -10,6 +10,8 @@ import { useSession } from "../../session/useSession";
 import classes from "./TreePage.module.css";
 import { filterTree, openToStores, type TenantNode, tenantTree } from "./tree";
 
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 function TreeNodeLabel({ node, expanded, hasChildren, elementProps }: RenderTreeNodePayload) {
   const tenant = node as TenantNode;
   const store = tenant.store;
@@ -25,8 +27,8 @@ function TreeNodeLabel({ node, expanded, hasChildren, elementProps }: RenderTree
             </Link>
             <span className={classes.dimmed}>{store.code}</span>
             <span>
-              {store.open_orders_count} open orders · {store.payment_intents_count} payment intents ·{" "}
-              {store.devices.length} devices
+              {count(store.open_orders_count, "open order")} · {count(store.payment_intents_count, "payment intent")} ·{" "}
+              {count(store.devices.length, "device")}
             </span>
           </>
         ) : (
