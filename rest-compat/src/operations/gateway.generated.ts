@@ -859,20 +859,6 @@ export type RegisterAppVersionInput = {
   version_name: string;
 };
 
-/** A terminal registering with a code its store issued. */
-export type RegisterDeviceInput = {
-  /** The code staff issued, with or without its dashes and in any case. */
-  activation_code: string;
-  /** Device manufacturer, 1 to 100 characters. */
-  manufacturer: string;
-  /** Device model, 1 to 100 characters. */
-  model: string;
-  /** The device's public key; its tokens are signed with the private half. */
-  public_key_jwk: PublicKeyJwkInput;
-  /** 3 to 64 letters, digits, '.', '_' or '-'. */
-  serial_number: string;
-};
-
 /** A terminal registered ahead of provisioning. The formats are checked by the service; a refused value names its field. */
 export type RegisterTerminalInput = {
   /** The device's configuration. */
@@ -1410,6 +1396,8 @@ export type DecommissionTerminalMutationVariables = Exact<{
 
 export type DecommissionTerminalMutation = { decommissionTerminal: { id: string, serial_number: string, client_id: string | null, merchant_id: number | null, store_id: number | null, public_key_jwk: unknown, status: DeviceStatus, model: string, manufacturer: string, activated_at: string | null, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, latitude: number | null, longitude: number | null, config: unknown, created_at: string, updated_at: string } };
 
+export type ActivationCodeFieldsFragment = { activation_code: string, expires_at: string };
+
 export type GenerateActivationCodeMutationVariables = Exact<{
   input: GenerateActivationCodeInput;
 }>;
@@ -1423,6 +1411,8 @@ export type ActivateDeviceMutationVariables = Exact<{
 
 
 export type ActivateDeviceMutation = { activateDevice: { id: string, serial_number: string, client_id: string | null, merchant_id: number | null, store_id: number | null, public_key_jwk: unknown, status: DeviceStatus, model: string, manufacturer: string, activated_at: string | null, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, latitude: number | null, longitude: number | null, config: unknown, created_at: string, updated_at: string } };
+
+export type ActivationStatusFieldsFragment = { status: ActivationState, device_id: string | null, client_id: string | null, merchant_id: number | null, store_id: number | null };
 
 export type ActivationStatusQueryVariables = Exact<{
   activation_code: string;
@@ -1439,7 +1429,8 @@ export type IssueActivationCodeMutationVariables = Exact<{
 export type IssueActivationCodeMutation = { issueActivationCode: { activation_code: string, expires_at: string } };
 
 export type RegisterDeviceMutationVariables = Exact<{
-  input: RegisterDeviceInput;
+  activation_code: string;
+  input: GenerateActivationCodeInput;
 }>;
 
 
@@ -2060,6 +2051,21 @@ export const DeviceFieldsFragmentDoc = new TypedDocumentString(`
   updated_at
 }
     `, {"fragmentName":"DeviceFields"}) as unknown as TypedDocumentString<DeviceFieldsFragment, unknown>;
+export const ActivationCodeFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ActivationCodeFields on ActivationCode {
+  activation_code
+  expires_at
+}
+    `, {"fragmentName":"ActivationCodeFields"}) as unknown as TypedDocumentString<ActivationCodeFieldsFragment, unknown>;
+export const ActivationStatusFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ActivationStatusFields on ActivationStatus {
+  status
+  device_id
+  client_id
+  merchant_id
+  store_id
+}
+    `, {"fragmentName":"ActivationStatusFields"}) as unknown as TypedDocumentString<ActivationStatusFieldsFragment, unknown>;
 export const ClientPartnerFieldsFragmentDoc = new TypedDocumentString(`
     fragment ClientPartnerFields on ClientPartner {
   id
@@ -2968,11 +2974,13 @@ export const DecommissionTerminalDocument = new TypedDocumentString(`
 export const GenerateActivationCodeDocument = new TypedDocumentString(`
     mutation GenerateActivationCode($input: GenerateActivationCodeInput!) {
   generateActivationCode(input: $input) {
-    activation_code
-    expires_at
+    ...ActivationCodeFields
   }
 }
-    `) as unknown as TypedDocumentString<GenerateActivationCodeMutation, GenerateActivationCodeMutationVariables>;
+    fragment ActivationCodeFields on ActivationCode {
+  activation_code
+  expires_at
+}`) as unknown as TypedDocumentString<GenerateActivationCodeMutation, GenerateActivationCodeMutationVariables>;
 export const ActivateDeviceDocument = new TypedDocumentString(`
     mutation ActivateDevice($input: ActivateDeviceInput!) {
   activateDevice(input: $input) {
@@ -3002,33 +3010,39 @@ export const ActivateDeviceDocument = new TypedDocumentString(`
 export const ActivationStatusDocument = new TypedDocumentString(`
     query ActivationStatus($activation_code: String!) {
   activationStatus(activation_code: $activation_code) {
-    status
-    device_id
-    client_id
-    merchant_id
-    store_id
+    ...ActivationStatusFields
   }
 }
-    `) as unknown as TypedDocumentString<ActivationStatusQuery, ActivationStatusQueryVariables>;
+    fragment ActivationStatusFields on ActivationStatus {
+  status
+  device_id
+  client_id
+  merchant_id
+  store_id
+}`) as unknown as TypedDocumentString<ActivationStatusQuery, ActivationStatusQueryVariables>;
 export const IssueActivationCodeDocument = new TypedDocumentString(`
     mutation IssueActivationCode($input: IssueActivationCodeInput!) {
   issueActivationCode(input: $input) {
-    activation_code
-    expires_at
+    ...ActivationCodeFields
   }
 }
-    `) as unknown as TypedDocumentString<IssueActivationCodeMutation, IssueActivationCodeMutationVariables>;
+    fragment ActivationCodeFields on ActivationCode {
+  activation_code
+  expires_at
+}`) as unknown as TypedDocumentString<IssueActivationCodeMutation, IssueActivationCodeMutationVariables>;
 export const RegisterDeviceDocument = new TypedDocumentString(`
-    mutation RegisterDevice($input: RegisterDeviceInput!) {
-  registerDevice(input: $input) {
-    status
-    device_id
-    client_id
-    merchant_id
-    store_id
+    mutation RegisterDevice($activation_code: String!, $input: GenerateActivationCodeInput!) {
+  registerDevice(activation_code: $activation_code, input: $input) {
+    ...ActivationStatusFields
   }
 }
-    `) as unknown as TypedDocumentString<RegisterDeviceMutation, RegisterDeviceMutationVariables>;
+    fragment ActivationStatusFields on ActivationStatus {
+  status
+  device_id
+  client_id
+  merchant_id
+  store_id
+}`) as unknown as TypedDocumentString<RegisterDeviceMutation, RegisterDeviceMutationVariables>;
 export const JwksDocument = new TypedDocumentString(`
     query Jwks($purpose: KeyPurpose!) {
   jwks(purpose: $purpose)

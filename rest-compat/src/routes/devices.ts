@@ -21,6 +21,12 @@ import type { RestRequest, RestRoute } from "../router";
 const terminal = ({ params }: RestRequest) => ({ id: params.id });
 /** The request body is the mutation's `input`. */
 const input = ({ body }: RestRequest) => ({ input: body.fields });
+/** A terminal's registration: its code beside what it says of itself, in one flat body. */
+const registration = ({ body }: RestRequest) => {
+  if (!body.fields || typeof body.fields !== "object" || Array.isArray(body.fields)) return { input: body.fields };
+  const { activation_code, ...device } = body.fields as Record<string, unknown>;
+  return { activation_code, input: device };
+};
 /** A change of one terminal: the request body is the mutation's `input`. */
 const terminalChange = ({ params, body }: RestRequest) => ({ id: params.id, input: body.fields });
 
@@ -70,7 +76,7 @@ export const deviceRoutes: RestRoute[] = [
     input,
     { status: 201 },
   ),
-  route("POST", "/api/v1/device/provision/register", "registerDevice", RegisterDeviceDocument, input, {
+  route("POST", "/api/v1/device/provision/register", "registerDevice", RegisterDeviceDocument, registration, {
     status: 201,
     anonymous: true,
   }),

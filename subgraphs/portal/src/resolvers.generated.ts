@@ -861,7 +861,8 @@ export type MutationRegisterAppVersionArgs = {
 
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationRegisterDeviceArgs = {
-  input: RegisterDeviceInput;
+  activation_code: Scalars['String']['input'];
+  input: GenerateActivationCodeInput;
 };
 
 
@@ -1332,20 +1333,6 @@ export type RegisterAppVersionInput = {
   version_code: Scalars['Int']['input'];
   /** Display name of the version, 1 to 50 characters, for example 2.4.0. */
   version_name: Scalars['String']['input'];
-};
-
-/** A terminal registering with a code its store issued. */
-export type RegisterDeviceInput = {
-  /** The code staff issued, with or without its dashes and in any case. */
-  activation_code: Scalars['String']['input'];
-  /** Device manufacturer, 1 to 100 characters. */
-  manufacturer: Scalars['String']['input'];
-  /** Device model, 1 to 100 characters. */
-  model: Scalars['String']['input'];
-  /** The device's public key; its tokens are signed with the private half. */
-  public_key_jwk: PublicKeyJwkInput;
-  /** 3 to 64 letters, digits, '.', '_' or '-'. */
-  serial_number: Scalars['String']['input'];
 };
 
 /** A terminal registered ahead of provisioning. The formats are checked by the service; a refused value names its field. */
@@ -1890,7 +1877,6 @@ export type ResolversTypes = {
   ReceiptDelivery: ResolverTypeWrapper<any>;
   ReceiptIssuer: ResolverTypeWrapper<any>;
   RegisterAppVersionInput: ResolverTypeWrapper<any>;
-  RegisterDeviceInput: ResolverTypeWrapper<any>;
   RegisterTerminalInput: ResolverTypeWrapper<any>;
   ReleaseStatus: ResolverTypeWrapper<any>;
   Role: ResolverTypeWrapper<any>;
@@ -1967,7 +1953,6 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   ReceiptIssuer: any;
   RegisterAppVersionInput: any;
-  RegisterDeviceInput: any;
   RegisterTerminalInput: any;
   SessionRevocation: any;
   Store: any;
@@ -2188,7 +2173,7 @@ export type MutationResolvers<ContextType = PortalContext, ParentType extends Re
   publishAppVersion?: Resolver<ResolversTypes['AppVersion'], ParentType, ContextType, RequireFields<MutationPublishAppVersionArgs, 'id'>>;
   refreshToken?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationRefreshTokenArgs, 'refresh_token'>>;
   registerAppVersion?: Resolver<ResolversTypes['AppVersion'], ParentType, ContextType, RequireFields<MutationRegisterAppVersionArgs, 'input'>>;
-  registerDevice?: Resolver<ResolversTypes['ActivationStatus'], ParentType, ContextType, RequireFields<MutationRegisterDeviceArgs, 'input'>>;
+  registerDevice?: Resolver<ResolversTypes['ActivationStatus'], ParentType, ContextType, RequireFields<MutationRegisterDeviceArgs, 'activation_code' | 'input'>>;
   registerTerminal?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<MutationRegisterTerminalArgs, 'input'>>;
   resetUserMfa?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<MutationResetUserMfaArgs, 'id'>>;
   resumeTerminal?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<MutationResumeTerminalArgs, 'id'>>;

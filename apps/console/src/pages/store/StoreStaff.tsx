@@ -1,8 +1,9 @@
 import { useMutation } from "@apollo/client/react";
-import { Badge, Button, Group, NativeSelect, Paper, PasswordInput, Table, Text, TextInput, Title } from "@mantine/core";
+import { Button, Group, NativeSelect, Paper, PasswordInput, Table, Text, TextInput, Title } from "@mantine/core";
 import { type FormEvent, useState } from "react";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { notifyDone, notifyError } from "../../components/notify";
+import { isLocked, UserStatusBadge } from "../../components/UserStatusBadge";
 import { CreateStaffDocument, type Role, type StorePageQuery, UnlockStaffDocument } from "../../graphql/graphql";
 import { may } from "../../session/permissions";
 import { useSession } from "../../session/useSession";
@@ -42,20 +43,14 @@ export function StoreStaff({ store }: { store: Store }) {
           </Table.Thead>
           <Table.Tbody>
             {store.staff.map((member) => {
-              const locked = member.pin_locked || member.status === "locked";
+              const locked = isLocked(member);
               return (
                 <Table.Tr key={member.id}>
                   <Table.Td>{member.login_id}</Table.Td>
                   <Table.Td>{member.name ?? "–"}</Table.Td>
                   <Table.Td>{member.role}</Table.Td>
                   <Table.Td>
-                    {locked ? (
-                      <Badge variant="dot" color="red">
-                        locked
-                      </Badge>
-                    ) : (
-                      <Badge variant="dot">{member.status}</Badge>
-                    )}
+                    <UserStatusBadge user={member} />
                   </Table.Td>
                   {manages && (
                     <Table.Td>

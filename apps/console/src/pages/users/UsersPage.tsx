@@ -1,10 +1,11 @@
 import { useMutation, useQuery } from "@apollo/client/react";
-import { Badge, Button, Group, Stack, Table, Text, Title } from "@mantine/core";
+import { Button, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { lazy, Suspense, useState } from "react";
 import { useNavigate } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Loading } from "../../components/Loading";
 import { notifyDone, notifyError } from "../../components/notify";
+import { isLocked, UserStatusBadge } from "../../components/UserStatusBadge";
 import {
   ImpersonateUserDocument,
   LockManagedUserDocument,
@@ -93,7 +94,7 @@ function UserRow({ user, onNewTotp }: { user: ManagedUserFragment; onNewTotp: (u
     variables: { target_user_id: user.id },
     onError: notifyError,
   });
-  const locked = user.status === "locked" || user.pin_locked || Boolean(user.locked_until);
+  const locked = isLocked(user);
 
   async function actAs() {
     const { data } = await impersonate();
@@ -110,13 +111,7 @@ function UserRow({ user, onNewTotp }: { user: ManagedUserFragment; onNewTotp: (u
       <Table.Td>{user.name ?? "–"}</Table.Td>
       <Table.Td>{user.role}</Table.Td>
       <Table.Td>
-        {locked ? (
-          <Badge variant="dot" color="red">
-            locked
-          </Badge>
-        ) : (
-          <Badge variant="dot">{user.status}</Badge>
-        )}
+        <UserStatusBadge user={user} />
       </Table.Td>
       <Table.Td>{user.mfa_enabled ? user.mfa_channel : "none"}</Table.Td>
       <Table.Td>
