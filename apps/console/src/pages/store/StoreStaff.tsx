@@ -3,7 +3,7 @@ import { Button, Group, NativeSelect, Paper, PasswordInput, Table, Text, TextInp
 import { type FormEvent, useState } from "react";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { notifyDone, notifyError } from "../../components/notify";
-import { isLocked, UserStatusBadge } from "../../components/UserStatusBadge";
+import { isLocked, UserCells, UserHeadCells } from "../../components/UserCells";
 import { CreateStaffDocument, type Role, type StorePageQuery, UnlockStaffDocument } from "../../graphql/graphql";
 import { may } from "../../session/permissions";
 import { useSession } from "../../session/useSession";
@@ -34,10 +34,7 @@ export function StoreStaff({ store }: { store: Store }) {
         <Table striped aria-labelledby="staff-title">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>Login id</Table.Th>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Role</Table.Th>
-              <Table.Th>Status</Table.Th>
+              <UserHeadCells />
               {manages && <Table.Th>Actions</Table.Th>}
             </Table.Tr>
           </Table.Thead>
@@ -46,12 +43,7 @@ export function StoreStaff({ store }: { store: Store }) {
               const locked = isLocked(member);
               return (
                 <Table.Tr key={member.id}>
-                  <Table.Td>{member.login_id}</Table.Td>
-                  <Table.Td>{member.name ?? "–"}</Table.Td>
-                  <Table.Td>{member.role}</Table.Td>
-                  <Table.Td>
-                    <UserStatusBadge user={member} />
-                  </Table.Td>
+                  <UserCells user={member} />
                   {manages && (
                     <Table.Td>
                       {locked && (

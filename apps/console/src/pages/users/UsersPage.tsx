@@ -5,7 +5,7 @@ import { useNavigate } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Loading } from "../../components/Loading";
 import { notifyDone, notifyError } from "../../components/notify";
-import { isLocked, UserStatusBadge } from "../../components/UserStatusBadge";
+import { isLocked, UserCells, UserHeadCells } from "../../components/UserCells";
 import {
   ImpersonateUserDocument,
   LockManagedUserDocument,
@@ -45,10 +45,7 @@ export function UsersPage() {
           <Table striped aria-label="Users">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Login id</Table.Th>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>Status</Table.Th>
+                <UserHeadCells />
                 <Table.Th>MFA</Table.Th>
                 <Table.Th>Actions</Table.Th>
               </Table.Tr>
@@ -107,12 +104,7 @@ function UserRow({ user, onNewTotp }: { user: ManagedUserFragment; onNewTotp: (u
 
   return (
     <Table.Tr data-testid={`user-${user.login_id}`}>
-      <Table.Td>{user.login_id}</Table.Td>
-      <Table.Td>{user.name ?? "–"}</Table.Td>
-      <Table.Td>{user.role}</Table.Td>
-      <Table.Td>
-        <UserStatusBadge user={user} />
-      </Table.Td>
+      <UserCells user={user} />
       <Table.Td>{user.mfa_enabled ? user.mfa_channel : "none"}</Table.Td>
       <Table.Td>
         <Group gap="xs">
