@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import { repositoryRoot } from "@pos-cloud/common";
 import { generate } from "otplib";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -46,7 +47,12 @@ export function launchChromium(): Promise<Browser> {
  * A person's login in the console: login id and password, then the TOTP code of `at` (the platform's clock; a code
  * is accepted once, so each login of a user needs a later 30-second step).
  */
-export async function logInInConsole(page: Page, baseUrl: string, user: DemoUser, at: Date) {
+export async function logInInConsole(
+  page: Page,
+  baseUrl: string,
+  user: Pick<DemoUser, "login_id" | "password" | "totp_secret">,
+  at: Date,
+) {
   await page.goto(`${baseUrl}/console/login`);
   await page.getByLabel("Login id").fill(user.login_id);
   await page.getByLabel(/^Password/).fill(user.password!);
@@ -55,4 +61,19 @@ export async function logInInConsole(page: Page, baseUrl: string, user: DemoUser
   await page.getByLabel("Verification code").first().waitFor();
   await page.keyboard.type(code);
   await page.getByRole("button", { name: "Verify" }).click();
+}
+
+/** The serious and critical accessibility violations axe finds on the page as it is now (rule id and nodes). */
+export async function seriousViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => ({ id: violation.id, nodes: violation.nodes.map((node) => node.target.join(" ")) }));
+}
+
+/** With `CONSOLE_SCREENSHOTS=1`, a browser test takes the README's screenshot `docs/console-<name>.png` again. */
+export async function documentationScreenshot(page: Page, name: string) {
+  if (!process.env.CONSOLE_SCREENSHOTS) return;
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.screenshot({ path: join(repositoryRoot, "docs", `console-${name}.png`) });
 }

@@ -1,13 +1,23 @@
+import type { ComponentType } from "react";
 import { createBrowserRouter, Navigate } from "react-router";
 import { Layout } from "./components/Layout";
 import { RouteError } from "./components/RouteError";
+import { may } from "./session/permissions";
 import type { Identity } from "./session/session";
+
+interface Page {
+  path: string;
+  /** In the navigation, for the tiers `shownTo` accepts; pages reached from another (a store) have none. */
+  label?: string;
+  shownTo?: (identity: Identity) => boolean;
+  lazy: () => Promise<{ Component: ComponentType }>;
+}
 
 /**
  * One entry per page: its path, and where it shows in the navigation (label) to the tiers it serves (`shownTo`).
  * Pages load on first visit, so the first load carries only the shell and the login.
  */
-export const pages = [
+export const pages: Page[] = [
   {
     path: "tree",
     label: "Tenant tree",
@@ -48,6 +58,22 @@ export const pages = [
     label: "Audit trail",
     shownTo: (identity: Identity) => identity.tier <= 4,
     lazy: async () => ({ Component: (await import("./pages/audit/AuditPage")).AuditPage }),
+  },
+  {
+    path: "users",
+    label: "Users",
+    shownTo: may.manageUsers,
+    lazy: async () => ({ Component: (await import("./pages/users/UsersPage")).UsersPage }),
+  },
+  {
+    path: "app-updates",
+    label: "App updates",
+    shownTo: may.manageAppVersions,
+    lazy: async () => ({ Component: (await import("./pages/app-updates/AppUpdatesPage")).AppUpdatesPage }),
+  },
+  {
+    path: "stores/:id",
+    lazy: async () => ({ Component: (await import("./pages/store/StorePage")).StorePage }),
   },
 ];
 

@@ -525,6 +525,12 @@ export type InstallStatus =
   /** The version is installed. */
   | 'installed';
 
+/** The store a new terminal will join. */
+export type IssueActivationCodeInput = {
+  /** A store the caller reaches. */
+  store_id: number;
+};
+
 /**
  * A token request in OAuth 2.0's fields (RFC 6749 §4.4, RFC 7523 §2.2). Every field is optional here so that a missing
  * one is answered in OAuth's terms (invalid_request), not as a GraphQL error.
@@ -1185,7 +1191,9 @@ export type UserStatus =
   /** The user may log in. */
   | 'active'
   /** Deactivated or deleted: the user may not log in; the record stays. */
-  | 'inactive';
+  | 'inactive'
+  /** Locked by an administrator until unlocked: the user may not log in. */
+  | 'locked';
 
 /** The second step of a login with MFA: the user from loginUser and the code it received or its app shows. */
 export type VerifyMfaCodeInput = {
@@ -1422,6 +1430,8 @@ export type DecommissionTerminalMutationVariables = Exact<{
 
 export type DecommissionTerminalMutation = { decommissionTerminal: { id: string, serial_number: string, client_id: string | null, merchant_id: number | null, store_id: number | null, public_key_jwk: unknown, status: DeviceStatus, model: string, manufacturer: string, activated_at: string | null, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, latitude: number | null, longitude: number | null, config: unknown, created_at: string, updated_at: string } };
 
+export type ActivationCodeFieldsFragment = { activation_code: string, expires_at: string };
+
 export type GenerateActivationCodeMutationVariables = Exact<{
   input: GenerateActivationCodeInput;
 }>;
@@ -1436,12 +1446,29 @@ export type ActivateDeviceMutationVariables = Exact<{
 
 export type ActivateDeviceMutation = { activateDevice: { id: string, serial_number: string, client_id: string | null, merchant_id: number | null, store_id: number | null, public_key_jwk: unknown, status: DeviceStatus, model: string, manufacturer: string, activated_at: string | null, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, latitude: number | null, longitude: number | null, config: unknown, created_at: string, updated_at: string } };
 
+export type ActivationStatusFieldsFragment = { status: ActivationState, device_id: string | null, client_id: string | null, merchant_id: number | null, store_id: number | null };
+
 export type ActivationStatusQueryVariables = Exact<{
   activation_code: string;
 }>;
 
 
 export type ActivationStatusQuery = { activationStatus: { status: ActivationState, device_id: string | null, client_id: string | null, merchant_id: number | null, store_id: number | null } };
+
+export type IssueActivationCodeMutationVariables = Exact<{
+  input: IssueActivationCodeInput;
+}>;
+
+
+export type IssueActivationCodeMutation = { issueActivationCode: { activation_code: string, expires_at: string } };
+
+export type RegisterDeviceMutationVariables = Exact<{
+  activation_code: string;
+  input: GenerateActivationCodeInput;
+}>;
+
+
+export type RegisterDeviceMutation = { registerDevice: { status: ActivationState, device_id: string | null, client_id: string | null, merchant_id: number | null, store_id: number | null } };
 
 export type JwksQueryVariables = Exact<{
   purpose: KeyPurpose;
@@ -1970,6 +1997,20 @@ export type UnlockMutationVariables = Exact<{
 
 export type UnlockMutation = { unlockUser: { id: string, login_id: string, role: Role, tier: number, psp_id: number | null, merchant_id: number | null, area_id: string | null, store_id: number | null, name: string | null, email: string | null, phone: string | null, mfa_enabled: boolean, mfa_channel: MfaChannel | null, status: UserStatus, locked_until: string | null, pin_locked: boolean, created_at: string, updated_at: string } };
 
+export type LockMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type LockMutation = { lockUser: { id: string, login_id: string, role: Role, tier: number, psp_id: number | null, merchant_id: number | null, area_id: string | null, store_id: number | null, name: string | null, email: string | null, phone: string | null, mfa_enabled: boolean, mfa_channel: MfaChannel | null, status: UserStatus, locked_until: string | null, pin_locked: boolean, created_at: string, updated_at: string } };
+
+export type ResetMfaMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResetMfaMutation = { resetUserMfa: { totp_secret: string | null, totp_uri: string | null, id: string, login_id: string, role: Role, tier: number, psp_id: number | null, merchant_id: number | null, area_id: string | null, store_id: number | null, name: string | null, email: string | null, phone: string | null, mfa_enabled: boolean, mfa_channel: MfaChannel | null, status: UserStatus, locked_until: string | null, pin_locked: boolean, created_at: string, updated_at: string } };
+
 export type StoreStaffQueryVariables = Exact<{
   id: number;
 }>;
@@ -2066,6 +2107,21 @@ export const DeviceFieldsFragmentDoc = new TypedDocumentString(`
   updated_at
 }
     `, {"fragmentName":"DeviceFields"}) as unknown as TypedDocumentString<DeviceFieldsFragment, unknown>;
+export const ActivationCodeFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ActivationCodeFields on ActivationCode {
+  activation_code
+  expires_at
+}
+    `, {"fragmentName":"ActivationCodeFields"}) as unknown as TypedDocumentString<ActivationCodeFieldsFragment, unknown>;
+export const ActivationStatusFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ActivationStatusFields on ActivationStatus {
+  status
+  device_id
+  client_id
+  merchant_id
+  store_id
+}
+    `, {"fragmentName":"ActivationStatusFields"}) as unknown as TypedDocumentString<ActivationStatusFieldsFragment, unknown>;
 export const ClientPartnerFieldsFragmentDoc = new TypedDocumentString(`
     fragment ClientPartnerFields on ClientPartner {
   id
@@ -3040,11 +3096,13 @@ export const DecommissionTerminalDocument = new TypedDocumentString(`
 export const GenerateActivationCodeDocument = new TypedDocumentString(`
     mutation GenerateActivationCode($input: GenerateActivationCodeInput!) {
   generateActivationCode(input: $input) {
-    activation_code
-    expires_at
+    ...ActivationCodeFields
   }
 }
-    `) as unknown as TypedDocumentString<GenerateActivationCodeMutation, GenerateActivationCodeMutationVariables>;
+    fragment ActivationCodeFields on ActivationCode {
+  activation_code
+  expires_at
+}`) as unknown as TypedDocumentString<GenerateActivationCodeMutation, GenerateActivationCodeMutationVariables>;
 export const ActivateDeviceDocument = new TypedDocumentString(`
     mutation ActivateDevice($input: ActivateDeviceInput!) {
   activateDevice(input: $input) {
@@ -3074,14 +3132,39 @@ export const ActivateDeviceDocument = new TypedDocumentString(`
 export const ActivationStatusDocument = new TypedDocumentString(`
     query ActivationStatus($activation_code: String!) {
   activationStatus(activation_code: $activation_code) {
-    status
-    device_id
-    client_id
-    merchant_id
-    store_id
+    ...ActivationStatusFields
   }
 }
-    `) as unknown as TypedDocumentString<ActivationStatusQuery, ActivationStatusQueryVariables>;
+    fragment ActivationStatusFields on ActivationStatus {
+  status
+  device_id
+  client_id
+  merchant_id
+  store_id
+}`) as unknown as TypedDocumentString<ActivationStatusQuery, ActivationStatusQueryVariables>;
+export const IssueActivationCodeDocument = new TypedDocumentString(`
+    mutation IssueActivationCode($input: IssueActivationCodeInput!) {
+  issueActivationCode(input: $input) {
+    ...ActivationCodeFields
+  }
+}
+    fragment ActivationCodeFields on ActivationCode {
+  activation_code
+  expires_at
+}`) as unknown as TypedDocumentString<IssueActivationCodeMutation, IssueActivationCodeMutationVariables>;
+export const RegisterDeviceDocument = new TypedDocumentString(`
+    mutation RegisterDevice($activation_code: String!, $input: GenerateActivationCodeInput!) {
+  registerDevice(activation_code: $activation_code, input: $input) {
+    ...ActivationStatusFields
+  }
+}
+    fragment ActivationStatusFields on ActivationStatus {
+  status
+  device_id
+  client_id
+  merchant_id
+  store_id
+}`) as unknown as TypedDocumentString<RegisterDeviceMutation, RegisterDeviceMutationVariables>;
 export const JwksDocument = new TypedDocumentString(`
     query Jwks($purpose: KeyPurpose!) {
   jwks(purpose: $purpose)
@@ -5114,6 +5197,63 @@ export const UnlockDocument = new TypedDocumentString(`
   created_at
   updated_at
 }`) as unknown as TypedDocumentString<UnlockMutation, UnlockMutationVariables>;
+export const LockDocument = new TypedDocumentString(`
+    mutation Lock($id: ID!) {
+  lockUser(id: $id) {
+    ...UserFields
+  }
+}
+    fragment UserFields on User {
+  id
+  login_id
+  role
+  tier
+  psp_id
+  merchant_id
+  area_id
+  store_id
+  name
+  email
+  phone
+  mfa_enabled
+  mfa_channel
+  status
+  locked_until
+  pin_locked
+  created_at
+  updated_at
+}`) as unknown as TypedDocumentString<LockMutation, LockMutationVariables>;
+export const ResetMfaDocument = new TypedDocumentString(`
+    mutation ResetMfa($id: ID!) {
+  resetUserMfa(id: $id) {
+    ...UserWithSecretFields
+  }
+}
+    fragment UserFields on User {
+  id
+  login_id
+  role
+  tier
+  psp_id
+  merchant_id
+  area_id
+  store_id
+  name
+  email
+  phone
+  mfa_enabled
+  mfa_channel
+  status
+  locked_until
+  pin_locked
+  created_at
+  updated_at
+}
+fragment UserWithSecretFields on User {
+  ...UserFields
+  totp_secret
+  totp_uri
+}`) as unknown as TypedDocumentString<ResetMfaMutation, ResetMfaMutationVariables>;
 export const StoreStaffDocument = new TypedDocumentString(`
     query StoreStaff($id: Int!) {
   storeStaff(store_id: $id) {

@@ -4,6 +4,8 @@ import {
   ActivationStatusDocument,
   DecommissionTerminalDocument,
   GenerateActivationCodeDocument,
+  IssueActivationCodeDocument,
+  RegisterDeviceDocument,
   RegisterTerminalDocument,
   ResumeTerminalDocument,
   StoreDevicesDocument,
@@ -17,6 +19,14 @@ import { integerParam, pageParams } from "../params";
 import type { RestRequest, RestRoute } from "../router";
 
 const terminal = ({ params }: RestRequest) => ({ id: params.id });
+/** The request body is the mutation's `input`. */
+const input = ({ body }: RestRequest) => ({ input: body.fields });
+/** A terminal's registration: its code beside what it says of itself, in one flat body. */
+const registration = ({ body }: RestRequest) => {
+  if (!body.fields || typeof body.fields !== "object" || Array.isArray(body.fields)) return { input: body.fields };
+  const { activation_code, ...device } = body.fields as Record<string, unknown>;
+  return { activation_code, input: device };
+};
 /** A change of one terminal: the request body is the mutation's `input`. */
 const terminalChange = ({ params, body }: RestRequest) => ({ id: params.id, input: body.fields });
 
@@ -41,16 +51,9 @@ export const deviceRoutes: RestRoute[] = [
     }),
     { page: true },
   ),
-  route(
-    "POST",
-    "/api/v1/terminals",
-    "registerTerminal",
-    RegisterTerminalDocument,
-    ({ body }) => ({ input: body.fields }),
-    {
-      status: 201,
-    },
-  ),
+  route("POST", "/api/v1/terminals", "registerTerminal", RegisterTerminalDocument, input, {
+    status: 201,
+  }),
   route("GET", "/api/v1/terminals/:id", "terminal", TerminalDocument, terminal),
   route("PATCH", "/api/v1/terminals/:id", "updateTerminal", UpdateTerminalDocument, terminalChange),
   route("POST", "/api/v1/terminals/:id/suspend", "suspendTerminal", SuspendTerminalDocument, terminal),
@@ -62,12 +65,22 @@ export const deviceRoutes: RestRoute[] = [
     "/api/v1/device/provision/generateActivationCode",
     "generateActivationCode",
     GenerateActivationCodeDocument,
-    ({ body }) => ({ input: body.fields }),
+    input,
     { status: 201 },
   ),
-  route("POST", "/api/v1/device/provision/activate", "activateDevice", ActivateDeviceDocument, ({ body }) => ({
-    input: body.fields,
-  })),
+  route(
+    "POST",
+    "/api/v1/device/provision/issueActivationCode",
+    "issueActivationCode",
+    IssueActivationCodeDocument,
+    input,
+    { status: 201 },
+  ),
+  route("POST", "/api/v1/device/provision/register", "registerDevice", RegisterDeviceDocument, registration, {
+    status: 201,
+    anonymous: true,
+  }),
+  route("POST", "/api/v1/device/provision/activate", "activateDevice", ActivateDeviceDocument, input),
   route(
     "GET",
     "/api/v1/device/provision/activationStatus",

@@ -3,6 +3,8 @@ import { operationRoute } from "../operation-route";
 import {
   CreateUserDocument,
   DeleteUserDocument,
+  LockDocument,
+  ResetMfaDocument,
   StoreStaffDocument,
   UnlockDocument,
   UpdateUserDocument,
@@ -61,6 +63,8 @@ export const userRoutes: RestRoute[] = [
   },
   operationRoute("DELETE", "/api/v1/users/:id", "deleteUser", DeleteUserDocument, byId),
   operationRoute("POST", "/api/v1/users/:id/unlock", "unlockUser", UnlockDocument, byId),
+  operationRoute("POST", "/api/v1/users/:id/lock", "lockUser", LockDocument, byId),
+  operationRoute("POST", "/api/v1/users/:id/mfa/reset", "resetUserMfa", ResetMfaDocument, byId),
   operationRoute("GET", "/api/v1/stores/:id/staff", "storeStaff", StoreStaffDocument, ({ params }) => ({
     id: Number(params.id),
   })),

@@ -57,6 +57,7 @@ export interface PortalContext extends PortalServices {
     devices: ReturnType<DeviceService["loader"]>;
     areas: ReturnType<AreaService["loader"]>;
     staff: ReturnType<UserService["staffLoader"]>;
+    installed: ReturnType<AppUpdateService["installedLoader"]>;
   };
   references: TenantReferences & { device: ReturnType<DeviceService["references"]> };
 }
@@ -93,6 +94,7 @@ export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
       devices: devices.loader(caller),
       areas: areas.loader(caller),
       staff: users.staffLoader(caller),
+      installed: appUpdates.installedLoader(),
     },
     references: { ...tenants.references(caller), device: devices.references(caller) },
   };

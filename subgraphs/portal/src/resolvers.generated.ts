@@ -129,6 +129,8 @@ export type AppVersion = {
   app_name: Scalars['String']['output'];
   /** When the version was registered. */
   created_at: Scalars['DateTime']['output'];
+  /** The devices the caller may see whose latest successful install of this app is this version. */
+  devices: Array<Device>;
   /** Devices that receive this version while it is beta. */
   enrolled_device_ids: Array<Scalars['ID']['output']>;
   /** The version's id. */
@@ -400,6 +402,8 @@ export type Device = {
   __typename?: 'Device';
   /** When staff activated the device for its store; null before. */
   activated_at?: Maybe<Scalars['DateTime']['output']>;
+  /** What the device runs of each terminal app, from its install reports; empty before any report. */
+  app_versions: Array<InstalledAppVersion>;
   /** Last reported battery charge in percent. */
   battery_level?: Maybe<Scalars['Int']['output']>;
   /** The OAuth 2.0 client identifier, issued at activation. */
@@ -526,6 +530,25 @@ export type InstallStatus =
   | 'failed'
   /** The version is installed. */
   | 'installed';
+
+/** A version of a terminal app a device runs: the one its latest successful install report names. */
+export type InstalledAppVersion = {
+  __typename?: 'InstalledAppVersion';
+  /** business-app, qr-app or credit-card-app; null when the device's report did not name the app. */
+  app_name?: Maybe<Scalars['String']['output']>;
+  /** When the device reported the install. */
+  installed_at: Scalars['DateTime']['output'];
+  /** The build number installed. */
+  version_code: Scalars['Int']['output'];
+  /** The version's display name; null when that build is not registered. */
+  version_name?: Maybe<Scalars['String']['output']>;
+};
+
+/** The store a new terminal will join. */
+export type IssueActivationCodeInput = {
+  /** A store the caller reaches. */
+  store_id: Scalars['Int']['input'];
+};
 
 /**
  * A token request in OAuth 2.0's fields (RFC 6749 §4.4, RFC 7523 §2.2). Every field is optional here so that a missing
@@ -699,12 +722,16 @@ export type Mutation = {
   generateActivationCode: ActivationCode;
   /** Acts as a user of a strictly lower tier, for support; audit-logged. */
   impersonateUser: ImpersonationToken;
+  /** Staff of L4 or above issue a code for a terminal still to come to a store they reach; shown once, valid 24 hours. */
+  issueActivationCode: ActivationCode;
   /**
    * OAuth 2.0 client credentials with a private-key JWT client assertion (RFC 7523), ES256 with the device's
    * registered key. Errors carry details.error in OAuth's terms (invalid_request, invalid_client, invalid_grant,
    * unsupported_grant_type).
    */
   issueDeviceToken: DeviceToken;
+  /** Locks a user until unlockUser (L4 or higher, above the user): no login, no refresh, and its sessions end now. */
+  lockUser: User;
   /** Password login with a login id or an e-mail address. */
   loginUser: LoginResult;
   /** Ends the session of the refresh token, or all sessions of the calling user. */
@@ -717,8 +744,18 @@ export type Mutation = {
   refreshToken: TokenPair;
   /** Registers a build of a terminal app; it reaches no device until it is published. */
   registerAppVersion: AppVersion;
+  /**
+   * Unauthenticated: a terminal registers with a code its store issued and is bound to that store at once; rate-limited
+   * per address and serial number like generateActivationCode.
+   */
+  registerDevice: ActivationStatus;
   /** Registers a terminal for a store ahead of provisioning. */
   registerTerminal: Device;
+  /**
+   * Gives an L0 to L4 user a new TOTP secret (shown once, in this answer) in place of its MFA channel, for a lost
+   * authenticator (L4 or higher, above the user); the user's sessions end.
+   */
+  resetUserMfa: User;
   /** Lets a suspended device work again. */
   resumeTerminal: Device;
   /** Sends the user an MFA code over its channel (nothing is sent for TOTP). */
@@ -727,7 +764,7 @@ export type Mutation = {
   suspendTerminal: Device;
   /** Moves a device to another store of the same merchant. */
   transferTerminal: Device;
-  /** Lifts a PIN lock or a login lockout. */
+  /** Lifts a PIN lock, a login lockout or a lock by lockUser (L4 or higher, above the user); a deactivated user stays so. */
   unlockUser: User;
   /** Changes who is offered a version; only the fields given change. */
   updateAppVersion: AppVersion;
@@ -835,8 +872,20 @@ export type MutationImpersonateUserArgs = {
 
 
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
+export type MutationIssueActivationCodeArgs = {
+  input: IssueActivationCodeInput;
+};
+
+
+/** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationIssueDeviceTokenArgs = {
   input: IssueDeviceTokenInput;
+};
+
+
+/** Writes: create and change tenants, users and devices, log in, and move payments. */
+export type MutationLockUserArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -877,8 +926,21 @@ export type MutationRegisterAppVersionArgs = {
 
 
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
+export type MutationRegisterDeviceArgs = {
+  activation_code: Scalars['String']['input'];
+  input: GenerateActivationCodeInput;
+};
+
+
+/** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationRegisterTerminalArgs = {
   input: RegisterTerminalInput;
+};
+
+
+/** Writes: create and change tenants, users and devices, log in, and move payments. */
+export type MutationResetUserMfaArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1725,7 +1787,9 @@ export type UserStatus =
   /** The user may log in. */
   | 'active'
   /** Deactivated or deleted: the user may not log in; the record stays. */
-  | 'inactive';
+  | 'inactive'
+  /** Locked by an administrator until unlocked: the user may not log in. */
+  | 'locked';
 
 /** The second step of a login with MFA: the user from loginUser and the code it received or its app shows. */
 export type VerifyMfaCodeInput = {
@@ -1883,6 +1947,8 @@ export type ResolversTypes = {
   GenerateActivationCodeInput: ResolverTypeWrapper<any>;
   ImpersonationToken: ResolverTypeWrapper<any>;
   InstallStatus: ResolverTypeWrapper<any>;
+  InstalledAppVersion: ResolverTypeWrapper<any>;
+  IssueActivationCodeInput: ResolverTypeWrapper<any>;
   IssueDeviceTokenInput: ResolverTypeWrapper<any>;
   JSON: ResolverTypeWrapper<any>;
   JSONObject: ResolverTypeWrapper<any>;
@@ -1966,6 +2032,8 @@ export type ResolversParentTypes = {
   DeviceToken: any;
   GenerateActivationCodeInput: any;
   ImpersonationToken: any;
+  InstalledAppVersion: any;
+  IssueActivationCodeInput: any;
   IssueDeviceTokenInput: any;
   JSON: any;
   JSONObject: any;
@@ -2041,6 +2109,7 @@ export type AppVersionResolvers<ContextType = PortalContext, ParentType extends 
   apk_url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   app_name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  devices?: Resolver<Array<ResolversTypes['Device']>, ParentType, ContextType>;
   enrolled_device_ids?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   is_mandatory?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -2101,6 +2170,7 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export type DeviceResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['Device'] = ResolversParentTypes['Device'], FederationReferenceType extends FederationReferenceTypes['Device'] = FederationReferenceTypes['Device']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Device']> | FederationReferenceType, FederationReferenceType, ContextType>;
   activated_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  app_versions?: Resolver<Array<ResolversTypes['InstalledAppVersion']>, ParentType, ContextType>;
   battery_level?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   client_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   config?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
@@ -2137,6 +2207,13 @@ export type ImpersonationTokenResolvers<ContextType = PortalContext, ParentType 
   access_token?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   expires_in?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   token_type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type InstalledAppVersionResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['InstalledAppVersion'] = ResolversParentTypes['InstalledAppVersion']> = {
+  app_name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  installed_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  version_code?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  version_name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
@@ -2215,14 +2292,18 @@ export type MutationResolvers<ContextType = PortalContext, ParentType extends Re
   deleteUser?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<MutationDeleteUserArgs, 'id'>>;
   generateActivationCode?: Resolver<ResolversTypes['ActivationCode'], ParentType, ContextType, RequireFields<MutationGenerateActivationCodeArgs, 'input'>>;
   impersonateUser?: Resolver<ResolversTypes['ImpersonationToken'], ParentType, ContextType, RequireFields<MutationImpersonateUserArgs, 'target_user_id'>>;
+  issueActivationCode?: Resolver<ResolversTypes['ActivationCode'], ParentType, ContextType, RequireFields<MutationIssueActivationCodeArgs, 'input'>>;
   issueDeviceToken?: Resolver<ResolversTypes['DeviceToken'], ParentType, ContextType, RequireFields<MutationIssueDeviceTokenArgs, 'input'>>;
+  lockUser?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<MutationLockUserArgs, 'id'>>;
   loginUser?: Resolver<ResolversTypes['LoginResult'], ParentType, ContextType, RequireFields<MutationLoginUserArgs, 'input'>>;
   logout?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, Partial<MutationLogoutArgs>>;
   pinLogin?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationPinLoginArgs, 'input'>>;
   publishAppVersion?: Resolver<ResolversTypes['AppVersion'], ParentType, ContextType, RequireFields<MutationPublishAppVersionArgs, 'id'>>;
   refreshToken?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationRefreshTokenArgs, 'refresh_token'>>;
   registerAppVersion?: Resolver<ResolversTypes['AppVersion'], ParentType, ContextType, RequireFields<MutationRegisterAppVersionArgs, 'input'>>;
+  registerDevice?: Resolver<ResolversTypes['ActivationStatus'], ParentType, ContextType, RequireFields<MutationRegisterDeviceArgs, 'activation_code' | 'input'>>;
   registerTerminal?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<MutationRegisterTerminalArgs, 'input'>>;
+  resetUserMfa?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<MutationResetUserMfaArgs, 'id'>>;
   resumeTerminal?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<MutationResumeTerminalArgs, 'id'>>;
   sendMfaCode?: Resolver<ResolversTypes['MfaSendResult'], ParentType, ContextType, RequireFields<MutationSendMfaCodeArgs, 'user_id'>>;
   suspendTerminal?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<MutationSuspendTerminalArgs, 'id'>>;
@@ -2392,6 +2473,7 @@ export type Resolvers<ContextType = PortalContext> = {
   DevicePage?: DevicePageResolvers<ContextType>;
   DeviceToken?: DeviceTokenResolvers<ContextType>;
   ImpersonationToken?: ImpersonationTokenResolvers<ContextType>;
+  InstalledAppVersion?: InstalledAppVersionResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   JSONObject?: GraphQLScalarType;
   LoginResult?: LoginResultResolvers<ContextType>;

@@ -27,7 +27,11 @@ export function Layout() {
   }
 
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !opened } }}>
+    <AppShell
+      padding="md"
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !opened } }}
+    >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
           <Group>
@@ -50,8 +54,14 @@ export function Layout() {
         {pages.map(
           (page) =>
             page.label &&
-            page.shownTo(identity) && (
-              <NavLink key={page.path} component={RouterLink} to={`/${page.path}`} label={page.label} />
+            page.shownTo?.(identity) && (
+              <NavLink
+                key={page.path}
+                component={RouterLink}
+                to={`/${page.path}`}
+                label={page.label}
+                variant="filled"
+              />
             ),
         )}
       </AppShell.Navbar>

@@ -25,11 +25,11 @@ const colors: Record<string, string> = {
   cancelled: "dark",
 };
 
-/** A status as the API spells it, coloured by what it means for the person looking. */
+/** A status as the API spells it, with a dot coloured by what it means (the text keeps the contrast of body text). */
 export function StatusBadge({ status }: { status?: string | null }) {
   if (!status) return null;
   return (
-    <Badge variant="light" color={colors[status] ?? "gray"}>
+    <Badge variant="dot" color={colors[status] ?? "gray"}>
       {status.replaceAll("_", " ")}
     </Badge>
   );

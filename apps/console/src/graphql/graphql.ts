@@ -5,6 +5,18 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** A postal address; every part is optional. */
+export type AddressInput = {
+  /** City, up to 100 characters. */
+  city?: string | null | undefined;
+  /** ISO 3166-1 alpha-2 country code, for example JP. */
+  country?: string | null | undefined;
+  /** Postal code, up to 20 characters. */
+  postal_code?: string | null | undefined;
+  /** Street and number, up to 200 characters. */
+  street?: string | null | undefined;
+};
+
 /** A webhook URL for an API key. */
 export type ApiKeyWebhookInput = {
   /** The API key's client_id. */
@@ -126,6 +138,32 @@ export type MfaChannel =
   /** An authenticator app (TOTP); nothing is sent. */
   | 'totp';
 
+/** One opening period of a day, 24-hour HH:MM. */
+export type OpeningPeriodInput = {
+  /** Closing time, HH:MM. */
+  close: string;
+  /** Opening time, HH:MM. */
+  open: string;
+};
+
+/** A store's opening periods per weekday, up to 4 per day; a day left out has none set. */
+export type OperatingHoursInput = {
+  /** Friday. */
+  fri?: Array<OpeningPeriodInput> | null | undefined;
+  /** Monday. */
+  mon?: Array<OpeningPeriodInput> | null | undefined;
+  /** Saturday. */
+  sat?: Array<OpeningPeriodInput> | null | undefined;
+  /** Sunday. */
+  sun?: Array<OpeningPeriodInput> | null | undefined;
+  /** Thursday. */
+  thu?: Array<OpeningPeriodInput> | null | undefined;
+  /** Tuesday. */
+  tue?: Array<OpeningPeriodInput> | null | undefined;
+  /** Wednesday. */
+  wed?: Array<OpeningPeriodInput> | null | undefined;
+};
+
 /** Where an order is in its lifecycle. */
 export type OrderStatus =
   /** A bill collects it; items are fixed. */
@@ -136,6 +174,15 @@ export type OrderStatus =
   | 'completed'
   /** Taken; items may change. */
   | 'open';
+
+/** The receipt paper level a device reports. */
+export type PaperStatus =
+  /** No paper left. */
+  | 'EMPTY'
+  /** Paper is running low. */
+  | 'LOW'
+  /** Enough paper. */
+  | 'OK';
 
 /** Where a partner webhook delivery stands. */
 export type PartnerWebhookDeliveryStatus =
@@ -164,6 +211,22 @@ export type PaymentIntentStatus =
   | 'requires_payment_method'
   /** Paid (and captured, when captured separately). */
   | 'succeeded';
+
+/**
+ * A payment method a merchant, store or terminal can offer. The gateway's PaymentMethodType plus emoney, which the
+ * spec lists as a method with no gateway type yet; the values are the spec's wire strings.
+ */
+export type PaymentMethodOption =
+  /** Cash at the till. */
+  | 'cash'
+  /** Credit card, through the terminal's card app. */
+  | 'credit_card'
+  /** Electronic money, through an external app on the terminal. */
+  | 'emoney'
+  /** QR code shown by the payer (consumer-presented mode), scanned by the terminal. */
+  | 'qr_cpm'
+  /** QR code shown by the merchant (merchant-presented mode), scanned by the payer. */
+  | 'qr_mpm';
 
 /** The POS payment methods. */
 export type PosPaymentMethodType =
@@ -196,6 +259,38 @@ export type PosRefundStatus =
   /** Given back; the payment and the bill show it. */
   | 'succeeded';
 
+/** The store's receipt printer. */
+export type PrinterConfigInput = {
+  /** Host name or address of the printer. */
+  address: string;
+  /** Port, 1 to 65535. */
+  port: number;
+  /** How the terminal talks to the printer. */
+  protocol: PrinterProtocol;
+};
+
+/** How a terminal talks to its receipt printer. */
+export type PrinterProtocol =
+  /** Bluetooth. */
+  | 'bluetooth'
+  /** ESC/POS over TCP. */
+  | 'escpos_tcp'
+  /** Star's protocol over TCP. */
+  | 'star_tcp'
+  /** USB. */
+  | 'usb';
+
+/** How receipts reach a store's customers. */
+export type ReceiptDelivery =
+  /** Sent by e-mail. */
+  | 'email'
+  /** No receipt. */
+  | 'none'
+  /** Printed at the till. */
+  | 'print'
+  /** Sent by SMS. */
+  | 'sms';
+
 /** The kinds of receipt a payment has. */
 export type ReceiptType =
   /** A receipt (領収書). */
@@ -214,6 +309,37 @@ export type RefundPosPaymentInput = {
   /** That staff member's PIN (its password from L4 up): required when the caller is below L5 (staff, a terminal). */
   staff_pin?: string | null | undefined;
 };
+
+/** A new build of a terminal app. The formats are checked by the service; a refused value names its field. */
+export type RegisterAppVersionInput = {
+  /** sha256: followed by 64 lowercase hex digits. */
+  apk_checksum: string;
+  /** Size of the APK in bytes. */
+  apk_size: number;
+  /** https URL the devices download the APK from. */
+  apk_url: string;
+  /** business-app, qr-app or credit-card-app. */
+  app_name: string;
+  /** True when devices must install it before they go on; default false. */
+  is_mandatory?: boolean | null | undefined;
+  /** The oldest Android version the build runs on, such as 11 or 11.0.1. */
+  min_os_version: string;
+  /** What changed, up to 10000 characters; default empty. */
+  release_notes?: string | null | undefined;
+  /** Build number, 1 to 2100000000; higher is newer, unique per app. */
+  version_code: number;
+  /** Display name of the version, 1 to 50 characters, for example 2.4.0. */
+  version_name: string;
+};
+
+/** Who is offered an app version. */
+export type ReleaseStatus =
+  /** Only the devices enrolled in the version. */
+  | 'beta'
+  /** No device; devices on it are offered a newer version. */
+  | 'deprecated'
+  /** Devices within the rollout percentage. */
+  | 'stable';
 
 /** A human user's role, one per tier (the number in brackets). */
 export type Role =
@@ -257,6 +383,101 @@ export type TenantStatus =
   /** Deactivated; the record and its history stay. */
   | 'inactive';
 
+/** Changes to an app version: only the fields given change. */
+export type UpdateAppVersionInput = {
+  /** Devices to enroll in the version while it is beta, up to 1000. */
+  enroll_device_ids?: Array<string | number> | null | undefined;
+  /** True when devices must install it before they go on. */
+  is_mandatory?: boolean | null | undefined;
+  /** What changed, up to 10000 characters. */
+  release_notes?: string | null | undefined;
+  /** Who is offered the version. */
+  release_status?: ReleaseStatus | null | undefined;
+  /** Share of devices (0 to 100) that are offered the version. */
+  rollout_percentage?: number | null | undefined;
+  /** Devices to take out of the version's enrollment, up to 1000. */
+  unenroll_device_ids?: Array<string | number> | null | undefined;
+};
+
+/** Changes to a store: only the fields given change. The formats are those of CreateStoreInput. */
+export type UpdateStoreInput = {
+  /** The store's address. */
+  address?: AddressInput | null | undefined;
+  /** 1 to 32 letters, digits, '-' or '_', starting with a letter or digit; unique within the merchant. */
+  code?: string | null | undefined;
+  /** E-mail address of the store. */
+  contact_email?: string | null | undefined;
+  /** Phone number of the store, E.164 recommended. */
+  contact_phone?: string | null | undefined;
+  /** Payment methods the store's terminals offer, up to 10. */
+  enabled_payment_methods?: Array<PaymentMethodOption> | null | undefined;
+  /** Latitude in degrees, -90 to 90. */
+  latitude?: number | null | undefined;
+  /** Longitude in degrees, -180 to 180. */
+  longitude?: number | null | undefined;
+  /** Display name, 1 to 200 characters. */
+  name?: string | null | undefined;
+  /** Opening periods per weekday. */
+  operating_hours?: OperatingHoursInput | null | undefined;
+  /** Payment configuration; overrides the merchant's key by key. */
+  payment_config?: Record<string, unknown> | null | undefined;
+  /** The store's receipt printer. */
+  printer_config?: PrinterConfigInput | null | undefined;
+  /** Write-only: per provider code, an object of string fields. */
+  provider_credentials?: Record<string, unknown> | null | undefined;
+  /** How receipts reach customers, up to 4. */
+  receipt_delivery?: Array<ReceiptDelivery> | null | undefined;
+  /** Header, footer and other receipt options of the store. */
+  receipt_settings?: Record<string, unknown> | null | undefined;
+  /** active or inactive. */
+  status?: TenantStatus | null | undefined;
+  /** Names of the store's tables, 1 to 20 characters each, up to 500. */
+  table_assignments?: Array<string> | null | undefined;
+  /** Percent, 0 to 100, at most 2 decimals. */
+  tax_rate?: number | null | undefined;
+};
+
+/** A user's writable fields; on update only the fields given change. */
+export type UserInput = {
+  /** The area, for an area manager (L3). */
+  area_id?: string | number | null | undefined;
+  /** E-mail address. */
+  email?: string | null | undefined;
+  /** Refused: login ids are generated by the server and never change. */
+  login_id?: string | null | undefined;
+  /** The merchant, for L2 and below. */
+  merchant_id?: number | null | undefined;
+  /** Where the second factor is sent. */
+  mfa_channel?: MfaChannel | null | undefined;
+  /** Whether login asks for a second factor. */
+  mfa_enabled?: boolean | null | undefined;
+  /** Display name. */
+  name?: string | null | undefined;
+  /** L0 to L4: 12 to 256 characters. */
+  password?: string | null | undefined;
+  /** Phone number. */
+  phone?: string | null | undefined;
+  /** L5 and L6: 6 digits. */
+  pin?: string | null | undefined;
+  /** The PSP, for L1 and below. */
+  psp_id?: number | null | undefined;
+  /** The role; required on create, strictly below the caller's tier. */
+  role?: Role | null | undefined;
+  /** Whether the user may log in. */
+  status?: UserStatus | null | undefined;
+  /** The store, for L4 and below. */
+  store_id?: number | null | undefined;
+};
+
+/** Whether a user may log in. */
+export type UserStatus =
+  /** The user may log in. */
+  | 'active'
+  /** Deactivated or deleted: the user may not log in; the record stays. */
+  | 'inactive'
+  /** Locked by an administrator until unlocked: the user may not log in. */
+  | 'locked';
+
 /** The second step of a login with MFA: the user from loginUser and the code it received or its app shows. */
 export type VerifyMfaCodeInput = {
   /** The MFA code, as sent or as the authenticator app shows it. */
@@ -266,6 +487,35 @@ export type VerifyMfaCodeInput = {
 };
 
 export type PaymentRowFragment = { id: string, store_id: number, created_at: string, status: PosPaymentStatus, total_amount: number, refund_amount: number, payment_method: { type: PosPaymentMethodType } };
+
+export type AppVersionsPageQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AppVersionsPageQuery = { appVersions: { total_count: number, nodes: Array<{ id: number, app_name: string, version_code: number, version_name: string, release_status: ReleaseStatus, rollout_percentage: number, is_mandatory: boolean, published_at: string | null, devices: Array<{ id: string, serial_number: string }> }> } };
+
+export type AppVersionRowFragment = { id: number, app_name: string, version_code: number, version_name: string, release_status: ReleaseStatus, rollout_percentage: number, is_mandatory: boolean, published_at: string | null, devices: Array<{ id: string, serial_number: string }> };
+
+export type RegisterVersionMutationVariables = Exact<{
+  input: RegisterAppVersionInput;
+}>;
+
+
+export type RegisterVersionMutation = { registerAppVersion: { id: number, app_name: string, version_code: number, version_name: string, release_status: ReleaseStatus, rollout_percentage: number, is_mandatory: boolean, published_at: string | null, devices: Array<{ id: string, serial_number: string }> } };
+
+export type SetRolloutMutationVariables = Exact<{
+  id: number;
+  input: UpdateAppVersionInput;
+}>;
+
+
+export type SetRolloutMutation = { updateAppVersion: { id: number, app_name: string, version_code: number, version_name: string, release_status: ReleaseStatus, rollout_percentage: number, is_mandatory: boolean, published_at: string | null, devices: Array<{ id: string, serial_number: string }> } };
+
+export type PublishVersionMutationVariables = Exact<{
+  id: number;
+}>;
+
+
+export type PublishVersionMutation = { publishAppVersion: { id: number, app_name: string, version_code: number, version_name: string, release_status: ReleaseStatus, rollout_percentage: number, is_mandatory: boolean, published_at: string | null, devices: Array<{ id: string, serial_number: string }> } };
 
 export type AuditTrailQueryVariables = Exact<{
   filter?: AuditLogFilter | null | undefined;
@@ -396,6 +646,68 @@ export type RefundPaymentMutationVariables = Exact<{
 
 export type RefundPaymentMutation = { refundPosPayment: { refund: { id: string, amount: number, status: PosRefundStatus }, payment: { id: string, status: PosPaymentStatus, refund_amount: number } } };
 
+export type StorePageQueryVariables = Exact<{
+  id: number;
+}>;
+
+
+export type StorePageQuery = { store: { id: number, name: string, code: string, status: TenantStatus, contact_email: string | null, contact_phone: string | null, tax_rate: number | null, merchant: { id: number, name: string, terminal_limit_per_store: number | null }, devices: Array<{ id: string, serial_number: string, model: string, status: DeviceStatus, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, app_versions: Array<{ app_name: string | null, version_code: number, version_name: string | null }> }>, staff: Array<{ id: string, login_id: string, name: string | null, role: Role, status: UserStatus, pin_locked: boolean }> } };
+
+export type StoreDeviceFragment = { id: string, serial_number: string, model: string, status: DeviceStatus, last_connected_at: string | null, battery_level: number | null, paper_status: PaperStatus | null, app_versions: Array<{ app_name: string | null, version_code: number, version_name: string | null }> };
+
+export type StaffMemberFragment = { id: string, login_id: string, name: string | null, role: Role, status: UserStatus, pin_locked: boolean };
+
+export type UpdateStoreDetailsMutationVariables = Exact<{
+  id: number;
+  input: UpdateStoreInput;
+}>;
+
+
+export type UpdateStoreDetailsMutation = { updateStore: { id: number, name: string, contact_email: string | null, contact_phone: string | null, tax_rate: number | null } };
+
+export type UpdateTerminalLimitMutationVariables = Exact<{
+  id: number;
+  limit?: number | null | undefined;
+}>;
+
+
+export type UpdateTerminalLimitMutation = { updateMerchant: { id: number, terminal_limit_per_store: number | null } };
+
+export type IssueStoreActivationCodeMutationVariables = Exact<{
+  store_id: number;
+}>;
+
+
+export type IssueStoreActivationCodeMutation = { issueActivationCode: { activation_code: string, expires_at: string } };
+
+export type SuspendDeviceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type SuspendDeviceMutation = { suspendTerminal: { id: string, status: DeviceStatus } };
+
+export type ResumeDeviceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResumeDeviceMutation = { resumeTerminal: { id: string, status: DeviceStatus } };
+
+export type CreateStaffMutationVariables = Exact<{
+  input: UserInput;
+}>;
+
+
+export type CreateStaffMutation = { createUser: { id: string, login_id: string, name: string | null, role: Role, status: UserStatus, pin_locked: boolean } };
+
+export type UnlockStaffMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type UnlockStaffMutation = { unlockUser: { id: string, login_id: string, name: string | null, role: Role, status: UserStatus, pin_locked: boolean } };
+
 export type TenantTreeQueryVariables = Exact<{
   fromPsps: boolean;
   fromMerchants: boolean;
@@ -408,6 +720,41 @@ export type TenantTreeQuery = { psps?: { total_count: number, nodes: Array<{ id:
 export type MerchantBranchFragment = { id: number, name: string, code: string, areas: Array<{ id: string, name: string }>, stores: Array<{ id: number, name: string, code: string, area_id: string | null, status: TenantStatus, open_orders_count: number, payment_intents_count: number, devices: Array<{ id: string, serial_number: string, status: DeviceStatus }> }> };
 
 export type StoreLeafFragment = { id: number, name: string, code: string, area_id: string | null, status: TenantStatus, open_orders_count: number, payment_intents_count: number, devices: Array<{ id: string, serial_number: string, status: DeviceStatus }> };
+
+export type UsersPageQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type UsersPageQuery = { users: { total_count: number, nodes: Array<{ id: string, login_id: string, name: string | null, role: Role, tier: number, status: UserStatus, locked_until: string | null, pin_locked: boolean, mfa_enabled: boolean, mfa_channel: MfaChannel | null, merchant_id: number | null, store_id: number | null }> } };
+
+export type ManagedUserFragment = { id: string, login_id: string, name: string | null, role: Role, tier: number, status: UserStatus, locked_until: string | null, pin_locked: boolean, mfa_enabled: boolean, mfa_channel: MfaChannel | null, merchant_id: number | null, store_id: number | null };
+
+export type CreateManagedUserMutationVariables = Exact<{
+  input: UserInput;
+}>;
+
+
+export type CreateManagedUserMutation = { createUser: { totp_secret: string | null, totp_uri: string | null, id: string, login_id: string, name: string | null, role: Role, tier: number, status: UserStatus, locked_until: string | null, pin_locked: boolean, mfa_enabled: boolean, mfa_channel: MfaChannel | null, merchant_id: number | null, store_id: number | null } };
+
+export type LockManagedUserMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type LockManagedUserMutation = { lockUser: { id: string, login_id: string, name: string | null, role: Role, tier: number, status: UserStatus, locked_until: string | null, pin_locked: boolean, mfa_enabled: boolean, mfa_channel: MfaChannel | null, merchant_id: number | null, store_id: number | null } };
+
+export type UnlockManagedUserMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type UnlockManagedUserMutation = { unlockUser: { id: string, login_id: string, name: string | null, role: Role, tier: number, status: UserStatus, locked_until: string | null, pin_locked: boolean, mfa_enabled: boolean, mfa_channel: MfaChannel | null, merchant_id: number | null, store_id: number | null } };
+
+export type ResetManagedUserMfaMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResetManagedUserMfaMutation = { resetUserMfa: { totp_secret: string | null, totp_uri: string | null, id: string, login_id: string, name: string | null, role: Role, tier: number, status: UserStatus, locked_until: string | null, pin_locked: boolean, mfa_enabled: boolean, mfa_channel: MfaChannel | null, merchant_id: number | null, store_id: number | null } };
 
 export type PartnerWebhookQueryVariables = Exact<{
   client_id: string;
@@ -489,10 +836,18 @@ export type SendMfaCodeMutationVariables = Exact<{
 export type SendMfaCodeMutation = { sendMfaCode: { channel: MfaChannel, message: string } };
 
 export const PaymentRowFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PaymentRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PosPayment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}},{"kind":"Field","name":{"kind":"Name","value":"created_at"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"total_amount"}},{"kind":"Field","name":{"kind":"Name","value":"refund_amount"}},{"kind":"Field","name":{"kind":"Name","value":"payment_method"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}}]} as unknown as DocumentNode<PaymentRowFragment, unknown>;
+export const AppVersionRowFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AppVersionRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AppVersion"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"app_name"}},{"kind":"Field","name":{"kind":"Name","value":"version_code"}},{"kind":"Field","name":{"kind":"Name","value":"version_name"}},{"kind":"Field","name":{"kind":"Name","value":"release_status"}},{"kind":"Field","name":{"kind":"Name","value":"rollout_percentage"}},{"kind":"Field","name":{"kind":"Name","value":"is_mandatory"}},{"kind":"Field","name":{"kind":"Name","value":"published_at"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}}]}}]}}]} as unknown as DocumentNode<AppVersionRowFragment, unknown>;
 export const AuditRowFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AuditRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AuditRecord"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"seq"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"event"}},{"kind":"Field","name":{"kind":"Name","value":"success"}},{"kind":"Field","name":{"kind":"Name","value":"actor_type"}},{"kind":"Field","name":{"kind":"Name","value":"actor_id"}},{"kind":"Field","name":{"kind":"Name","value":"user_id"}},{"kind":"Field","name":{"kind":"Name","value":"target_type"}},{"kind":"Field","name":{"kind":"Name","value":"target_id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}},{"kind":"Field","name":{"kind":"Name","value":"ip_address"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<AuditRowFragment, unknown>;
+export const StoreDeviceFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreDevice"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Device"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"last_connected_at"}},{"kind":"Field","name":{"kind":"Name","value":"battery_level"}},{"kind":"Field","name":{"kind":"Name","value":"paper_status"}},{"kind":"Field","name":{"kind":"Name","value":"app_versions"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"app_name"}},{"kind":"Field","name":{"kind":"Name","value":"version_code"}},{"kind":"Field","name":{"kind":"Name","value":"version_name"}}]}}]}}]} as unknown as DocumentNode<StoreDeviceFragment, unknown>;
+export const StaffMemberFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StaffMember"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}}]}}]} as unknown as DocumentNode<StaffMemberFragment, unknown>;
 export const StoreLeafFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreLeaf"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Store"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"area_id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"open_orders_count"}},{"kind":"Field","name":{"kind":"Name","value":"payment_intents_count"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<StoreLeafFragment, unknown>;
 export const MerchantBranchFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MerchantBranch"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Merchant"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"areas"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}},{"kind":"Field","name":{"kind":"Name","value":"stores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StoreLeaf"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreLeaf"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Store"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"area_id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"open_orders_count"}},{"kind":"Field","name":{"kind":"Name","value":"payment_intents_count"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<MerchantBranchFragment, unknown>;
+export const ManagedUserFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ManagedUser"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"tier"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"locked_until"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_enabled"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_channel"}},{"kind":"Field","name":{"kind":"Name","value":"merchant_id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}}]}}]} as unknown as DocumentNode<ManagedUserFragment, unknown>;
 export const WebhookDeliveryRowFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PartnerWebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"event_type"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"}},{"kind":"Field","name":{"kind":"Name","value":"last_status_code"}},{"kind":"Field","name":{"kind":"Name","value":"last_error"}},{"kind":"Field","name":{"kind":"Name","value":"created_at"}},{"kind":"Field","name":{"kind":"Name","value":"updated_at"}},{"kind":"Field","name":{"kind":"Name","value":"delivered_at"}}]}}]} as unknown as DocumentNode<WebhookDeliveryRowFragment, unknown>;
+export const AppVersionsPageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AppVersionsPage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"appVersions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AppVersionRow"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AppVersionRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AppVersion"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"app_name"}},{"kind":"Field","name":{"kind":"Name","value":"version_code"}},{"kind":"Field","name":{"kind":"Name","value":"version_name"}},{"kind":"Field","name":{"kind":"Name","value":"release_status"}},{"kind":"Field","name":{"kind":"Name","value":"rollout_percentage"}},{"kind":"Field","name":{"kind":"Name","value":"is_mandatory"}},{"kind":"Field","name":{"kind":"Name","value":"published_at"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}}]}}]}}]} as unknown as DocumentNode<AppVersionsPageQuery, AppVersionsPageQueryVariables>;
+export const RegisterVersionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RegisterVersion"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RegisterAppVersionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"registerAppVersion"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AppVersionRow"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AppVersionRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AppVersion"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"app_name"}},{"kind":"Field","name":{"kind":"Name","value":"version_code"}},{"kind":"Field","name":{"kind":"Name","value":"version_name"}},{"kind":"Field","name":{"kind":"Name","value":"release_status"}},{"kind":"Field","name":{"kind":"Name","value":"rollout_percentage"}},{"kind":"Field","name":{"kind":"Name","value":"is_mandatory"}},{"kind":"Field","name":{"kind":"Name","value":"published_at"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}}]}}]}}]} as unknown as DocumentNode<RegisterVersionMutation, RegisterVersionMutationVariables>;
+export const SetRolloutDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SetRollout"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateAppVersionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateAppVersion"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AppVersionRow"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AppVersionRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AppVersion"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"app_name"}},{"kind":"Field","name":{"kind":"Name","value":"version_code"}},{"kind":"Field","name":{"kind":"Name","value":"version_name"}},{"kind":"Field","name":{"kind":"Name","value":"release_status"}},{"kind":"Field","name":{"kind":"Name","value":"rollout_percentage"}},{"kind":"Field","name":{"kind":"Name","value":"is_mandatory"}},{"kind":"Field","name":{"kind":"Name","value":"published_at"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}}]}}]}}]} as unknown as DocumentNode<SetRolloutMutation, SetRolloutMutationVariables>;
+export const PublishVersionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"PublishVersion"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"publishAppVersion"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AppVersionRow"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AppVersionRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AppVersion"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"app_name"}},{"kind":"Field","name":{"kind":"Name","value":"version_code"}},{"kind":"Field","name":{"kind":"Name","value":"version_name"}},{"kind":"Field","name":{"kind":"Name","value":"release_status"}},{"kind":"Field","name":{"kind":"Name","value":"rollout_percentage"}},{"kind":"Field","name":{"kind":"Name","value":"is_mandatory"}},{"kind":"Field","name":{"kind":"Name","value":"published_at"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}}]}}]}}]} as unknown as DocumentNode<PublishVersionMutation, PublishVersionMutationVariables>;
 export const AuditTrailDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AuditTrail"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"AuditLogFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"auditLog"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"50"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"page_info"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"has_next_page"}},{"kind":"Field","name":{"kind":"Name","value":"end_cursor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AuditRow"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AuditRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AuditRecord"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"seq"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"event"}},{"kind":"Field","name":{"kind":"Name","value":"success"}},{"kind":"Field","name":{"kind":"Name","value":"actor_type"}},{"kind":"Field","name":{"kind":"Name","value":"actor_id"}},{"kind":"Field","name":{"kind":"Name","value":"user_id"}},{"kind":"Field","name":{"kind":"Name","value":"target_type"}},{"kind":"Field","name":{"kind":"Name","value":"target_id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}},{"kind":"Field","name":{"kind":"Name","value":"ip_address"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<AuditTrailQuery, AuditTrailQueryVariables>;
 export const AuditTrailExportDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AuditTrailExport"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"AuditLogFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"auditLogExport"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"page_info"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"has_next_page"}},{"kind":"Field","name":{"kind":"Name","value":"end_cursor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AuditRow"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AuditRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AuditRecord"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"seq"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"event"}},{"kind":"Field","name":{"kind":"Name","value":"success"}},{"kind":"Field","name":{"kind":"Name","value":"actor_type"}},{"kind":"Field","name":{"kind":"Name","value":"actor_id"}},{"kind":"Field","name":{"kind":"Name","value":"user_id"}},{"kind":"Field","name":{"kind":"Name","value":"target_type"}},{"kind":"Field","name":{"kind":"Name","value":"target_id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}},{"kind":"Field","name":{"kind":"Name","value":"ip_address"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<AuditTrailExportQuery, AuditTrailExportQueryVariables>;
 export const SearchCustomersDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SearchCustomers"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"merchant_id"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"name"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"phone"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"email"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"customer_number"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sort"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"CustomerSortField"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"customers"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"merchant_id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"merchant_id"}}},{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"Variable","name":{"kind":"Name","value":"name"}}},{"kind":"Argument","name":{"kind":"Name","value":"phone"},"value":{"kind":"Variable","name":{"kind":"Name","value":"phone"}}},{"kind":"Argument","name":{"kind":"Name","value":"email"},"value":{"kind":"Variable","name":{"kind":"Name","value":"email"}}},{"kind":"Argument","name":{"kind":"Name","value":"customer_number"},"value":{"kind":"Variable","name":{"kind":"Name","value":"customer_number"}}},{"kind":"Argument","name":{"kind":"Name","value":"sort"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sort"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"50"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"customer_number"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"phone"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"total_spent"}},{"kind":"Field","name":{"kind":"Name","value":"total_visits"}},{"kind":"Field","name":{"kind":"Name","value":"last_visit"}}]}}]}}]}}]} as unknown as DocumentNode<SearchCustomersQuery, SearchCustomersQueryVariables>;
@@ -508,7 +863,20 @@ export const PaymentDetailDocument = {"kind":"Document","definitions":[{"kind":"
 export const IntentTimelineDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"IntentTimeline"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"store_id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"store"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"store_id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"payment_intent"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"provider_name"}},{"kind":"Field","name":{"kind":"Name","value":"events"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"event_type"}},{"kind":"Field","name":{"kind":"Name","value":"intent_status"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"created_at"}}]}},{"kind":"Field","name":{"kind":"Name","value":"transactions"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"created_at"}}]}}]}}]}}]}}]} as unknown as DocumentNode<IntentTimelineQuery, IntentTimelineQueryVariables>;
 export const PaymentReceiptDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PaymentReceipt"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"payment_id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"type"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ReceiptType"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"posReceipt"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"payment_id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"payment_id"}}},{"kind":"Argument","name":{"kind":"Name","value":"type"},"value":{"kind":"Variable","name":{"kind":"Name","value":"type"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"receipt_number"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"text"}}]}}]}}]} as unknown as DocumentNode<PaymentReceiptQuery, PaymentReceiptQueryVariables>;
 export const RefundPaymentDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RefundPayment"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"payment_id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RefundPosPaymentInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"refundPosPayment"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"payment_id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"payment_id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"refund"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}},{"kind":"Field","name":{"kind":"Name","value":"payment"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"refund_amount"}}]}}]}}]}}]} as unknown as DocumentNode<RefundPaymentMutation, RefundPaymentMutationVariables>;
+export const StorePageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"StorePage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"store"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"contact_email"}},{"kind":"Field","name":{"kind":"Name","value":"contact_phone"}},{"kind":"Field","name":{"kind":"Name","value":"tax_rate"}},{"kind":"Field","name":{"kind":"Name","value":"merchant"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"terminal_limit_per_store"}}]}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StoreDevice"}}]}},{"kind":"Field","name":{"kind":"Name","value":"staff"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StaffMember"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreDevice"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Device"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"last_connected_at"}},{"kind":"Field","name":{"kind":"Name","value":"battery_level"}},{"kind":"Field","name":{"kind":"Name","value":"paper_status"}},{"kind":"Field","name":{"kind":"Name","value":"app_versions"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"app_name"}},{"kind":"Field","name":{"kind":"Name","value":"version_code"}},{"kind":"Field","name":{"kind":"Name","value":"version_name"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StaffMember"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}}]}}]} as unknown as DocumentNode<StorePageQuery, StorePageQueryVariables>;
+export const UpdateStoreDetailsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateStoreDetails"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateStoreInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateStore"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"contact_email"}},{"kind":"Field","name":{"kind":"Name","value":"contact_phone"}},{"kind":"Field","name":{"kind":"Name","value":"tax_rate"}}]}}]}}]} as unknown as DocumentNode<UpdateStoreDetailsMutation, UpdateStoreDetailsMutationVariables>;
+export const UpdateTerminalLimitDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateTerminalLimit"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateMerchant"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"terminal_limit_per_store"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"terminal_limit_per_store"}}]}}]}}]} as unknown as DocumentNode<UpdateTerminalLimitMutation, UpdateTerminalLimitMutationVariables>;
+export const IssueStoreActivationCodeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"IssueStoreActivationCode"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"store_id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"issueActivationCode"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"store_id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"store_id"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"activation_code"}},{"kind":"Field","name":{"kind":"Name","value":"expires_at"}}]}}]}}]} as unknown as DocumentNode<IssueStoreActivationCodeMutation, IssueStoreActivationCodeMutationVariables>;
+export const SuspendDeviceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SuspendDevice"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"suspendTerminal"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<SuspendDeviceMutation, SuspendDeviceMutationVariables>;
+export const ResumeDeviceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ResumeDevice"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"resumeTerminal"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<ResumeDeviceMutation, ResumeDeviceMutationVariables>;
+export const CreateStaffDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateStaff"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UserInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StaffMember"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StaffMember"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}}]}}]} as unknown as DocumentNode<CreateStaffMutation, CreateStaffMutationVariables>;
+export const UnlockStaffDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UnlockStaff"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"unlockUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StaffMember"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StaffMember"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}}]}}]} as unknown as DocumentNode<UnlockStaffMutation, UnlockStaffMutationVariables>;
 export const TenantTreeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TenantTree"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fromPsps"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fromMerchants"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fromStores"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"psps"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"directives":[{"kind":"Directive","name":{"kind":"Name","value":"include"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"if"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fromPsps"}}}]}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"merchants"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MerchantBranch"}}]}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"merchants"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"directives":[{"kind":"Directive","name":{"kind":"Name","value":"include"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"if"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fromMerchants"}}}]}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MerchantBranch"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"stores"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"directives":[{"kind":"Directive","name":{"kind":"Name","value":"include"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"if"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fromStores"}}}]}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StoreLeaf"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MerchantBranch"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Merchant"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"areas"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}},{"kind":"Field","name":{"kind":"Name","value":"stores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"StoreLeaf"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"StoreLeaf"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Store"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"area_id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"open_orders_count"}},{"kind":"Field","name":{"kind":"Name","value":"payment_intents_count"}},{"kind":"Field","name":{"kind":"Name","value":"devices"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"serial_number"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<TenantTreeQuery, TenantTreeQueryVariables>;
+export const UsersPageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"UsersPage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"users"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total_count"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ManagedUser"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ManagedUser"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"tier"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"locked_until"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_enabled"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_channel"}},{"kind":"Field","name":{"kind":"Name","value":"merchant_id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}}]}}]} as unknown as DocumentNode<UsersPageQuery, UsersPageQueryVariables>;
+export const CreateManagedUserDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateManagedUser"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UserInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ManagedUser"}},{"kind":"Field","name":{"kind":"Name","value":"totp_secret"}},{"kind":"Field","name":{"kind":"Name","value":"totp_uri"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ManagedUser"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"tier"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"locked_until"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_enabled"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_channel"}},{"kind":"Field","name":{"kind":"Name","value":"merchant_id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}}]}}]} as unknown as DocumentNode<CreateManagedUserMutation, CreateManagedUserMutationVariables>;
+export const LockManagedUserDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"LockManagedUser"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lockUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ManagedUser"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ManagedUser"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"tier"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"locked_until"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_enabled"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_channel"}},{"kind":"Field","name":{"kind":"Name","value":"merchant_id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}}]}}]} as unknown as DocumentNode<LockManagedUserMutation, LockManagedUserMutationVariables>;
+export const UnlockManagedUserDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UnlockManagedUser"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"unlockUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ManagedUser"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ManagedUser"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"tier"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"locked_until"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_enabled"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_channel"}},{"kind":"Field","name":{"kind":"Name","value":"merchant_id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}}]}}]} as unknown as DocumentNode<UnlockManagedUserMutation, UnlockManagedUserMutationVariables>;
+export const ResetManagedUserMfaDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ResetManagedUserMfa"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"resetUserMfa"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ManagedUser"}},{"kind":"Field","name":{"kind":"Name","value":"totp_secret"}},{"kind":"Field","name":{"kind":"Name","value":"totp_uri"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ManagedUser"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"User"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"login_id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"tier"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"locked_until"}},{"kind":"Field","name":{"kind":"Name","value":"pin_locked"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_enabled"}},{"kind":"Field","name":{"kind":"Name","value":"mfa_channel"}},{"kind":"Field","name":{"kind":"Name","value":"merchant_id"}},{"kind":"Field","name":{"kind":"Name","value":"store_id"}}]}}]} as unknown as DocumentNode<ResetManagedUserMfaMutation, ResetManagedUserMfaMutationVariables>;
 export const PartnerWebhookDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PartnerWebhook"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"client_id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"apiKeyWebhook"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"client_id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"client_id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"client_id"}},{"kind":"Field","name":{"kind":"Name","value":"webhook_url"}}]}},{"kind":"Field","name":{"kind":"Name","value":"partnerWebhookDeliveries"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"client_id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"client_id"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"50"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryRow"}}]}},{"kind":"Field","name":{"kind":"Name","value":"partnerWebhookDeadLetters"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"client_id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"client_id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryRow"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryRow"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PartnerWebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"event_type"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"}},{"kind":"Field","name":{"kind":"Name","value":"last_status_code"}},{"kind":"Field","name":{"kind":"Name","value":"last_error"}},{"kind":"Field","name":{"kind":"Name","value":"created_at"}},{"kind":"Field","name":{"kind":"Name","value":"updated_at"}},{"kind":"Field","name":{"kind":"Name","value":"delivered_at"}}]}}]} as unknown as DocumentNode<PartnerWebhookQuery, PartnerWebhookQueryVariables>;
 export const SetPartnerWebhookDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SetPartnerWebhook"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ApiKeyWebhookInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"setApiKeyWebhook"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"client_id"}},{"kind":"Field","name":{"kind":"Name","value":"webhook_url"}}]}}]}}]} as unknown as DocumentNode<SetPartnerWebhookMutation, SetPartnerWebhookMutationVariables>;
 export const RotatePartnerWebhookSecretDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RotatePartnerWebhookSecret"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"client_id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rotateApiKeyWebhookSecret"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"client_id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"client_id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"webhook_secret"}},{"kind":"Field","name":{"kind":"Name","value":"previous_secret_expires_at"}}]}}]}}]} as unknown as DocumentNode<RotatePartnerWebhookSecretMutation, RotatePartnerWebhookSecretMutationVariables>;

@@ -1,65 +1,44 @@
 import { useQuery } from "@apollo/client/react";
-import {
-  Anchor,
-  Badge,
-  Group,
-  type RenderTreeNodePayload,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-  Tree,
-  useTree,
-} from "@mantine/core";
-import { useDeferredValue, useMemo, useState } from "react";
+import { type RenderTreeNodePayload, Stack, Text, TextInput, Title, Tree, useTree } from "@mantine/core";
+import { useDeferredValue, useEffect, useMemo, useState } from "react";
 import { Link } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Loading } from "../../components/Loading";
 import { StatusBadge } from "../../components/StatusBadge";
 import { TenantTreeDocument, type TenantTreeQuery } from "../../graphql/graphql";
 import { useSession } from "../../session/useSession";
+import classes from "./TreePage.module.css";
 import { filterTree, openToStores, type TenantNode, tenantTree } from "./tree";
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 function TreeNodeLabel({ node, expanded, hasChildren, elementProps }: RenderTreeNodePayload) {
   const tenant = node as TenantNode;
   const store = tenant.store;
   return (
-    <Group gap="xs" wrap="nowrap" {...elementProps}>
-      {hasChildren && <Text aria-hidden>{expanded ? "▾" : "▸"}</Text>}
-      <Text size="xs" c="dimmed" tt="uppercase" w={64}>
-        {tenant.kind}
-      </Text>
-      {store ? (
-        <>
-          <Anchor component={Link} to={`/stores/${store.id}`} onClick={(e) => e.stopPropagation()}>
-            {store.name}
-          </Anchor>
-          <Text size="sm" c="dimmed">
-            {store.code}
-          </Text>
-          <Badge variant="light" color="blue">
-            {store.open_orders_count} open orders
-          </Badge>
-          <Badge variant="light" color="grape">
-            {store.payment_intents_count} payment intents
-          </Badge>
-          <Badge variant="light" color="gray">
-            {store.devices.length} devices
-          </Badge>
-        </>
-      ) : (
-        <Text size="sm">
-          {tenant.name}
-          {tenant.code && (
-            <Text span c="dimmed">
-              {" "}
-              {tenant.code}
-            </Text>
-          )}
-        </Text>
-      )}
-      {tenant.kind === "device" && <StatusBadge status={tenant.device?.status} />}
-    </Group>
+    <div {...elementProps}>
+      <span className={classes.label}>
+        {hasChildren && <span aria-hidden>{expanded ? "▾" : "▸"}</span>}
+        <span className={classes.kind}>{tenant.kind}</span>
+        {store ? (
+          <>
+            <Link className={classes.link} to={`/stores/${store.id}`} onClick={(e) => e.stopPropagation()}>
+              {store.name}
+            </Link>
+            <span className={classes.dimmed}>{store.code}</span>
+            <span>
+              {count(store.open_orders_count, "open order")} · {count(store.payment_intents_count, "payment intent")} ·{" "}
+              {count(store.devices.length, "device")}
+            </span>
+          </>
+        ) : (
+          <span>
+            {tenant.name} {tenant.code && <span className={classes.dimmed}>{tenant.code}</span>}
+          </span>
+        )}
+        {tenant.kind === "device" && <StatusBadge status={tenant.device?.status} />}
+      </span>
+    </div>
   );
 }
 
@@ -85,7 +64,19 @@ export function TreePage() {
   );
 }
 
+/**
+ * User Timing of the tree's first render: from the answer's arrival (`tenant-tree:answer`) to the first frame after
+ * the tree is in the document (`tenant-tree:render`), which the browser test reads for 400 stores.
+ */
+function useRenderTiming() {
+  useMemo(() => performance.mark("tenant-tree:answer"), []);
+  useEffect(() => {
+    requestAnimationFrame(() => performance.measure("tenant-tree:render", "tenant-tree:answer"));
+  }, []);
+}
+
 function TenantTree({ data }: { data: TenantTreeQuery }) {
+  useRenderTiming();
   const all = useMemo(() => tenantTree(data), [data]);
   const [filter, setFilter] = useState("");
   const deferredFilter = useDeferredValue(filter);

@@ -6,6 +6,15 @@ import type { Page } from "../../validation";
 export type AppUpdateRepository = ReturnType<typeof appUpdateRepository>;
 export type AppVersionRow = Prisma.AppVersionGetPayload<object>;
 
+/** What a device runs of one app: the version of its latest successful install report. */
+export interface InstalledAppVersion {
+  device_id: string;
+  app_name: string | null;
+  version_code: number;
+  version_name: string | null;
+  installed_at: Date;
+}
+
 export function appUpdateRepository(prisma: PrismaClient) {
   return {
     list: (filter: { app_name?: string }, page: Page) =>
@@ -47,5 +56,24 @@ export function appUpdateRepository(prisma: PrismaClient) {
         orderBy: { version_code: "desc" },
       }),
     recordInstall: (data: Prisma.AppInstallCreateInput) => prisma.appInstall.create({ data }),
+    /** Per device and app, the version of the latest `installed` report, named when that version is registered. */
+    installedOn: (deviceIds: readonly string[]) =>
+      prisma.$queryRaw<InstalledAppVersion[]>`
+        SELECT DISTINCT ON (i.device_id, i.app_name) i.device_id, i.app_name, i.version_code, v.version_name,
+          i.reported_at AS installed_at
+        FROM unnest(${[...deviceIds]}::uuid[]) AS wanted(device_id) JOIN app_installs i ON i.device_id = wanted.device_id
+          LEFT JOIN app_versions v ON v.app_name = i.app_name AND v.version_code = i.version_code
+        WHERE i.install_status = 'installed'
+        ORDER BY i.device_id, i.app_name, i.reported_at DESC`,
+    /** The devices whose latest `installed` report of the version's app is this version. */
+    devicesOn: async (version: Pick<AppVersionRow, "app_name" | "version_code">) =>
+      (
+        await prisma.$queryRaw<{ device_id: string }[]>`
+          SELECT device_id FROM (
+            SELECT DISTINCT ON (device_id) device_id, version_code FROM app_installs
+            WHERE app_name = ${version.app_name} AND install_status = 'installed'
+            ORDER BY device_id, reported_at DESC
+          ) latest WHERE version_code = ${version.version_code}`
+      ).map((row) => row.device_id),
   };
 }

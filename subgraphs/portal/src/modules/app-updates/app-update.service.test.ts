@@ -80,6 +80,41 @@ describe("app updates", () => {
     expect(recorded).toMatchObject({ device_id: caller.id, install_status: "installed" });
   });
 
+  it("tells which version each device runs: its latest successful install of each app", async () => {
+    const older = await version();
+    const newer = await version();
+    const [first, second] = [deviceCaller(), deviceCaller()];
+    const install = (caller: Caller, version_code: number, install_status = "installed") =>
+      portal.appUpdates.confirmInstall(caller, {
+        device_id: caller.id,
+        app_name: "qr-app",
+        version_code,
+        install_status,
+      });
+    await install(first, older.version_code);
+    await install(second, older.version_code);
+    await install(second, newer.version_code);
+    await install(first, newer.version_code, "failed");
+    expect(await portal.appUpdates.devicesOn(operator, older)).toEqual([first.id]);
+    expect(await portal.appUpdates.devicesOn(operator, newer)).toEqual([second.id]);
+    const installed = await portal.appUpdates.installedLoader().loadMany([first.id!, second.id!]);
+    expect(installed).toEqual([
+      [
+        expect.objectContaining({
+          app_name: "qr-app",
+          version_code: older.version_code,
+          version_name: older.version_name,
+        }),
+      ],
+      [expect.objectContaining({ version_code: newer.version_code })],
+    ]);
+    await expect(
+      portal.appUpdates.devicesOn(human("MERCHANT_ADMIN", { pspId: 1, merchantId: 1 }), older),
+    ).rejects.toMatchObject({
+      code: "forbidden",
+    });
+  });
+
   it("moves release_status beta → stable → deprecated only, and deprecated versions are not offered", async () => {
     const v = await version();
     await expect(portal.appUpdates.update(operator, v.id, { rollout_percentage: 101 })).rejects.toMatchObject({

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { AppError, type Caller, notFound, requireDevice, requireTier, roles } from "@pos-cloud/common";
+import DataLoader from "dataloader";
 import { parseInput, parsePage } from "../../validation";
 import { checkInput, installInput, registerInput, updateInput } from "./app-update.inputs";
 import type { AppUpdateRepository, AppVersionRow } from "./app-update.repository";
@@ -105,6 +106,17 @@ export function appUpdateService(versions: AppUpdateRepository, clock: () => Dat
         release_notes: newest.release_notes,
       };
     },
+    /** The ids of the devices running a version (the caller's reach is applied by the device module). */
+    async devicesOn(caller: Caller, version: AppVersionRow) {
+      requireTier(caller, MANAGE_TIER);
+      return versions.devicesOn(version);
+    },
+    /** Per-request batching of `Device.app_versions`: one statement for every device read; its reader reads them. */
+    installedLoader: () =>
+      new DataLoader(async (deviceIds: readonly string[]) => {
+        const rows = await versions.installedOn(deviceIds);
+        return deviceIds.map((id) => rows.filter((row) => row.device_id === id));
+      }),
     async confirmInstall(caller: Caller, input: unknown) {
       const data = parseInput(installInput, input);
       requireDevice(caller, { id: data.device_id, scope: "app:update" });

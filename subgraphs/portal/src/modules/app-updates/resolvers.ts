@@ -16,4 +16,11 @@ export const appUpdateResolvers: Resolvers = {
     publishAppVersion: (_, { id }, { appUpdates, caller }) => appUpdates.publish(caller, id),
     confirmAppInstall: (_, { input }, { appUpdates, caller }) => appUpdates.confirmInstall(caller, input),
   },
+  AppVersion: {
+    devices: async (version, _, { appUpdates, devices, caller }) =>
+      devices.visible(caller, await appUpdates.devicesOn(caller, version)),
+  },
+  Device: {
+    app_versions: ({ id }: { id: string }, _, { loaders }) => loaders.installed.load(id),
+  },
 };

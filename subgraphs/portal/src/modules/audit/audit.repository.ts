@@ -17,6 +17,7 @@ export type AuditEvent =
   | "user.deactivated"
   | "user.locked"
   | "user.unlocked"
+  | "user.mfa_reset"
   | "admin.impersonate"
   | "device.register"
   | "device.provision"

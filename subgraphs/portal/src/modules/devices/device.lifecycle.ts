@@ -5,11 +5,14 @@ export type DeviceStatus = (typeof deviceStatuses)[number];
 
 /**
  * The spec's device lifecycle, plus our moves out of Suspended (resume to Active, or decommission). A new
- * activation code while Pending Activation replaces the previous one. Every other move is refused.
+ * activation code while Pending Activation replaces the previous one. A device that registers with a code its
+ * store's staff issued is bound at once (new, Unprovisioned or Pending Activation to Active). Every other move is
+ * refused.
  */
 export const deviceMoves = {
   generateActivationCode: { from: ["unprovisioned", "pending_activation"], to: "pending_activation" },
   activate: { from: ["pending_activation"], to: "active" },
+  register: { from: ["unprovisioned", "pending_activation"], to: "active" },
   suspend: { from: ["active"], to: "suspended" },
   resume: { from: ["suspended"], to: "active" },
   decommission: { from: ["active", "suspended"], to: "decommissioned" },

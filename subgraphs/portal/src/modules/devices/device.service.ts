@@ -52,6 +52,15 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
     requireTier(caller, devicePath(device) ? maxTier : roles.SYSTEM_OP, devicePath(device));
   }
 
+  function canRead(caller: Caller, device: DeviceRow) {
+    try {
+      reachable(caller, device, roles.STAFF);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async function load(caller: Caller, id: string, maxTier: Tier) {
     requireCaller(caller);
     const device = await devices.find(id);
@@ -195,6 +204,13 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
         }),
       );
       return presentDevice(moved);
+    },
+
+    /** Of these devices, those the caller may read. */
+    async visible(caller: Caller, ids: string[]) {
+      requireCaller(caller);
+      const rows = await devices.byIds(ids);
+      return rows.filter((device) => canRead(caller, device)).map(presentDevice);
     },
 
     /** Device entity references of one request: one statement, each checked as `get` checks it. */

@@ -30,3 +30,7 @@ export const activateInput = z.strictObject({
   activation_code: activationCode,
   store_id: z.number().int().positive(),
 });
+
+export const issueInput = z.strictObject({ store_id: z.number().int().positive() });
+
+export const registerInput = generateInput.extend({ activation_code: activationCode });

@@ -11,6 +11,12 @@ export function provisioningRepository(prisma: PrismaClient) {
         prisma.activationCode.deleteMany({ where: { device_id, activated_at: null } }),
         prisma.activationCode.create({ data: { device_id, code_hash, expires_at } }),
       ]),
+    /** A code staff issued for a store; the device that registers with it joins that store. */
+    issueForStore: (store_id: number, code_hash: string, expires_at: Date) =>
+      prisma.activationCode.create({ data: { store_id, code_hash, expires_at } }),
+    /** Records which device a store's code bound. */
+    bindCode: (code_hash: string, device_id: string) =>
+      prisma.activationCode.update({ where: { code_hash }, data: { device_id } }),
     findCode: (code_hash: string) => prisma.activationCode.findUnique({ where: { code_hash } }),
     /** Marks a code used; false when it was already used (two activations racing). */
     async useCode(code_hash: string, now: Date) {

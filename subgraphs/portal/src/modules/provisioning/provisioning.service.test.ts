@@ -116,6 +116,51 @@ describe("provisioning and the device lifecycle", () => {
     expect(left.map((row) => row.key)).toEqual([running]);
   });
 
+  describe("a code issued by the store's staff", () => {
+    async function register(activation_code: string, serial = uniqueCode("SN")) {
+      const { publicKey } = await generateKeyPair("ES256");
+      return portal.provisioning.registerDevice(
+        { ...device, ip: `192.0.2.${Math.floor(Math.random() * 250)}` },
+        {
+          activation_code,
+          serial_number: serial,
+          public_key_jwk: await exportJWK(publicKey),
+          model: "A920",
+          manufacturer: "PAX",
+        },
+      );
+    }
+
+    it("binds the terminal that registers with it to the store at once, once", async () => {
+      const issued = await portal.provisioning.issueActivationCode(branch.callers.L4, { store_id: branch.store.id });
+      expect(issued.expires_at.getTime() - now.getTime()).toBe(ACTIVATION_CODE_LIFETIME_MS);
+      const registered = await register(issued.activation_code.toLowerCase());
+      expect(registered).toMatchObject({
+        status: "active",
+        store_id: branch.store.id,
+        merchant_id: branch.merchant.id,
+      });
+      expect(registered.client_id).toMatch(/^cli_/);
+      const stored = await portal.devices.get(branch.callers.L4, registered.device_id);
+      expect(stored).toMatchObject({ status: "active", client_id: registered.client_id });
+      expect(await portal.provisioning.activationStatus(device, issued.activation_code)).toEqual(registered);
+      await expect(register(issued.activation_code)).rejects.toMatchObject({ code: "not_found" });
+    });
+
+    it("is issued only by L4 or above for a store they reach, and is no device's own code", async () => {
+      await expect(
+        portal.provisioning.issueActivationCode(branch.callers.L5, { store_id: branch.store.id }),
+      ).rejects.toMatchObject({ code: "forbidden" });
+      await expect(
+        portal.provisioning.issueActivationCode(branch.callers.L4, { store_id: branch.otherStore.id }),
+      ).rejects.toMatchObject({ code: "forbidden" });
+      const { activation_code } = await generate();
+      await expect(register(activation_code)).rejects.toMatchObject({ code: "not_found" });
+      const issued = await portal.provisioning.issueActivationCode(branch.callers.L4, { store_id: branch.store.id });
+      await expect(activate(issued.activation_code)).rejects.toMatchObject({ code: "not_found" });
+    });
+  });
+
   it("refuses a key that is not a P-256 public key", async () => {
     const { privateKey } = await generateKeyPair("ES256", { extractable: true });
     const input = {

@@ -7,10 +7,11 @@ import { parseInput } from "../../validation";
 import { requireMove } from "../devices/device.lifecycle";
 import { type DeviceService, presentDevice } from "../devices/device.service";
 import type { TenantService } from "../tenants/tenant.service";
-import { activateInput, activationCode, generateInput } from "./provisioning.inputs";
+import { activateInput, activationCode, generateInput, issueInput, registerInput } from "./provisioning.inputs";
 import type { ProvisioningRepository } from "./provisioning.repository";
 
 export type ProvisioningService = ReturnType<typeof provisioningService>;
+type StoreRow = Awaited<ReturnType<TenantService["reachableStore"]>>;
 
 const HOUR_MS = 60 * 60 * 1000;
 export const ACTIVATION_CODE_LIFETIME_MS = 24 * HOUR_MS;
@@ -71,20 +72,47 @@ export function provisioningService(
     }
   }
 
+  async function requirePublicKey(jwk: Parameters<typeof importJWK>[0]) {
+    try {
+      await importJWK(jwk, "ES256");
+    } catch {
+      throw new AppError("invalid_request", "public_key_jwk is not a valid P-256 public key", {
+        field: "public_key_jwk",
+        constraint: "ec_p256",
+      });
+    }
+  }
+
+  /** A store takes a new terminal while it is active and under its merchant's terminal limit. */
+  async function requireOpenStore(store: StoreRow, deviceId?: string) {
+    if (store.status !== "active") throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
+    await devices.requireRoom(store.id, store.merchant.terminal_limit_per_store, deviceId);
+  }
+
+  /** What binding to a store writes on a device: its place and its OAuth client id. */
+  const boundTo = (store: StoreRow) => ({
+    merchant_id: store.merchant_id,
+    store_id: store.id,
+    client_id: `cli_${newUlid()}`,
+    activated_at: clock(),
+  });
+
+  const newCode = () => {
+    const code = newActivationCode();
+    return {
+      ...code,
+      hash: hashCode(code.plain),
+      expiresAt: new Date(clock().getTime() + ACTIVATION_CODE_LIFETIME_MS),
+    };
+  };
+
   return {
     /** The device registers its serial and public key and receives a code for staff to enter (24 hours). */
     async generateActivationCode(caller: Caller, input: unknown) {
       const data = parseInput(generateInput, input);
       await limit("generatePerIp", caller.ip ?? "unknown");
       await limit("generatePerSerial", data.serial_number);
-      try {
-        await importJWK(data.public_key_jwk, "ES256");
-      } catch {
-        throw new AppError("invalid_request", "public_key_jwk is not a valid P-256 public key", {
-          field: "public_key_jwk",
-          constraint: "ec_p256",
-        });
-      }
+      await requirePublicKey(data.public_key_jwk);
       const existing = await devices.findBySerial(data.serial_number);
       const fields = {
         public_key_jwk: data.public_key_jwk,
@@ -109,10 +137,71 @@ export function provisioningService(
         );
         deviceId = created.id;
       }
-      const code = newActivationCode();
-      const expiresAt = new Date(clock().getTime() + ACTIVATION_CODE_LIFETIME_MS);
-      await codes.replaceCode(deviceId, hashCode(code.plain), expiresAt);
-      return { activation_code: code.shown, expires_at: expiresAt };
+      const code = newCode();
+      await codes.replaceCode(deviceId, code.hash, code.expiresAt);
+      return { activation_code: code.shown, expires_at: code.expiresAt };
+    },
+
+    /**
+     * Staff (L4 or above, reaching the store) issue a code for a terminal still to come: the terminal registers with
+     * it (scanned or typed) and joins the store at once. Shown once; only its hash is kept.
+     */
+    async issueActivationCode(caller: Caller, input: unknown) {
+      requireCaller(caller);
+      const data = parseInput(issueInput, input);
+      await limit("activatePerUser", caller.id ?? caller.ip ?? "unknown");
+      const store = await tenants.reachableStore(caller, data.store_id, roles.STORE_MANAGER);
+      await requireOpenStore(store);
+      const code = newCode();
+      await codes.issueForStore(store.id, code.hash, code.expiresAt);
+      return { activation_code: code.shown, expires_at: code.expiresAt };
+    },
+
+    /**
+     * Unauthenticated, like generateActivationCode: a terminal presents a code its store issued, with its serial and
+     * public key, and is bound to that store at once; the answer is the final activation status.
+     */
+    async registerDevice(caller: Caller, input: unknown) {
+      const data = parseInput(registerInput, input);
+      await limit("generatePerIp", caller.ip ?? "unknown");
+      await limit("generatePerSerial", data.serial_number);
+      await requirePublicKey(data.public_key_jwk);
+      const hash = hashCode(data.activation_code);
+      const code = await codes.findCode(hash);
+      if (!code || code.store_id === null || code.activated_at || code.expires_at <= clock()) throw unknownCode();
+      const store = await tenants.findStore(code.store_id);
+      if (!store) throw unknownCode();
+      const existing = await devices.findBySerial(data.serial_number);
+      const { from, to } = requireMove("register", existing?.status ?? "unprovisioned");
+      if (existing && existing.store_id !== null && existing.store_id !== store.id) {
+        throw new AppError("conflict", "this device was registered for another store", {
+          field: "serial_number",
+          constraint: "registered_store",
+        });
+      }
+      await requireOpenStore(store, existing?.id);
+      if (!(await codes.useCode(hash, clock()))) throw unknownCode();
+      const fields = {
+        public_key_jwk: data.public_key_jwk,
+        model: data.model,
+        manufacturer: data.manufacturer,
+        status: to,
+        ...boundTo(store),
+      };
+      const device = existing
+        ? await devices.move(existing.id, [...from], fields, devices.recorded("device.activate", caller, existing))
+        : await devices.create({ serial_number: data.serial_number, ...fields }, (id) =>
+            devices.recorded("device.activate", caller, { id, store_id: store.id }),
+          );
+      if (!device) throw new AppError("invalid_state", "the device changed state meanwhile");
+      await codes.bindCode(hash, device.id);
+      return {
+        status: "active" as const,
+        device_id: device.id,
+        client_id: device.client_id,
+        merchant_id: device.merchant_id,
+        store_id: device.store_id,
+      };
     },
 
     /** Staff (L4 or above, reaching the store) bind the device to the store; it gets its OAuth client_id. */
@@ -123,7 +212,7 @@ export function provisioningService(
       const store = await tenants.reachableStore(caller, data.store_id, roles.STORE_MANAGER);
       const hash = hashCode(data.activation_code);
       const code = await codes.findCode(hash);
-      if (!code || code.activated_at || code.expires_at <= clock()) throw unknownCode();
+      if (!code?.device_id || code.activated_at || code.expires_at <= clock()) throw unknownCode();
       const device = await devices.find(code.device_id);
       if (!device) throw unknownCode();
       const { from, to } = requireMove("activate", device.status);
@@ -133,20 +222,12 @@ export function provisioningService(
           constraint: "registered_store",
         });
       }
-      if (store.status !== "active")
-        throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
-      await devices.requireRoom(store.id, store.merchant.terminal_limit_per_store, device.id);
+      await requireOpenStore(store, device.id);
       if (!(await codes.useCode(hash, clock()))) throw unknownCode();
       const activated = await devices.move(
         device.id,
         [...from],
-        {
-          status: to,
-          merchant_id: store.merchant_id,
-          store_id: store.id,
-          client_id: `cli_${newUlid()}`,
-          activated_at: clock(),
-        },
+        { status: to, ...boundTo(store) },
         devices.recorded("device.activate", caller, { id: device.id, store_id: store.id }),
       );
       if (!activated) throw new AppError("invalid_state", "the device changed state meanwhile");
@@ -159,7 +240,7 @@ export function provisioningService(
       await limit("statusPerIp", caller.ip ?? "unknown");
       const code = await codes.findCode(hashCode(plain));
       if (!code || code.expires_at <= clock()) throw unknownCode();
-      const device = code.activated_at ? await devices.find(code.device_id) : null;
+      const device = code.activated_at && code.device_id ? await devices.find(code.device_id) : null;
       if (!device?.client_id) return { status: "pending" };
       return {
         status: "active",

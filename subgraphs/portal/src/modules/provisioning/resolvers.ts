@@ -9,5 +9,8 @@ export const provisioningResolvers: Resolvers = {
     generateActivationCode: (_, { input }, { provisioning, caller }) =>
       provisioning.generateActivationCode(caller, input),
     activateDevice: (_, { input }, { provisioning, caller }) => provisioning.activate(caller, input),
+    issueActivationCode: (_, { input }, { provisioning, caller }) => provisioning.issueActivationCode(caller, input),
+    registerDevice: (_, { activation_code, input }, { provisioning, caller }) =>
+      provisioning.registerDevice(caller, { ...input, activation_code }),
   },
 };

@@ -15,6 +15,8 @@ export const userResolvers: Resolvers = {
     updateUser: (_, { id, input }, { users, caller }) => users.update(caller, id, input),
     deleteUser: (_, { id }, { users, caller }) => users.deactivate(caller, id),
     unlockUser: (_, { id }, { users, caller }) => users.unlock(caller, id),
+    lockUser: (_, { id }, { users, caller }) => users.lock(caller, id),
+    resetUserMfa: (_, { id }, { users, caller }) => users.resetMfa(caller, id),
   },
   User: {
     __resolveReference: ({ id }, { users, caller }) => users.get(caller, id),

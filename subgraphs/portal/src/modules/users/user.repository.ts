@@ -48,13 +48,18 @@ export function userRepository(prisma: PrismaClient, clock: Clock) {
         return user;
       }),
     /**
-     * A user who leaves active loses its sessions in the same transaction (its tokens stop working at the edge); the
-     * change's audit record, when it has one, is written in it too.
+     * A user who leaves active (or whose change says so: `endSessions`) loses its sessions in the same transaction
+     * (its tokens stop working at the edge); the change's audit record, when it has one, is written in it too.
      */
-    update: (id: string, data: Prisma.UserUncheckedUpdateInput, audit?: AuditStep) =>
+    update: (
+      id: string,
+      data: Prisma.UserUncheckedUpdateInput,
+      audit?: AuditStep,
+      options: { endSessions?: boolean } = {},
+    ) =>
       prisma.$transaction(async (tx) => {
         const user = await tx.user.update({ where: { id }, data });
-        if (endsSessions(data)) await revokeSessions(tx, `user:${id}`, clock());
+        if (options.endSessions || endsSessions(data)) await revokeSessions(tx, `user:${id}`, clock());
         await audit?.(tx);
         return user;
       }),

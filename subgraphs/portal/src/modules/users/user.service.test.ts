@@ -119,6 +119,39 @@ describe("users", () => {
     });
   });
 
+  it("locks a user until unlocked, ending its sessions; a deactivated user stays deactivated", async () => {
+    const manager = await tenant.user("STORE_MANAGER");
+    const staff = await tenant.user("STAFF");
+    const login = () => env.portal.auth.pinLogin({ login_id: staff.login_id, pin: PIN }, callerOf(manager));
+    const { refresh_token } = await login();
+    expect(await env.portal.users.lock(callerOf(manager), staff.id)).toMatchObject({ status: "locked" });
+    await expect(login()).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(env.portal.auth.refresh(refresh_token, callerOf(manager))).rejects.toMatchObject({
+      code: "unauthorized",
+    });
+    await expect(env.portal.users.lock(callerOf(staff), manager.id)).rejects.toMatchObject({ code: "forbidden" });
+    expect(await env.portal.users.unlock(callerOf(manager), staff.id)).toMatchObject({ status: "active" });
+    await expect(login()).resolves.toMatchObject({ access_token: expect.any(String) });
+    await env.portal.users.deactivate(callerOf(manager), staff.id);
+    await expect(env.portal.users.lock(callerOf(manager), staff.id)).rejects.toMatchObject({ code: "invalid_state" });
+    expect(await env.portal.users.unlock(callerOf(manager), staff.id)).toMatchObject({ status: "inactive" });
+  });
+
+  it("resets MFA to a new TOTP secret shown once, for password tiers only", async () => {
+    const admin = await tenant.user("MERCHANT_ADMIN");
+    const manager = await tenant.user("STORE_MANAGER", { mfa_channel: "sms", phone: "+81312345678" });
+    const reset = await env.portal.users.resetMfa(callerOf(admin), manager.id);
+    expect(reset).toMatchObject({ mfa_enabled: true, mfa_channel: "totp", totp_secret: expect.any(String) });
+    expect((await env.portal.users.get(callerOf(admin), manager.id)).totp_secret).toBeUndefined();
+    const again = await env.portal.users.resetMfa(callerOf(admin), manager.id);
+    expect(again.totp_secret).not.toBe(reset.totp_secret);
+    const staff = await tenant.user("STAFF");
+    await expect(env.portal.users.resetMfa(callerOf(admin), staff.id)).rejects.toMatchObject({
+      details: { field: "mfa_enabled", constraint: "not_allowed" },
+    });
+    await expect(env.portal.users.resetMfa(callerOf(manager), admin.id)).rejects.toMatchObject({ code: "forbidden" });
+  });
+
   it("answers ids that cannot exist with a clear 4xx, never a 500", async () => {
     const admin = await tenant.user("MERCHANT_ADMIN");
     await expect(tenant.user("AREA_MANAGER", { area_id: "not-a-uuid" })).rejects.toMatchObject({

@@ -278,7 +278,7 @@ export function userService(
         if (patch[field] != null && patch[field] !== user[field])
           throw invalidField(field, "immutable", "create a new user to move someone to another place");
       if (patch.status != null && patch.status !== "active" && patch.status !== "inactive")
-        throw invalidField("status", "enum", "status must be active or inactive");
+        throw invalidField("status", "enum", "status must be active or inactive (lockUser locks)");
       const role = user.role as Role;
       await checkContact(users, patch, user.id);
       const secrets = await secretsFor(role, patch, false);
@@ -303,15 +303,49 @@ export function userService(
       );
     },
 
-    /** Lifts a PIN lock (and a password lockout); only an L4 or higher, above the user and reaching it. */
+    /**
+     * Lifts a PIN lock, a password lockout and an administrator's lock; only an L4 or higher, above the user and
+     * reaching it. A deactivated user stays inactive.
+     */
     async unlock(caller: Caller, id: string): Promise<UserView> {
       const user = await requireManageable(caller, id, roles.STORE_MANAGER);
       return view(
         await users.update(
           id,
-          { failed_pins: 0, pin_locked_at: null, failed_logins: 0, locked_until: null },
+          {
+            failed_pins: 0,
+            pin_locked_at: null,
+            failed_logins: 0,
+            locked_until: null,
+            ...(user.status === "locked" ? { status: "active" } : {}),
+          },
           audit.step(userChange("user.unlocked", caller, user)),
         ),
+      );
+    },
+
+    /** An administrator's lock: no login and no refresh until unlocked, and the user's sessions end now. */
+    async lock(caller: Caller, id: string): Promise<UserView> {
+      const user = await requireManageable(caller, id, roles.STORE_MANAGER);
+      if (user.status === "inactive") throw new AppError("invalid_state", "a deactivated user cannot be locked");
+      return view(await users.update(id, { status: "locked" }, audit.step(userChange("user.locked", caller, user))));
+    },
+
+    /**
+     * A new TOTP secret (shown once) for a user who lost their authenticator, replacing any other MFA channel; for
+     * L0 to L4 (L5 and L6 have no MFA). The user's sessions end, as after a lost second factor they may be another's.
+     */
+    async resetMfa(caller: Caller, id: string): Promise<UserView> {
+      const user = await requireManageable(caller, id, roles.STORE_MANAGER);
+      const mfa = mfaFor(
+        box,
+        user.role as Role,
+        { mfa_enabled: true, mfa_channel: "totp" },
+        { ...user, totp_secret: null },
+      );
+      return view(
+        await users.update(id, mfa.data, audit.step(userChange("user.mfa_reset", caller, user)), { endSessions: true }),
+        mfa.totpSecret,
       );
     },
   };

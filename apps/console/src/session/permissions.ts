@@ -1,0 +1,14 @@
+import type { Identity } from "./session";
+
+/**
+ * What the console offers a tier, following the server's rules (docs/decisions.md); the server refuses anyway, and
+ * the console shows its refusal.
+ */
+export const may = {
+  manageDevices: (identity: Identity) => identity.tier <= 4,
+  editStore: (identity: Identity) => identity.tier <= 4,
+  setTerminalLimit: (identity: Identity) => identity.tier <= 2,
+  manageUsers: (identity: Identity) => identity.tier <= 4,
+  manageAppVersions: (identity: Identity) => identity.tier <= 1,
+  impersonate: (identity: Identity) => identity.tier <= 1 && !identity.impersonated_by,
+};
