@@ -16,6 +16,7 @@ const sharedRepositories = [
   "^subgraphs/portal/src/modules/gateway-sync/sync-outbox\\.repository\\.ts$",
   "^subgraphs/portal/src/modules/revocations/session-revocations\\.repository\\.ts$",
   "^subgraphs/payments/src/modules/outbox/outbox\\.repository\\.ts$",
+  "^subgraphs/payments/src/modules/ledger/transaction\\.repository\\.ts$",
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -71,6 +72,22 @@ module.exports = {
       severity: "error",
       from: { path: moduleFile, pathNot: tests },
       to: { path: "^subgraphs/$1/src/modules/(?!$2/)[^/]+/[^/]+\\.repository\\.ts$", pathNot: sharedRepositories },
+    },
+    {
+      name: "repository-without-services",
+      comment:
+        "A repository holds data access only: the rules it would need from a service belong in its own module's service, which composes the transaction.",
+      severity: "error",
+      from: { path: "\\.repository\\.ts$", pathNot: tests },
+      to: { path: "\\.service\\.ts$" },
+    },
+    {
+      name: "service-without-re-exports",
+      comment:
+        "A service does not re-export a repository's functions or types for other modules to get past module-repository-private: it offers its own.",
+      severity: "error",
+      from: { path: "\\.service\\.ts$", pathNot: tests },
+      to: { path: "\\.repository\\.ts$", dependencyTypes: ["export"] },
     },
     {
       name: "no-circular",

@@ -18,7 +18,7 @@ const clusterSuite = [
   "subgraphs/common/src/{storage,messaging}/*.test.ts",
   "rest-compat/src/rate-limit.test.ts",
   "subgraphs/payments/src/modules/{outbox,idempotency,confirm,refunds,provider-events,payment-intents,webhooks}/*.test.ts",
-  "subgraphs/portal/src/modules/{gateway-sync,tenants,provisioning,users}/*.test.ts",
+  "subgraphs/portal/src/modules/{gateway-sync,tenants,provisioning,users,audit}/*.test.ts",
   "subgraphs/pos/src/**/*.test.ts",
 ];
 

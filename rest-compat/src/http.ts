@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { AppError, assertJsonDepth, logger, REQUEST_ID_HEADER } from "@pos-cloud/common";
 import { assertUtf8Form } from "./params";
 
@@ -69,6 +71,22 @@ export function sendText(res: ServerResponse, status: number, text: string, head
     ...headers,
   });
   res.end(text);
+}
+
+/**
+ * A body written as it is produced, at the pace the client reads it. Once the status is sent an error can no longer
+ * be answered: the connection is cut, so the client sees an incomplete body rather than a complete-looking one.
+ */
+export function sendStream(
+  res: ServerResponse,
+  status: number,
+  chunks: AsyncIterable<string>,
+  headers: Record<string, string> = {},
+) {
+  res.writeHead(status, headers);
+  pipeline(Readable.from(chunks), res).catch((error: unknown) => {
+    logger.error("a streamed answer failed", { request_id: res.getHeader(REQUEST_ID_HEADER), error });
+  });
 }
 
 /** The one error shape of every REST face: `{code, message, details}`. */

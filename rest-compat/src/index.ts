@@ -1,5 +1,6 @@
 import { apiKeyWebhookRoutes } from "./routes/api-key-webhook";
 import { appUpdateRoutes } from "./routes/app-updates";
+import { auditRoutes } from "./routes/audit";
 import { authRoutes } from "./routes/auth";
 import { deviceTokenRoutes } from "./routes/device-token";
 import { deviceRoutes } from "./routes/devices";
@@ -39,6 +40,7 @@ export const restRoutes = [
   ...jwksRoutes,
   ...userRoutes,
   ...partnerRoutes,
+  ...auditRoutes,
   ...paymentIntentRoutes,
   ...syncRoutes,
   ...paymentFlowRoutes,

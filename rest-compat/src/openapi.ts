@@ -280,10 +280,12 @@ function operationOf(schema: GraphQLSchema, route: RestRoute) {
       : {
           description: "Success.",
           headers: successHeaders,
-          content: {
-            "application/json": { schema: body },
-            ...(doc.text ? { "text/plain": { schema: { type: "string" } } } : {}),
-          },
+          content: doc.formats
+            ? Object.fromEntries(doc.formats.map((type) => [type, { schema: { type: "string" } }]))
+            : {
+                "application/json": { schema: body },
+                ...(doc.text ? { "text/plain": { schema: { type: "string" } } } : {}),
+              },
         };
   const errors = Object.fromEntries(
     errorStatuses.map((status) => [

@@ -24,6 +24,8 @@ export interface RestResponse {
   headers?: Record<string, string>;
   /** A plain-text body (a printable receipt), sent as `text/plain; charset=utf-8` in place of `body`'s JSON. */
   text?: string;
+  /** A body sent as it is produced (an export), in place of `body`; its content type is in `headers`. */
+  stream?: AsyncIterable<string>;
 }
 
 /**
@@ -49,6 +51,8 @@ export interface RouteDoc {
   anonymous?: boolean;
   /** Answers `text/plain` as well when the client prefers it (`Accept`). */
   text?: boolean;
+  /** The media types the answer comes in instead of JSON (an export's CSV or NDJSON). */
+  formats?: string[];
   /** An OAuth 2.0 endpoint: form-encoded bodies, and its refusals as `{error, error_description}` (RFC 6749 §5.2). */
   oauth?: boolean;
 }

@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { repositoryRoot } from "@pos-cloud/common";
+import { type Caller, repositoryRoot } from "@pos-cloud/common";
+import { openPortal } from "@pos-cloud/portal";
 import { afterAll, describe, expect, it } from "vitest";
 import { temporaryDirectory } from "../support/environment";
 
@@ -155,7 +157,20 @@ describe("npm start", () => {
   });
 });
 
-describe("npm run db:migrate", () => {
+/** An npm command to its end: its exit code and its stdout and stderr as one text. */
+const runCommand = (args: string[], env: NodeJS.ProcessEnv) =>
+  new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn("npm", args, { cwd: repositoryRoot, env: { ...process.env, ...env } });
+    let output = "";
+    const collect = (chunk: Buffer) => {
+      output += chunk;
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    child.once("exit", (code) => resolve({ code, output }));
+  });
+
+describe("npm run db:migrate and npm run audit", () => {
   const dir = temporaryDirectory();
   afterAll(() => dir.remove());
 
@@ -163,20 +178,7 @@ describe("npm run db:migrate", () => {
     "brings every subgraph's database to its newest migration, and is a no-op the second time",
     { timeout: 120_000 },
     async () => {
-      const run = () =>
-        new Promise<{ code: number | null; output: string }>((resolve) => {
-          const child = spawn("npm", ["run", "--silent", "db:migrate"], {
-            cwd: repositoryRoot,
-            env: { ...process.env, DATA_DIR: dir.path },
-          });
-          let output = "";
-          const collect = (chunk: Buffer) => {
-            output += chunk;
-          };
-          child.stdout.on("data", collect);
-          child.stderr.on("data", collect);
-          child.once("exit", (code) => resolve({ code, output }));
-        });
+      const run = () => runCommand(["run", "--silent", "db:migrate"], { DATA_DIR: dir.path });
       const first = await run();
       expect(first.code).toBe(0);
       const logLines = first.output
@@ -188,6 +190,28 @@ describe("npm run db:migrate", () => {
       const second = await run();
       expect(second.code).toBe(0);
       expect(second.output).not.toMatch(/migrations applied/);
+    },
+  );
+
+  // On the storage the test above migrated: `npm run audit -- verify` walks the chain and names its first broken link
+  // (that an unbroken chain holds is tested on the service, audit.service.test.ts).
+  it(
+    "npm run audit -- verify names the first record changed behind the trigger's back",
+    { timeout: 120_000 },
+    async () => {
+      const portal = await openPortal({ dataDir: dir.path, masterKey: randomBytes(32) });
+      const platform: Caller = { type: "service", id: "platform", scopes: [] };
+      for (const event of ["user.login", "user.logout", "user.login"] as const)
+        await portal.audit.record({ event, user_id: null, success: true }, platform);
+      const [second] = await portal.db.query<{ id: string }>("SELECT id FROM audit_log WHERE seq = 2");
+      await portal.db.query("ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update_delete");
+      await portal.db.query(`UPDATE audit_log SET event = 'user.login' WHERE id = '${second!.id}'`);
+      await portal.close();
+      const verified = await runCommand(["run", "--silent", "audit", "--", "verify"], { DATA_DIR: dir.path });
+      expect(verified.code).toBe(1);
+      expect(verified.output).toContain(
+        `audit chain broken at seq 2 (record ${second!.id}): hash does not match the record's content`,
+      );
     },
   );
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientAssertion, deviceToken, humanToken, TOKEN_PATH, tokenRequest } from "../support/device";
 import { uniqueCode } from "../support/environment";
 import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { seedBranch } from "../support/portal-seed";
 import { type SeededDevice, type SeededStore, seed } from "../support/seed";
 
 describe("devices end to end", () => {
@@ -210,6 +211,30 @@ describe("devices end to end", () => {
     expect((await call("DELETE", `/terminals/${device.id}`, manager)).body.status).toBe("decommissioned");
     expect((await tokenRequest(platform.baseUrl, await assertion())).status).toBe(401);
     expect((await call("POST", `/terminals/${device.id}/resume`, manager)).status).toBe(409);
+  });
+
+  it("answers who provisioned, activated and suspended a device, each record to whom its place shows it", async () => {
+    const device = await provision();
+    expect((await call("POST", `/api/v1/terminals/${device.id}/suspend`, manager)).status).toBe(200);
+    const trail = async (token: string) =>
+      (await call("GET", `/api/v1/audit-logs?target=${device.id}`, token)).body as Record<string, any>[];
+    const managerId = JSON.parse(Buffer.from(manager.split(".")[1]!, "base64url").toString()).sub;
+    // The device provisioned itself before any store had it: that record is the platform's (L0) alone.
+    expect((await trail(operator)).map((record) => [record.event, record.actor_type])).toEqual([
+      ["device.suspend", "user"],
+      ["device.activate", "user"],
+      ["device.provision", "anonymous"],
+    ]);
+    const seen = await trail(manager);
+    expect(seen.map((record) => record.event)).toEqual(["device.suspend", "device.activate"]);
+    expect(seen.every((record) => record.actor_id === managerId && record.store_id === home.id)).toBe(true);
+    const other = await seedBranch(platform.portal);
+    const outsider = await humanToken(platform.portal, {
+      role: "MERCHANT_ADMIN",
+      psp_id: other.psp.id,
+      merchant_id: other.merchant.id,
+    });
+    expect(await trail(outsider)).toEqual([]);
   });
 
   it("issues a token to a standard OAuth client (openid-client, private_key_jwt, no discovery)", async () => {

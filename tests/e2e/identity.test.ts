@@ -147,7 +147,8 @@ describe("human identity through the edge", () => {
       const sent = await postJson(platform.baseUrl, "/api/v1/auth/user/mfa/send", { user_id: login.body.user_id });
       expect(sent.body).toMatchObject({ sent: true, channel: "email" });
       const messages = await get(platform.baseUrl, "/api/v1/dev/messages", tokens.SYSTEM_OP);
-      const message = messages.body.data.find((m: { to: string }) => m.to === email);
+      // What the sandbox mail server received over SMTP, as the development mailbox shows it.
+      const message = messages.body.data.find((m: { to: string[] }) => m.to.includes(email));
       const code = /(\d{6})/.exec(message.text)![1];
       const verified = await postJson(platform.baseUrl, "/api/v1/auth/user/mfa/verify", {
         user_id: login.body.user_id,
@@ -179,6 +180,48 @@ describe("human identity through the edge", () => {
       expect(loginAfter.status).toBeGreaterThanOrEqual(400);
     },
   );
+
+  it("answers who created, locked and unlocked a user, to its managers and not to staff", async () => {
+    const password = "a long enough password";
+    const created = await postJson(
+      platform.baseUrl,
+      "/api/v1/users",
+      { role: "STORE_MANAGER", store_id: demo.store.id, password },
+      tokens.MERCHANT_ADMIN,
+    );
+    expect(created.status).toBe(201);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const failed = await postJson(platform.baseUrl, "/api/v1/auth/user/login", {
+        login_id: created.body.login_id,
+        password: "not the password",
+      });
+      expect(failed.status).toBe(401);
+    }
+    const unlock = await fetch(`${platform.baseUrl}/api/v1/users/${created.body.id}/unlock`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokens.MERCHANT_ADMIN}` },
+    });
+    expect(unlock.status).toBe(200);
+    const trail = (token: string) => get(platform.baseUrl, `/api/v1/audit-logs?target=${created.body.id}`, token);
+    const records = (await trail(tokens.MERCHANT_ADMIN!)).body as Record<string, any>[];
+    // The fifth failure locks the user, then is recorded itself.
+    expect(records.map((record) => record.event)).toEqual([
+      "user.unlocked",
+      "user.login_failed",
+      "user.locked",
+      ...Array(4).fill("user.login_failed"),
+      "user.created",
+    ]);
+    const admin = decodeJwt(tokens.MERCHANT_ADMIN!).sub;
+    expect(records.at(-1)).toMatchObject({ actor_id: admin, metadata: { login_id: created.body.login_id } });
+    expect(records[2]).toMatchObject({
+      actor_type: "user",
+      actor_id: created.body.id,
+      metadata: { method: "password" },
+    });
+    expect((await trail(tokens.STORE_MANAGER!)).body).toHaveLength(8);
+    expect((await trail(tokens.STAFF!)).status).toBe(403);
+  });
 
   it("pages GET /api/v1/users with limit and offset, as the other portal lists, with paging headers", async () => {
     const store = await platform.portal.tenants.createStore(operator, {

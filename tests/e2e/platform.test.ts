@@ -10,9 +10,11 @@ import { demoUser, inProcessOnly, logIn, postGraphQL, startTestPlatform, type Te
 const platformJobs = [
   "gateway-sync",
   "signing-key-rotation",
+  "portal-message-retries",
   "pos-outbox",
   "pos-outbox-cleanup",
   "pos-payment-recovery",
+  "pos-message-retries",
   "card-settlement-exchange",
   "payments-outbox",
   "payments-outbox-cleanup",

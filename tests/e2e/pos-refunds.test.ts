@@ -296,7 +296,7 @@ describe("POS refunds", () => {
   describe("a refund's approval", () => {
     const audited = (refund_id: string) =>
       platform.portal.prisma.auditLog.findMany({
-        where: { event: "payment.refunded", metadata: { path: ["refund_id"], equals: refund_id } },
+        where: { event: "payment.refund_approved", metadata: { path: ["refund_id"], equals: refund_id } },
       });
 
     it("refuses a staff (L6) caller with only a login id, and an L5 token refunds without a PIN", async () => {
@@ -336,6 +336,79 @@ describe("POS refunds", () => {
         metadata: { payment_id: payment.id, amount: 500, approver_login_id: leaderCode, secret_checked: true },
       });
       expect((record!.metadata as { caller: string }).caller).toMatch(/^user:/);
+    });
+
+    it("answers who did what to a payment through REST, GraphQL and the export, scoped by tier", async () => {
+      const payment = await cash((await billedOrder()).id, 2684);
+      const body = { refund_amount: 300, reason: "trail", staff_code: leaderCode, staff_pin: leaderPin };
+      const made = await refund(payment.id, body, staff);
+      expect(made.status).toBe(201);
+      const trail = (token: string) => call("GET", `/api/v1/audit-logs?target=${payment.id}`, token);
+      // POS records travel as outbox events to the portal's consumer: they arrive shortly after the answer.
+      await expect
+        .poll(async () => (await trail(manager)).body.map((record: { event: string }) => record.event))
+        .toEqual(["payment.refunded", "payment.refund_approved", "payment.completed", "payment.created"]);
+      const records = (await trail(manager)).body as Record<string, any>[];
+      const byEvent = Object.fromEntries(records.map((record) => [record.event, record]));
+      const staffId = JSON.parse(Buffer.from(staff.split(".")[1]!, "base64url").toString()).sub;
+      expect(byEvent["payment.created"]).toMatchObject({
+        actor_type: "device",
+        actor_id: demo.device.id,
+        target_type: "pos_payment",
+        store_id: demo.store.id,
+        merchant_id: demo.merchant.id,
+        psp_id: demo.psp.id,
+        metadata: { amount: 2684, method_type: "CASH" },
+      });
+      expect(byEvent["payment.refunded"]).toMatchObject({
+        actor_type: "user",
+        actor_id: staffId,
+        metadata: { refund_id: made.body.id, refund_amount: 300, approver_login_id: leaderCode },
+      });
+      expect(byEvent["payment.refund_approved"]).toMatchObject({
+        user_id: demoUser(demo, "STAFF_LEADER").user_id,
+        metadata: { refund_id: made.body.id, approver_login_id: leaderCode, secret_checked: true },
+      });
+      expect(records.every((record) => /^[0-9a-f]{64}$/.test(record.hash))).toBe(true);
+
+      const graphql = await call("POST", "/graphql", manager, {
+        query: "query ($target: String) { auditLog(filter: { target: $target }) { total_count nodes { event } } }",
+        variables: { target: payment.id },
+      });
+      expect(graphql.body.data.auditLog.total_count).toBe(4);
+      const other = await trail(outsider);
+      expect(other).toMatchObject({ status: 200, body: [] });
+      expect(other.headers.get("x-total-count")).toBe("0");
+      expect((await trail(staff)).status).toBe(403);
+      expect((await trail(terminal)).status).toBe(403);
+
+      const exported = async (format: string) => {
+        const response = await fetch(
+          `${platform.baseUrl}/api/v1/audit-logs/export?format=${format}&target=${payment.id}`,
+          {
+            headers: { authorization: `Bearer ${manager}` },
+          },
+        );
+        return { type: response.headers.get("content-type"), lines: (await response.text()).trim().split("\n") };
+      };
+      const csv = await exported("csv");
+      expect(csv.type).toMatch(/^text\/csv/);
+      expect(csv.lines[0]).toMatch(/^id,seq,event,timestamp,user_id,actor_type,actor_id,/);
+      expect(csv.lines.slice(1).map((line) => line.split(",")[2])).toEqual([
+        "payment.created",
+        "payment.completed",
+        "payment.refund_approved",
+        "payment.refunded",
+      ]);
+      const ndjson = await exported("ndjson");
+      expect(ndjson.type).toBe("application/x-ndjson");
+      expect(ndjson.lines.map((line) => JSON.parse(line).event)).toEqual(
+        csv.lines.slice(1).map((l) => l.split(",")[2]),
+      );
+      expect((await call("GET", "/api/v1/audit-logs/export?format=xml", manager)).body).toMatchObject({
+        code: "invalid_request",
+        details: { field: "format", constraint: "enum" },
+      });
     });
 
     // Last in the file: it locks the demo staff leader's PIN.

@@ -4,6 +4,7 @@ import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
 import { embeddedAcquirerControl } from "../../apps/sandbox-acquirer/src/embedded";
+import { sandboxMailbox } from "../../apps/sandbox-messages/src/embedded";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { clusterWiring } from "../support/environment";
@@ -280,7 +281,7 @@ describe("POS settlements and the card settlement exchange", () => {
     expect(refused.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
   });
 
-  it("retries refused logins, then alerts and leaves a notification an operator lists", async () => {
+  it("retries refused logins, then alerts, leaves a notification an operator lists and e-mails the store", async () => {
     const control = embeddedAcquirerControl(platform.dataDir);
     control.refuseNextLogins(1);
     expect(await platform.pos.cardExchange.run(today(), { storeId: demo.store.id, again: true })).toMatchObject([
@@ -321,6 +322,15 @@ describe("POS settlements and the card settlement exchange", () => {
       settlement_id: settlementId,
       business_date: today(),
       details: { attempts: 4 },
+    });
+    // The spec's e-mail, as the sandbox mail server received it over SMTP, to the demo store's contact.
+    const mailed = () =>
+      sandboxMailbox(platform.dataDir)
+        .list()
+        .find((mail) => mail.to.includes("shibuya@demo.pos-cloud.localhost") && mail.subject.includes(today()));
+    await expect.poll(mailed, { timeout: 15_000 }).toMatchObject({
+      subject: `Card settlement exchange failed: store ${demo.store.id}, ${today()}`,
+      text: expect.stringContaining("failed 4 times"),
     });
   });
 });

@@ -1,8 +1,10 @@
+import { DEFAULT_MAIL_FROM, messageTransport } from "@pos-cloud/common/messages";
 import { natsBus } from "@pos-cloud/common/messaging";
 import { openPayments, sandboxSetup } from "@pos-cloud/payments";
 import { openPortal } from "@pos-cloud/portal";
 import { openPos, portalClient } from "@pos-cloud/pos";
 import { readAcquirerSettings } from "@pos-cloud/sandbox-acquirer";
+import { readMessageSandboxSettings } from "@pos-cloud/sandbox-messages";
 import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
 import { type RunningCluster, startCluster } from "../../apps/platform/src/cluster";
 import type { ClusterConfig } from "../../apps/platform/src/cluster-environment";
@@ -54,7 +56,20 @@ function processEnvironment(options: TestPlatformOptions): NodeJS.ProcessEnv {
  */
 async function openServices(config: ClusterConfig, cluster: RunningCluster, options: TestPlatformOptions) {
   const masterKey = loadOrCreateMasterKey(config.dataDir);
-  const portal = await openPortal({ url: config.databaseUrls.portal, masterKey, publicUrl: () => cluster.baseUrl });
+  // Mail and SMS through the cluster's sandboxes, as its processes send them.
+  const sandboxes = readMessageSandboxSettings(config.dataDir)!;
+  const transport = messageTransport({
+    smtpUrl: sandboxes.smtpUrl,
+    mailFrom: DEFAULT_MAIL_FROM,
+    sms: { url: sandboxes.smsUrl, secret: sandboxes.smsSecret },
+  });
+  const messages = { transport, retryDelaysMs: options.messageRetryDelaysMs };
+  const portal = await openPortal({
+    url: config.databaseUrls.portal,
+    masterKey,
+    publicUrl: () => cluster.baseUrl,
+    messages,
+  });
   const payments = await openPayments({
     url: config.databaseUrls.payments,
     masterKey,
@@ -66,6 +81,7 @@ async function openServices(config: ClusterConfig, cluster: RunningCluster, opti
   const pos = await openPos({
     url: config.databaseUrls.pos,
     portal: portalClient({ url: `http://127.0.0.1:${config.ports.portal}/` }, cluster.internalToken),
+    messages,
   });
   pos.gateway.configure({ ...(await ensureSyncPartner(payments.partners)), url: cluster.baseUrl });
   pos.cardExchange.configure({ url: readAcquirerSettings(config.dataDir)!.ftpUrl });
@@ -78,6 +94,7 @@ async function openServices(config: ClusterConfig, cluster: RunningCluster, opti
     close: async () => {
       await bus.close();
       await Promise.all([portal.close(), payments.close(), pos.close()]);
+      transport.close();
     },
   };
 }

@@ -19,7 +19,7 @@ export async function portalWithClock(start = new Date("2026-03-01T09:00:00Z")) 
     url: storage.urls.portal,
     masterKey: randomBytes(32),
     clock: () => clock.now,
-    messageSender: { send: async (message) => void sent.push(message) },
+    messages: { transport: async (message) => void sent.push(message) },
   });
   return {
     portal,

@@ -34,6 +34,7 @@ export type TestPlatformOptions = { demo?: boolean; clock?: () => Date; bus?: Ru
   | "webhookRetryDelaysMs"
   | "partnerWebhooks"
   | "devMailbox"
+  | "messageRetryDelaysMs"
   | "graphqlLimits"
   | "graphqlSchemaDetails"
   | "httpTimeouts"

@@ -62,7 +62,7 @@ export interface EdgeConfig {
   httpTimeouts?: Partial<HttpTimeouts>;
   /** Token expiry and key caching read it; tests move it together with the portal's. */
   clock?: () => Date;
-  /** The embedded platform's recorded messages, served at `GET /api/v1/dev/messages`. */
+  /** What the embedded platform's sandbox mail server and SMS relay received, served at `GET /api/v1/dev/messages`. */
   devMessages?: () => unknown[];
   /** What one GraphQL operation may ask for and how long it may run; unset values keep their defaults. */
   graphqlLimits?: Partial<GraphQLLimits>;

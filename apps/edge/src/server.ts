@@ -27,6 +27,7 @@ import {
   readBody,
   sendError,
   sendJson,
+  sendStream,
   sendText,
   storeHintOf,
 } from "@pos-cloud/rest-compat";
@@ -49,7 +50,7 @@ export interface EdgeOptions {
   /** Counts portal and POS requests against the `api` bucket (`/v1` counts its own buckets in `gateway`). */
   limiter: RateLimiter;
   /**
-   * The embedded platform's recorded SMS and e-mail (`GET /api/v1/dev/messages`, system operators only); absent
+   * What the embedded platform's sandbox mail server and SMS relay received (`GET /api/v1/dev/messages`, system operators only); absent
    * unless the mailbox is configured on.
    */
   devMessages?: () => unknown[];
@@ -242,6 +243,7 @@ export function createEdgeServer({
     }
     if (response.text !== undefined)
       return sendText(res, response.status, response.text, { ...headers, ...response.headers });
+    if (response.stream) return sendStream(res, response.status, response.stream, { ...headers, ...response.headers });
     sendJson(res, response.status, response.body, { ...headers, ...response.headers });
   }
 

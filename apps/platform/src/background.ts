@@ -31,7 +31,8 @@ export interface BackgroundWork {
 
 /**
  * The platform's background work, the same in the embedded process and in a cluster worker: the bus consumers (the
- * partner webhook dispatcher, POS's consumer of the gateway's events that settles QR payments, group `pos-payments`)
+ * portal's consumer of the other subgraphs' audit records, group `portal-audit`, the partner webhook dispatcher, POS's consumer of the gateway's events that settles QR payments, group `pos-payments`,
+ * and the one that e-mails receipts of completed payments, `pos-receipt-mail`)
  * and one job registry with the periodic work of every subgraph (their `jobs.ts`: outbox publishers, the payment
  * poller and its repairs, POS's recovery and card settlement exchange, the gateway sync, signing-key rotation). The
  * registry is not awaited on the gateway: the gateway sync runs at start in the background. Every part claims its
@@ -49,10 +50,14 @@ export async function startBackgroundWork(
   };
   try {
     // Consuming before anything is published: the memory bus keeps events only for groups that exist.
+    const auditTrail = await portal.auditTrail.consume(bus);
+    stops.push(() => auditTrail.stop());
     const partnerWebhooks = await payments.partnerWebhooks.start(bus);
     stops.push(() => partnerWebhooks.stop());
     const qrSettlement = await pos.payments.consume(bus);
     stops.push(() => qrSettlement.stop());
+    const receiptMail = await pos.receipts.consume(bus);
+    stops.push(() => receiptMail.stop());
     const jobs = jobRegistry({ clock: options.clock }).register(
       ...portal.jobs(),
       ...pos.jobs(bus),

@@ -1,5 +1,11 @@
 import { resolve } from "node:path";
 import { parseEnvironment, settings } from "@pos-cloud/common";
+import {
+  type MessageConfig,
+  messageConfig,
+  messageSettings,
+  messageSettingsProblems,
+} from "@pos-cloud/common/messages";
 import { z } from "zod";
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
@@ -8,49 +14,55 @@ const postgresUrl = z
   .regex(/^postgres(ql)?:\/\/[^/]+\/[\w-]+$/, "must be a postgresql:// URL with a database name")
   .optional();
 
-const schema = z.object({
-  PORT: port(4000),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  EDGE_INSTANCES: z.coerce.number().int().min(1).max(64).default(2),
-  WORKERS: z.coerce.number().int().min(1).max(64).default(2),
-  SANDBOX_PORT: port(4104),
-  PORTAL_PORT: port(4101),
-  POS_PORT: port(4102),
-  PAYMENTS_PORT: port(4103),
-  /** The sandbox card acquirer's FTP port (unless ACQUIRER_FTP_URL names another acquirer). */
-  ACQUIRER_PORT: port(4105),
-  /** The card acquirer of the settlement exchange, with the merchant account: ftp://user:password@host:port/. */
-  ACQUIRER_FTP_URL: z
-    .url({ protocol: /^ftps?$/ })
-    .refine((url) => new URL(url).username !== "" && new URL(url).password !== "", {
-      message: "must carry the account: ftp://user:password@host:port/",
-    })
-    .optional(),
-  /** Worker n serves /health, /ready and /metrics on this port + n - 1; 0: each on a free port (printed). */
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65471).default(4110),
-  DATA_DIR: z.string().min(1).default(".data"),
-  DEMO: z.enum(["on", "off"]).default("on"),
-  MASTER_KEY: settings.masterKey.optional(),
-  /** The PostgreSQL server; each subgraph's database is `<DATABASE_PREFIX>_<subgraph>` there unless set below. */
-  POSTGRES_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\/[^/]+\/?$/, "must be a postgresql:// URL without a database name")
-    .default("postgresql://root@127.0.0.1:5432"),
-  DATABASE_PREFIX: z
-    .string()
-    .regex(/^[a-z_][a-z0-9_]{0,40}$/, "lower-case letters, digits, _ only")
-    .default("pos_cloud"),
-  DATABASE_URL_PORTAL: postgresUrl,
-  DATABASE_URL_POS: postgresUrl,
-  DATABASE_URL_PAYMENTS: postgresUrl,
-  NATS_URL: settings.natsUrl,
-  NATS_NAMESPACE: settings.natsNamespace,
-  REDIS_URL: settings.redisUrl.default("redis://127.0.0.1:6379"),
-  REDIS_KEY_PREFIX: settings.redisKeyPrefix,
-  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
-  PAYMENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
-  SANDBOX_PROCESSING_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
-});
+const schema = z
+  .object({
+    PORT: port(4000),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    EDGE_INSTANCES: z.coerce.number().int().min(1).max(64).default(2),
+    WORKERS: z.coerce.number().int().min(1).max(64).default(2),
+    SANDBOX_PORT: port(4104),
+    PORTAL_PORT: port(4101),
+    POS_PORT: port(4102),
+    PAYMENTS_PORT: port(4103),
+    /** The sandbox card acquirer's FTP port (unless ACQUIRER_FTP_URL names another acquirer). */
+    ACQUIRER_PORT: port(4105),
+    /** The sandbox mail server's SMTP port and SMS relay's HTTP port (unless SMTP_URL and SMS_RELAY_URL are set). */
+    SMTP_PORT: port(4106),
+    SMS_PORT: port(4107),
+    ...messageSettings,
+    /** The card acquirer of the settlement exchange, with the merchant account: ftp://user:password@host:port/. */
+    ACQUIRER_FTP_URL: z
+      .url({ protocol: /^ftps?$/ })
+      .refine((url) => new URL(url).username !== "" && new URL(url).password !== "", {
+        message: "must carry the account: ftp://user:password@host:port/",
+      })
+      .optional(),
+    /** Worker n serves /health, /ready and /metrics on this port + n - 1; 0: each on a free port (printed). */
+    WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65471).default(4110),
+    DATA_DIR: z.string().min(1).default(".data"),
+    DEMO: z.enum(["on", "off"]).default("on"),
+    MASTER_KEY: settings.masterKey.optional(),
+    /** The PostgreSQL server; each subgraph's database is `<DATABASE_PREFIX>_<subgraph>` there unless set below. */
+    POSTGRES_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\/[^/]+\/?$/, "must be a postgresql:// URL without a database name")
+      .default("postgresql://root@127.0.0.1:5432"),
+    DATABASE_PREFIX: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,40}$/, "lower-case letters, digits, _ only")
+      .default("pos_cloud"),
+    DATABASE_URL_PORTAL: postgresUrl,
+    DATABASE_URL_POS: postgresUrl,
+    DATABASE_URL_PAYMENTS: postgresUrl,
+    NATS_URL: settings.natsUrl,
+    NATS_NAMESPACE: settings.natsNamespace,
+    REDIS_URL: settings.redisUrl.default("redis://127.0.0.1:6379"),
+    REDIS_KEY_PREFIX: settings.redisKeyPrefix,
+    WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("false"),
+    PAYMENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+    SANDBOX_PROCESSING_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  })
+  .superRefine(messageSettingsProblems);
 
 export type SubgraphName = "portal" | "pos" | "payments";
 
@@ -60,7 +72,14 @@ export interface ClusterConfig {
   edgeInstances: number;
   workers: number;
   /** `workerMetrics`: the first worker's operations port (the next workers count up); absent or 0: free ports. */
-  ports: Record<SubgraphName | "sandbox", number> & { workerMetrics?: number; acquirer?: number };
+  ports: Record<SubgraphName | "sandbox", number> & {
+    workerMetrics?: number;
+    acquirer?: number;
+    smtp?: number;
+    sms?: number;
+  };
+  /** The mail server and SMS relay; what is unset goes to the sandbox the cluster starts. */
+  messages?: MessageConfig;
   /** The card acquirer the workers exchange with; absent: the sandbox acquirer the cluster starts. */
   acquirerFtpUrl?: string;
   dataDir: string;
@@ -90,7 +109,10 @@ export function loadClusterEnvironment(env: NodeJS.ProcessEnv = process.env): Cl
       payments: e.PAYMENTS_PORT,
       workerMetrics: e.WORKER_METRICS_PORT,
       acquirer: e.ACQUIRER_PORT,
+      smtp: e.SMTP_PORT,
+      sms: e.SMS_PORT,
     },
+    messages: messageConfig(e),
     acquirerFtpUrl: e.ACQUIRER_FTP_URL,
     dataDir: resolve(e.DATA_DIR),
     demo: e.DEMO === "on",

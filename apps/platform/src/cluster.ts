@@ -5,10 +5,12 @@ import { connect } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { repositoryRoot } from "@pos-cloud/common";
+import { completeMessageSettings, DEFAULT_MAIL_FROM } from "@pos-cloud/common/messages";
 import { openSubgraphDatabase } from "@pos-cloud/common/storage";
 import { openPayments } from "@pos-cloud/payments";
 import { openPortal } from "@pos-cloud/portal";
 import { readAcquirerSettings } from "@pos-cloud/sandbox-acquirer";
+import { readMessageSandboxSettings } from "@pos-cloud/sandbox-messages";
 import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
 import pg from "pg";
 import { configureGatewaySync } from "./background";
@@ -22,6 +24,7 @@ import { ensureSyncPartner } from "./sync-partner";
 const entryPoints = {
   sandbox: "apps/sandbox-provider/main",
   acquirer: "apps/sandbox-acquirer/main",
+  messages: "apps/sandbox-messages/main",
   portal: "subgraphs/portal/server",
   pos: "subgraphs/pos/server",
   payments: "subgraphs/payments/server",
@@ -141,6 +144,7 @@ export async function startCluster(
   const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
   const internalToken = randomBytes(32).toString("hex");
   const subgraphNames: SubgraphName[] = ["portal", "pos", "payments"];
+  const messages = config.messages ?? { mailFrom: DEFAULT_MAIL_FROM };
   await ensureDatabases(subgraphNames.map((subgraph) => config.databaseUrls[subgraph]));
   // Migrated here, once, so that a failing migration stops start-up before any process runs (each subgraph
   // applies them again on open, a no-op, under the same advisory lock).
@@ -208,7 +212,7 @@ export async function startCluster(
     stopping = true;
     // Workers first (they publish to the edge's subscribers and push to its gateway), then the edge, the subgraphs
     // and the sandbox.
-    for (const group of [["worker"], ["edge"], subgraphNames, ["sandbox", "acquirer"]]) {
+    for (const group of [["worker"], ["edge"], subgraphNames, ["sandbox", "acquirer", "messages"]]) {
       await Promise.all(
         running.filter(({ name }) => group.some((g) => name.startsWith(g))).map(({ child }) => stopProcess(child)),
       );
@@ -232,7 +236,23 @@ export async function startCluster(
             { PORT: String(config.ports.acquirer ?? 0), HOST: "127.0.0.1" },
             /^sandbox card acquirer at/,
           ),
+      // The mail server and SMS relay the portal, POS and the workers send through, for what is not configured.
+      completeMessageSettings(messages)
+        ? undefined
+        : start(
+            "messages",
+            entryPoints.messages,
+            { SMTP_PORT: String(config.ports.smtp ?? 0), SMS_PORT: String(config.ports.sms ?? 0), HOST: "127.0.0.1" },
+            /^sandbox mail server and SMS relay at/,
+          ),
     ]);
+    const messageSandbox = readMessageSandboxSettings(config.dataDir);
+    const messageEnv = {
+      SMTP_URL: messages.smtpUrl ?? messageSandbox!.smtpUrl,
+      MAIL_FROM: messages.mailFrom,
+      SMS_RELAY_URL: messages.sms?.url ?? messageSandbox!.smsUrl,
+      SMS_RELAY_SECRET: messages.sms?.secret ?? messageSandbox!.smsSecret,
+    };
     const sandbox = readSandboxSettings(config.dataDir)!;
     const acquirerFtpUrl = config.acquirerFtpUrl ?? readAcquirerSettings(config.dataDir)!.ftpUrl!;
     const sandboxEnv = { SANDBOX_URL: sandbox.baseUrl!, SANDBOX_WEBHOOK_SECRET: sandbox.webhookSecret };
@@ -250,6 +270,7 @@ export async function startCluster(
             DATABASE_URL: config.databaseUrls[subgraph],
             ...(subgraph === "payments" ? sandboxEnv : {}),
             ...(subgraph === "pos" ? posEnv : {}),
+            ...(subgraph === "payments" ? {} : messageEnv),
           },
           { port: config.ports[subgraph], host: "127.0.0.1" },
         ),
@@ -278,6 +299,7 @@ export async function startCluster(
             HOST: "127.0.0.1",
             METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + i - 1),
             ...sandboxEnv,
+            ...messageEnv,
           },
           /^worker \d+ running/,
         );

@@ -111,12 +111,15 @@ async function createDemoTenant(
     psp_id: psp.id,
     code: "DEMO-MERCHANT",
     name: "Demo Merchant",
+    contact_email: "merchant@demo.pos-cloud.localhost",
   });
   const { provider, polling_provider } = settings.providers;
   const store = await portal.tenants.createStore(platformOperator, {
     merchant_id: merchant.id,
     code: "001",
     name: "Demo Store Shibuya",
+    // Where the store's mail goes (the card settlement exchange's failures; receipts' Reply-To): the sandbox's.
+    contact_email: "shibuya@demo.pos-cloud.localhost",
     // The demo store can take QR payments through both sandbox configurations right away.
     provider_credentials: {
       [provider.code]: provider.credentials,

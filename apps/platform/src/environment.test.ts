@@ -10,11 +10,11 @@ describe("the embedded platform's configuration", () => {
     expect(loadEnvironment({ HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
   });
 
-  it("has the development mailbox with the demo and no relay, and only when asked otherwise", () => {
-    const relay = { MESSAGE_WEBHOOK_URL: "https://relay.example.com/messages" };
+  it("has the development mailbox with the demo and the sandbox mail server, and only when asked otherwise", () => {
+    const mailServer = { SMTP_URL: "smtp://pos:secret@mail.example.com:587" };
     expect(loadEnvironment({}).devMailbox).toBe(true);
     expect(loadEnvironment({ DEMO: "off" }).devMailbox).toBe(false);
-    expect(loadEnvironment(relay).devMailbox).toBe(false);
+    expect(loadEnvironment(mailServer).devMailbox).toBe(false);
     expect(loadEnvironment({ DEV_MAILBOX: "off" }).devMailbox).toBe(false);
     expect(loadEnvironment({ DEMO: "off", DEV_MAILBOX: "on" }).devMailbox).toBe(true);
     expect(loadEnvironment({ NODE_ENV: "production", DEMO: "on" }).devMailbox).toBe(false);
@@ -30,16 +30,28 @@ describe("the embedded platform's configuration", () => {
     expect(printed.mock.calls.flat().join("\n")).toMatch(/DEV_MAILBOX/);
   });
 
-  it("refuses a mailbox that a relay would leave empty", () => {
+  it("refuses a mailbox that the configured mail server and relay would leave empty, and a relay without its secret", () => {
     const exit = vi.spyOn(process, "exit").mockImplementation(() => {
       throw new Error("exit");
     });
     const printed = vi.spyOn(console, "error").mockImplementation(() => {});
-    expect(() =>
-      loadEnvironment({ DEV_MAILBOX: "on", MESSAGE_WEBHOOK_URL: "https://relay.example.com/messages" }),
-    ).toThrow("exit");
-    expect(exit).toHaveBeenCalledWith(1);
+    const configured = {
+      SMTP_URL: "smtps://pos:secret@mail.example.com:465",
+      SMS_RELAY_URL: "https://sms.example.com/messages",
+      SMS_RELAY_SECRET: "a shared secret of the relay",
+    };
+    expect(loadEnvironment(configured).messages).toEqual({
+      smtpUrl: configured.SMTP_URL,
+      mailFrom: "POS Cloud <no-reply@pos-cloud.localhost>",
+      sms: { url: configured.SMS_RELAY_URL, secret: configured.SMS_RELAY_SECRET },
+    });
+    expect(() => loadEnvironment({ DEV_MAILBOX: "on", ...configured })).toThrow("exit");
     expect(printed.mock.calls.join("")).toMatch(/DEV_MAILBOX/);
+    expect(() => loadEnvironment({ SMS_RELAY_URL: configured.SMS_RELAY_URL })).toThrow("exit");
+    expect(printed.mock.calls.join("")).toMatch(/SMS_RELAY_SECRET/);
+    expect(() => loadEnvironment({ SMTP_URL: "https://mail.example.com" })).toThrow("exit");
+    expect(printed.mock.calls.join("")).toMatch(/SMTP_URL/);
+    expect(exit).toHaveBeenCalledWith(1);
   });
 
   it("takes the card acquirer as an FTP URL with its account, and refuses one without", () => {

@@ -1,5 +1,11 @@
 import { resolve } from "node:path";
 import { type HttpTimeouts, parseEnvironment, settings } from "@pos-cloud/common";
+import {
+  type MessageConfig,
+  messageConfig,
+  messageSettings,
+  messageSettingsProblems,
+} from "@pos-cloud/common/messages";
 import type { MessagingConfig } from "@pos-cloud/common/messaging";
 import { type GraphQLLimits, limitSettings, limitsFromEnvironment } from "@pos-cloud/edge";
 import type { WebhookDeliverySettings } from "@pos-cloud/payments";
@@ -44,11 +50,10 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("true"),
   API_KEY_LIFETIME_DAYS: settings.apiKeyLifetimeDays,
   NATS_URL: settings.natsUrl,
-  MESSAGE_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
-  MESSAGE_WEBHOOK_TOKEN: z.string().min(1).optional(),
+  ...messageSettings,
   /**
-   * `GET /api/v1/dev/messages` for system operators; unset: on with the demo tenant and no relay, else off. Never
-   * in production.
+   * `GET /api/v1/dev/messages` for system operators; unset: on with the demo tenant while the sandbox mail server
+   * takes the mail (no SMTP_URL), else off. Never in production.
    */
   DEV_MAILBOX: z.enum(["on", "off"]).optional(),
   REDIS_KEY_PREFIX: settings.redisKeyPrefix,
@@ -77,10 +82,12 @@ const checked = schema.superRefine((e, context) => {
     const message = "the mailbox hands out login codes: production never has it; leave DEV_MAILBOX unset";
     context.addIssue({ code: "custom", path: ["DEV_MAILBOX"], message });
   }
-  if (e.DEV_MAILBOX === "on" && e.MESSAGE_WEBHOOK_URL !== undefined) {
-    const message = "messages go to MESSAGE_WEBHOOK_URL, so the mailbox would stay empty; leave DEV_MAILBOX unset";
+  if (e.DEV_MAILBOX === "on" && e.SMTP_URL !== undefined && e.SMS_RELAY_URL !== undefined) {
+    const message =
+      "messages go to SMTP_URL and SMS_RELAY_URL, so the mailbox would stay empty; leave DEV_MAILBOX unset";
     context.addIssue({ code: "custom", path: ["DEV_MAILBOX"], message });
   }
+  messageSettingsProblems(e, context);
 });
 
 export interface PlatformConfig {
@@ -121,11 +128,13 @@ export interface PlatformConfig {
   rateLimits?: Partial<RateLimits>;
   /** How long a client may take to send its headers and its request (HTTP_*_TIMEOUT_MS); the defaults where unset. */
   httpTimeouts?: Partial<HttpTimeouts>;
-  /** Where MFA codes by SMS and e-mail go; unset: kept in memory only, never sent and never logged. */
-  messageWebhook?: { url: string; token?: string };
+  /** The mail server and SMS relay; what is unset goes to the sandbox the platform runs. */
+  messages?: MessageConfig;
+  /** Pauses between attempts at an e-mail or SMS that failed; tests shorten them. */
+  messageRetryDelaysMs?: number[];
   /**
-   * Serves the messages kept in memory at `GET /api/v1/dev/messages`, to system operators only. Off unless set:
-   * the codes there log anyone in who knows a password.
+   * Serves what the sandbox mail server and SMS relay received at `GET /api/v1/dev/messages`, to system operators
+   * only. Off unless set: the codes there log anyone in who knows a password.
    */
   devMailbox?: boolean;
   /** What one GraphQL operation may ask for and how long it may run; the edge's defaults where unset. */
@@ -162,10 +171,9 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
     corsOrigins: e.CORS_ORIGINS,
     apiAudience: e.API_AUDIENCE,
     redisUrl: e.REDIS_URL,
-    messageWebhook: e.MESSAGE_WEBHOOK_URL ? { url: e.MESSAGE_WEBHOOK_URL, token: e.MESSAGE_WEBHOOK_TOKEN } : undefined,
+    messages: messageConfig(e),
     devMailbox:
-      (e.DEV_MAILBOX ?? (e.DEMO === "on" && !e.MESSAGE_WEBHOOK_URL && e.NODE_ENV !== "production" ? "on" : "off")) ===
-      "on",
+      (e.DEV_MAILBOX ?? (e.DEMO === "on" && !e.SMTP_URL && e.NODE_ENV !== "production" ? "on" : "off")) === "on",
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimitRedisDown: e.RATE_LIMIT_REDIS_DOWN,
     ...limitsFromEnvironment(e),

@@ -2,12 +2,19 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
 import type { JobRegistry } from "@pos-cloud/common/jobs";
+import {
+  completeMessageSettings,
+  DEFAULT_MAIL_FROM,
+  type MessageTransport,
+  messageTransport,
+} from "@pos-cloud/common/messages";
 import { type MessageBus, openMessageBus } from "@pos-cloud/common/messaging";
 import { startEdge } from "@pos-cloud/edge";
 import { openPayments, type PartnerService, type PaymentsDeps, payments, sandboxSetup } from "@pos-cloud/payments";
-import { openPortal, portal, recordingMessageSender, webhookMessageSender } from "@pos-cloud/portal";
+import { openPortal, portal } from "@pos-cloud/portal";
 import { openPos, type PortalCall, portalClient, pos } from "@pos-cloud/pos";
 import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
+import { sandboxMailbox, startMessageSandbox } from "@pos-cloud/sandbox-messages";
 import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
 import { type BackgroundWork, configureGatewaySync, startBackgroundWork } from "./background";
 import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
@@ -54,7 +61,7 @@ export interface PlatformOptions {
 async function openSubgraphs(
   config: PlatformConfig,
   masterKey: Buffer,
-  extras: Pick<Parameters<typeof openPortal>[0], "clock" | "messageSender">,
+  extras: { clock?: () => Date; messages: { transport: MessageTransport; retryDelaysMs?: number[] } },
   publicUrl: () => string | undefined,
   portalApi: PortalCall,
 ) {
@@ -67,7 +74,7 @@ async function openSubgraphs(
       publicUrl,
       apiAudience: config.apiAudience,
     }),
-    openPos({ ...storage(config.databaseUrls.pos), portal: portalApi, clock: extras.clock }),
+    openPos({ ...storage(config.databaseUrls.pos), portal: portalApi, clock: extras.clock, messages: extras.messages }),
     openPayments({
       ...storage(config.databaseUrls.payments),
       masterKey,
@@ -108,25 +115,35 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
         await sandbox.close();
         throw error;
       });
+  // And the mail server and SMS relay for what is not configured.
+  const messages = config.messages ?? { mailFrom: DEFAULT_MAIL_FROM };
+  let messageSandbox: Awaited<ReturnType<typeof startMessageSandbox>> | undefined;
   let bus: MessageBus;
   try {
+    messageSandbox = completeMessageSettings(messages)
+      ? undefined
+      : await startMessageSandbox({ dataDir: config.dataDir, host: "127.0.0.1" });
     bus = options.bus ?? (await openMessageBus(config.messaging ?? { driver: "memory" }));
   } catch (error) {
+    await messageSandbox?.close();
     await acquirer?.close();
     await sandbox.close();
     throw error;
   }
+  const transport = messageTransport({
+    smtpUrl: messages.smtpUrl ?? messageSandbox!.smtpUrl,
+    mailFrom: messages.mailFrom,
+    sms: messages.sms ?? { url: messageSandbox!.smsUrl, secret: messageSandbox!.smsSecret },
+  });
   const closeOutside = async () => {
     await bus.close();
+    transport.close();
+    await messageSandbox?.close();
     await acquirer?.close();
     await sandbox.close();
   };
   // The public URL is known once the edge listens (the port may be chosen by the system).
   let baseUrl: string | undefined;
-  // Without a relay, SMS and e-mail are kept in memory, never sent; a system operator reads them at
-  // /api/v1/dev/messages when the mailbox is on.
-  const recorded = config.messageWebhook ? undefined : recordingMessageSender();
-  const messageSender = recorded ?? webhookMessageSender(config.messageWebhook!.url, config.messageWebhook!.token);
   let deps: Awaited<ReturnType<typeof openSubgraphs>>;
   // The POS asks the portal's API about stores and staff over the in-process hop, once the portal is hosted below.
   let portalApi: PortalCall | undefined;
@@ -136,7 +153,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     deps = await openSubgraphs(
       config,
       masterKey,
-      { clock: options.clock, messageSender },
+      { clock: options.clock, messages: { transport, retryDelaysMs: config.messageRetryDelaysMs } },
       () => baseUrl,
       (...call) => portalApi!(...call),
     );
@@ -175,7 +192,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
       graphqlLimits: config.graphqlLimits,
       graphqlSchemaDetails: config.graphqlSchemaDetails,
       clock: options.clock,
-      devMessages: config.devMailbox ? recorded?.messages : undefined,
+      devMessages: config.devMailbox ? () => sandboxMailbox(config.dataDir).list() : undefined,
       subgraphs: {
         portal: { host: subgraphs.portal },
         pos: { host: subgraphs.pos },
@@ -234,6 +251,8 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
       await edge.close();
       await bus.close();
       await closeSubgraphs();
+      transport.close();
+      await messageSandbox?.close();
       await acquirer?.close();
       await sandbox.close();
     },

@@ -1,17 +1,12 @@
+import { cardTransactionColumns, MalformedCsv, readCsv, settlementColumns, writeCsv } from "@pos-cloud/common";
+
 /**
- * The acquirer's file formats (the spec's File exchange): merchants upload their day's card transactions, the
- * acquirer answers with a settlement file. Plain CSV, a header line, no quoting (no field may hold a comma).
+ * The acquirer's rules on the exchange's files (their columns: `card-settlement-files` in common, shared with the
+ * merchants' side): merchants upload their day's card transactions, the acquirer answers with a settlement file.
  */
 
-export const UPLOAD_COLUMNS = ["Transaction ID", "Date", "Time", "Amount", "Approval Code", "Status"] as const;
-export const SETTLEMENT_COLUMNS = [
-  "Merchant ID",
-  "Date",
-  "Transaction Count",
-  "Gross Amount",
-  "Fees",
-  "Net Amount",
-] as const;
+export const UPLOAD_COLUMNS = cardTransactionColumns.map((column) => column.header);
+export const SETTLEMENT_COLUMNS = settlementColumns.map((column) => column.header);
 
 /** The sandbox's merchant service charge: 3.24% of the day's card sales, rounded down to the yen. */
 export const SANDBOX_FEE_BASIS_POINTS = 324;
@@ -46,41 +41,35 @@ export interface SettlementLine {
 /** A file the acquirer refuses: the FTP upload is answered 550 with this message. */
 export class RejectedFile extends Error {}
 
-const fieldRules: [string, RegExp][] = [
-  ["Transaction ID", /^[A-Za-z0-9_-]{1,64}$/],
-  ["Date", /^\d{4}-\d{2}-\d{2}$/],
-  ["Time", /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/],
-  ["Amount", /^[1-9]\d{0,11}$/],
-  ["Approval Code", /^[A-Za-z0-9]{1,20}$/],
-  ["Status", /^(captured|refunded)$/],
-];
+const fieldRules: Record<(typeof cardTransactionColumns)[number]["key"], RegExp> = {
+  transaction_id: /^[A-Za-z0-9_-]{1,64}$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  time: /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/,
+  amount: /^[1-9]\d{0,11}$/,
+  approval_code: /^[A-Za-z0-9]{1,20}$/,
+  status: /^(captured|refunded)$/,
+};
+
+function readUpload(text: string) {
+  try {
+    return readCsv(cardTransactionColumns, text);
+  } catch (error) {
+    throw error instanceof MalformedCsv ? new RejectedFile(error.message) : error;
+  }
+}
 
 /** The rows of an upload; any line that breaks the format refuses the whole file, naming the line. */
 export function parseUpload(text: string): UploadedTransaction[] {
-  const lines = text.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n");
-  if (lines[0] !== UPLOAD_COLUMNS.join(","))
-    throw new RejectedFile(`line 1 must be the header ${UPLOAD_COLUMNS.join(",")}`);
   const seen = new Set<string>();
-  return lines.slice(1).map((line, index) => {
+  return readUpload(text).map((row, index) => {
     const number = index + 2;
-    const fields = line.split(",");
-    if (fields.length !== UPLOAD_COLUMNS.length)
-      throw new RejectedFile(`line ${number}: ${UPLOAD_COLUMNS.length} fields expected, ${fields.length} found`);
-    fieldRules.forEach(([name, rule], column) => {
-      if (!rule.test(fields[column]!)) throw new RejectedFile(`line ${number}: ${name} is not valid`);
-    });
-    const [transaction_id, date, time, amount, approval_code, status] = fields as [string, ...string[]];
-    const key = `${status}:${transaction_id}`;
-    if (seen.has(key)) throw new RejectedFile(`line ${number}: transaction ${transaction_id} is listed twice`);
+    for (const column of cardTransactionColumns)
+      if (!fieldRules[column.key].test(row[column.key]))
+        throw new RejectedFile(`line ${number}: ${column.header} is not valid`);
+    const key = `${row.status}:${row.transaction_id}`;
+    if (seen.has(key)) throw new RejectedFile(`line ${number}: transaction ${row.transaction_id} is listed twice`);
     seen.add(key);
-    return {
-      transaction_id,
-      date: date!,
-      time: time!,
-      amount: Number(amount),
-      approval_code: approval_code!,
-      status: status as TransactionStatus,
-    };
+    return { ...row, amount: Number(row.amount), status: row.status as TransactionStatus };
   });
 }
 
@@ -116,15 +105,7 @@ export function settle(
   };
 }
 
-export const settlementCsv = (line: SettlementLine) =>
-  `${SETTLEMENT_COLUMNS.join(",")}\r\n${[
-    line.merchant_id,
-    line.date,
-    line.transaction_count,
-    line.gross_amount,
-    line.fees,
-    line.net_amount,
-  ].join(",")}\r\n`;
+export const settlementCsv = (line: SettlementLine) => writeCsv(settlementColumns, [line]);
 
 /** `20261124` as the acquirer's date, `2026-11-24`. */
 export const isoDay = (day: string) => `${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6, 8)}`;

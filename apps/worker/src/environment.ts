@@ -1,4 +1,5 @@
 import { parseEnvironment, settings } from "@pos-cloud/common";
+import { messagesFromEnvironment } from "@pos-cloud/common/messages";
 import type { WebhookDeliverySettings } from "@pos-cloud/payments";
 import { z } from "zod";
 
@@ -60,6 +61,8 @@ export interface WorkerConfig {
   paymentsPollIntervalMs: number;
   partnerWebhooks: WebhookDeliverySettings;
   acquirerFtpUrl?: string;
+  /** Where retried e-mail and SMS go (SMTP_URL, SMS_RELAY_URL, SMS_RELAY_SECRET, MAIL_FROM); unset: they fail. */
+  messages?: ReturnType<typeof messagesFromEnvironment>;
 }
 
 /** The worker's configuration; nothing is generated (every worker must agree), every problem listed before exiting. */
@@ -78,6 +81,7 @@ export function loadWorkerEnvironment(env: NodeJS.ProcessEnv = process.env): Wor
         ? { baseUrl: e.SANDBOX_URL, webhookSecret: e.SANDBOX_WEBHOOK_SECRET }
         : undefined,
     paymentsPollIntervalMs: e.PAYMENTS_POLL_INTERVAL_MS,
+    messages: messagesFromEnvironment(env),
     acquirerFtpUrl: e.ACQUIRER_FTP_URL,
     partnerWebhooks: {
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true",

@@ -1,7 +1,8 @@
-// A cluster worker: the bus consumers (partner webhooks, POS's QR settlement) and the job registry of every
-// subgraph's periodic work (outbox publishers, the payment poller and its repairs, the gateway sync, signing-key
-// rotation, POS's recovery, the card settlement exchange when an acquirer is configured), on PostgreSQL and NATS
-// JetStream, with /health, /ready (which lists the jobs) and /metrics on METRICS_PORT. Any number may run at once: each part claims its rows (FOR UPDATE SKIP LOCKED) or shares a consumer
+// A cluster worker: the bus consumers (the portal's audit trail, partner webhooks, POS's QR settlement and receipt
+// mail) and the job registry of every subgraph's periodic work (outbox publishers, the payment poller and its
+// repairs, the gateway sync, signing-key rotation, POS's recovery, message retries, the card settlement exchange when
+// an acquirer is configured), on PostgreSQL and NATS JetStream, with /health, /ready (which lists the jobs) and
+// /metrics on METRICS_PORT. Any number may run at once: each part claims its rows (FOR UPDATE SKIP LOCKED) or shares a consumer
 // group. Configuration: src/environment.ts.
 import { stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
 import { natsBus } from "@pos-cloud/common/messaging";
@@ -23,7 +24,11 @@ async function startWorker() {
     for (const stop of stops.splice(0).reverse()) await stop();
   };
   try {
-    const portal = await openPortal({ url: config.databaseUrls.portal, masterKey: config.masterKey });
+    const portal = await openPortal({
+      url: config.databaseUrls.portal,
+      masterKey: config.masterKey,
+      messages: config.messages,
+    });
     stops.push(() => portal.close());
     const payments = await openPayments({
       url: config.databaseUrls.payments,
@@ -34,6 +39,7 @@ async function startWorker() {
     const pos = await openPos({
       url: config.databaseUrls.pos,
       portal: portalClient({ url: config.portalUrl }, config.internalToken),
+      messages: config.messages,
     });
     stops.push(() => pos.close());
     const bus = await natsBus(config.messaging);

@@ -65,6 +65,20 @@ export type AppVersionPolicyInput = {
   pinned_version_code?: number | null | undefined;
 };
 
+/** Which audit records to read; every field narrows, all are optional. */
+export type AuditLogFilter = {
+  /** The actor's id (or the user_id). */
+  actor?: string | null | undefined;
+  /** One event (user.login) or a family (user.*). */
+  event?: string | null | undefined;
+  /** From this time (inclusive). */
+  from?: string | null | undefined;
+  /** The target's id. */
+  target?: string | null | undefined;
+  /** Until this time (inclusive). */
+  to?: string | null | undefined;
+};
+
 /** One part of a split: an amount, or the order items it pays for. */
 export type BillSplitInput = {
   /** What this part pays, above 0; the parts add up to the bill's total. */
@@ -1258,6 +1272,26 @@ export type PublishAppVersionMutationVariables = Exact<{
 
 export type PublishAppVersionMutation = { publishAppVersion: { id: number, app_name: string, version_code: number, version_name: string, apk_url: string, apk_size: number, apk_checksum: string, release_notes: string, min_os_version: string, is_mandatory: boolean, rollout_percentage: number, release_status: ReleaseStatus, enrolled_device_ids: Array<string>, created_at: string, published_at: string | null } };
 
+export type AuditRecordFieldsFragment = { id: string, seq: string, event: string, timestamp: string, user_id: string | null, actor_type: string, actor_id: string | null, ip_address: string | null, user_agent: string | null, success: boolean, target_type: string | null, target_id: string | null, psp_id: number | null, merchant_id: number | null, store_id: number | null, metadata: Record<string, unknown>, prev_hash: string | null, hash: string | null };
+
+export type AuditLogQueryVariables = Exact<{
+  filter?: AuditLogFilter | null | undefined;
+  limit?: number | null | undefined;
+  offset?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type AuditLogQuery = { auditLog: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, seq: string, event: string, timestamp: string, user_id: string | null, actor_type: string, actor_id: string | null, ip_address: string | null, user_agent: string | null, success: boolean, target_type: string | null, target_id: string | null, psp_id: number | null, merchant_id: number | null, store_id: number | null, metadata: Record<string, unknown>, prev_hash: string | null, hash: string | null }> } };
+
+export type AuditLogExportQueryVariables = Exact<{
+  filter?: AuditLogFilter | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type AuditLogExportQuery = { auditLogExport: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, seq: string, event: string, timestamp: string, user_id: string | null, actor_type: string, actor_id: string | null, ip_address: string | null, user_agent: string | null, success: boolean, target_type: string | null, target_id: string | null, psp_id: number | null, merchant_id: number | null, store_id: number | null, metadata: Record<string, unknown>, prev_hash: string | null, hash: string | null }> } };
+
 export type TokenFieldsFragment = { access_token: string, refresh_token: string, expires_in: number, token_type: string };
 
 export type LoginMutationVariables = Exact<{
@@ -1980,6 +2014,28 @@ export const AppVersionFieldsFragmentDoc = new TypedDocumentString(`
   published_at
 }
     `, {"fragmentName":"AppVersionFields"}) as unknown as TypedDocumentString<AppVersionFieldsFragment, unknown>;
+export const AuditRecordFieldsFragmentDoc = new TypedDocumentString(`
+    fragment AuditRecordFields on AuditRecord {
+  id
+  seq
+  event
+  timestamp
+  user_id
+  actor_type
+  actor_id
+  ip_address
+  user_agent
+  success
+  target_type
+  target_id
+  psp_id
+  merchant_id
+  store_id
+  metadata
+  prev_hash
+  hash
+}
+    `, {"fragmentName":"AuditRecordFields"}) as unknown as TypedDocumentString<AuditRecordFieldsFragment, unknown>;
 export const TokenFieldsFragmentDoc = new TypedDocumentString(`
     fragment TokenFields on TokenPair {
   access_token
@@ -2584,6 +2640,72 @@ export const PublishAppVersionDocument = new TypedDocumentString(`
   created_at
   published_at
 }`) as unknown as TypedDocumentString<PublishAppVersionMutation, PublishAppVersionMutationVariables>;
+export const AuditLogDocument = new TypedDocumentString(`
+    query AuditLog($filter: AuditLogFilter, $limit: Int, $offset: Int, $after: String) {
+  auditLog(filter: $filter, limit: $limit, offset: $offset, after: $after) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
+    nodes {
+      ...AuditRecordFields
+    }
+  }
+}
+    fragment AuditRecordFields on AuditRecord {
+  id
+  seq
+  event
+  timestamp
+  user_id
+  actor_type
+  actor_id
+  ip_address
+  user_agent
+  success
+  target_type
+  target_id
+  psp_id
+  merchant_id
+  store_id
+  metadata
+  prev_hash
+  hash
+}`) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
+export const AuditLogExportDocument = new TypedDocumentString(`
+    query AuditLogExport($filter: AuditLogFilter, $after: String) {
+  auditLogExport(filter: $filter, after: $after) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
+    nodes {
+      ...AuditRecordFields
+    }
+  }
+}
+    fragment AuditRecordFields on AuditRecord {
+  id
+  seq
+  event
+  timestamp
+  user_id
+  actor_type
+  actor_id
+  ip_address
+  user_agent
+  success
+  target_type
+  target_id
+  psp_id
+  merchant_id
+  store_id
+  metadata
+  prev_hash
+  hash
+}`) as unknown as TypedDocumentString<AuditLogExportQuery, AuditLogExportQueryVariables>;
 export const LoginDocument = new TypedDocumentString(`
     mutation Login($input: LoginUserInput!) {
   loginUser(input: $input) {

@@ -146,6 +146,17 @@ export function requireService(caller: Caller): void {
   if (caller.type !== "service") throw forbidden("only the edge may read this");
 }
 
+/**
+ * The audit trail is read by L0 to L4, each within its reach (the repository's scope); staff, devices and partners
+ * are refused.
+ */
+export function requireAuditReader(caller: Caller): void {
+  requireCaller(caller);
+  const tier = tierOf(caller);
+  if (tier === undefined || tier > roles.STORE_MANAGER)
+    throw forbidden("the audit trail is for store managers and above");
+}
+
 /** Platform operations (dead letters): the edge or the platform itself, or a system operator. */
 export function requireOperator(caller: Caller): void {
   if (caller.type === "service") return;

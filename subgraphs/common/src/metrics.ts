@@ -83,3 +83,13 @@ export const jobMetrics = {
     registers: [metrics],
   }),
 };
+
+export const messageMetrics = {
+  /** Each attempt at an e-mail or SMS: `sent`, `retried` (failed, tried again later) or `failed` (no more attempts). */
+  delivery: new Counter({
+    name: "pgw_message_delivery_total",
+    help: "Attempts at delivering e-mail and SMS by channel, kind and outcome (sent, retried, failed).",
+    labelNames: ["channel", "kind", "status"] as const,
+    registers: [metrics],
+  }),
+};

@@ -1,10 +1,12 @@
 import type { Caller } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
+import type { MessageOutbox } from "@pos-cloud/common/messages";
 import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { AppUpdateService } from "./modules/app-updates/app-update.service";
 import type { AreaService } from "./modules/areas/area.service";
 import type { AuditLog } from "./modules/audit/audit.repository";
+import type { AuditService } from "./modules/audit/audit.service";
 import type { AuthService } from "./modules/auth/auth.service";
 import type { DeviceTokenService } from "./modules/device-tokens/device-token.service";
 import type { DeviceService } from "./modules/devices/device.service";
@@ -27,11 +29,14 @@ export interface PortalServices {
   deviceTokens: DeviceTokenService;
   appUpdates: AppUpdateService;
   revocations: RevocationService;
+  auditTrail: AuditService;
 }
 
 /** What the portal holds for its whole life: storage and the services built on it. */
 export interface PortalDeps extends PortalServices {
   audit: AuditLog;
+  /** MFA codes by e-mail and SMS, queued; the platform runs `retryDueMessages` periodically. */
+  messages: MessageOutbox;
   /** Pushes tenant configuration to the payment gateway; its job is among `jobs`. */
   gatewaySync: GatewaySyncService;
   /** The subgraph's periodic work (jobs.ts), for the job registry of the platform or a worker. */
@@ -57,8 +62,19 @@ export interface PortalContext extends PortalServices {
 }
 
 export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
-  const { tenants, signingKeys, users, areas, auth, devices, provisioning, deviceTokens, appUpdates, revocations } =
-    deps;
+  const {
+    tenants,
+    signingKeys,
+    users,
+    areas,
+    auth,
+    devices,
+    provisioning,
+    deviceTokens,
+    appUpdates,
+    revocations,
+    auditTrail,
+  } = deps;
   return {
     caller,
     tenants,
@@ -71,6 +87,7 @@ export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
     deviceTokens,
     appUpdates,
     revocations,
+    auditTrail,
     loaders: {
       tenants: tenants.loaders(caller),
       devices: devices.loader(caller),

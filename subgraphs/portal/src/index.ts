@@ -6,8 +6,10 @@ import {
   scalarResolvers,
   secretBox,
 } from "@pos-cloud/common";
+import { type MessageTransport, messageOutbox } from "@pos-cloud/common/messages";
 import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
 import { auditLogSink } from "./audit-sink";
+import type { Clock } from "./clock";
 import { createContext, type PortalContext, type PortalDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
 import { portalJobs } from "./jobs";
@@ -18,9 +20,10 @@ import { areaRepository } from "./modules/areas/area.repository";
 import { areaService } from "./modules/areas/area.service";
 import { areaResolvers } from "./modules/areas/resolvers";
 import { auditLog } from "./modules/audit/audit.repository";
+import { auditService } from "./modules/audit/audit.service";
+import { auditResolvers } from "./modules/audit/resolvers";
 import { authRepository } from "./modules/auth/auth.repository";
 import { authService } from "./modules/auth/auth.service";
-import { type MessageSender, recordingMessageSender } from "./modules/auth/message-sender";
 import { mfaService } from "./modules/auth/mfa.service";
 import { authResolvers } from "./modules/auth/resolvers";
 import { sessionService } from "./modules/auth/session.service";
@@ -34,7 +37,7 @@ import { gatewaySyncRepository } from "./modules/gateway-sync/gateway-sync.repos
 import { gatewaySyncService } from "./modules/gateway-sync/gateway-sync.service";
 import { keyResolvers } from "./modules/keys/resolvers";
 import { signingKeyRepository } from "./modules/keys/signing-key.repository";
-import { type Clock, signingKeyService } from "./modules/keys/signing-key.service";
+import { signingKeyService } from "./modules/keys/signing-key.service";
 import { provisioningRepository } from "./modules/provisioning/provisioning.repository";
 import { provisioningService } from "./modules/provisioning/provisioning.service";
 import { provisioningResolvers } from "./modules/provisioning/resolvers";
@@ -49,8 +52,6 @@ import { userRepository } from "./modules/users/user.repository";
 import { userService } from "./modules/users/user.service";
 
 export type { PortalContext, PortalDeps } from "./context";
-export type { MessageSender, OutgoingMessage, SentMessage } from "./modules/auth/message-sender";
-export { recordingMessageSender, webhookMessageSender } from "./modules/auth/message-sender";
 export type { GatewaySyncConfig } from "./modules/gateway-sync/gateway-sync.client";
 
 export interface PortalConfig extends StorageOptions {
@@ -63,8 +64,11 @@ export interface PortalConfig extends StorageOptions {
    * client assertions may name its token endpoint as their audience.
    */
   publicUrl?: () => string | undefined;
-  /** Delivers MFA codes by SMS and e-mail; without one, messages are only recorded (the embedded platform). */
-  messageSender?: MessageSender;
+  /**
+   * Carries MFA codes by e-mail and SMS (`messageTransport`), through the portal's message outbox; without one every
+   * attempt fails (and ends as an alert): a portal opened for a command sends nothing.
+   */
+  messages?: { transport: MessageTransport; retryDelaysMs?: number[] };
   /** The `aud` of the access tokens the portal signs (`DEFAULT_API_AUDIENCE` unless set). */
   apiAudience?: string;
 }
@@ -84,9 +88,13 @@ export const portal: SubgraphDefinition<PortalDeps, PortalContext> = {
     deviceTokenResolvers,
     appUpdateResolvers,
     revocationResolvers,
+    auditResolvers,
   ),
   createContext,
 };
+
+const noTransport: MessageTransport = () =>
+  Promise.reject(new Error("this process has no mail server or SMS relay configured"));
 
 /** The token endpoint's addresses an assertion may name, besides the issuer identifier. */
 function deviceTokenAudiences(publicUrl: PortalConfig["publicUrl"]) {
@@ -103,13 +111,21 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const clock = config.clock ?? (() => new Date());
   const box = secretBox(config.masterKey);
   const audit = auditLog(prisma, clock);
+  const auditSink = auditLogSink(audit, clock);
   const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box, { clock });
   const tenants = tenantService(tenantRepository(prisma, db, clock), box, gatewaySync.changed);
   const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock, config.apiAudience);
   const areas = areaService(areaRepository(prisma), tenants);
-  const users = userService(userRepository(prisma, clock), areas, tenants, box);
+  const users = userService(userRepository(prisma, clock), areas, tenants, box, auditSink);
   const auth = authRepository(prisma);
-  const devices = deviceService(deviceRepository(prisma, db, clock), tenants, auditLogSink(audit));
+  const messages = messageOutbox({
+    db,
+    transport: config.messages?.transport ?? noTransport,
+    clock,
+    retryDelaysMs: config.messages?.retryDelaysMs,
+    seal: box,
+  });
+  const devices = deviceService(deviceRepository(prisma, db, clock), tenants, auditSink);
   return {
     db,
     prisma,
@@ -118,6 +134,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     users,
     areas,
     audit,
+    messages,
     auth: authService({
       users: users.authentication,
       userService: users,
@@ -127,7 +144,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
         auth: auth,
         audit,
         box,
-        sender: config.messageSender ?? recordingMessageSender(),
+        messages,
         clock,
       }),
       sessions: sessionService({ users: users.authentication, auth, audit, signingKeys, clock }),
@@ -136,8 +153,8 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     }),
     devices,
     gatewaySync,
-    jobs: () => portalJobs({ gatewaySync, signingKeys }),
-    provisioning: provisioningService(provisioningRepository(prisma), devices, tenants, auditLogSink(audit), clock),
+    jobs: () => portalJobs({ gatewaySync, signingKeys, messages }),
+    provisioning: provisioningService(provisioningRepository(prisma), devices, tenants, clock),
     deviceTokens: deviceTokenService(
       deviceTokenRepository(prisma),
       devices,
@@ -147,7 +164,9 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     ),
     appUpdates: appUpdateService(appUpdateRepository(prisma), clock),
     revocations: revocationService(revocationRepository(prisma), clock),
+    auditTrail: auditService(audit, clock),
     close: async () => {
+      await messages.stop();
       await prisma.$disconnect();
       await db.close();
     },

@@ -213,6 +213,72 @@ export type AssignStoreToAreaInput = {
   store_id: Scalars['Int']['input'];
 };
 
+/** Which audit records to read; every field narrows, all are optional. */
+export type AuditLogFilter = {
+  /** The actor's id (or the user_id). */
+  actor?: InputMaybe<Scalars['String']['input']>;
+  /** One event (user.login) or a family (user.*). */
+  event?: InputMaybe<Scalars['String']['input']>;
+  /** From this time (inclusive). */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  /** The target's id. */
+  target?: InputMaybe<Scalars['String']['input']>;
+  /** Until this time (inclusive). */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/** An entry of the audit trail: who did what to what, where, from where and when. Records are never changed. */
+export type AuditRecord = {
+  __typename?: 'AuditRecord';
+  /** The actor's id: a user's or a device's UUID, a partner's id, a service's name. */
+  actor_id?: Maybe<Scalars['String']['output']>;
+  /** Who acted: user, device, partner, service, platform or anonymous. */
+  actor_type: Scalars['String']['output'];
+  /** What happened, a spec name such as user.login, device.suspend or payment.refunded. */
+  event: Scalars['String']['output'];
+  /** SHA-256 (hex) of prev_hash and this record's canonical content; null for records written before the chain existed. */
+  hash?: Maybe<Scalars['String']['output']>;
+  /** The record's id. */
+  id: Scalars['ID']['output'];
+  /** The client's address, as the edge saw it. */
+  ip_address?: Maybe<Scalars['String']['output']>;
+  /** The merchant of the target when the record was written. */
+  merchant_id?: Maybe<Scalars['Int']['output']>;
+  /** What else the record says (amounts, the refund's approver, the fields changed...). */
+  metadata: Scalars['JSONObject']['output'];
+  /** SHA-256 (hex) of the record before it; null for records written before the chain existed. */
+  prev_hash?: Maybe<Scalars['String']['output']>;
+  /** The PSP of the target when the record was written. */
+  psp_id?: Maybe<Scalars['Int']['output']>;
+  /** Its place in the hash chain: the record before it has seq - 1. */
+  seq: Scalars['String']['output'];
+  /** The store of the target when the record was written. */
+  store_id?: Maybe<Scalars['Int']['output']>;
+  /** Whether the action succeeded (a failed login is recorded too). */
+  success: Scalars['Boolean']['output'];
+  /** The id of what was acted on. */
+  target_id?: Maybe<Scalars['String']['output']>;
+  /** What was acted on: user, device, pos_payment, pos_refund, client_partner, api_key... */
+  target_type?: Maybe<Scalars['String']['output']>;
+  /** When it happened. */
+  timestamp: Scalars['DateTime']['output'];
+  /** The client's user agent. */
+  user_agent?: Maybe<Scalars['String']['output']>;
+  /** The user who acted, or whom the record is about when nobody was signed in (a login); null for other actors. */
+  user_id?: Maybe<Scalars['ID']['output']>;
+};
+
+/** A page of the audit trail the caller may read, newest first. */
+export type AuditRecordPage = {
+  __typename?: 'AuditRecordPage';
+  /** The records of this page. */
+  nodes: Array<AuditRecord>;
+  /** Whether another page follows; end_cursor continues it even while new records are appended. */
+  page_info: PageInfo;
+  /** How many records the caller may read in all pages, with the same filter. */
+  total_count: Scalars['Int']['output'];
+};
+
 /** A merchant's brand colours. */
 export type BrandingInput = {
   /** Hex colour, for example #1a2b3c. */
@@ -605,7 +671,7 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Staff of L4 or above bind the device to a store they reach. */
   activateDevice: Device;
-  /** For the platform's services (the POS): approves a refund by a staff leader (L5) or above of the store, checking the approver's PIN (or password) when given; audit-logged as payment.refunded. */
+  /** For the platform's services (the POS): approves a refund by a staff leader (L5) or above of the store, checking the approver's PIN (or password) when given; audit-logged as payment.refund_approved. */
   approveRefund?: Maybe<User>;
   /** Moves a store into an area of its merchant, or out of any area (area_id null). */
   assignStoreToArea: Store;
@@ -1037,6 +1103,17 @@ export type Query = {
   appVersions: AppVersionPage;
   /** Areas the caller reaches: L0 all, L1 its PSP's, L2 its merchant's, L3 its own. */
   areas: Array<Area>;
+  /**
+   * The audit trail, newest first, scoped like the tenants: a system operator reads all, a PSP admin its PSP's, a
+   * merchant admin its merchant's, area and store managers their stores'; staff and devices are refused (403).
+   * limit 1 to 100 (default 20), offset from 0, after: a page's end_cursor.
+   */
+  auditLog: AuditRecordPage;
+  /**
+   * A range of the audit trail for export, oldest first, 1000 records a page (after: a page's end_cursor): from and to
+   * at most 31 days apart (to defaults to now, from to 31 days before to). Scoped as auditLog.
+   */
+  auditLogExport: AuditRecordPage;
   /** For a device, with its device token; device_id must be the caller. */
   checkAppUpdate: AppUpdateCheck;
   /** The public keys that verify tokens of a purpose (JWKS), including keys in their 7-day overlap after rotation. */
@@ -1097,6 +1174,22 @@ export type QueryAppVersionsArgs = {
 /** Reads: the tenant hierarchy, users, devices, app versions and payments the caller may see. */
 export type QueryAreasArgs = {
   merchant_id?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** Reads: the tenant hierarchy, users, devices, app versions and payments the caller may see. */
+export type QueryAuditLogArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<AuditLogFilter>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  offset?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** Reads: the tenant hierarchy, users, devices, app versions and payments the caller may see. */
+export type QueryAuditLogExportArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<AuditLogFilter>;
 };
 
 
@@ -1233,6 +1326,8 @@ export type ReceiptIssuer = {
   __typename?: 'ReceiptIssuer';
   /** {street, city, postal_code, country} of the store. */
   address?: Maybe<Scalars['JSON']['output']>;
+  /** Where the store is written to: its contact e-mail, else its merchant's (receipts' Reply-To, operators' alerts). */
+  contact_email?: Maybe<Scalars['String']['output']>;
   /** Phone number of the store. */
   contact_phone?: Maybe<Scalars['String']['output']>;
   /** The merchant's settings for tax invoices. */
@@ -1768,6 +1863,9 @@ export type ResolversTypes = {
   ApproveRefundInput: ResolverTypeWrapper<any>;
   Area: ResolverTypeWrapper<any>;
   AssignStoreToAreaInput: ResolverTypeWrapper<any>;
+  AuditLogFilter: ResolverTypeWrapper<any>;
+  AuditRecord: ResolverTypeWrapper<any>;
+  AuditRecordPage: ResolverTypeWrapper<any>;
   BrandingInput: ResolverTypeWrapper<any>;
   ConfirmAppInstallInput: ResolverTypeWrapper<any>;
   CreateAreaInput: ResolverTypeWrapper<any>;
@@ -1850,6 +1948,9 @@ export type ResolversParentTypes = {
   ApproveRefundInput: any;
   Area: any;
   AssignStoreToAreaInput: any;
+  AuditLogFilter: any;
+  AuditRecord: any;
+  AuditRecordPage: any;
   BrandingInput: any;
   ConfirmAppInstallInput: any;
   CreateAreaInput: any;
@@ -1964,6 +2065,33 @@ export type AreaResolvers<ContextType = PortalContext, ParentType extends Resolv
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   store_ids?: Resolver<Array<ResolversTypes['Int']>, ParentType, ContextType>;
   stores?: Resolver<Array<ResolversTypes['Store']>, ParentType, ContextType>;
+};
+
+export type AuditRecordResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['AuditRecord'] = ResolversParentTypes['AuditRecord']> = {
+  actor_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  actor_type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  event?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  hash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  ip_address?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  merchant_id?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  metadata?: Resolver<ResolversTypes['JSONObject'], ParentType, ContextType>;
+  prev_hash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  psp_id?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  store_id?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  target_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  target_type?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  user_agent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  user_id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type AuditRecordPageResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['AuditRecordPage'] = ResolversParentTypes['AuditRecordPage']> = {
+  nodes?: Resolver<Array<ResolversTypes['AuditRecord']>, ParentType, ContextType>;
+  page_info?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -2136,6 +2264,8 @@ export type QueryResolvers<ContextType = PortalContext, ParentType extends Resol
   activationStatus?: Resolver<ResolversTypes['ActivationStatus'], ParentType, ContextType, RequireFields<QueryActivationStatusArgs, 'activation_code'>>;
   appVersions?: Resolver<ResolversTypes['AppVersionPage'], ParentType, ContextType, Partial<QueryAppVersionsArgs>>;
   areas?: Resolver<Array<ResolversTypes['Area']>, ParentType, ContextType, Partial<QueryAreasArgs>>;
+  auditLog?: Resolver<ResolversTypes['AuditRecordPage'], ParentType, ContextType, Partial<QueryAuditLogArgs>>;
+  auditLogExport?: Resolver<ResolversTypes['AuditRecordPage'], ParentType, ContextType, Partial<QueryAuditLogExportArgs>>;
   checkAppUpdate?: Resolver<ResolversTypes['AppUpdateCheck'], ParentType, ContextType, RequireFields<QueryCheckAppUpdateArgs, 'app_name' | 'current_version_code' | 'device_id'>>;
   jwks?: Resolver<ResolversTypes['JSON'], ParentType, ContextType, RequireFields<QueryJwksArgs, 'purpose'>>;
   merchant?: Resolver<ResolversTypes['Merchant'], ParentType, ContextType, RequireFields<QueryMerchantArgs, 'id'>>;
@@ -2157,6 +2287,7 @@ export type QueryResolvers<ContextType = PortalContext, ParentType extends Resol
 
 export type ReceiptIssuerResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['ReceiptIssuer'] = ResolversParentTypes['ReceiptIssuer']> = {
   address?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  contact_email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   contact_phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   invoice_config?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   legal_name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2254,6 +2385,8 @@ export type Resolvers<ContextType = PortalContext> = {
   AppVersion?: AppVersionResolvers<ContextType>;
   AppVersionPage?: AppVersionPageResolvers<ContextType>;
   Area?: AreaResolvers<ContextType>;
+  AuditRecord?: AuditRecordResolvers<ContextType>;
+  AuditRecordPage?: AuditRecordPageResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Device?: DeviceResolvers<ContextType>;
   DevicePage?: DevicePageResolvers<ContextType>;

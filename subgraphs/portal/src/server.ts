@@ -10,6 +10,7 @@ const deps = await openPortal({
   masterKey: config.masterKey,
   publicUrl: () => config.publicUrl,
   apiAudience: config.apiAudience,
+  messages: config.messages,
 });
 const server = await serveSubgraph(
   hostSubgraph(portal, deps, config.internalToken),

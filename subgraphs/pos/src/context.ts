@@ -1,5 +1,6 @@
 import type { Caller } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
+import type { MessageOutbox } from "@pos-cloud/common/messages";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { OutboxPublisher } from "@pos-cloud/common/outbox";
 import type { Database } from "@pos-cloud/common/storage";
@@ -30,6 +31,8 @@ export interface PosDeps {
   refunds: RefundService;
   /** Receipts and tax invoices of completed payments. */
   receipts: ReceiptService;
+  /** The exchange's failure e-mails and customers' e-mail receipts, queued; the platform runs `retryDueMessages`. */
+  messages: MessageOutbox;
   /** The publisher of the POS outbox (order, bill and payment changes) onto `bus`; its jobs are among `jobs`. */
   outboxPublisher(bus: MessageBus): OutboxPublisher;
   /** The subgraph's periodic work (jobs.ts), for the job registry of the platform or a worker. */

@@ -1,10 +1,12 @@
 import { loadSubgraphEnvironment, parseEnvironment } from "@pos-cloud/common";
+import { messagesFromEnvironment } from "@pos-cloud/common/messages";
 import { z } from "zod";
 
 /**
  * The pos subgraph's standalone configuration: a subgraph's, plus the portal subgraph it asks about stores and staff,
  * and the payment gateway it pays through as a client partner (GATEWAY_URL, POS_GATEWAY_CLIENT_ID,
- * POS_GATEWAY_SECRET; without them payments answer 503).
+ * POS_GATEWAY_SECRET; without them payments answer 503), and the mail server it e-mails receipts through (SMTP_URL,
+ * SMS_RELAY_URL, SMS_RELAY_SECRET, MAIL_FROM; without them every e-mail fails and ends as an alert).
  */
 export function loadPosEnvironment(env: NodeJS.ProcessEnv = process.env) {
   const e = parseEnvironment(
@@ -20,5 +22,5 @@ export function loadPosEnvironment(env: NodeJS.ProcessEnv = process.env) {
     e.GATEWAY_URL && e.POS_GATEWAY_CLIENT_ID && e.POS_GATEWAY_SECRET
       ? { url: e.GATEWAY_URL, clientId: e.POS_GATEWAY_CLIENT_ID, secret: e.POS_GATEWAY_SECRET }
       : undefined;
-  return { ...loadSubgraphEnvironment(env), portalUrl: e.PORTAL_URL, gateway };
+  return { ...loadSubgraphEnvironment(env), portalUrl: e.PORTAL_URL, gateway, messages: messagesFromEnvironment(env) };
 }

@@ -1,6 +1,7 @@
 import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers } from "@pos-cloud/common";
+import { type MessageOutbox, type MessageTransport, messageOutbox } from "@pos-cloud/common/messages";
 import { outboxPublisher, outboxRepository } from "@pos-cloud/common/outbox";
-import { openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
+import { type Database, openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
 import { createContext, type PosContext, type PosDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
 import { posJobs } from "./jobs";
@@ -55,7 +56,24 @@ export interface PosConfig extends StorageOptions {
   gateway?: GatewayClientConfig;
   /** The card acquirer of the daily settlement exchange; configurable later (the embedded sandbox starts first). */
   acquirer?: Partial<CardExchangeSettings>;
+  /**
+   * Carries the exchange's failure e-mails and customers' e-mail receipts (`messageTransport`), through the POS
+   * message outbox; without one every attempt fails (and ends as an alert).
+   */
+  messages?: { transport: MessageTransport; retryDelaysMs?: number[] };
 }
+
+const noTransport: MessageTransport = () =>
+  Promise.reject(new Error("this process has no mail server or SMS relay configured"));
+
+/** The POS message outbox on its database. */
+const posMessages = (db: Database, config: Pick<PosConfig, "messages" | "clock">) =>
+  messageOutbox({
+    db,
+    transport: config.messages?.transport ?? noTransport,
+    clock: config.clock,
+    retryDelaysMs: config.messages?.retryDelaysMs,
+  });
 
 export const pos: SubgraphDefinition<PosDeps, PosContext> = {
   name: "pos",
@@ -87,10 +105,19 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const bills = billService(billRepository(prisma), orders, access, clock, inFlight);
   const gateway = gatewayClient(config.gateway);
   const receiptRows = receiptRepository(prisma);
-  const payments = paymentService(paymentRows, bills, access, gateway, clock, customers, receiptRows);
-  const receipts = receiptService({ receipts: receiptRows, payments, bills, orders, access });
+  const payments = paymentService({
+    payments: paymentRows,
+    bills,
+    access,
+    gateway,
+    clock,
+    customers,
+    receipts: receiptRows,
+  });
+  const messages = posMessages(db, config);
+  const receipts = receiptService({ receipts: receiptRows, payments, bills, orders, access, customers, messages });
   const outbox = outboxRepository(db);
-  const settlement = settlementParts(prisma, access, clock, config.acquirer);
+  const settlement = settlementParts(prisma, access, clock, messages, config.acquirer);
   return {
     db,
     prisma,
@@ -101,12 +128,14 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
     payments,
     refunds: refundService(refundRepository(prisma), payments, access, gateway, clock),
     receipts,
+    messages,
     // The store feed's events: order, bill and payment changes, written by triggers (migration pos_outbox_receipts).
     outboxPublisher: (bus) => outboxPublisher({ outbox, bus, clock }),
     jobs: (bus) =>
-      posJobs({ payments, cardExchange: settlement.cardExchange }, outboxPublisher({ outbox, bus, clock })),
+      posJobs({ payments, cardExchange: settlement.cardExchange, messages }, outboxPublisher({ outbox, bus, clock })),
     ...settlement,
     close: async () => {
+      await messages.stop();
       await prisma.$disconnect();
       await db.close();
     },
@@ -118,6 +147,7 @@ function settlementParts(
   prisma: PrismaClient,
   access: ReturnType<typeof storeAccess>,
   clock: () => Date,
+  messages: Pick<MessageOutbox, "send">,
   acquirer: Partial<CardExchangeSettings> = {},
 ) {
   const notifications = notificationService(notificationRepository(prisma), clock);
@@ -129,7 +159,8 @@ function settlementParts(
     clock,
     paymentsInFlight(paymentRepository(prisma)),
   );
-  const cardExchange = cardExchangeService(settlements, exchanges, notifications, clock);
+  const contactOf = async (storeId: number) => (await access.receiptIssuer(storeId)).contact_email;
+  const cardExchange = cardExchangeService(settlements, exchanges, notifications, { messages, contactOf }, clock);
   cardExchange.configure(acquirer);
   return { notifications, settlements, cardExchange };
 }
@@ -138,19 +169,25 @@ function settlementParts(
  * The daily card settlement exchange alone, on the pos database (a cluster worker, the operator command): it acts as
  * the system on stores found in its own rows, so it asks the portal nothing.
  */
-export async function openCardExchange(config: StorageOptions & Pick<PosConfig, "clock" | "acquirer">) {
+export async function openCardExchange(config: StorageOptions & Pick<PosConfig, "clock" | "acquirer" | "messages">) {
   const db = await openSubgraphDatabase("pos", config);
   const prisma = new PrismaClient({ adapter: db.adapter });
-  const noPortal: PortalCall = async () => ({ errors: [{ message: "the card exchange asks the portal nothing" }] });
+  // The failure e-mail's address is the portal's: from here it is not sent, and its alert line says so.
+  const noPortal: PortalCall = async () => ({
+    errors: [{ message: "the card exchange command asks the portal nothing" }],
+  });
+  const messages = posMessages(db, config);
   const { cardExchange } = settlementParts(
     prisma,
     storeAccess(noPortal),
     config.clock ?? (() => new Date()),
+    messages,
     config.acquirer,
   );
   return {
     cardExchange,
     close: async () => {
+      await messages.stop();
       await prisma.$disconnect();
       await db.close();
     },

@@ -10,6 +10,7 @@ const deps = await openPos({
   url: config.databaseUrl,
   portal: portalClient({ url: config.portalUrl }, config.internalToken),
   gateway: config.gateway,
+  messages: config.messages,
 });
 const server = await serveSubgraph(
   hostSubgraph(pos, deps, config.internalToken),

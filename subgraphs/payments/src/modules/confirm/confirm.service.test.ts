@@ -6,6 +6,7 @@ import { intentBody, movableClock, openTestPayments, seedPartner } from "../../t
 import { FIRST_POLL_DELAY_MS } from "../provider-events/payment-poller";
 import { sandboxProvider } from "../providers/sandbox.provider";
 import { refundRepository } from "../refunds/refund.repository";
+import { beginRefund } from "../refunds/refund-recording";
 
 let deps: PaymentsDeps;
 const clock = movableClock();
@@ -142,7 +143,8 @@ describe("confirm", () => {
     await fetch(`${sandbox.baseUrl}/sandbox/transactions/${provider_transaction_id}/pay`, { method: "POST" });
     await deps.poller.pollOnce();
     // The request that began this refund died before the provider's answer was written, two minutes ago.
-    const { refund } = await refundRepository(deps.prisma).begin(
+    const { refund } = await beginRefund(
+      refundRepository(deps.prisma),
       { payment_intent_id: id, client_partner_id: Number(caller.id), amount: 300, reason: null, viaProvider: true },
       new Date(Date.now() - 120_000),
       async () => {},

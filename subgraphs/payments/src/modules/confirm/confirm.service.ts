@@ -1,9 +1,9 @@
-import { AppError, invalidField, logger, paymentIntentMachine } from "@pos-cloud/common";
+import { AppError, createStep, createWorkflow, invalidField, logger, paymentIntentMachine } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
-import type { PaymentIntent } from "../../generated/prisma/client";
+import type { ConfirmAttempt, PaymentIntent } from "../../generated/prisma/client";
 import type { PaymentIntentService } from "../payment-intents/payment-intent.service";
 import { hashPaymentToken } from "../payment-intents/payment-token";
-import type { CreatedQr, CreateQrRequest, QrMode } from "../providers/provider";
+import type { CreatedQr, CreateQrRequest, PaymentProvider, ProviderCredentials, QrMode } from "../providers/provider";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
 import type { ConfirmChange, ConfirmRepository } from "./confirm.repository";
@@ -40,6 +40,74 @@ export const confirmedChange = (method: string, provider: string, qr: string, no
   poll_attempts: 0,
 });
 
+/** An intent ready to confirm, with the provider and method the web view chose. */
+interface ConfirmRequest {
+  intent: PaymentIntent;
+  token: string;
+  method: string;
+  mode: QrMode;
+  provider: PaymentProvider;
+  storeCredentials: ProviderCredentials;
+}
+
+/**
+ * The confirm flow (STYLE.md, Hyperswitch's `payment_attempt`): the attempt is recorded before the provider is
+ * called, so a request that dies after the provider made a QR leaves a row the recovery pass resolves
+ * (confirm-recovery.service.ts); the QR is asked for; the outcome is recorded with the intent's move.
+ */
+function confirmWorkflow(confirmations: ConfirmRepository, clock: Clock) {
+  const recordAttempt = createStep("record-attempt", (request: ConfirmRequest) =>
+    confirmations.begin(request.intent.id, request.provider.name, request.method, clock()),
+  );
+  const requestQr = createStep(
+    "request-qr",
+    async ({ request, attempt }: { request: ConfirmRequest; attempt: ConfirmAttempt }): Promise<CreatedQr> => {
+      const { intent, mode, provider, storeCredentials } = request;
+      try {
+        return await provider.createQr(qrRequest(intent, mode, attempt.id, clock()), storeCredentials);
+      } catch (error) {
+        // A refusal made no QR; an unreachable provider may have made one, which the recovery pass finds out.
+        if (error instanceof AppError && error.code !== "bad_gateway")
+          await confirmations.update(attempt.id, { status: "failed", failure_code: error.code }, clock());
+        throw error;
+      }
+    },
+    // A concurrent confirm won: the QR made for this one must not stay payable. If it cannot be cancelled now, the
+    // attempt stays pending with its QR, for the recovery pass.
+    async (qr, { request, attempt }) => {
+      const transaction = qr.provider_transaction_id;
+      const cancelled = await request.provider.cancelPayment(transaction, request.storeCredentials).then(
+        () => true,
+        (cancelError: unknown) => {
+          logger.warn("could not cancel the QR of a lost confirm", { id: request.intent.id, error: cancelError });
+          return false;
+        },
+      );
+      const outcome = cancelled ? { status: "cancelled", failure_code: "lost_race" } : {};
+      await confirmations.update(attempt.id, { ...outcome, provider_transaction_id: transaction }, clock());
+    },
+  );
+  const recordOutcome = createStep(
+    "record-outcome",
+    ({ request, attempt, qr }: { request: ConfirmRequest; attempt: ConfirmAttempt; qr: CreatedQr }) =>
+      confirmations.confirm(
+        attempt.id,
+        request.intent.id,
+        hashPaymentToken(request.token),
+        confirmedChange(request.method, request.provider.name, qr.provider_transaction_id, clock()),
+        clock(),
+      ),
+  );
+
+  return createWorkflow("confirmPaymentIntent", async (request: ConfirmRequest, run) => {
+    const attempt = await run(recordAttempt, request);
+    const qr = await run(requestQr, { request, attempt });
+    await run(recordOutcome, { request, attempt, qr });
+    const { intent, provider } = request;
+    return { payment_id: intent.id, qr_content: qr.qr_content, expires_at: qr.expires_at, provider: provider.name };
+  });
+}
+
 export function confirmService(deps: {
   intents: PaymentIntentService;
   confirmations: ConfirmRepository;
@@ -48,12 +116,11 @@ export function confirmService(deps: {
   clock: Clock;
 }) {
   const { intents, confirmations, providers, credentials, clock } = deps;
+  const confirmIntent = confirmWorkflow(confirmations, clock);
   return {
     /**
-     * Asks the chosen provider for a QR and moves the intent to requires_action. The attempt is recorded first (as
-     * refunds are), so a request that dies after the provider made a QR leaves a row the recovery pass resolves
-     * (confirm-recovery.service.ts). When the provider fails, the intent and the token stay as they were, so the web
-     * view may retry.
+     * Asks the chosen provider for a QR and moves the intent to requires_action (`confirmWorkflow`). When the
+     * provider fails, the intent and the token stay as they were, so the web view may retry.
      */
     async confirm(id: string, input: ConfirmInput) {
       const intent = await intents.forConfirm(id, input.payment_token);
@@ -79,41 +146,7 @@ export function confirmService(deps: {
       if (!input.provider) throw invalidField("provider", "required", "provider is required");
       const provider = providers.get(input.provider);
       const storeCredentials = await credentials.forStore(intent.store_id, provider.name);
-      const attempt = await confirmations.begin(intent.id, provider.name, method, clock());
-      let qr: CreatedQr;
-      try {
-        qr = await provider.createQr(qrRequest(intent, mode, attempt.id, clock()), storeCredentials);
-      } catch (error) {
-        // A refusal made no QR; an unreachable provider may have made one, which the recovery pass finds out.
-        if (error instanceof AppError && error.code !== "bad_gateway") {
-          await confirmations.update(attempt.id, { status: "failed", failure_code: error.code }, clock());
-        }
-        throw error;
-      }
-      const transaction = qr.provider_transaction_id;
-      try {
-        await confirmations.confirm(
-          attempt.id,
-          id,
-          hashPaymentToken(input.payment_token),
-          confirmedChange(method, provider.name, transaction, clock()),
-          clock(),
-        );
-      } catch (error) {
-        // A concurrent confirm won: the QR made for this one must not stay payable. If it cannot be cancelled now,
-        // the attempt stays pending with its QR, for the recovery pass.
-        const cancelled = await provider.cancelPayment(transaction, storeCredentials).then(
-          () => true,
-          (cancelError: unknown) => {
-            logger.warn("could not cancel the QR of a lost confirm", { id, error: cancelError });
-            return false;
-          },
-        );
-        const outcome = cancelled ? { status: "cancelled", failure_code: "lost_race" } : {};
-        await confirmations.update(attempt.id, { ...outcome, provider_transaction_id: transaction }, clock());
-        throw error;
-      }
-      return { payment_id: intent.id, qr_content: qr.qr_content, expires_at: qr.expires_at, provider: provider.name };
+      return confirmIntent({ intent, token: input.payment_token, method, mode, provider, storeCredentials });
     },
   };
 }

@@ -2,12 +2,6 @@ import { AppError, type Caller, partnerIdOf } from "@pos-cloud/common";
 import type { PaymentIntent } from "../../generated/prisma/client";
 import type { TransactionRepository } from "./transaction.repository";
 
-/**
- * The ledger rows of other modules' changes (an intent's transition, a refund), written inside the transaction of
- * the change they describe.
- */
-export { appendLedgerEntry, type LedgerEntry, ledgerEntryForTransition, ledgerRow } from "./transaction.repository";
-
 export type TransactionService = ReturnType<typeof transactionService>;
 
 export function transactionService(deps: {

@@ -24,7 +24,11 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
     createPartner: (name: string, psp_id: number | undefined, change: Omit<PartnerChange, "target">, at: Date) =>
       prisma.$transaction(async (tx) => {
         const partner = await tx.clientPartner.create({ data: { name, psp_id, created_at: at } });
-        await auditPartnerChange(tx, { ...change, target: { type: "client_partner", id: String(partner.id) } }, at);
+        await auditPartnerChange(
+          tx,
+          { ...change, target: { type: "client_partner", id: String(partner.id) }, place: { psp_id } },
+          at,
+        );
         return partner;
       }),
     findPartner: (id: number) => prisma.clientPartner.findUnique({ where: { id } }),

@@ -2,6 +2,7 @@ import {
   AppError,
   type Caller,
   countsPerStore,
+  type IdempotencyRequest,
   initialPaymentIntentStatus,
   invalidField,
   newUlid,
@@ -15,15 +16,12 @@ import {
 } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
-import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
+import type { IdempotencyService } from "../idempotency/idempotency.service";
 import type { StoreResolver } from "../partners/store-resolver";
 import { requireCurrentSync } from "../partners/sync-lease";
 import { parseAmount, parseCreateInput } from "./payment-intent.input";
 import type { PaymentIntentRepository } from "./payment-intent.repository";
 import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
-
-/** An intent's status change inside another module's transaction (a confirm, a refund, a provider's outcome). */
-export { type IntentChange, transitionWithin } from "./payment-intent.repository";
 
 export type PaymentIntentService = ReturnType<typeof paymentIntentService>;
 

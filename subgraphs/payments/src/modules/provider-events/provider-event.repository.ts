@@ -1,11 +1,7 @@
 import { AppError, newUlid } from "@pos-cloud/common";
 import { claimDue, reschedule } from "../../claims";
 import { type PaymentIntent, Prisma, type PrismaClient } from "../../generated/prisma/client";
-import { appendInternalEvent } from "../outbox/outbox.repository";
-import { transitionWithin } from "../payment-intents/payment-intent.service";
 import type { ProviderNotification } from "../providers/webhook-notification";
-import { beginLatePaymentRefund } from "../refunds/refund.service";
-import { outcomeTransition, type ProviderOutcome } from "./provider-outcome";
 
 export type ProviderEventRepository = ReturnType<typeof providerEventRepository>;
 
@@ -17,27 +13,6 @@ export type OutcomeResult = "applied" | "duplicate" | "stale" | "pending" | "lat
 
 export const noIntent = (provider_transaction_id: string) =>
   new AppError("not_found", `no payment intent has provider transaction ${provider_transaction_id}`);
-
-/**
- * Moves the intent as the provider says, the same for a webhook and a poll. A payment for an intent already
- * closed (cancelled, expired, failed) is not dropped as stale: it is recorded for a refund.
- */
-async function applyOutcome(
-  tx: Prisma.TransactionClient,
-  payment_intent_id: string,
-  outcome: ProviderOutcome,
-  now: Date,
-): Promise<OutcomeResult> {
-  const transition = outcomeTransition(outcome, now);
-  if (!transition) return "pending";
-  if (await transitionWithin(tx, payment_intent_id, transition.event, transition.change, now)) {
-    return "applied";
-  }
-  if (outcome.status === "succeeded" && (await beginLatePaymentRefund(tx, payment_intent_id, now))) {
-    return "late_payment";
-  }
-  return "stale";
-}
 
 export function providerEventRepository(prisma: PrismaClient) {
   return {
@@ -54,39 +29,19 @@ export function providerEventRepository(prisma: PrismaClient) {
       if (!intent || provider_name !== provider) throw noIntent(provider_transaction_id);
       return intent;
     },
-    /**
-     * Applies a notification about `intent` in one transaction: its event id claimed (a second delivery finds it
-     * and changes nothing), `provider_webhook.received` recorded, and the intent moved with its event and ledger row.
-     */
-    applyNotification: (intent: PaymentIntent, notification: ProviderNotification, now: Date) =>
-      prisma.$transaction(async (tx): Promise<OutcomeResult> => {
-        const { provider, event_id, provider_transaction_id } = notification;
-        const claimed = await tx.providerWebhookEvent.createMany({
-          data: [{ provider, event_id, provider_transaction_id, status: "received", received_at: now }],
-          skipDuplicates: true,
-        });
-        if (claimed.count === 0) return "duplicate";
-        await appendInternalEvent(
-          tx,
-          "provider_webhook.received",
-          { type: "provider_webhook", id: `${provider}:${event_id}` },
-          { provider_webhook: { ...notification, payment_intent_id: intent.id } },
-          now,
-        );
-        // A QR the intent no longer has (a cancelled attempt's) moves nothing.
-        const result =
-          intent.provider_transaction_id === provider_transaction_id
-            ? await applyOutcome(tx, intent.id, notification, now)
-            : "stale";
-        await tx.providerWebhookEvent.update({
-          where: { provider_event_id: { provider, event_id } },
-          data: { status: result },
-        });
-        return result;
-      }),
-    /** A polled status, with the same transition as a webhook's. */
-    applyPolled: (payment_intent_id: string, outcome: ProviderOutcome, now: Date) =>
-      prisma.$transaction((tx) => applyOutcome(tx, payment_intent_id, outcome, now)),
+    /** Claims a notification's event id: false when it was received already (a second delivery changes nothing). */
+    async claimEvent(tx: Prisma.TransactionClient, notification: ProviderNotification, now: Date) {
+      const { provider, event_id, provider_transaction_id } = notification;
+      const claimed = await tx.providerWebhookEvent.createMany({
+        data: [{ provider, event_id, provider_transaction_id, status: "received", received_at: now }],
+        skipDuplicates: true,
+      });
+      return claimed.count > 0;
+    },
+    /** What the notification did, on its event. */
+    markEvent: (tx: Prisma.TransactionClient, provider: string, event_id: string, status: OutcomeResult) =>
+      tx.providerWebhookEvent.update({ where: { provider_event_id: { provider, event_id } }, data: { status } }),
+    transaction: <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => prisma.$transaction(work),
     /** Claims intents waiting on a polled provider whose next poll is due, the longest-due first (claims.ts). */
     async claimPolls(provider_names: string[], now: Date, limit: number): Promise<PaymentIntent[]> {
       const condition = Prisma.sql`status IN ('requires_action', 'processing') AND provider_name = ANY(${provider_names}::text[])`;

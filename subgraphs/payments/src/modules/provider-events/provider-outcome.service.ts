@@ -1,13 +1,15 @@
 import { AppError, logger } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
-import type { PaymentIntent } from "../../generated/prisma/client";
+import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
+import { appendInternalEvent } from "../outbox/outbox.repository";
+import { transitionWithin } from "../payment-intents/payment-intent.transition";
 import type { ProviderPayment } from "../providers/provider";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
 import type { ProviderNotification } from "../providers/webhook-notification";
 import type { RefundService } from "../refunds/refund.service";
 import type { OutcomeResult, ProviderEventRepository } from "./provider-event.repository";
-import { mismatchOf } from "./provider-outcome";
+import { mismatchOf, outcomeTransition, type ProviderOutcome } from "./provider-outcome";
 
 export type ProviderOutcomeService = ReturnType<typeof providerOutcomeService>;
 
@@ -27,6 +29,48 @@ export function providerOutcomeService(deps: {
 }) {
   const { events, refunds, providers, credentials, clock } = deps;
 
+  /**
+   * Moves the intent as the provider says, the same for a webhook and a poll, in the caller's transaction. A payment
+   * for an intent already closed (cancelled, expired, failed) is not dropped as stale: it is recorded for a refund.
+   */
+  async function applyOutcome(
+    tx: Prisma.TransactionClient,
+    payment_intent_id: string,
+    outcome: ProviderOutcome,
+    now: Date,
+  ): Promise<OutcomeResult> {
+    const transition = outcomeTransition(outcome, now);
+    if (!transition) return "pending";
+    if (await transitionWithin(tx, payment_intent_id, transition.event, transition.change, now)) return "applied";
+    if (outcome.status === "succeeded" && (await refunds.beginLatePaymentRefund(tx, payment_intent_id, now)))
+      return "late_payment";
+    return "stale";
+  }
+
+  /**
+   * Applies a notification about `intent` in one transaction: its event id claimed (a second delivery finds it and
+   * changes nothing), `provider_webhook.received` recorded, and the intent moved with its event and ledger row.
+   */
+  const recordNotification = (intent: PaymentIntent, notification: ProviderNotification, now: Date) =>
+    events.transaction(async (tx): Promise<OutcomeResult> => {
+      const { provider, event_id, provider_transaction_id } = notification;
+      if (!(await events.claimEvent(tx, notification, now))) return "duplicate";
+      await appendInternalEvent(
+        tx,
+        "provider_webhook.received",
+        { type: "provider_webhook", id: `${provider}:${event_id}` },
+        { provider_webhook: { ...notification, payment_intent_id: intent.id } },
+        now,
+      );
+      // A QR the intent no longer has (a cancelled attempt's) moves nothing.
+      const result =
+        intent.provider_transaction_id === provider_transaction_id
+          ? await applyOutcome(tx, intent.id, notification, now)
+          : "stale";
+      await events.markEvent(tx, provider, event_id, result);
+      return result;
+    });
+
   async function refundIfLate(intent: PaymentIntent, result: OutcomeResult): Promise<Applied> {
     if (result === "late_payment") await refunds.refundLatePayment(intent.id);
     return { result };
@@ -45,7 +89,8 @@ export function providerOutcomeService(deps: {
       });
       return { result: "rejected", reason };
     }
-    return refundIfLate(intent, await events.applyPolled(intent.id, payment, clock()));
+    const now = clock();
+    return refundIfLate(intent, await events.transaction((tx) => applyOutcome(tx, intent.id, payment, now)));
   }
 
   return {
@@ -54,7 +99,7 @@ export function providerOutcomeService(deps: {
       const intent = await events.findIntent(notification.provider, notification.provider_transaction_id);
       const reason = mismatchOf(intent, notification);
       if (reason) return { result: "rejected", reason };
-      return refundIfLate(intent, await events.applyNotification(intent, notification, clock()));
+      return refundIfLate(intent, await recordNotification(intent, notification, clock()));
     },
 
     applyPolled,

@@ -3,6 +3,7 @@ import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openIsolatedPayments, scriptedProvider, seedPartner } from "../../testing";
 import { refundRepository } from "./refund.repository";
+import { beginRefund } from "./refund-recording";
 
 const clock = movableClock();
 const scripted = scriptedProvider("scripted-refund");
@@ -26,7 +27,8 @@ async function deadRefund() {
   const { provider_transaction_id } = await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
   scripted.settle(provider_transaction_id!, "succeeded");
   while ((await deps.poller.pollOnce()) > 0);
-  const { refund } = await refundRepository(deps.prisma).begin(
+  const { refund } = await beginRefund(
+    refundRepository(deps.prisma),
     { payment_intent_id: id, client_partner_id: Number(caller.id), amount: 300, reason: null, viaProvider: true },
     clock(),
     async () => {},

@@ -1,112 +1,8 @@
-import { AppError, invalidField, newUlid, paymentIntentMachine } from "@pos-cloud/common";
 import { claimDue, reschedule } from "../../claims";
-import { type PaymentIntent, Prisma, type PrismaClient, type Refund } from "../../generated/prisma/client";
-import { appendLedgerEntry, type LedgerEntry } from "../ledger/transaction.service";
-import { appendInternalEvent } from "../outbox/outbox.repository";
-import { transitionWithin } from "../payment-intents/payment-intent.service";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { refundMachine } from "./refund.machine";
 
 export type RefundRepository = ReturnType<typeof refundRepository>;
-
-export interface RefundRequest {
-  payment_intent_id: string;
-  client_partner_id: number;
-  /** Null: whatever is left. */
-  amount: number | null;
-  reason: string | null;
-  merchant_ref_id?: string | null;
-  /** The provider must be asked (QR): the refund starts pending and the intent goes to cancelling meanwhile. */
-  viaProvider: boolean;
-}
-
-/** Runs in the transaction that settles a refund (the idempotency record). */
-export type WithinRefund = (tx: Prisma.TransactionClient, refund: Refund) => Promise<void>;
-
-const inProgress = () => new AppError("invalid_state", "a refund of this payment intent is in progress");
-
-/** Statuses in which an intent can no longer take a payment (an expired intent is cancelled). */
-const CLOSED = ["cancelled", "failed"];
-/** The reason of the refund the gateway makes of a late payment by itself. */
-const LATE_PAYMENT_REASON = "late_payment";
-
-/** Locks an intent's row for the transaction, so refunds of one intent are checked one after another. */
-const lockIntent = (tx: Prisma.TransactionClient, id: string) =>
-  tx.$queryRaw`SELECT id FROM payment_intents WHERE id = ${id} FOR UPDATE`;
-
-/** A pending provider refund is first taken by the sweep after this long: its own request has had time to finish. */
-export const STALE_REFUND_MS = 60_000;
-
-const refundRow = (intent: PaymentIntent, amount: number, reason: string | null, status: string, now: Date) => ({
-  id: `re_${newUlid(now.getTime())}`,
-  payment_intent_id: intent.id,
-  client_partner_id: intent.client_partner_id,
-  amount,
-  currency: intent.currency,
-  reason,
-  status,
-  created_at: now,
-  updated_at: now,
-  next_poll_at: new Date(now.getTime() + STALE_REFUND_MS),
-});
-
-const intentAggregate = (intent: PaymentIntent) => ({ type: "payment_intent", id: intent.id });
-
-/**
- * Records a payment that the provider took for an intent that can no longer take it (a late payment): the money in
- * (ledger `paid`), a pending refund of all of it and `late_payment.received`, in the caller's transaction; the
- * intent keeps its status. Once per intent: a closed intent has no other refund, so a refund means another
- * notification or poll recorded this payment already. Null when there is nothing to record.
- */
-export async function beginLatePaymentRefund(
-  tx: Prisma.TransactionClient,
-  payment_intent_id: string,
-  now: Date,
-): Promise<Refund | null> {
-  await lockIntent(tx, payment_intent_id);
-  const intent = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment_intent_id } });
-  if (!CLOSED.includes(intent.status) || (await tx.refund.count({ where: { payment_intent_id } })) > 0) return null;
-  const refund = await tx.refund.create({
-    data: refundRow(intent, intent.amount, LATE_PAYMENT_REASON, "pending", now),
-  });
-  await appendLedgerEntry(
-    tx,
-    intent,
-    { type: "paid", status: "succeeded", amount: intent.amount, refund_id: refund.id },
-    now,
-  );
-  await appendInternalEvent(
-    tx,
-    "late_payment.received",
-    intentAggregate(intent),
-    { payment_intent: intent, refund },
-    now,
-  );
-  return refund;
-}
-
-/**
- * The ledger row of a refund just settled, with the intent's return from cancelling to succeeded; a late payment's
- * refund leaves its closed intent as it is, so its row comes with an internal event instead of a transition.
- */
-async function recordSettlement(tx: Prisma.TransactionClient, refund: Refund, now: Date) {
-  const moved = { amount: refund.amount, refund_id: refund.id };
-  const entry: LedgerEntry =
-    refund.status === "succeeded"
-      ? { ...moved, type: "refunded", status: "succeeded", provider_refund_id: refund.provider_refund_id }
-      : {
-          ...moved,
-          type: "refund_failed",
-          status: "failed",
-          failure_code: refund.failure_code,
-          failure_message: refund.failure_message,
-        };
-  const resumed = await transitionWithin(tx, refund.payment_intent_id, "refund_settled", {}, now, { ledger: entry });
-  if (resumed) return;
-  const intent = await tx.paymentIntent.findUniqueOrThrow({ where: { id: refund.payment_intent_id } });
-  await appendLedgerEntry(tx, intent, entry, now);
-  const event = refund.status === "succeeded" ? "late_payment.refunded" : "late_payment.refund_failed";
-  await appendInternalEvent(tx, event, intentAggregate(intent), { payment_intent: intent, refund }, now);
-}
 
 export function refundRepository(prisma: PrismaClient) {
   return {
@@ -122,76 +18,36 @@ export function refundRepository(prisma: PrismaClient) {
     retryLater: (id: string, attempts: number, due: Date) => reschedule(prisma, "refunds", id, attempts, due),
     listForIntent: (payment_intent_id: string) =>
       prisma.refund.findMany({ where: { payment_intent_id }, orderBy: { created_at: "asc" } }),
-    /**
-     * Records a refund under a lock on the intent row, so concurrent refunds are checked one after the other and
-     * their sum never exceeds the amount. A provider refund leaves the intent in cancelling until `settle`; one
-     * without a provider is final here, with its ledger row.
-     */
-    begin: (request: RefundRequest, now: Date, within: WithinRefund) =>
-      prisma.$transaction(async (tx): Promise<{ refund: Refund; intent: PaymentIntent }> => {
-        await lockIntent(tx, request.payment_intent_id);
-        const intent = await tx.paymentIntent.findFirst({
-          where: { id: request.payment_intent_id, client_partner_id: request.client_partner_id },
-        });
-        if (!intent) throw new AppError("not_found", "payment intent not found");
-        if (intent.status === "cancelling") throw inProgress();
-        // A refund with or without a provider is refused where the machine refuses one through a provider.
-        paymentIntentMachine.transition(intent.status, "refund_via_provider");
-        const taken = await tx.refund.aggregate({
-          where: { payment_intent_id: intent.id, status: { in: ["pending", "succeeded"] } },
-          _sum: { amount: true },
-        });
-        const remaining = intent.amount - (taken._sum.amount ?? 0);
-        const amount = request.amount ?? remaining;
-        if (remaining === 0 || amount > remaining) {
-          throw invalidField("amount", "refundable_amount", `at most ${remaining} of ${intent.amount} can be refunded`);
-        }
-        const refund = await tx.refund.create({
-          data: {
-            // A refund without a provider settles as it is made.
-            ...refundRow(
-              intent,
-              amount,
-              request.reason,
-              request.viaProvider ? "pending" : refundMachine.transition("pending", "succeed"),
-              now,
-            ),
-            merchant_ref_id: request.merchant_ref_id,
-          },
-        });
-        if (!request.viaProvider) {
-          await appendLedgerEntry(
-            tx,
-            intent,
-            { type: "refunded", status: "succeeded", amount, refund_id: refund.id },
-            now,
-          );
-          await within(tx, refund);
-          return { refund, intent };
-        }
-        const cancelling = await transitionWithin(tx, intent.id, "refund_via_provider", {}, now, { ledger: null });
-        return { refund, intent: cancelling! };
-      }),
-    /**
-     * The provider's answer: the refund settled, the intent back to succeeded, the ledger row, in one transaction.
-     * Only a pending refund is settled, so of two answers to one refund (a slow call and the sweep) one is written.
-     */
-    settle: (
-      refund: Refund,
-      outcome: { provider_refund_id: string } | { failure_code: string; failure_message: string },
-      now: Date,
-      within: WithinRefund,
-    ) =>
-      prisma.$transaction(async (tx) => {
-        const event = "provider_refund_id" in outcome ? "succeed" : "fail";
-        const { count } = await tx.refund.updateMany({
-          where: { id: refund.id, status: { in: refundMachine.fromStates(event) } },
-          data: { ...outcome, status: refundMachine.target(event).to, updated_at: now },
-        });
-        const settled = await tx.refund.findUniqueOrThrow({ where: { id: refund.id } });
-        if (count > 0) await recordSettlement(tx, settled, now);
-        await within(tx, settled);
-        return settled;
-      }),
+    /** Locks an intent's row for the transaction, so refunds of one intent are checked one after another. */
+    lockIntent: (tx: Prisma.TransactionClient, id: string) =>
+      tx.$queryRaw`SELECT id FROM payment_intents WHERE id = ${id} FOR UPDATE`,
+    intentIn: (tx: Prisma.TransactionClient, id: string) => tx.paymentIntent.findUniqueOrThrow({ where: { id } }),
+    partnerIntentIn: (tx: Prisma.TransactionClient, id: string, client_partner_id: number) =>
+      tx.paymentIntent.findFirst({ where: { id, client_partner_id } }),
+    countForIntent: (tx: Prisma.TransactionClient, payment_intent_id: string) =>
+      tx.refund.count({ where: { payment_intent_id } }),
+    /** What an intent's refunds hold: those made and those the provider has not answered yet. */
+    async held(tx: Prisma.TransactionClient, payment_intent_id: string) {
+      const taken = await tx.refund.aggregate({
+        where: { payment_intent_id, status: { in: ["pending", "succeeded"] } },
+        _sum: { amount: true },
+      });
+      return taken._sum.amount ?? 0;
+    },
+    create: (tx: Prisma.TransactionClient, data: Prisma.RefundUncheckedCreateInput) => tx.refund.create({ data }),
+    /** Moves a refund by `event` if it is still in a state the event leaves; the refund as it is then, and whether it moved. */
+    async settle(
+      tx: Prisma.TransactionClient,
+      id: string,
+      event: "succeed" | "fail",
+      data: Omit<Prisma.RefundUncheckedUpdateInput, "status">,
+    ) {
+      const { count } = await tx.refund.updateMany({
+        where: { id, status: { in: refundMachine.fromStates(event) } },
+        data: { ...data, status: refundMachine.target(event).to },
+      });
+      return { moved: count > 0, refund: await tx.refund.findUniqueOrThrow({ where: { id } }) };
+    },
+    transaction: <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => prisma.$transaction(work),
   };
 }

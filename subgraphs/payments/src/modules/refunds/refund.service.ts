@@ -1,15 +1,13 @@
-import { AppError, type Caller, invalidField, logger, partnerIdOf } from "@pos-cloud/common";
+import { AppError, type Caller, type IdempotencyRequest, invalidField, logger, partnerIdOf } from "@pos-cloud/common";
 import { backoffMs } from "../../claims";
 import type { Clock } from "../../clock";
-import type { PaymentIntent, Refund } from "../../generated/prisma/client";
-import type { IdempotencyRequest, IdempotencyService } from "../idempotency/idempotency.service";
+import type { PaymentIntent, Prisma, Refund } from "../../generated/prisma/client";
+import type { IdempotencyService } from "../idempotency/idempotency.service";
 import { parseAmount } from "../payment-intents/payment-intent.input";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
-import { type RefundRepository, STALE_REFUND_MS } from "./refund.repository";
-
-/** A late payment's refund, begun inside the transaction that records the provider's outcome (provider-events). */
-export { beginLatePaymentRefund } from "./refund.repository";
+import type { RefundRepository } from "./refund.repository";
+import { beginLatePaymentRefund, beginRefund, STALE_REFUND_MS, settleRefund } from "./refund-recording";
 
 export type RefundService = ReturnType<typeof refundService>;
 
@@ -41,6 +39,8 @@ export function refundService(deps: {
 }) {
   const { refunds, idempotency, providers, credentials, clock } = deps;
   const noRecord = async () => {};
+  const failRefund = (refund: Refund, error: AppError) =>
+    settleRefund(refunds, refund, { failure_code: error.code, failure_message: error.message }, clock(), noRecord);
 
   /**
    * Asks the provider for a pending refund and writes its answer. The refund id is the provider's idempotency key,
@@ -55,7 +55,7 @@ export function refundService(deps: {
         { provider_transaction_id: intent.provider_transaction_id, amount: refund.amount, idempotency_key: refund.id },
         await credentials.forStore(intent.store_id, provider.name),
       );
-      return await refunds.settle(refund, { provider_refund_id: answer.provider_refund_id }, clock(), noRecord);
+      return await settleRefund(refunds, refund, { provider_refund_id: answer.provider_refund_id }, clock(), noRecord);
     } catch (error) {
       if (!(error instanceof AppError) || error.code === "bad_gateway") return null;
       logger.error("the provider refused a refund", {
@@ -65,11 +65,14 @@ export function refundService(deps: {
         code: error.code,
         error: error.message,
       });
-      return refunds.settle(refund, { failure_code: error.code, failure_message: error.message }, clock(), noRecord);
+      return failRefund(refund, error);
     }
   }
 
   return {
+    /** A late payment's refund, begun inside the transaction that records the provider's outcome (provider-events). */
+    beginLatePaymentRefund: (tx: Prisma.TransactionClient, payment_intent_id: string, now: Date) =>
+      beginLatePaymentRefund(refunds, tx, payment_intent_id, now),
     /**
      * Refunds all or part of a succeeded intent. A QR payment is refunded at its provider (the refund id is the
      * provider's idempotency key, so a retried call cannot refund twice); card and cash refunds happen outside the
@@ -86,7 +89,8 @@ export function refundService(deps: {
         const provider = viaProvider ? providers.get(found.provider_name!) : null;
         const storeCredentials = provider ? await credentials.forStore(found.store_id, provider.name) : null;
         const keep = (tx: Parameters<typeof complete>[0], refund: Refund) => complete(tx, { refund });
-        const { refund, intent } = await refunds.begin(
+        const { refund, intent } = await beginRefund(
+          refunds,
           { payment_intent_id: id, client_partner_id, ...parsed, viaProvider },
           clock(),
           keep,
@@ -102,16 +106,17 @@ export function refundService(deps: {
             storeCredentials,
           );
           return {
-            refund: await refunds.settle(refund, { provider_refund_id: answer.provider_refund_id }, clock(), keep),
+            refund: await settleRefund(
+              refunds,
+              refund,
+              { provider_refund_id: answer.provider_refund_id },
+              clock(),
+              keep,
+            ),
           };
         } catch (error) {
           const failure = error instanceof AppError ? error : new AppError("bad_gateway", "the provider refund failed");
-          await refunds.settle(
-            refund,
-            { failure_code: failure.code, failure_message: failure.message },
-            clock(),
-            noRecord,
-          );
+          await failRefund(refund, failure);
           throw failure;
         }
       });

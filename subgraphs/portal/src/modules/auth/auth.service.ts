@@ -59,9 +59,13 @@ export function authService(deps: {
   async function countFailure(user: UserRow, caller: Caller, method: Method) {
     if (method === "password") {
       if ((await users.countFailedLogin(user.id)) >= MAX_FAILED_LOGINS)
-        await users.update(user.id, { failed_logins: 0, locked_until: new Date(clock().getTime() + LOGIN_LOCK_MS) });
+        await users.update(
+          user.id,
+          { failed_logins: 0, locked_until: new Date(clock().getTime() + LOGIN_LOCK_MS) },
+          users.change("user.locked", caller, user, { method }),
+        );
     } else if ((await users.countFailedPin(user.id)) >= MAX_FAILED_PINS) {
-      await users.update(user.id, { pin_locked_at: clock() });
+      await users.update(user.id, { pin_locked_at: clock() }, users.change("user.locked", caller, user, { method }));
     }
     await failed(user.id, caller, { method, reason: "wrong_secret" });
     return rejected();
@@ -145,7 +149,7 @@ export function authService(deps: {
      * For the POS (a platform service): a refund approved by a staff member of the store, L5 or above. The approver's
      * secret (PIN, or password from L4 up) is checked as its login checks it, a wrong one counted towards its lockout;
      * it is not needed when the refund's caller is L5 or above itself (`secret` null). The approval is audit-logged
-     * as `payment.refunded` with the refund's details.
+     * as `payment.refund_approved` with the refund's details (the POS records `payment.refunded` when it refunds).
      */
     async approveRefund(input: RefundApproval, caller: Caller) {
       requireService(caller);
@@ -168,7 +172,17 @@ export function authService(deps: {
         caller: input.caller,
         secret_checked: input.secret !== null && input.secret !== undefined,
       };
-      await audit.record({ event: "payment.refunded", user_id: user.id, success: true, metadata }, caller);
+      await audit.record(
+        {
+          event: "payment.refund_approved",
+          user_id: user.id,
+          success: true,
+          target: { type: "pos_payment", id: input.payment_id },
+          place: { store_id: input.store_id },
+          metadata,
+        },
+        caller,
+      );
       return member;
     },
 

@@ -1,10 +1,10 @@
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import { AppError, type Caller, type SecretBox } from "@pos-cloud/common";
+import type { MessageOutbox } from "@pos-cloud/common/messages";
 import { verify as verifyTotp } from "otplib";
 import type { AuditLog } from "../audit/audit.repository";
 import type { UserAuthentication, UserRow } from "../users/user.service";
 import type { AuthRepository } from "./auth.repository";
-import type { MessageSender } from "./message-sender";
 import { isActive } from "./session.service";
 
 const MINUTE_MS = 60_000;
@@ -29,7 +29,7 @@ export function mfaService(deps: {
   auth: AuthRepository;
   audit: AuditLog;
   box: SecretBox;
-  sender: MessageSender;
+  messages: Pick<MessageOutbox, "send">;
   clock: () => Date;
 }) {
   const { users, auth, audit, clock } = deps;
@@ -84,14 +84,19 @@ export function mfaService(deps: {
       )
         throw new AppError("rate_limit_exceeded", "a code was sent moments ago; wait 30 seconds for another");
       const code = String(randomInt(1_000_000)).padStart(6, "0");
-      await auth.setCode(challenge.id, codeHash(challenge.id, code), new Date(now.getTime() + MFA_CODE_MS));
+      const expiresAt = new Date(now.getTime() + MFA_CODE_MS);
+      await auth.setCode(challenge.id, codeHash(challenge.id, code), expiresAt);
       const channel = challenge.channel as "sms" | "email";
-      await deps.sender.send({
-        channel,
-        to: (channel === "sms" ? user.phone : user.email) ?? "",
-        subject: "Your POS Cloud login code",
-        text: `Your login code is ${code}. It expires in 5 minutes.`,
-      });
+      // Queued before the first attempt: a relay or mail server that fails now gets the code again shortly.
+      await deps.messages.send(
+        {
+          channel,
+          to: (channel === "sms" ? user.phone : user.email) ?? "",
+          subject: "Your POS Cloud login code",
+          text: `Your login code is ${code}. It expires in 5 minutes.`,
+        },
+        { kind: "mfa_code", expiresAt },
+      );
       await audit.record({ event: "user.mfa_sent", user_id: userId, success: true, metadata: { channel } }, caller);
       return {
         user_id: userId,

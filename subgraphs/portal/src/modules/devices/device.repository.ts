@@ -1,9 +1,10 @@
 import { type Caller, isUuid, reachOf, readPage } from "@pos-cloud/common";
 import type { SqlRunner } from "@pos-cloud/common/storage";
+import type { AuditStep } from "../../audit-sink";
+import type { Clock } from "../../clock";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { run } from "../../sql";
 import type { Page } from "../../validation";
-import type { Clock } from "../keys/signing-key.service";
 import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
 import { deviceScope, storeScopeSql } from "../tenants/scope";
 
@@ -94,21 +95,34 @@ export function deviceRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
     findBySerial: (serial_number: string) =>
       prisma.device.findUnique({ where: { serial_number }, include: withTenant }),
     findByClientId: (client_id: string) => prisma.device.findUnique({ where: { client_id }, include: withTenant }),
-    create: (data: Prisma.DeviceUncheckedCreateInput) => prisma.device.create({ data, include: withTenant }),
+    /** Creates a device and, in the same transaction, its audit record (`audit` takes the new device's id). */
+    create: (data: Prisma.DeviceUncheckedCreateInput, audit?: (id: string) => AuditStep) =>
+      prisma.$transaction(async (tx) => {
+        const device = await tx.device.create({ data, include: withTenant });
+        await audit?.(device.id)(tx);
+        return device;
+      }),
     /**
      * Writes only if the device is still in one of `from`; null when another request moved it first. A device that
-     * leaves active (suspended, decommissioned) loses its tokens in the same transaction.
+     * leaves active (suspended, decommissioned) loses its tokens in the same transaction, and the move's audit record
+     * is written in it.
      */
-    async move(id: string, from: string[], data: Prisma.DeviceUncheckedUpdateInput) {
+    async move(id: string, from: string[], data: Prisma.DeviceUncheckedUpdateInput, audit?: AuditStep) {
       const moved = await prisma.$transaction(async (tx) => {
         const { count } = await tx.device.updateMany({ where: { id, status: { in: from } }, data });
-        if (count === 1 && endsSessions(data)) await revokeSessions(tx, `device:${id}`, clock());
-        return count === 1;
+        if (count !== 1) return false;
+        if (endsSessions(data)) await revokeSessions(tx, `device:${id}`, clock());
+        await audit?.(tx);
+        return true;
       });
       return moved ? prisma.device.findUniqueOrThrow({ where: { id }, include: withTenant }) : null;
     },
-    update: (id: string, data: Prisma.DeviceUncheckedUpdateInput) =>
-      prisma.device.update({ where: { id }, data, include: withTenant }),
+    update: (id: string, data: Prisma.DeviceUncheckedUpdateInput, audit?: AuditStep) =>
+      prisma.$transaction(async (tx) => {
+        const device = await tx.device.update({ where: { id }, data, include: withTenant });
+        await audit?.(tx);
+        return device;
+      }),
     countInStore: (store_id: number, exceptId?: string) =>
       prisma.device.count({ where: { store_id, ...occupying, ...(exceptId ? { id: { not: exceptId } } : {}) } }),
   };

@@ -12,7 +12,7 @@ import {
   type Tier,
 } from "@pos-cloud/common";
 import DataLoader from "dataloader";
-import type { AuditSink } from "../../audit-sink";
+import type { AuditEvent, AuditSink } from "../../audit-sink";
 import { referenceLoader } from "../../reference-loader";
 import { type PageArgs, parseInput, parsePage } from "../../validation";
 import type { TenantService } from "../tenants/tenant.service";
@@ -71,10 +71,21 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
     }
   }
 
-  async function moveTo(caller: Caller, id: string, move: DeviceMove, extra: object = {}) {
+  /** The audit record of a change to a device, written in the change's transaction. */
+  const recorded = (event: AuditEvent["event"], caller: Caller, device: { id: string; store_id: number | null }) =>
+    audit.step({
+      event,
+      caller,
+      success: true,
+      target: { type: "device", id: device.id },
+      place: { store_id: device.store_id },
+      metadata: {},
+    });
+
+  async function moveTo(caller: Caller, id: string, move: DeviceMove, event: AuditEvent["event"]) {
     const device = await load(caller, id, MANAGE_TIER);
     const { from, to } = requireMove(move, device.status);
-    const moved = await devices.move(id, [...from], { status: to, ...extra });
+    const moved = await devices.move(id, [...from], { status: to }, recorded(event, caller, device));
     if (!moved) throw new AppError("invalid_state", "the device changed state meanwhile; read it again");
     return moved;
   }
@@ -86,6 +97,7 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
      * (its serial, then its activation code) and the token endpoint (its signed client assertion).
      */
     find: devices.find,
+    recorded,
     findBySerial: devices.findBySerial,
     findByClientId: devices.findByClientId,
     create: devices.create,
@@ -123,13 +135,10 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
         });
       }
       await requireRoom(store.id, store.merchant.terminal_limit_per_store);
-      const device = await devices.create({
-        ...data,
-        config: data.config ?? {},
-        merchant_id: store.merchant_id,
-        status: "unprovisioned",
-      });
-      await audit.record({ event: "device.register", caller, success: true, metadata: { device_id: device.id } });
+      const device = await devices.create(
+        { ...data, config: data.config ?? {}, merchant_id: store.merchant_id, status: "unprovisioned" },
+        (id) => recorded("device.register", caller, { id, store_id: store.id }),
+      );
       return presentDevice(device);
     },
 
@@ -144,19 +153,13 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
     },
 
     async suspend(caller: Caller, id: string) {
-      const device = await moveTo(caller, id, "suspend");
-      await audit.record({ event: "device.suspend", caller, success: true, metadata: { device_id: id } });
-      return presentDevice(device);
+      return presentDevice(await moveTo(caller, id, "suspend", "device.suspend"));
     },
     async resume(caller: Caller, id: string) {
-      const device = await moveTo(caller, id, "resume");
-      await audit.record({ event: "device.resume", caller, success: true, metadata: { device_id: id } });
-      return presentDevice(device);
+      return presentDevice(await moveTo(caller, id, "resume", "device.resume"));
     },
     async decommission(caller: Caller, id: string) {
-      const device = await moveTo(caller, id, "decommission");
-      await audit.record({ event: "device.decommission", caller, success: true, metadata: { device_id: id } });
-      return presentDevice(device);
+      return presentDevice(await moveTo(caller, id, "decommission", "device.decommission"));
     },
 
     /** Moves an active or suspended device to another store of the same merchant; the caller must reach both. */
@@ -179,13 +182,18 @@ export function deviceService(devices: DeviceRepository, tenants: TenantService,
       if (target.status !== "active")
         throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
       await requireRoom(store_id, device.store?.merchant.terminal_limit_per_store, id);
-      const moved = await devices.update(id, { store_id });
-      await audit.record({
-        event: "device.transfer",
-        caller,
-        success: true,
-        metadata: { device_id: id, from_store_id: device.store_id, to_store_id: store_id },
-      });
+      const moved = await devices.update(
+        id,
+        { store_id },
+        audit.step({
+          event: "device.transfer",
+          caller,
+          success: true,
+          target: { type: "device", id },
+          place: { store_id },
+          metadata: { from_store_id: device.store_id },
+        }),
+      );
       return presentDevice(moved);
     },
 

@@ -1,6 +1,6 @@
 import { logger, type SecretBox } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
-import type { Clock } from "../keys/signing-key.service";
+import type { Clock } from "../../clock";
 import { GatewayAnswerError, type GatewaySyncConfig, postSync } from "./gateway-sync.client";
 import type { ClaimedSync, GatewaySyncRepository } from "./gateway-sync.repository";
 

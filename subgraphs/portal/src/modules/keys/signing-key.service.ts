@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { SecretBox } from "@pos-cloud/common";
 import { DEFAULT_API_AUDIENCE, newUlid } from "@pos-cloud/common";
 import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
+import type { Clock } from "../../clock";
 import type { SigningKeyRepository, SigningKeyRow } from "./signing-key.repository";
 
 /** Human tokens are RS256, device tokens ES256 (the spec's Authentication summary). */
@@ -12,8 +13,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** A key signs for 90 days, then a new one takes over; the old one still verifies for 7 more days. */
 export const ROTATION_MS = 90 * DAY_MS;
 export const OVERLAP_MS = 7 * DAY_MS;
-
-export type Clock = () => Date;
 
 export type SigningKeyService = ReturnType<typeof signingKeyService>;
 

@@ -3,7 +3,6 @@ import { AppError, type Caller, newUlid, requireCaller, roles } from "@pos-cloud
 import { importJWK } from "jose";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { z } from "zod";
-import type { AuditSink } from "../../audit-sink";
 import { parseInput } from "../../validation";
 import { requireMove } from "../devices/device.lifecycle";
 import { type DeviceService, presentDevice } from "../devices/device.service";
@@ -45,7 +44,6 @@ export function provisioningService(
   codes: ProvisioningRepository,
   devices: DeviceService,
   tenants: TenantService,
-  audit: AuditSink,
   clock: () => Date,
 ) {
   const limiters = Object.fromEntries(
@@ -97,21 +95,23 @@ export function provisioningService(
       let deviceId: string;
       if (existing) {
         const { from } = requireMove("generateActivationCode", existing.status);
-        const moved = await devices.move(existing.id, [...from], fields);
+        const moved = await devices.move(
+          existing.id,
+          [...from],
+          fields,
+          devices.recorded("device.provision", caller, existing),
+        );
         if (!moved) throw new AppError("invalid_state", "the device changed state meanwhile");
         deviceId = moved.id;
       } else {
-        deviceId = (await devices.create({ serial_number: data.serial_number, ...fields })).id;
+        const created = await devices.create({ serial_number: data.serial_number, ...fields }, (id) =>
+          devices.recorded("device.provision", caller, { id, store_id: null }),
+        );
+        deviceId = created.id;
       }
       const code = newActivationCode();
       const expiresAt = new Date(clock().getTime() + ACTIVATION_CODE_LIFETIME_MS);
       await codes.replaceCode(deviceId, hashCode(code.plain), expiresAt);
-      await audit.record({
-        event: "device.provision",
-        caller,
-        success: true,
-        metadata: { device_id: deviceId, serial_number: data.serial_number },
-      });
       return { activation_code: code.shown, expires_at: expiresAt };
     },
 
@@ -137,20 +137,19 @@ export function provisioningService(
         throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
       await devices.requireRoom(store.id, store.merchant.terminal_limit_per_store, device.id);
       if (!(await codes.useCode(hash, clock()))) throw unknownCode();
-      const activated = await devices.move(device.id, [...from], {
-        status: to,
-        merchant_id: store.merchant_id,
-        store_id: store.id,
-        client_id: `cli_${newUlid()}`,
-        activated_at: clock(),
-      });
+      const activated = await devices.move(
+        device.id,
+        [...from],
+        {
+          status: to,
+          merchant_id: store.merchant_id,
+          store_id: store.id,
+          client_id: `cli_${newUlid()}`,
+          activated_at: clock(),
+        },
+        devices.recorded("device.activate", caller, { id: device.id, store_id: store.id }),
+      );
       if (!activated) throw new AppError("invalid_state", "the device changed state meanwhile");
-      await audit.record({
-        event: "device.activate",
-        caller,
-        success: true,
-        metadata: { device_id: device.id, store_id: store.id, merchant_id: store.merchant_id },
-      });
       return presentDevice(activated);
     },
 

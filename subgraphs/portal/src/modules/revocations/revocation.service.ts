@@ -1,5 +1,5 @@
 import { type Caller, requireService } from "@pos-cloud/common";
-import type { Clock } from "../keys/signing-key.service";
+import type { Clock } from "../../clock";
 import type { RevocationRepository } from "./revocation.repository";
 
 export type RevocationService = ReturnType<typeof revocationService>;

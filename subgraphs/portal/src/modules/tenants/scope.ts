@@ -79,3 +79,25 @@ export function deviceScope(caller: Caller): Prisma.DeviceWhereInput {
   if (reach.level === "nothing") return { id: { in: [] } };
   return { store: storeScope(caller) };
 }
+
+/**
+ * Audit records, by where their target sat when they were written: L0 all, L1 its PSP's, L2 its merchant's, L3 the
+ * stores of its area (`areaStores`, as they are now), L4 its store's. Records without a place are the platform's (L0).
+ */
+export function auditScope(caller: Caller, areaStores: number[]): Prisma.AuditLogWhereInput {
+  const reach = reachOf(caller);
+  switch (reach.level) {
+    case "platform":
+      return {};
+    case "psp":
+      return { psp_id: reach.pspId };
+    case "merchant":
+      return { merchant_id: reach.merchantId };
+    case "area":
+      return { merchant_id: reach.merchantId, store_id: { in: areaStores } };
+    case "store":
+      return { store_id: reach.storeId, ...(reach.merchantId === undefined ? {} : { merchant_id: reach.merchantId }) };
+    case "nothing":
+      return { seq: -1n };
+  }
+}

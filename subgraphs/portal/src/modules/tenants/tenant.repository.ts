@@ -1,10 +1,10 @@
 import { type Caller, readPage } from "@pos-cloud/common";
 import type { SqlRunner } from "@pos-cloud/common/storage";
+import type { Clock } from "../../clock";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { run, uniqueCode } from "../../sql";
 import type { Page } from "../../validation";
 import { enqueueGatewaySync } from "../gateway-sync/sync-outbox.repository";
-import type { Clock } from "../keys/signing-key.service";
 import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
 import { merchantScope, pspScope, storeScope, storeScopeSql } from "./scope";
 

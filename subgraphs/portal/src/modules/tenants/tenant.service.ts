@@ -159,6 +159,7 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
         store_name: store.name,
         address: store.address,
         contact_phone: store.contact_phone,
+        contact_email: store.contact_email ?? merchant.contact_email,
         receipt_settings: store.receipt_settings,
         merchant_name: merchant.name,
         legal_name: merchant.legal_name,

@@ -1,7 +1,8 @@
 import { readPage } from "@pos-cloud/common";
+import type { AuditStep } from "../../audit-sink";
+import type { Clock } from "../../clock";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { Page } from "../../validation";
-import type { Clock } from "../keys/signing-key.service";
 import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
 
 export type UserRow = Awaited<ReturnType<PrismaClient["user"]["findMany"]>>[number];
@@ -39,16 +40,24 @@ export function userRepository(prisma: PrismaClient, clock: Clock) {
     find: (id: string) => prisma.user.findUnique({ where: { id } }),
     findByLoginId: (login_id: string) => prisma.user.findUnique({ where: { login_id } }),
     findByEmail: (email: string) => prisma.user.findUnique({ where: { email } }),
-    create: (data: Prisma.UserUncheckedCreateInput) => prisma.user.create({ data }),
-    /** A user who leaves active loses its sessions in the same transaction: its tokens stop working at the edge. */
-    update: (id: string, data: Prisma.UserUncheckedUpdateInput) =>
-      endsSessions(data)
-        ? prisma.$transaction(async (tx) => {
-            const user = await tx.user.update({ where: { id }, data });
-            await revokeSessions(tx, `user:${id}`, clock());
-            return user;
-          })
-        : prisma.user.update({ where: { id }, data }),
+    /** Creates a user and, in the same transaction, its audit record (`audit` takes the new user). */
+    create: (data: Prisma.UserUncheckedCreateInput, audit: (user: UserRow) => AuditStep) =>
+      prisma.$transaction(async (tx) => {
+        const user = await tx.user.create({ data });
+        await audit(user)(tx);
+        return user;
+      }),
+    /**
+     * A user who leaves active loses its sessions in the same transaction (its tokens stop working at the edge); the
+     * change's audit record, when it has one, is written in it too.
+     */
+    update: (id: string, data: Prisma.UserUncheckedUpdateInput, audit?: AuditStep) =>
+      prisma.$transaction(async (tx) => {
+        const user = await tx.user.update({ where: { id }, data });
+        if (endsSessions(data)) await revokeSessions(tx, `user:${id}`, clock());
+        await audit?.(tx);
+        return user;
+      }),
     list(scope: UserScope, filter: { store_id?: number; role?: string }, page: Page) {
       const where = inScope(scope, filter);
       return readPage(page, {

@@ -18,6 +18,7 @@ import {
   tierOf,
 } from "@pos-cloud/common";
 import DataLoader from "dataloader";
+import { type AuditEvent, type AuditSink, platformActor } from "../../audit-sink";
 import type { Prisma } from "../../generated/prisma/client";
 import { type PageArgs, parsePage } from "../../validation";
 import type { AreaService } from "../areas/area.service";
@@ -37,7 +38,29 @@ export type AuthenticationState = Pick<
   "failed_logins" | "locked_until" | "failed_pins" | "pin_locked_at" | "last_totp_step"
 >;
 
-export function userService(users: UserRepository, areas: AreaService, tenants: TenantService, box: SecretBox) {
+/** The audit record of a change to a user, about that user where it sits. */
+const userChange = (
+  event: AuditEvent["event"],
+  caller: Caller,
+  user: Pick<UserRow, "id" | "psp_id" | "merchant_id" | "store_id">,
+  metadata: Record<string, unknown> = {},
+): AuditEvent => ({
+  event,
+  caller,
+  user_id: caller.type === "user" ? null : user.id,
+  success: true,
+  target: { type: "user", id: user.id },
+  place: { psp_id: user.psp_id, merchant_id: user.merchant_id, store_id: user.store_id },
+  metadata,
+});
+
+export function userService(
+  users: UserRepository,
+  areas: AreaService,
+  tenants: TenantService,
+  box: SecretBox,
+  audit: AuditSink,
+) {
   /** Where a user sits in the tenant hierarchy, as `canReach` reads it; store users take their store's area. */
   async function pathOf(user: Pick<UserRow, "psp_id" | "merchant_id" | "area_id" | "store_id">): Promise<TenantPath> {
     const store = user.store_id === null ? null : await tenants.findStore(user.store_id);
@@ -86,7 +109,8 @@ export function userService(users: UserRepository, areas: AreaService, tenants: 
   }
 
   /** Creates a user without a caller check: the demo tenant and tests; `create` is the checked path. */
-  async function createUser(input: UserInput, createdBy?: string): Promise<UserView> {
+  /** Creates a user for `caller` (the platform itself when none: the demo tenant, a test's fixtures). */
+  async function createUser(input: UserInput, caller: Caller = platformActor): Promise<UserView> {
     if (!isRole(input.role)) throw invalidField("role", "enum", `role must be one of ${Object.keys(roles).join(", ")}`);
     const role = input.role;
     if (input.login_id != null)
@@ -101,17 +125,20 @@ export function userService(users: UserRepository, areas: AreaService, tenants: 
         if (attempt < 20) continue;
         throw new AppError("conflict", "no free login id left for this store or merchant");
       }
-      const created = await users.create({
-        ...(mfa.data as Prisma.UserUncheckedCreateInput),
-        login_id,
-        role,
-        ...place,
-        name: input.name ?? null,
-        email: input.email?.toLowerCase() ?? null,
-        phone: input.phone ?? null,
-        ...secrets,
-        created_by: createdBy ?? null,
-      });
+      const created = await users.create(
+        {
+          ...(mfa.data as Prisma.UserUncheckedCreateInput),
+          login_id,
+          role,
+          ...place,
+          name: input.name ?? null,
+          email: input.email?.toLowerCase() ?? null,
+          phone: input.phone ?? null,
+          ...secrets,
+          created_by: caller.type === "user" ? (caller.id ?? null) : null,
+        },
+        (user) => audit.step(userChange("user.created", caller, user, { login_id, role })),
+      );
       return view(created, mfa.totpSecret);
     }
   }
@@ -172,7 +199,10 @@ export function userService(users: UserRepository, areas: AreaService, tenants: 
       findByEmail: users.findByEmail,
       countFailedLogin: users.countFailedLogin,
       countFailedPin: users.countFailedPin,
-      update: (id: string, state: AuthenticationState) => users.update(id, state),
+      update: (id: string, state: AuthenticationState, change?: AuditEvent) =>
+        users.update(id, state, change && audit.step(change)),
+      /** The record of a change the authentication state makes to a user (a lockout). */
+      change: userChange,
     },
 
     async create(caller: Caller, input: UserInput): Promise<UserView> {
@@ -183,7 +213,7 @@ export function userService(users: UserRepository, areas: AreaService, tenants: 
       if (roles[input.role] <= tier) throw new AppError("forbidden", "you may only create users below your own tier");
       const place = await placeOf(input.role, input);
       if (!canReach(caller, await pathOf(place))) throw new AppError("forbidden", "that place is outside your reach");
-      return createUser(input, caller.id);
+      return createUser(input, caller);
     },
 
     async list(caller: Caller, filter: { store_id?: number; role?: string }, page: PageArgs = {}) {
@@ -258,20 +288,30 @@ export function userService(users: UserRepository, areas: AreaService, tenants: 
       if (patch.email !== undefined) data.email = patch.email?.toLowerCase() ?? null;
       if (patch.phone !== undefined) data.phone = patch.phone;
       if (patch.status != null) data.status = patch.status;
-      return view(await users.update(id, data), mfa.totpSecret);
+      const changed = Object.keys(patch).filter((field) => !["password", "pin", "totp_secret"].includes(field));
+      return view(
+        await users.update(id, data, audit.step(userChange("user.updated", caller, user, { fields: changed }))),
+        mfa.totpSecret,
+      );
     },
 
     /** Deletion deactivates: the user can no longer log in or refresh, and the audit trail keeps its id. */
     async deactivate(caller: Caller, id: string): Promise<UserView> {
-      await requireManageable(caller, id);
-      return view(await users.update(id, { status: "inactive" }));
+      const user = await requireManageable(caller, id);
+      return view(
+        await users.update(id, { status: "inactive" }, audit.step(userChange("user.deactivated", caller, user))),
+      );
     },
 
     /** Lifts a PIN lock (and a password lockout); only an L4 or higher, above the user and reaching it. */
     async unlock(caller: Caller, id: string): Promise<UserView> {
-      await requireManageable(caller, id, roles.STORE_MANAGER);
+      const user = await requireManageable(caller, id, roles.STORE_MANAGER);
       return view(
-        await users.update(id, { failed_pins: 0, pin_locked_at: null, failed_logins: 0, locked_until: null }),
+        await users.update(
+          id,
+          { failed_pins: 0, pin_locked_at: null, failed_logins: 0, locked_until: null },
+          audit.step(userChange("user.unlocked", caller, user)),
+        ),
       );
     },
   };

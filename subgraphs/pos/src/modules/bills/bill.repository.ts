@@ -1,6 +1,6 @@
 import { type CursorPage, readPageByTime } from "@pos-cloud/common";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
-import type { ListScope } from "../stores/store-access.service";
+import type { ListScope } from "../../list-scope";
 import type { BillFilter } from "./bill.inputs";
 import { billMachine } from "./bill.machine";
 

@@ -15,31 +15,15 @@ import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { OrderService } from "../orders/order.service";
 import type { PaymentsInFlight } from "../payments/payments-in-flight";
 import type { StoreAccess } from "../stores/store-access.service";
-import { billCombine, billCreate, billFilter, billSplit } from "./bill.inputs";
+import { billCombine, billCreate, billFilter, billSplit, type PaymentToApply } from "./bill.inputs";
 import { type BillEvent, billMachine, paymentEvent, refundEvent, requireBillMove } from "./bill.machine";
+import { presentBill } from "./bill.presenter";
 import type { BillRepository, BillRow, Tx } from "./bill.repository";
 
 export type BillService = ReturnType<typeof billService>;
 
 /** The device token scope that lets a terminal make, split, combine and cancel bills. */
 export const BILL_SCOPE = "bill:create";
-
-/** A bill as clients see it: what remains to pay on it (refunded money is not asked again) and on each split. */
-export function presentBill(bill: BillRow) {
-  return {
-    ...bill,
-    remaining_amount: bill.total_amount - bill.paid_amount - bill.refunded_amount,
-    combined_into_bill_id: bill.combined_into_id,
-    splits: bill.splits.map((split) => ({ ...split, remaining_amount: split.amount - split.paid_amount })),
-  };
-}
-
-/** Money applied to a bill, or to one split of it. */
-export interface PaymentToApply {
-  bill_id: string;
-  split_id?: string | null;
-  amount: number;
-}
 
 export function billService(
   bills: BillRepository,

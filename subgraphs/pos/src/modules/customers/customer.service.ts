@@ -152,6 +152,12 @@ export function customerService(customers: CustomerRepository, access: StoreAcce
   }
 
   return {
+    /** Where a customer who chose e-mail receipts gets them: an active customer's address, else null. */
+    async receiptEmail(id: string): Promise<string | null> {
+      const customer = await customers.find(id);
+      return customer?.is_active && customer.receipt_delivery === "email" ? customer.email : null;
+    },
+
     /** A new customer of the caller's merchant (or the one an L0 or L1 names), with the merchant's next number. */
     async create(caller: Caller, input: unknown) {
       access.requireCustomerRole(caller);

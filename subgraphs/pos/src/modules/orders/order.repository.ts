@@ -1,7 +1,7 @@
 import { type CursorPage, readPageByTime, type StoreCount } from "@pos-cloud/common";
 import type { PreparedSql } from "@pos-cloud/common/storage";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
-import type { ListScope } from "../stores/store-access.service";
+import type { ListScope } from "../../list-scope";
 import type { OrderFilter } from "./order.inputs";
 
 export type OrderRepository = ReturnType<typeof orderRepository>;

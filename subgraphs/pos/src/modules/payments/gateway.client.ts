@@ -1,4 +1,4 @@
-import { AppError, signScheme1 } from "@pos-cloud/common";
+import { AppError, type ErrorCode, logger, signScheme1 } from "@pos-cloud/common";
 
 /** The payment gateway and POS's own client partner credentials there (the platform's POS partner). */
 export interface GatewayClientConfig {
@@ -30,6 +30,41 @@ export interface GatewayRefund {
 export type GatewayClient = ReturnType<typeof gatewayClient>;
 
 /**
+ * What each refusal of the gateway means to POS's caller (docs/decisions.md, "POS payment workflows"): the intent's
+ * state refuses the move; its payment token is spent; an earlier call with the same key still runs; POS's own
+ * credentials or rate were refused (POS payments are unavailable until then); or POS sent what the gateway cannot
+ * take (POS's fault, not the caller's).
+ */
+const refusals: Record<string, { code: ErrorCode; meaning: string }> = {
+  invalid_state: { code: "invalid_state", meaning: "the payment intent's state refuses this" },
+  intent_expired: { code: "intent_expired", meaning: "the payment intent has expired" },
+  invalid_token: { code: "invalid_state", meaning: "the payment intent's token has expired or was used" },
+  idempotency_conflict: { code: "idempotency_conflict", meaning: "an earlier call for this payment is still running" },
+  unauthorized: { code: "service_unavailable", meaning: "the payment gateway refused POS's credentials" },
+  api_key_expired: { code: "service_unavailable", meaning: "POS's API key at the payment gateway has expired" },
+  api_key_revoked: { code: "service_unavailable", meaning: "POS's API key at the payment gateway was revoked" },
+  forbidden: { code: "service_unavailable", meaning: "the payment gateway does not let POS act for this store" },
+  rate_limit_exceeded: { code: "service_unavailable", meaning: "the payment gateway is throttling POS; try again" },
+};
+const malformed = { code: "internal_error", meaning: "the payment gateway refused POS's request" } as const;
+
+/** Codes of a call the gateway did not settle (no answer, or "try again"): it may be repeated under its key. */
+const unsettled = new Set<ErrorCode>(["bad_gateway", "service_unavailable", "idempotency_conflict"]);
+
+/** True when the gateway did not settle a call: its outcome is unknown or not yet decided, so it is asked again. */
+export const gatewayMayRetry = (error: unknown): boolean => error instanceof AppError && unsettled.has(error.code);
+
+function refusal(status: number, answer: Record<string, unknown>) {
+  const details = { gateway_status: status, gateway_code: answer.code };
+  if (status >= 500)
+    return new AppError("bad_gateway", `the payment gateway failed: ${answer.message ?? status}`, details);
+  const { code, meaning } = refusals[String(answer.code)] ?? malformed;
+  if (code === "service_unavailable" || code === "internal_error")
+    logger.error("the payment gateway refused POS", { ...details, message: answer.message });
+  return new AppError(code, `${meaning}: ${answer.message ?? status}`, details);
+}
+
+/**
  * POS as a client partner of the payment gateway: HMAC-signed calls (scheme 1) to its `/v1` API, and payment-token
  * calls as a web view makes them, over HTTP in every wiring. Every write carries an Idempotency-Key derived from the
  * POS payment, so a retry (or a recovery) gets the gateway's first answer instead of a second intent.
@@ -59,13 +94,7 @@ export function gatewayClient(initial?: GatewayClientConfig) {
       throw new AppError("bad_gateway", "the payment gateway did not answer", { cause: String(error) });
     }
     const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!response.ok) {
-      throw new AppError(
-        response.status >= 500 ? "bad_gateway" : "invalid_state",
-        `the payment gateway refused: ${answer.message ?? response.status}`,
-        { gateway_status: response.status, gateway_code: answer.code },
-      );
-    }
+    if (!response.ok) throw refusal(response.status, answer);
     return answer;
   }
 

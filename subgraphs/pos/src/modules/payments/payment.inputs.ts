@@ -63,6 +63,7 @@ export const cardResult = z
       if (data[field] === undefined)
         context.addIssue({ code: "custom", path: [field], message: `${field} is required for an approved card` });
   });
+export type CardResult = z.output<typeof cardResult>;
 
 export const paymentFilter = z.strictObject({
   bill_id: z.uuid().optional(),

@@ -1,17 +1,12 @@
 import { type CursorPage, readPageByTime } from "@pos-cloud/common";
 import type { Payment, Prisma, PrismaClient } from "../../generated/prisma/client";
-import type { ListScope } from "../stores/store-access.service";
+import type { ListScope } from "../../list-scope";
 import type { PaymentFilter } from "./payment.inputs";
 import { inFlight, paymentMachine } from "./payment.machine";
 
 export type PaymentRepository = ReturnType<typeof paymentRepository>;
 export type Tx = Prisma.TransactionClient;
 export type PaymentRow = Payment;
-
-/** A claimed Idempotency-Key with the payment it stands for, or the row that holds it already. */
-export type KeyClaim =
-  | { claimed: true; payment_id: string | null }
-  | { claimed: false; request_hash: string; response: unknown };
 
 export function paymentRepository(prisma: PrismaClient) {
   return {
@@ -101,8 +96,8 @@ export function paymentRepository(prisma: PrismaClient) {
     },
 
     /**
-     * Claims an Idempotency-Key of a store for `payment_id`, or returns what holds it. An expired key is taken over;
-     * a released one by the same request only, which keeps the payment the key was first claimed for.
+     * Claims an Idempotency-Key of a store for `payment_id`; null when another request holds it. An expired key is
+     * taken over; a released one by the same request only, which keeps the payment the key was first claimed for.
      */
     async claimKey(
       store_id: number,
@@ -111,7 +106,7 @@ export function paymentRepository(prisma: PrismaClient) {
       payment_id: string | null,
       now: Date,
       expires_at: Date,
-    ): Promise<KeyClaim> {
+    ): Promise<{ payment_id: string | null } | null> {
       const taken = await prisma.$queryRaw<{ payment_id: string | null }[]>`INSERT INTO payment_idempotency_keys
           (store_id, idempotency_key, request_hash, status, created_at, expires_at, payment_id)
         VALUES (${store_id}, ${key}, ${request_hash}, 'processing', ${now}, ${expires_at}, ${payment_id}::uuid)
@@ -124,12 +119,13 @@ export function paymentRepository(prisma: PrismaClient) {
             OR (payment_idempotency_keys.status = 'released'
               AND payment_idempotency_keys.request_hash = EXCLUDED.request_hash)
         RETURNING payment_id::text`;
-      if (taken[0]) return { claimed: true, payment_id: taken[0].payment_id };
-      const row = await prisma.paymentIdempotencyKey.findUnique({
-        where: { store_id_idempotency_key: { store_id, idempotency_key: key } },
-      });
-      return { claimed: false, request_hash: row?.request_hash ?? "", response: row?.response ?? null };
+      return taken[0] ?? null;
     },
+    heldKey: (store_id: number, key: string) =>
+      prisma.paymentIdempotencyKey.findUnique({
+        where: { store_id_idempotency_key: { store_id, idempotency_key: key } },
+        select: { request_hash: true, response: true },
+      }),
 
     /**
      * Locks, for the transaction, the oldest payment key still processing that was claimed before `before`, whose

@@ -1,8 +1,11 @@
 import { AppError, type Caller } from "@pos-cloud/common";
+import type { MessageOutbox } from "@pos-cloud/common/messages";
+import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import type { BillService } from "../bills/bill.service";
+import type { CustomerService } from "../customers/customer.service";
 import type { OrderService } from "../orders/order.service";
 import type { PaymentService } from "../payments/payment.service";
-import type { StoreAccess } from "../stores/store-access.service";
+import type { ReceiptIssuerRecord, StoreAccess } from "../stores/store-access.service";
 import { type ReceiptDocument, type ReceiptType, receiptDocument } from "./receipt.document";
 import type { ReceiptRepository } from "./receipt.repository";
 import { DEFAULT_WIDTH, receiptText } from "./receipt.text";
@@ -19,12 +22,15 @@ const RECEIPTED = ["completed", "refunded"];
  */
 export function receiptService(deps: {
   receipts: ReceiptRepository;
-  payments: Pick<PaymentService, "readable" | "lock">;
+  payments: Pick<PaymentService, "readable" | "lock" | "row">;
   bills: Pick<BillService, "inStore">;
   orders: Pick<OrderService, "itemsOfBill">;
   access: Pick<StoreAccess, "receiptIssuer">;
+  customers: Pick<CustomerService, "receiptEmail">;
+  messages: Pick<MessageOutbox, "send">;
 }) {
   const { receipts, payments, bills, orders, access } = deps;
+  type Payment = NonNullable<Awaited<ReturnType<typeof payments.row>>>;
 
   /** The payment's receipt; one completed before receipts were numbered is numbered now, once, under its row lock. */
   async function receiptOf(paymentId: string) {
@@ -38,7 +44,58 @@ export function receiptService(deps: {
     return issued;
   }
 
+  async function documentOf(
+    payment: Payment,
+    type: ReceiptType,
+    issuerOf: Promise<ReceiptIssuerRecord> = access.receiptIssuer(payment.store_id),
+  ) {
+    const receipt = await receiptOf(payment.id);
+    const store = { id: payment.store_id, merchantId: payment.merchant_id };
+    const bill = await bills.inStore(store, payment.bill_id);
+    const [combined, items, issuer] = await Promise.all([
+      Promise.all(bill.combined_bill_ids.map((id) => bills.inStore(store, id))),
+      receipts.transaction((tx) => orders.itemsOfBill(tx, bill.id)),
+      issuerOf,
+    ]);
+    return receiptDocument({ receipt, payment, bill, combined, items, issuer }, type);
+  }
+
+  /**
+   * E-mails a completed payment's receipt to its bill's customer when the customer chose e-mail receipts; once per
+   * payment, however often its completion is heard.
+   */
+  async function mailReceipt(paymentId: string) {
+    const payment = await payments.row(paymentId);
+    if (payment?.status !== "completed") return;
+    const bill = await bills.inStore({ id: payment.store_id, merchantId: payment.merchant_id }, payment.bill_id);
+    const to = bill.customer_id ? await deps.customers.receiptEmail(bill.customer_id) : null;
+    if (!to) return;
+    const issuer = await access.receiptIssuer(payment.store_id);
+    const receipt = await documentOf(payment, "receipt", Promise.resolve(issuer));
+    await deps.messages.send(
+      {
+        channel: "email",
+        to,
+        subject: `Your receipt ${receipt.receipt_number} from ${issuer.store_name}`,
+        text: receiptText(receipt, DEFAULT_WIDTH),
+        replyTo: issuer.contact_email ?? undefined,
+      },
+      { kind: "receipt", dedupeKey: `receipt:${payment.id}` },
+    );
+  }
+
   return {
+    /**
+     * Follows completed payments on the bus (the POS outbox's `pos_payment` events, group `pos-receipt-mail`) and
+     * e-mails their receipts; an event whose mail could not be queued (the portal away) is heard again.
+     */
+    consume: (bus: MessageBus) =>
+      bus.consume("events.internal", "pos-receipt-mail", async (event: BusEvent) => {
+        const row = event.payload.pos_payment as { status?: string } | undefined;
+        if (event.aggregate_type === "pos_payment" && row?.status === "completed")
+          await mailReceipt(event.aggregate_id);
+      }),
+
     /** For POS payments, in the transaction that completes one: its receipt number, on the day it completed. */
     issue: receipts.issue,
 
@@ -50,15 +107,7 @@ export function receiptService(deps: {
       const payment = await payments.readable(caller, paymentId);
       if (!RECEIPTED.includes(payment.status))
         throw new AppError("invalid_state", `a ${payment.status} payment has no receipt`, { status: payment.status });
-      const receipt = await receiptOf(payment.id);
-      const store = { id: payment.store_id, merchantId: payment.merchant_id };
-      const bill = await bills.inStore(store, payment.bill_id);
-      const [combined, items, issuer] = await Promise.all([
-        Promise.all(bill.combined_bill_ids.map((id) => bills.inStore(store, id))),
-        receipts.transaction((tx) => orders.itemsOfBill(tx, bill.id)),
-        access.receiptIssuer(payment.store_id),
-      ]);
-      return receiptDocument({ receipt, payment, bill, combined, items, issuer }, type);
+      return documentOf(payment, type);
     },
 
     /** The receipt as printed: fixed-width lines (24 to 64 columns, 42 by default). */

@@ -7,6 +7,7 @@ const issuer = {
   store_name: "Demo Store Shibuya",
   address: { street: "1-2-3 Jinnan", city: "Shibuya, Tokyo", postal_code: "150-0041", country: "JP" },
   contact_phone: "03-1234-5678",
+  contact_email: "ramen@example.com",
   receipt_settings: { footer: "またお越しください" },
   merchant_name: "Demo Merchant",
   legal_name: "Demo Merchant K.K.",

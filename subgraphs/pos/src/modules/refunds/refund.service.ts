@@ -10,7 +10,7 @@ import {
   tierOf,
 } from "@pos-cloud/common";
 import type { GatewayClient } from "../payments/gateway.client";
-import { PAYMENT_SCOPE, type PaymentService, presentPayment } from "../payments/payment.service";
+import { PAYMENT_SCOPE, type PaymentService } from "../payments/payment.service";
 import type { StoreAccess } from "../stores/store-access.service";
 import { type RefundCreate, refundCreate } from "./refund.inputs";
 import type { RefundRepository, RefundRow } from "./refund.repository";
@@ -31,6 +31,12 @@ const fingerprint = (payment_id: string, data: RefundCreate) =>
  * concurrent refunds never exceed the payment; the gateway is asked under a key derived from the refund; its answer
  * moves the refund, the payment and the bill in one transaction.
  */
+/** Who asked for a refund, as its row names them: the audit record's actor (its address is not kept). */
+const requesterOf = (refund: RefundRow): Caller | null => {
+  if (refund.user_id) return { type: "user", id: refund.user_id, scopes: [] };
+  return refund.device_id ? { type: "device", id: refund.device_id, scopes: [] } : null;
+};
+
 export function refundService(
   refunds: RefundRepository,
   payments: PaymentService,
@@ -50,8 +56,7 @@ export function refundService(
         gateway_refund_id: answer.id,
         completed_at: clock(),
       });
-      if (moved)
-        await payments.applyRefund(tx, { payment_id: refund.payment_id, amount: refund.amount, reason: refund.reason });
+      if (moved) await payments.applyRefund(tx, { ...refund, actor: requesterOf(refund) });
     });
   }
 
@@ -120,7 +125,7 @@ export function refundService(
       if (claim?.replayed) return { ...(claim.response as object), replayed: true };
       const answer = async (id: string) => ({
         refund: await refunds.find(id),
-        payment: presentPayment(await payments.readable(caller, payment.id)),
+        payment: await payments.get(caller, payment.id),
       });
       const remember = async (result: unknown) => {
         if (key) await refunds.transaction((tx) => payments.keys.complete(tx, payment.store_id, key, result));
@@ -158,7 +163,6 @@ export function refundService(
         });
         await send(refund, payment.payment_intent_id!);
         const result = await answer(refund.id);
-        logger.info("payment.refunded", { payment_id: payment.id, refund_id: refund.id, amount: refund.amount });
         await remember(result);
         return { ...result, replayed: false };
       } catch (error) {

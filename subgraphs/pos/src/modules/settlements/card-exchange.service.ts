@@ -1,5 +1,6 @@
 import { AppError, invalidField, logger } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
+import type { MessageOutbox } from "@pos-cloud/common/messages";
 import type { NotificationService } from "../notifications/notification.service";
 import type { StorePlace } from "../stores/store-access.service";
 import { type AcquirerEndpoint, exchangeWithAcquirer, shownUrl } from "./acquirer.client";
@@ -52,6 +53,7 @@ export function cardExchangeService(
   settlements: SettlementService,
   exchanges: CardExchangeRepository,
   notifications: NotificationService,
+  mail: { messages: Pick<MessageOutbox, "send">; contactOf: (storeId: number) => Promise<string | null> },
   clock: () => Date,
 ) {
   let settings: CardExchangeSettings = { retryDelaysMs: DEFAULT_RETRY_DELAYS_MS, timeoutMs: 30_000 };
@@ -70,6 +72,8 @@ export function cardExchangeService(
       }, ms);
       stopping.signal.addEventListener("abort", stop, { once: true });
     });
+
+  type ExchangePlace = { store_id: number; merchant_id: number; date: string; settlement_id: string };
 
   async function exchangeStore(store: StorePlace, date: string, again: boolean): Promise<ExchangeOutcome> {
     const settlement = await settlements.closeDay(store, date);
@@ -141,9 +145,13 @@ export function cardExchangeService(
       await exchanges.update(settlement.id, { claimed_until: clock() });
       return { ...place, status: "skipped", attempts: 0, error: "stopped" };
     }
-    const attempts = tries;
-    await exchanges.update(settlement.id, { status: "failed", claimed_until: clock() });
-    const message = `the card settlement exchange of store ${store.storeId} on ${date} failed ${attempts} times`;
+    return giveUp(place, tries, error, endpoint);
+  }
+
+  /** Every attempt failed: the exchange is failed, with an alert and a notification for the store. */
+  async function giveUp(place: ExchangePlace, attempts: number, error: string, endpoint: AcquirerEndpoint) {
+    await exchanges.update(place.settlement_id, { status: "failed", claimed_until: clock() });
+    const message = `the card settlement exchange of store ${place.store_id} on ${place.date} failed ${attempts} times`;
     logger.error(message, {
       alert: "card_exchange_failed",
       ...place,
@@ -151,13 +159,48 @@ export function cardExchangeService(
       error,
       acquirer: shownUrl(endpoint.url),
     });
+    const { date: business_date, ...store } = place;
     await notifications.record({
       kind: "card_exchange_failed",
-      ...about,
+      ...store,
+      business_date,
       message,
       details: { attempts, last_error: error },
     });
-    return { ...place, status: "failed", attempts, error };
+    await mailFailure({ storeId: place.store_id, merchantId: place.merchant_id }, place.date, message, error);
+    return { ...place, status: "failed" as const, attempts, error };
+  }
+
+  /** The spec's e-mail on a persistent failure, to the store's contact (its own address, else its merchant's). */
+  async function mailFailure(store: StorePlace, date: string, message: string, error: string) {
+    const place = { store_id: store.storeId, merchant_id: store.merchantId, date };
+    try {
+      const to = await mail.contactOf(store.storeId);
+      if (!to) {
+        logger.warn("the store has no contact e-mail: the exchange's failure was not mailed", {
+          alert: "card_exchange_failed_unmailed",
+          ...place,
+        });
+        return;
+      }
+      const text = [
+        `${message}.`,
+        `The acquirer's last answer: ${error}`,
+        "",
+        "The day's card transactions are kept; an operator runs the exchange again once the acquirer answers",
+        `(npm run settlement-exchange -- --date ${date} --store ${store.storeId}).`,
+      ].join("\n");
+      await mail.messages.send(
+        { channel: "email", to, subject: `Card settlement exchange failed: store ${store.storeId}, ${date}`, text },
+        { kind: "card_exchange_failed" },
+      );
+    } catch (failure) {
+      logger.warn("the exchange's failure could not be mailed", {
+        alert: "card_exchange_failed_unmailed",
+        ...place,
+        error: messageOf(failure),
+      });
+    }
   }
 
   const service = {

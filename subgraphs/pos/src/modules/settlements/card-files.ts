@@ -1,12 +1,11 @@
+import { cardTransactionColumns, MalformedCsv, readCsv, settlementColumns, writeCsv } from "@pos-cloud/common";
 import { businessDateOf, localTimeOf } from "./business-day";
 import type { CardEntry } from "./card-exchange.repository";
 
 /**
  * The card settlement exchange's files (the spec's File exchange), on the merchant's side: the day's card
- * transactions uploaded, the acquirer's settlement file read back. CSV with a header line and CRLF line ends.
+ * transactions uploaded, the acquirer's settlement file read back (their columns: `card-settlement-files` in common).
  */
-const UPLOAD_COLUMNS = ["Transaction ID", "Date", "Time", "Amount", "Approval Code", "Status"];
-const REPORT_COLUMNS = ["Merchant ID", "Date", "Transaction Count", "Gross Amount", "Fees", "Net Amount"];
 
 /** Where a store's day goes and where its answer comes from, in the merchant's folder at the acquirer. */
 export function exchangePaths(merchantId: number, storeId: number, date: string) {
@@ -17,31 +16,22 @@ export function exchangePaths(merchantId: number, storeId: number, date: string)
   };
 }
 
-/** A field as CSV writes it: quoted when it holds a comma, a quote or a line end. */
-const field = (value: string | number) => {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-};
-
 /**
  * The upload of a closed settlement's card transactions: a payment is `captured` on its completion, a refund
  * `refunded` (with its payment's approval code) on its success; times are the store's local time.
  */
-export function cardTransactionsCsv(entries: CardEntry[], timeZone: string) {
-  const lines = entries.map((entry) =>
-    [
-      entry.source_id,
-      businessDateOf(entry.occurred_at, timeZone),
-      localTimeOf(entry.occurred_at, timeZone),
-      entry.amount,
-      entry.approval_code ?? "",
-      entry.kind === "payment" ? "captured" : "refunded",
-    ]
-      .map(field)
-      .join(","),
+export const cardTransactionsCsv = (entries: CardEntry[], timeZone: string) =>
+  writeCsv(
+    cardTransactionColumns,
+    entries.map((entry) => ({
+      transaction_id: entry.source_id,
+      date: businessDateOf(entry.occurred_at, timeZone),
+      time: localTimeOf(entry.occurred_at, timeZone),
+      amount: entry.amount,
+      approval_code: entry.approval_code ?? "",
+      status: entry.kind === "payment" ? "captured" : "refunded",
+    })),
   );
-  return [UPLOAD_COLUMNS.join(","), ...lines].map((line) => `${line}\r\n`).join("");
-}
 
 /** What the settlement expects the acquirer to confirm: every card transaction, and sales less refunds. */
 export const expectedOf = (entries: CardEntry[]) => ({
@@ -61,13 +51,23 @@ export interface AcquirerReport {
 /** A file the acquirer sent that is not a settlement file of the expected merchant and day. */
 export class UnreadableReport extends Error {}
 
+function readReport(text: string) {
+  try {
+    return readCsv(settlementColumns, text);
+  } catch (error) {
+    if (!(error instanceof MalformedCsv)) throw error;
+    throw new UnreadableReport(`the acquirer's settlement file is not readable: ${error.message}`);
+  }
+}
+
 /** The acquirer's settlement file: its header, then one line for the merchant's store and day. */
 export function parseAcquirerReport(text: string, expect: { merchant_id: number; date: string }): AcquirerReport {
-  const lines = text.replace(/\r\n/g, "\n").replace(/\n+$/, "").split("\n");
-  if (lines[0] !== REPORT_COLUMNS.join(",") || lines.length !== 2)
+  const rows = readReport(text);
+  if (rows.length !== 1 || !rows[0])
     throw new UnreadableReport("the acquirer's settlement file is not a header and one line");
-  const [merchant_id, date, ...amounts] = lines[1]!.split(",");
-  if (amounts.length !== 4 || amounts.some((amount) => !/^-?\d{1,15}$/.test(amount)))
+  const { merchant_id, date, ...fields } = rows[0];
+  const amounts = [fields.transaction_count, fields.gross_amount, fields.fees, fields.net_amount];
+  if (amounts.some((amount) => !/^-?\d{1,15}$/.test(amount)))
     throw new UnreadableReport("the acquirer's settlement line does not hold four amounts");
   if (merchant_id !== String(expect.merchant_id) || date !== expect.date)
     throw new UnreadableReport(`the acquirer's file is for merchant ${merchant_id} on ${date}`);

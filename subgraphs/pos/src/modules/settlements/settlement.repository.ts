@@ -1,6 +1,6 @@
 import { type Page, readPage } from "@pos-cloud/common";
 import { Prisma, type PrismaClient, type Settlement } from "../../generated/prisma/client";
-import type { ListScope } from "../stores/store-access.service";
+import type { ListScope } from "../../list-scope";
 import type { SettlementFilter } from "./settlement.inputs";
 import { settlementMachine } from "./settlement.machine";
 

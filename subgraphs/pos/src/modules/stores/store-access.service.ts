@@ -12,6 +12,7 @@ import {
   roles,
   tierOf,
 } from "@pos-cloud/common";
+import type { ListScope } from "../../list-scope";
 import {
   PosApproveRefundDocument,
   type PosApproveRefundMutationVariables,
@@ -31,9 +32,6 @@ export interface StorePlace {
   storeId: number;
   merchantId: number;
 }
-
-/** What a list may show a caller: one store, one merchant's stores, or every store (a system operator). */
-export type ListScope = { store_id?: number; merchant_id?: number };
 
 /** What the portal holds about a store's receipts' issuer (`receiptIssuer`). */
 export type ReceiptIssuerRecord = NonNullable<PosReceiptIssuerQuery["receiptIssuer"]>;

@@ -66,7 +66,7 @@ export type PosReceiptIssuerQueryVariables = Exact<{
 }>;
 
 
-export type PosReceiptIssuerQuery = { receiptIssuer: { store_name: string, address: unknown, contact_phone: string | null, receipt_settings: unknown, merchant_name: string, legal_name: string | null, tax_id: string | null, invoice_config: unknown } | null };
+export type PosReceiptIssuerQuery = { receiptIssuer: { store_name: string, address: unknown, contact_phone: string | null, contact_email: string | null, receipt_settings: unknown, merchant_name: string, legal_name: string | null, tax_id: string | null, invoice_config: unknown } | null };
 
 export type PosApproveRefundMutationVariables = Exact<{
   input: ApproveRefundInput;
@@ -123,6 +123,7 @@ export const PosReceiptIssuerDocument = new TypedDocumentString(`
     store_name
     address
     contact_phone
+    contact_email
     receipt_settings
     merchant_name
     legal_name

@@ -1,0 +1,3 @@
+export * from "./message-outbox";
+export * from "./settings";
+export * from "./transport";

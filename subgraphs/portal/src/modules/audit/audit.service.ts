@@ -1,0 +1,90 @@
+import {
+  AUDIT_RECORDED,
+  type AuditRecorded,
+  type Caller,
+  type ListPage,
+  parseInput,
+  reachOf,
+  requireAuditReader,
+} from "@pos-cloud/common";
+import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
+import type { AuditLog as AuditRow } from "../../generated/prisma/client";
+import { type PageArgs, parsePage } from "../../validation";
+import { auditScope } from "../tenants/scope";
+import { auditFilter, encodeSeqCursor, exportRange, parseSeqCursor } from "./audit.inputs";
+import type { AuditLog } from "./audit.repository";
+import { type BrokenLink, chainChecker } from "./audit-chain";
+
+export type AuditService = ReturnType<typeof auditService>;
+
+/** Records an export reads per page. */
+const EXPORT_PAGE = 1000;
+
+const pageOf = (rows: AuditRow[], take: number, total_count: number): ListPage<AuditRow> => {
+  const nodes = rows.slice(0, take);
+  const last = nodes.at(-1);
+  return {
+    nodes,
+    total_count,
+    page_info: { has_next_page: rows.length > take, end_cursor: last ? encodeSeqCursor(last.seq) : null },
+  };
+};
+
+/** The audit trail: appended by the portal's services and by the other subgraphs' events, read within scope. */
+export function auditService(audit: AuditLog, clock: () => Date) {
+  async function scopeOf(caller: Caller) {
+    requireAuditReader(caller);
+    const reach = reachOf(caller);
+    return auditScope(caller, reach.level === "area" ? await audit.storesOfArea(reach.merchantId, reach.areaId) : []);
+  }
+
+  async function read(
+    caller: Caller,
+    rawFilter: unknown,
+    page: { take: number; skip: number; after?: string | null },
+    order: "asc" | "desc",
+    range = false,
+  ) {
+    const scope = await scopeOf(caller);
+    const parsed = parseInput(auditFilter, rawFilter ?? {});
+    const filter = range ? exportRange(parsed, clock()) : parsed;
+    const cursor = parseSeqCursor(page.after);
+    const [rows, total] = await Promise.all([
+      audit.list(filter, scope, { take: page.take + 1, skip: page.skip, cursor, order }),
+      audit.count(filter, scope),
+    ]);
+    return pageOf(rows, page.take, total);
+  }
+
+  return {
+    list: (caller: Caller, filter: unknown, page: PageArgs & { after?: string | null } = {}) => {
+      const { limit, offset } = parsePage(page);
+      return read(caller, filter, { take: limit, skip: offset, after: page.after }, "desc");
+    },
+    /** A range for export, oldest first, a large page at a time: at most EXPORT_MAX_DAYS. */
+    exportPage: (caller: Caller, filter: unknown, after?: string | null) =>
+      read(caller, filter, { take: EXPORT_PAGE, skip: 0, after }, "asc", true),
+
+    /**
+     * Appends the records other subgraphs send as `audit.recorded` events (payments, POS), once per event id: a
+     * redelivered event is recognised by its id and changes nothing.
+     */
+    consume: (bus: MessageBus) =>
+      bus.consume("events.internal", "portal-audit", async (event: BusEvent) => {
+        if (event.event_type !== AUDIT_RECORDED) return;
+        await audit.recordEvent(event.payload as unknown as AuditRecorded, event.id);
+      }),
+
+    /** Walks the chain from its first record; the first link that does not hold, and how many records were read. */
+    async verify(): Promise<{ records: number; broken?: BrokenLink }> {
+      const check = chainChecker();
+      let records = 0;
+      for await (const row of audit.chain()) {
+        records++;
+        const broken = check(row);
+        if (broken) return { records, broken };
+      }
+      return { records };
+    },
+  };
+}

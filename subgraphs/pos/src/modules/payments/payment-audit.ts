@@ -1,0 +1,28 @@
+import { type AuditChange, auditOutboxRow, type Caller } from "@pos-cloud/common";
+import type { PaymentRow, Tx } from "./payment.repository";
+
+/** What is done to a POS payment, named as the spec's audit events name it. */
+export type PaymentAuditEvent = "payment.created" | "payment.completed" | "payment.refunded";
+
+/**
+ * The one place POS payments are put on record: the audit log is the portal's, in another database, so the record is
+ * an `audit.recorded` outbox event written in the transaction of the change, which the portal appends to its log.
+ * `actor` null: the platform itself (a gateway event completed the payment).
+ */
+export function auditPayment(
+  tx: Tx,
+  event: PaymentAuditEvent,
+  actor: Caller | null,
+  payment: Pick<PaymentRow, "id" | "merchant_id" | "store_id" | "bill_id" | "amount" | "method_type">,
+  at: Date,
+  metadata: Record<string, unknown> = {},
+) {
+  const change: AuditChange = {
+    event,
+    actor,
+    target: { type: "pos_payment", id: payment.id },
+    place: { merchant_id: payment.merchant_id, store_id: payment.store_id },
+    metadata: { bill_id: payment.bill_id, amount: payment.amount, method_type: payment.method_type, ...metadata },
+  };
+  return tx.outboxEvent.create({ data: auditOutboxRow(change, at) });
+}
