@@ -28,7 +28,7 @@ const clusterSuite = [
  */
 const clusterWiringSuite = {
   include: ["tests/e2e/*.test.ts"],
-  exclude: ["tests/e2e/{cluster-*,build,commands,observability,payment-intent-store,readiness}.test.ts"],
+  exclude: ["tests/e2e/{cluster-*,build,commands,console,observability,payment-intent-store,readiness}.test.ts"],
 };
 
 export default defineConfig({

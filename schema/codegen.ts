@@ -4,8 +4,8 @@
 //                            .graphql documents, each validated against the schema that runs it)
 // npm run codegen -- --check fails when those files are stale or a document is invalid
 // `npm run compose` (and `npm run compose -- --check`) runs this after composing, so a changed SDL regenerates both.
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { type CodegenConfig, generate } from "@graphql-codegen/cli";
 
 const root = join(import.meta.dirname, "..");
@@ -54,10 +54,25 @@ const operationConfig = {
   defaultScalarType: "unknown",
 };
 
+/**
+ * The console's typed documents (the client preset): every `.graphql` beside its page, checked against the public
+ * API, into `apps/console/src/graphql/` (`graphql.ts` exports one `…Document` per operation).
+ */
+const consoleOutput = {
+  "apps/console/src/graphql/": {
+    schema: "schema/api.graphql",
+    documents: ["apps/console/src/**/*.graphql"],
+    preset: "client" as const,
+    presetConfig: { fragmentMasking: false },
+    config: { ...operationConfig, documentMode: "documentNode", useTypeImports: true },
+  },
+};
+
 export const codegenConfig: CodegenConfig = {
   cwd: root,
   silent: true,
   generates: {
+    ...consoleOutput,
     ...Object.fromEntries(
       subgraphs.map(({ name, context }) => [
         `subgraphs/${name}/src/resolvers.generated.ts`,
@@ -107,7 +122,9 @@ export async function runCodegen({ check }: { check: boolean }): Promise<string[
     } catch {}
     if (current === text) continue;
     stale.push(filename);
-    if (!check) writeFileSync(path, text);
+    if (check) continue;
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
   }
   return stale;
 }

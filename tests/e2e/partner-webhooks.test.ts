@@ -141,6 +141,20 @@ describe("admins' webhook mutations", () => {
   });
 });
 
+/** A card intent of the demo store, captured by the demo partner: it succeeds and is posted to the webhook. */
+async function capturedCardIntent(amount: number) {
+  const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+    amount,
+    currency: "JPY",
+    payment_method_types: ["credit_card"],
+    merchant_ref_id: `order-${randomUUID()}`,
+    merchant_store_id: demo.store.code,
+  });
+  const path = `/v1/payment_intents/${created.body.id}/capture`;
+  expect((await signed(platform.baseUrl, demo.partner, "POST", path, {})).status).toBe(200);
+  return created;
+}
+
 describe("dead letters of a running platform", () => {
   const deadLetters = `query ($id: String) { partnerWebhookDeadLetters(client_id: $id) { id status attempts last_status_code } }`;
   const replay = `mutation ($id: String!) { replayPartnerWebhook(id: $id) { id status attempts } }`;
@@ -150,15 +164,7 @@ describe("dead letters of a running platform", () => {
     await webhook("PUT", { webhook_url: `${receiver.url}?dead=1` });
     receiver.answer([503, 503, 503], 204);
     const seen = receiver.received.length;
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
-      amount: 990,
-      currency: "JPY",
-      payment_method_types: ["credit_card"],
-      merchant_ref_id: `order-${randomUUID()}`,
-      merchant_store_id: demo.store.code,
-    });
-    const path = `/v1/payment_intents/${created.body.id}/capture`;
-    expect((await signed(platform.baseUrl, demo.partner, "POST", path, {})).status).toBe(200);
+    const created = await capturedCardIntent(990);
     const letter = await vi.waitFor(
       async () => {
         const { body } = await postGraphQL(platform.baseUrl, deadLetters, { id: demo.partner.client_id }, operator);
@@ -178,5 +184,48 @@ describe("dead letters of a running platform", () => {
       request = await receiver.next();
     }
     expect(JSON.parse(request.body).data.id).toBe(created.body.id);
+
+    const deliveries = `query ($id: String!, $status: PartnerWebhookDeliveryStatus, $limit: Int) {
+      partnerWebhookDeliveries(client_id: $id, status: $status, limit: $limit) { id status attempts } }`;
+    const listed = (status?: string, limit?: number, token = operator) =>
+      postGraphQL(platform.baseUrl, deliveries, { id: demo.partner.client_id, status, limit }, token);
+    await vi.waitFor(
+      async () =>
+        expect((await listed()).body.data.partnerWebhookDeliveries).toContainEqual({
+          id: letter.id,
+          status: "delivered",
+          attempts: 1,
+        }),
+      { timeout: 10_000, interval: 100 },
+    );
+    expect((await listed("dead")).body.data.partnerWebhookDeliveries).not.toContainEqual(
+      expect.objectContaining({ id: letter.id }),
+    );
+    expect((await listed(undefined, 1)).body.data.partnerWebhookDeliveries).toHaveLength(1);
+    expect((await listed(undefined, 101)).body.errors?.[0]?.extensions).toMatchObject({
+      code: "INVALID_REQUEST",
+      details: { field: "limit" },
+    });
+    expect((await listed(undefined, 5, tokens.merchantAdmin)).body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+  });
+
+  it("shows an intent's timeline, its events and ledger rows, to the users who reach its store", async () => {
+    const created = await capturedCardIntent(1500);
+    const timeline = `query ($store: Int!, $id: String!) { store(id: $store) { payment_intent(id: $id) {
+      status events { event_type intent_status } transactions { type status amount } } } }`;
+    const read = await postGraphQL(
+      platform.baseUrl,
+      timeline,
+      { store: demo.store.id, id: created.body.id },
+      tokens.merchantAdmin,
+    );
+    expect(read.body.data.store.payment_intent).toEqual({
+      status: "succeeded",
+      events: [
+        { event_type: "payment_intent.created", intent_status: "requires_action" },
+        { event_type: "payment_intent.succeeded", intent_status: "succeeded" },
+      ],
+      transactions: [{ type: "captured", status: "succeeded", amount: 1500 }],
+    });
   });
 });

@@ -126,6 +126,79 @@ describe("POS settlements and the card settlement exchange", () => {
   });
   afterAll(() => platform?.close());
 
+  const STORE_DAY = `query ($store_id: Int, $date: String) { storeDay(store_id: $store_id, date: $date) {
+    date starts_at ends_at settlement { id status } gross_amount refund_amount net_amount payment_count refund_count csv
+    totals { payment_method gross_amount refund_amount net_amount payment_count refund_count } } }`;
+  /** The CSV's lines after its header, each split into its fields. */
+  const csvRows = (csv: string) =>
+    csv
+      .trimEnd()
+      .split("\r\n")
+      .slice(1)
+      .map((line) => line.split(","));
+  const storeDay = async (token = manager, variables: Record<string, unknown> = { store_id: demo.store.id }) =>
+    postGraphQL(platform.baseUrl, STORE_DAY, variables, token);
+
+  it("reads the store's day before it has a settlement, and finds its payments by method, amount and time", async () => {
+    for (const [variables, field] of [
+      [{ store_id: demo.store.id, date: "2026-02-30" }, "date"],
+      [{ store_id: demo.store.id, date: "2999-01-01" }, "date"],
+    ] as const) {
+      const refused = await storeDay(manager, variables);
+      expect(refused.body.errors?.[0]?.extensions, JSON.stringify(variables)).toMatchObject({
+        code: "INVALID_REQUEST",
+        details: { field },
+      });
+    }
+    expect((await storeDay(staff)).body.errors?.[0]?.extensions).toMatchObject({ code: "FORBIDDEN" });
+
+    const before = (await storeDay()).body.data.storeDay;
+    expect(before).toMatchObject({ date: today(), settlement: null });
+    const paid = await cash(await bill(), 2684);
+    const after = (await storeDay()).body.data.storeDay;
+    expect(method(after, "CASH")).toMatchObject({
+      gross_amount: method(before, "CASH").gross_amount + 2684,
+      payment_count: method(before, "CASH").payment_count + 1,
+    });
+    expect(after.net_amount).toBe(after.gross_amount - after.refund_amount);
+    expect(after.csv.split("\r\n")[0]).toBe("Kind,ID,Date,Time,Payment Method,Amount,Carried Over");
+    const rows = csvRows(after.csv);
+    expect(rows).toContainEqual([
+      "payment",
+      paid,
+      today(),
+      expect.stringMatching(/^\d\d:\d\d:\d\d$/),
+      "CASH",
+      "2684",
+      "no",
+    ]);
+    expect(rows).toHaveLength(after.payment_count + after.refund_count);
+    // The terminal reads the same day of its own store.
+    expect((await storeDay(terminal, {})).body.data.storeDay).toEqual(after);
+
+    const PAYMENTS = `query ($store_id: Int, $method: PosPaymentMethodType, $min: Int, $max: Int, $from: DateTime,
+      $to: DateTime) { posPayments(store_id: $store_id, method: $method, min_amount: $min, max_amount: $max,
+      from: $from, to: $to, limit: 100) { total_count nodes { id total_amount payment_method { type } } } }`;
+    const search = (variables: Record<string, unknown>) =>
+      postGraphQL(
+        platform.baseUrl,
+        PAYMENTS,
+        { store_id: demo.store.id, from: after.starts_at, to: after.ends_at, ...variables },
+        manager,
+      );
+    const found = (await search({ method: "CASH", min: 2684, max: 2684 })).body.data.posPayments;
+    expect(found.nodes).toContainEqual({ id: paid, total_amount: 2684, payment_method: { type: "CASH" } });
+    expect(found.nodes.every((p: { total_amount: number }) => p.total_amount === 2684)).toBe(true);
+    for (const other of [{ method: "QR" }, { min: 2685 }, { max: 2683 }, { from: after.ends_at, to: null }])
+      expect((await search(other)).body.data.posPayments.nodes, JSON.stringify(other)).not.toContainEqual(
+        expect.objectContaining({ id: paid }),
+      );
+    expect((await search({ min: 10, max: 9 })).body.errors?.[0]?.extensions).toMatchObject({
+      code: "INVALID_REQUEST",
+      details: { field: "max_amount" },
+    });
+  });
+
   it("totals a day of cash and card sales and a refund per method, closes it, and keeps a late payment out", async () => {
     for (const [body, field] of [
       [{ staff_code: managerCode }, "date"],
@@ -154,6 +227,10 @@ describe("POS settlements and the card settlement exchange", () => {
     });
     settlementId = opened.body.id;
     const before = { cash: method(opened.body, "CASH"), card: method(opened.body, "CREDIT_CARD") };
+    expect((await storeDay()).body.data.storeDay).toMatchObject({
+      settlement: { id: settlementId, status: "open" },
+      totals: opened.body.totals,
+    });
 
     const split = await bill();
     mine.cash = 1671;
@@ -200,6 +277,20 @@ describe("POS settlements and the card settlement exchange", () => {
     mine.lateCard = await card(await bill(), 2684);
     const after = await settlementOf(settlementId);
     expect(after).toMatchObject({ status: "closed", totals: open.totals, net_amount: open.net_amount });
+    const closedDay = (await storeDay()).body.data.storeDay;
+    expect(closedDay).toMatchObject({
+      settlement: { id: settlementId, status: "closed" },
+      totals: open.totals,
+      net_amount: open.net_amount,
+    });
+    const closedRows = csvRows(closedDay.csv);
+    expect(closedRows).toContainEqual(["refund", mine.refund, today(), expect.any(String), "CREDIT_CARD", "684", "no"]);
+    expect(closedRows.map((row) => row[1])).not.toContain(mine.lateCard);
+    const net = closedRows.reduce(
+      (sum, [kind, , , , , amount]) => sum + (kind === "payment" ? 1 : -1) * Number(amount),
+      0,
+    );
+    expect(net).toBe(open.net_amount);
 
     const listed = await call("GET", `/settlements?start_date=${today()}&end_date=${today()}&status=closed`, manager);
     expect(listed.status).toBe(200);

@@ -21,6 +21,7 @@ import {
 import type { Redis } from "ioredis";
 import { createApiReference } from "./api-reference";
 import { createAuthenticator } from "./authenticate";
+import { createConsoleAssets } from "./console-assets";
 import { startGraphQL } from "./gateway";
 import { type GraphQLLimits, graphQLLimits } from "./graphql-limits";
 import {
@@ -164,6 +165,7 @@ export async function startEdge(config: EdgeConfig) {
     httpTimeouts: config.httpTimeouts,
     publicUrl: config.publicUrl,
     apiReference: createApiReference(restRoutes, supergraphSdl),
+    consoleAssets: createConsoleAssets(join(repositoryRoot, "apps", "console", "dist")),
   });
   const websocket = await attachWebSocket(server, graphql.server, graphql.apiSchema, authenticator, {
     limiter,

@@ -35,6 +35,7 @@ import { logAccess, type Seen } from "./access-log";
 import { takeApiLimit } from "./api-limit";
 import type { ApiReference } from "./api-reference";
 import type { Authenticator } from "./authenticate";
+import { CONSOLE_PATH, type ConsoleAssets } from "./console-assets";
 import { authorizationServerMetadata, DISCOVERY_PATH } from "./discovery";
 import type { GatewayContext } from "./gateway";
 import { edgeMetrics } from "./instance-metrics";
@@ -63,6 +64,8 @@ export interface EdgeOptions {
   publicUrl?: () => string | undefined;
   /** `/openapi.json` and `/docs`. */
   apiReference: ApiReference;
+  /** The operator console's page and assets under `/console`. */
+  consoleAssets: ConsoleAssets;
 }
 
 /** The development mailbox holds login codes: only a system operator, who may reach every tenant anyway, reads it. */
@@ -122,6 +125,7 @@ export function createEdgeServer({
   httpTimeouts,
   publicUrl,
   apiReference,
+  consoleAssets,
 }: EdgeOptions): Server {
   const servedPaths = new Set([...fixedPaths, ...apiReference.paths]);
   async function admitApiRequest(caller: Caller, res: ServerResponse) {
@@ -147,6 +151,10 @@ export function createEdgeServer({
     if (url.pathname === DISCOVERY_PATH && method === "GET")
       return sendJson(res, 200, authorizationServerMetadata(req, publicUrl?.()));
     if (apiReference.serve(url.pathname, method, res)) return;
+    if (consoleAssets.serve(req, res, url.pathname)) {
+      seen.route = CONSOLE_PATH;
+      return;
+    }
     if (url.pathname === "/v1" || url.pathname.startsWith("/v1/"))
       return serveGateway(req, res, url, method, requestId, seen);
     const caller = await callerOf(req, authenticator, requestId);

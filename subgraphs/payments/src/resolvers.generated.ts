@@ -544,6 +544,8 @@ export type PaymentIntent = {
   currency: Scalars['String']['output'];
   /** Human-readable description given by the caller. */
   description?: Maybe<Scalars['String']['output']>;
+  /** The intent's events, oldest first, while the outbox keeps them (published ones for 7 days). */
+  events: Array<PaymentIntentEvent>;
   /** When an unpaid intent expires: created_at plus expires_in_minutes. */
   expires_at: Scalars['DateTime']['output'];
   /** Set when the payment failed. */
@@ -583,8 +585,32 @@ export type PaymentIntent = {
   store?: Maybe<Store>;
   /** The store the payment is for. */
   store_id: Scalars['Int']['output'];
+  /** The intent's ledger rows, oldest first: each payment, capture, cancellation and refund with its outcome. */
+  transactions: Array<LedgerTransaction>;
   /** When the intent last changed. */
   updated_at: Scalars['DateTime']['output'];
+};
+
+/**
+ * One event of a payment intent, as its outbox keeps it: every status change and a late payment's handling. Published
+ * events are kept 7 days; failed ones until an operator replays them.
+ */
+export type PaymentIntentEvent = {
+  __typename?: 'PaymentIntentEvent';
+  /** Failed publishing attempts. */
+  attempts: Scalars['Int']['output'];
+  /** When it happened. */
+  created_at: Scalars['DateTime']['output'];
+  /** payment_intent.* (a status change) or late_payment.* (a payment that reached the intent too late). */
+  event_type: Scalars['String']['output'];
+  /** The event's id (ULID). */
+  id: Scalars['String']['output'];
+  /** The intent's status the event recorded; null for a late payment's events. */
+  intent_status?: Maybe<PaymentIntentStatus>;
+  /** When it was put on the message bus; null until then. */
+  published_at?: Maybe<Scalars['DateTime']['output']>;
+  /** Where its publishing stands: pending, published or failed. */
+  status: Scalars['String']['output'];
 };
 
 /** A page of the signing partner's intents, newest first. */
@@ -684,6 +710,8 @@ export type Query = {
   partnerCredentials?: Maybe<PartnerCredentials>;
   /** Dead-lettered partner webhooks, newest first: of one API key, or of every key (system operators). */
   partnerWebhookDeadLetters: Array<PartnerWebhookDelivery>;
+  /** An API key's recent deliveries, last changed first, for the admins of its webhook (as `apiKeyWebhook`). */
+  partnerWebhookDeliveries: Array<PartnerWebhookDelivery>;
   /** One intent, opened with its payment token. REST only (`GET /v1/payment_intents/{id}`), under its per-IP limit. */
   paymentIntentByToken: PaymentIntent;
   /** The refunds of one of the signing partner's intents, oldest first. */
@@ -743,6 +771,13 @@ export type QueryPartnerCredentialsArgs = {
 
 export type QueryPartnerWebhookDeadLettersArgs = {
   client_id?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryPartnerWebhookDeliveriesArgs = {
+  client_id: Scalars['String']['input'];
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<PartnerWebhookDeliveryStatus>;
 };
 
 
@@ -1194,6 +1229,7 @@ export type ResolversTypes = {
   PartnerWebhookDeliveryStatus: ResolverTypeWrapper<any>;
   PaymentConfirmation: ResolverTypeWrapper<any>;
   PaymentIntent: ResolverTypeWrapper<any>;
+  PaymentIntentEvent: ResolverTypeWrapper<any>;
   PaymentIntentPage: ResolverTypeWrapper<any>;
   PaymentIntentResult: ResolverTypeWrapper<any>;
   PaymentIntentStatus: ResolverTypeWrapper<any>;
@@ -1254,6 +1290,7 @@ export type ResolversParentTypes = {
   PartnerWebhookDelivery: any;
   PaymentConfirmation: any;
   PaymentIntent: any;
+  PaymentIntentEvent: any;
   PaymentIntentPage: any;
   PaymentIntentResult: any;
   PaymentTokenGrant: any;
@@ -1447,6 +1484,7 @@ export type PaymentIntentResolvers<ContextType = PaymentsContext, ParentType ext
   created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['PaymentIntentEvent']>, ParentType, ContextType>;
   expires_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   failure_code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   failure_message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1465,7 +1503,18 @@ export type PaymentIntentResolvers<ContextType = PaymentsContext, ParentType ext
   status?: Resolver<ResolversTypes['PaymentIntentStatus'], ParentType, ContextType>;
   store?: Resolver<Maybe<ResolversTypes['Store']>, ParentType, ContextType>;
   store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  transactions?: Resolver<Array<ResolversTypes['LedgerTransaction']>, ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type PaymentIntentEventResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PaymentIntentEvent'] = ResolversParentTypes['PaymentIntentEvent']> = {
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  event_type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  intent_status?: Resolver<Maybe<ResolversTypes['PaymentIntentStatus']>, ParentType, ContextType>;
+  published_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type PaymentIntentPageResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PaymentIntentPage'] = ResolversParentTypes['PaymentIntentPage']> = {
@@ -1500,6 +1549,7 @@ export type QueryResolvers<ContextType = PaymentsContext, ParentType extends Res
   gatewayStore?: Resolver<Maybe<ResolversTypes['GatewayStore']>, ParentType, ContextType, RequireFields<QueryGatewayStoreArgs, 'client_partner_id'>>;
   partnerCredentials?: Resolver<Maybe<ResolversTypes['PartnerCredentials']>, ParentType, ContextType, RequireFields<QueryPartnerCredentialsArgs, 'client_id'>>;
   partnerWebhookDeadLetters?: Resolver<Array<ResolversTypes['PartnerWebhookDelivery']>, ParentType, ContextType, Partial<QueryPartnerWebhookDeadLettersArgs>>;
+  partnerWebhookDeliveries?: Resolver<Array<ResolversTypes['PartnerWebhookDelivery']>, ParentType, ContextType, RequireFields<QueryPartnerWebhookDeliveriesArgs, 'client_id'>>;
   paymentIntentByToken?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType, RequireFields<QueryPaymentIntentByTokenArgs, 'id' | 'payment_token'>>;
   paymentIntentRefunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<QueryPaymentIntentRefundsArgs, 'id'>>;
   paymentIntentTransactions?: Resolver<Array<ResolversTypes['LedgerTransaction']>, ParentType, ContextType, RequireFields<QueryPaymentIntentTransactionsArgs, 'id' | 'payment_token'>>;
@@ -1603,6 +1653,7 @@ export type Resolvers<ContextType = PaymentsContext> = {
   PartnerWebhookDelivery?: PartnerWebhookDeliveryResolvers<ContextType>;
   PaymentConfirmation?: PaymentConfirmationResolvers<ContextType>;
   PaymentIntent?: PaymentIntentResolvers<ContextType>;
+  PaymentIntentEvent?: PaymentIntentEventResolvers<ContextType>;
   PaymentIntentPage?: PaymentIntentPageResolvers<ContextType>;
   PaymentIntentResult?: PaymentIntentResultResolvers<ContextType>;
   PaymentTokenGrant?: PaymentTokenGrantResolvers<ContextType>;

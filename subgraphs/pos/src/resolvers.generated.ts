@@ -1024,6 +1024,11 @@ export type Query = {
   settlement: Settlement;
   /** Settlements the caller may see (store managers and above, terminals), latest day first. limit 1 to 100 (default 20). */
   settlements: SettlementPage;
+  /**
+   * A store's business day with its totals per method, as its settlement reports them (store managers and above,
+   * terminals). The store's own for terminals and store users by default; today in the store's time zone by default.
+   */
+  storeDay: StoreDay;
 };
 
 
@@ -1108,10 +1113,15 @@ export type QueryPosPaymentArgs = {
 export type QueryPosPaymentsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   bill_id?: InputMaybe<Scalars['ID']['input']>;
+  from?: InputMaybe<Scalars['DateTime']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
+  max_amount?: InputMaybe<Scalars['Int']['input']>;
+  method?: InputMaybe<PosPaymentMethodType>;
+  min_amount?: InputMaybe<Scalars['Int']['input']>;
   offset?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<PosPaymentStatus>;
   store_id?: InputMaybe<Scalars['Int']['input']>;
+  to?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -1137,6 +1147,12 @@ export type QuerySettlementsArgs = {
   offset?: InputMaybe<Scalars['Int']['input']>;
   start_date?: InputMaybe<Scalars['String']['input']>;
   status?: InputMaybe<SettlementStatus>;
+  store_id?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryStoreDayArgs = {
+  date?: InputMaybe<Scalars['String']['input']>;
   store_id?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -1371,6 +1387,47 @@ export type StorePos_PaymentArgs = {
   id: Scalars['ID']['input'];
 };
 
+/**
+ * A store's business day: what its settlement counts, or, before the day has one, what one would count if it closed
+ * now (the day's payments and refunds, and late ones of closed earlier days).
+ */
+export type StoreDay = {
+  __typename?: 'StoreDay';
+  /** Payments and refunds of earlier closed days counted here. */
+  carried_over_count: Scalars['Int']['output'];
+  /**
+   * The day for the merchant's books, CSV with CRLF line ends: a header, then each payment and refund counted, in time
+   * order (Kind, ID, Date, Time in the store's time zone, Payment Method, Amount, Carried Over).
+   */
+  csv: Scalars['String']['output'];
+  /** The business day, YYYY-MM-DD. */
+  date: Scalars['String']['output'];
+  /** When the day ends: the next local midnight. */
+  ends_at: Scalars['DateTime']['output'];
+  /** Payments counted, all methods. */
+  gross_amount: Scalars['Int']['output'];
+  /** Payments less refunds. */
+  net_amount: Scalars['Int']['output'];
+  /** How many payments. */
+  payment_count: Scalars['Int']['output'];
+  /** Refunds counted, all methods. */
+  refund_amount: Scalars['Int']['output'];
+  /** How many refunds. */
+  refund_count: Scalars['Int']['output'];
+  /** The day's settlement; null until one is created. */
+  settlement?: Maybe<Settlement>;
+  /** When the day begins: local midnight. */
+  starts_at: Scalars['DateTime']['output'];
+  /** The store. */
+  store: Store;
+  /** The store. */
+  store_id: Scalars['Int']['output'];
+  /** The time zone the day is counted in. */
+  timezone: Scalars['String']['output'];
+  /** Per payment method (cash, card, QR), each listed even when nothing was taken by it. */
+  totals: Array<SettlementMethodTotal>;
+};
+
 /** Changes to a customer: only the fields given change, and null clears one (a phone or an email must remain). */
 export type UpdateCustomerInput = {
   /** Postal address: the fields given change; null removes the whole address. */
@@ -1600,6 +1657,7 @@ export type ResolversTypes = {
   SettlementStatus: ResolverTypeWrapper<any>;
   SplitBillInput: ResolverTypeWrapper<any>;
   Store: ResolverTypeWrapper<any>;
+  StoreDay: ResolverTypeWrapper<any>;
   UpdateCustomerInput: ResolverTypeWrapper<any>;
   UpdateOrderInput: ResolverTypeWrapper<any>;
 };
@@ -1661,6 +1719,7 @@ export type ResolversParentTypes = {
   SettlementPage: any;
   SplitBillInput: any;
   Store: any;
+  StoreDay: any;
   UpdateCustomerInput: any;
   UpdateOrderInput: any;
 };
@@ -1987,6 +2046,7 @@ export type QueryResolvers<ContextType = PosContext, ParentType extends Resolver
   posRefundStatus?: Resolver<ResolversTypes['PosRefundStatusResult'], ParentType, ContextType, RequireFields<QueryPosRefundStatusArgs, 'payment_id'>>;
   settlement?: Resolver<ResolversTypes['Settlement'], ParentType, ContextType, RequireFields<QuerySettlementArgs, 'id'>>;
   settlements?: Resolver<ResolversTypes['SettlementPage'], ParentType, ContextType, Partial<QuerySettlementsArgs>>;
+  storeDay?: Resolver<ResolversTypes['StoreDay'], ParentType, ContextType, Partial<QueryStoreDayArgs>>;
 };
 
 export type ReceiptIssuerInfoResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['ReceiptIssuerInfo'] = ResolversParentTypes['ReceiptIssuerInfo']> = {
@@ -2080,6 +2140,24 @@ export type StoreResolvers<ContextType = PosContext, ParentType extends Resolver
   pos_payment?: Resolver<ResolversTypes['PosPayment'], ParentType, ContextType, RequireFields<StorePos_PaymentArgs, 'id'>>;
 };
 
+export type StoreDayResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['StoreDay'] = ResolversParentTypes['StoreDay']> = {
+  carried_over_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  csv?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ends_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  gross_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  net_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payment_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  refund_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  refund_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  settlement?: Resolver<Maybe<ResolversTypes['Settlement']>, ParentType, ContextType>;
+  starts_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  store?: Resolver<ResolversTypes['Store'], ParentType, ContextType>;
+  store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  timezone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  totals?: Resolver<Array<ResolversTypes['SettlementMethodTotal']>, ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = PosContext> = {
   AcquirerSettlementReport?: AcquirerSettlementReportResolvers<ContextType>;
   Bill?: BillResolvers<ContextType>;
@@ -2117,4 +2195,5 @@ export type Resolvers<ContextType = PosContext> = {
   SettlementMethodTotal?: SettlementMethodTotalResolvers<ContextType>;
   SettlementPage?: SettlementPageResolvers<ContextType>;
   Store?: StoreResolvers<ContextType>;
+  StoreDay?: StoreDayResolvers<ContextType>;
 };

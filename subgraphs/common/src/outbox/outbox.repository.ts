@@ -116,6 +116,14 @@ export function outboxRepository(db: Database) {
         [limit],
       ),
 
+    /** One aggregate's rows still kept (published rows go after 7 days), in the order they were written. */
+    ofAggregate: (aggregate_type: string, aggregate_id: string) =>
+      db.query<OutboxRow & { status: string; published_at: Date | null }>(
+        `SELECT id, event_type, aggregate_type, aggregate_id, payload, retry_count, status, created_at, published_at
+         FROM outbox_events WHERE aggregate_type = $1 AND aggregate_id = $2 ORDER BY seq`,
+        [aggregate_type, aggregate_id],
+      ),
+
     /**
      * Failed rows (one, or all when `id` is null) back to pending with their attempts reset, and the publishers
      * woken for them; their ids.

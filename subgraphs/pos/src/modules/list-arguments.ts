@@ -2,6 +2,10 @@ import { type Caller, invalidField, type PageArgs, parseCursorPage, parseInput }
 import type { z } from "zod";
 import type { StoreAccess } from "./stores/store-access.service";
 
+/** The arguments GraphQL was given a value for: an argument left out or null is as absent to a zod schema. */
+export const givenArguments = (args: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null && value !== undefined));
+
 /** A time-ordered list's arguments as GraphQL passes them: the store, the page and the list's own filter. */
 export type ListArguments = { store_id?: number | null; after?: string | null } & PageArgs & Record<string, unknown>;
 
@@ -16,10 +20,7 @@ export async function parseListArguments<Filter extends { from?: Date; to?: Date
   args: ListArguments,
 ) {
   const { store_id, limit, offset, after, ...given } = args;
-  const filter = parseInput(
-    filterSchema,
-    Object.fromEntries(Object.entries(given).filter(([, value]) => value !== null && value !== undefined)),
-  );
+  const filter = parseInput(filterSchema, givenArguments(given));
   if (filter.from && filter.to && filter.from >= filter.to)
     throw invalidField("to", "after_from", "to must be after from");
   const page = parseCursorPage({ limit, offset, after });

@@ -6,4 +6,7 @@ export const ledgerResolvers: Resolvers = {
       transactions.listForIntent(id, payment_token),
     transaction: (_, { id }, { transactions, caller }) => transactions.find(caller, id),
   },
+  PaymentIntent: {
+    transactions: ({ id }: { id: string }, _, { transactions }) => transactions.ofReadIntent(id),
+  },
 };

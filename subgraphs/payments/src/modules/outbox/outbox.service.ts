@@ -32,5 +32,19 @@ export function outboxService(outbox: OutboxRepository) {
       }
       return { replayed: ids.length, ids };
     },
+
+    /** The events of an intent the caller has read already, as long as the outbox keeps them. */
+    async eventsOfIntent(id: string) {
+      const rows = await outbox.ofAggregate("payment_intent", id);
+      return rows.map(({ id, event_type, status, retry_count, created_at, published_at, payload }) => ({
+        id,
+        event_type,
+        status,
+        attempts: retry_count,
+        intent_status: (payload.payment_intent as { status?: string } | undefined)?.status ?? null,
+        created_at,
+        published_at,
+      }));
+    },
   };
 }

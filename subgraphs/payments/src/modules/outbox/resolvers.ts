@@ -7,4 +7,7 @@ export const outboxResolvers: Resolvers = {
   Mutation: {
     replayOutboxEvents: (_, { input }, { outbox, caller }) => outbox.replay(caller, input),
   },
+  PaymentIntent: {
+    events: ({ id }: { id: string }, _, { outbox }) => outbox.eventsOfIntent(id),
+  },
 };

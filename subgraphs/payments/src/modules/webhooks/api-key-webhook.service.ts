@@ -1,4 +1,4 @@
-import { AppError, type Caller, notFound, requireApiKeyAccess, requireOperator } from "@pos-cloud/common";
+import { AppError, type Caller, notFound, parsePage, requireApiKeyAccess, requireOperator } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PartnerService } from "../partners/partner.service";
 import { webhookDeliveryMachine } from "./webhook-delivery.machine";
@@ -10,7 +10,8 @@ export type ApiKeyWebhookService = ReturnType<typeof apiKeyWebhookService>;
 /** While a webhook secret rotates, the old one signs beside the new one this long. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-const MAX_DEAD_LETTERS = 100;
+/** The most deliveries one listing shows. */
+const MAX_DELIVERIES = 100;
 
 /**
  * The webhook of an API key (client_id), managed by its partner over signed REST or by its admins over GraphQL,
@@ -64,7 +65,14 @@ export function apiKeyWebhookService(deps: {
     async deadLetters(caller: Caller, client_id: string | null) {
       if (client_id === null) requireOperator(caller);
       else await reachableKey(caller, client_id);
-      return deliveries.deadLetters(client_id, MAX_DEAD_LETTERS);
+      return deliveries.list({ client_id, status: "dead" }, MAX_DELIVERIES);
+    },
+
+    /** One key's recent deliveries in any status (or one), for its admins: what was sent, how often, with what answer. */
+    async deliveries(caller: Caller, client_id: string, filter: { status?: string | null; limit?: number | null }) {
+      await reachableKey(caller, client_id);
+      const { limit } = parsePage({ limit: filter.limit });
+      return deliveries.list({ client_id, status: filter.status ?? undefined }, limit);
     },
 
     /** Sends a dead letter again, with its id and body, three attempts as before. */

@@ -5,6 +5,8 @@ export const webhookResolvers: Resolvers = {
     apiKeyWebhook: (_, { client_id }, { apiKeyWebhooks, caller }) => apiKeyWebhooks.webhook(caller, client_id),
     partnerWebhookDeadLetters: (_, { client_id }, { apiKeyWebhooks, caller }) =>
       apiKeyWebhooks.deadLetters(caller, client_id ?? null),
+    partnerWebhookDeliveries: (_, { client_id, ...filter }, { apiKeyWebhooks, caller }) =>
+      apiKeyWebhooks.deliveries(caller, client_id, filter),
   },
   Mutation: {
     setApiKeyWebhook: (_, { input }, { apiKeyWebhooks, caller }) => apiKeyWebhooks.setWebhook(caller, input),

@@ -83,10 +83,10 @@ export function webhookDeliveryRepository(prisma: PrismaClient) {
 
     find: (id: string) => prisma.partnerWebhookDelivery.findUnique({ where: { id } }),
 
-    /** Dead letters, newest first: of one client_id, or of every key. */
-    deadLetters: (client_id: string | null, limit: number) =>
+    /** Deliveries, last changed first: of one client_id or of every key, in one status or any. */
+    list: (filter: { client_id: string | null; status?: string }, limit: number) =>
       prisma.partnerWebhookDelivery.findMany({
-        where: { status: "dead", ...(client_id === null ? {} : { client_id }) },
+        where: { status: filter.status, ...(filter.client_id === null ? {} : { client_id: filter.client_id }) },
         orderBy: { updated_at: "desc" },
         take: limit,
       }),

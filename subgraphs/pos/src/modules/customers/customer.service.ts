@@ -9,6 +9,7 @@ import {
   parseInput,
   parsePage,
 } from "@pos-cloud/common";
+import { givenArguments } from "../list-arguments";
 import type { StoreAccess } from "../stores/store-access.service";
 import {
   type Address,
@@ -177,10 +178,7 @@ export function customerService(customers: CustomerRepository, access: StoreAcce
     async search(caller: Caller, args: PageArgs & Record<string, unknown>) {
       access.requireCustomerRole(caller);
       const { limit, offset, ...filter } = args;
-      const query = parseInput(
-        customerSearch,
-        Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null && value !== undefined)),
-      );
+      const query = parseInput(customerSearch, givenArguments(filter));
       const page = parsePage({ limit, offset });
       if (!query.phone && !query.email && !query.customer_number && !query.name)
         throw invalidField(

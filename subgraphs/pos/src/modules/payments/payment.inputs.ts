@@ -65,9 +65,19 @@ export const cardResult = z
   });
 export type CardResult = z.output<typeof cardResult>;
 
-export const paymentFilter = z.strictObject({
-  bill_id: z.uuid().optional(),
-  status: z.enum(["pending", "processing", "completed", "failed", "refunded"]).optional(),
-});
+export const paymentFilter = z
+  .strictObject({
+    bill_id: z.uuid().optional(),
+    status: z.enum(["pending", "processing", "completed", "failed", "refunded"]).optional(),
+    method: z.enum(["CASH", "CREDIT_CARD", "QR"]).optional(),
+    min_amount: z.int().min(0).optional(),
+    max_amount: z.int().min(0).optional(),
+    from: z.date().optional(),
+    to: z.date().optional(),
+  })
+  .refine((f) => f.min_amount === undefined || f.max_amount === undefined || f.min_amount <= f.max_amount, {
+    path: ["max_amount"],
+    message: "max_amount must not be below min_amount",
+  });
 
 export type PaymentFilter = z.output<typeof paymentFilter>;

@@ -75,7 +75,14 @@ export function paymentRepository(prisma: PrismaClient) {
     },
 
     list(scope: ListScope, filter: PaymentFilter, page: CursorPage) {
-      const where = { ...scope, bill_id: filter.bill_id, status: filter.status } satisfies Prisma.PaymentWhereInput;
+      const where = {
+        ...scope,
+        bill_id: filter.bill_id,
+        status: filter.status,
+        method_type: filter.method,
+        total_amount: { gte: filter.min_amount, lte: filter.max_amount },
+        created_at: { gte: filter.from, lt: filter.to },
+      } satisfies Prisma.PaymentWhereInput;
       return readPageByTime(page, "asc", {
         rows: (take, after) =>
           prisma.payment.findMany({

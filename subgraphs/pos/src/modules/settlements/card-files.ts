@@ -1,6 +1,7 @@
 import { cardTransactionColumns, MalformedCsv, readCsv, settlementColumns, writeCsv } from "@pos-cloud/common";
 import { businessDateOf, localTimeOf } from "./business-day";
 import type { CardEntry } from "./card-exchange.repository";
+import type { DayEntry } from "./settlement.repository";
 
 /**
  * The card settlement exchange's files (the spec's File exchange), on the merchant's side: the day's card
@@ -30,6 +31,31 @@ export const cardTransactionsCsv = (entries: CardEntry[], timeZone: string) =>
       amount: entry.amount,
       approval_code: entry.approval_code ?? "",
       status: entry.kind === "payment" ? "captured" : "refunded",
+    })),
+  );
+
+const dayColumns = [
+  { key: "kind", header: "Kind" },
+  { key: "id", header: "ID" },
+  { key: "date", header: "Date" },
+  { key: "time", header: "Time" },
+  { key: "method", header: "Payment Method" },
+  { key: "amount", header: "Amount" },
+  { key: "carried_over", header: "Carried Over" },
+] as const;
+
+/** A store's day for the merchant's books: each payment and refund it counts, at the store's local time. */
+export const dayCsv = (entries: DayEntry[], timeZone: string) =>
+  writeCsv(
+    dayColumns,
+    entries.map((entry) => ({
+      kind: entry.kind,
+      id: entry.source_id,
+      date: businessDateOf(entry.occurred_at, timeZone),
+      time: localTimeOf(entry.occurred_at, timeZone),
+      method: entry.method_type,
+      amount: entry.amount,
+      carried_over: entry.carried_over ? "yes" : "no",
     })),
   );
 

@@ -17,6 +17,12 @@ export type SettlementCreate = z.output<typeof settlementCreate>;
 /** POST /settlements/{id}/close. */
 export const settlementClose = z.strictObject({ staff_code: z.string().optional() });
 
+/** A store's day to read: today by default. */
+export const storeDayQuery = z.strictObject({
+  store_id: z.number().int().positive().optional(),
+  date: businessDate.optional(),
+});
+
 /** The list's filters: `start_date` and `end_date` are inclusive business dates. */
 export const settlementFilter = z
   .strictObject({

@@ -27,7 +27,7 @@ export const LOOKBACK_MS = 31 * 86_400_000;
  * on its day); refunds when they succeeded, under their payment's method. The report reads the payments and refunds
  * tables of the same database; it writes nothing to them.
  */
-function counted(s: SettlementRow) {
+function counted(s: CountedDay) {
   const lookback = new Date(s.window_start.getTime() - LOOKBACK_MS);
   const closedDayHolds = (at: Prisma.Sql) => Prisma.sql`EXISTS (SELECT 1 FROM pos_settlements c
     WHERE c.store_id = ${s.store_id} AND c.status = 'closed' AND c.business_date < ${s.business_date}
@@ -50,6 +50,22 @@ function counted(s: SettlementRow) {
       AND (r.completed_at >= ${s.window_start} OR ${closedDayHolds(Prisma.sql`r.completed_at`)})
       AND NOT EXISTS (SELECT 1 FROM pos_settlement_entries e WHERE e.kind = 'refund' AND e.source_id = r.id)`;
 }
+
+/** One payment or refund a day counts. */
+export interface DayEntry {
+  kind: "payment" | "refund";
+  source_id: string;
+  method_type: string;
+  amount: number;
+  occurred_at: Date;
+  carried_over: boolean;
+}
+
+/** What a settlement's count needs of it: its store and its day; a day without a settlement can be counted too. */
+export type CountedDay = Pick<
+  SettlementRow,
+  "store_id" | "merchant_id" | "business_date" | "window_start" | "window_end"
+>;
 
 type GroupRow = Omit<CountedGroup, "amount"> & { amount: bigint | number; settlement_id?: string };
 const groupOf = ({ settlement_id: _, ...row }: GroupRow): CountedGroup => ({ ...row, amount: Number(row.amount) });
@@ -90,11 +106,22 @@ export function settlementRepository(prisma: PrismaClient) {
     },
 
     /** What an open settlement would count if it closed now. */
-    countedNow: async (s: SettlementRow) =>
+    countedNow: async (s: CountedDay) =>
       (
         await prisma.$queryRaw<GroupRow[]>(Prisma.sql`SELECT kind, method_type, carried_over,
           sum(amount)::bigint AS amount, count(*)::int AS count FROM (${counted(s)}) AS counted GROUP BY 1, 2, 3`)
       ).map(groupOf),
+
+    /** What a day counts, one row per payment and refund in time order: as recorded at its close, or as of now. */
+    entries: (day: CountedDay, closedSettlementId: string | null) =>
+      prisma.$queryRaw<DayEntry[]>(
+        closedSettlementId === null
+          ? Prisma.sql`SELECT kind, source_id::text, method_type, amount, occurred_at, carried_over
+              FROM (${counted(day)}) AS counted ORDER BY occurred_at, kind, source_id`
+          : Prisma.sql`SELECT kind, source_id::text, method_type, amount, occurred_at, carried_over
+              FROM pos_settlement_entries WHERE settlement_id = ${closedSettlementId}::uuid
+              ORDER BY occurred_at, kind, source_id`,
+      ),
 
     /** What closed settlements counted, by settlement. */
     async countedAtClose(ids: string[]) {

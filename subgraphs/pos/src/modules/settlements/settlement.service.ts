@@ -16,17 +16,31 @@ import {
   roles,
   tierOf,
 } from "@pos-cloud/common";
+import { givenArguments } from "../list-arguments";
 import { PAYMENT_SCOPE } from "../payments/payment.service";
 import type { PaymentsInFlight } from "../payments/payments-in-flight";
 import type { StoreAccess, StorePlace } from "../stores/store-access.service";
 import { businessDateOf, dayWindow, STORE_TIME_ZONE } from "./business-day";
 import type { CardExchangeRepository } from "./card-exchange.repository";
-import { settlementClose, settlementCreate, settlementFilter } from "./settlement.inputs";
+import { dayCsv } from "./card-files";
+import { settlementClose, settlementCreate, settlementFilter, storeDayQuery } from "./settlement.inputs";
 import { settlementMachine } from "./settlement.machine";
-import { presentSettlement } from "./settlement.presenter";
-import { LOOKBACK_MS, type SettlementRepository, type SettlementRow, type Tx } from "./settlement.repository";
+import { presentSettlement, summarize } from "./settlement.presenter";
+import {
+  type CountedDay,
+  LOOKBACK_MS,
+  type SettlementRepository,
+  type SettlementRow,
+  type Tx,
+} from "./settlement.repository";
 
 export type SettlementService = ReturnType<typeof settlementService>;
+
+/** What `day` answers that its CSV is made from: the day counted, and its settlement if it has one. */
+export interface DayRead {
+  counted: CountedDay;
+  settlement: { id: string; status: string } | null;
+}
 
 /** Who closes a day the nightly card exchange found open (or created). */
 export const SYSTEM_ACTOR = "system";
@@ -185,6 +199,36 @@ export function settlementService(
 
     get: async (caller: Caller, id: string) => presentOne(await readable(caller, id)),
 
+    /** A store's day as its settlement counts it, or as one would if it closed now (there is none yet). */
+    async day(caller: Caller, args: { store_id?: number | null; date?: string | null }) {
+      if (caller.type !== "device") requireManagerTier(caller);
+      const query = parseInput(storeDayQuery, givenArguments(args));
+      const date = query.date ?? businessDateOf(clock(), STORE_TIME_ZONE);
+      if (date > businessDateOf(clock(), STORE_TIME_ZONE))
+        throw invalidField("date", "not_future", "a business day that has not begun has no payments");
+      const store = await access.storeFor(caller, query.store_id, PAYMENT_SCOPE);
+      const { start, end } = dayWindow(date, STORE_TIME_ZONE);
+      const day = { store_id: store.storeId, date, timezone: STORE_TIME_ZONE, starts_at: start, ends_at: end };
+      const counted = {
+        store_id: store.storeId,
+        merchant_id: store.merchantId,
+        business_date: date,
+        window_start: start,
+        window_end: end,
+      };
+      const row = await settlements.findDay(store.storeId, date);
+      const settlement = row && (await presentOne(row));
+      const summary = settlement ?? summarize(await settlements.countedNow(counted));
+      return { ...summary, ...day, settlement, counted };
+    },
+
+    /** The day `day` read, as CSV: what its closed settlement recorded, or what it counts now. */
+    dayCsv: async (day: DayRead) =>
+      dayCsv(
+        await settlements.entries(day.counted, day.settlement?.status === "closed" ? day.settlement.id : null),
+        STORE_TIME_ZONE,
+      ),
+
     async list(
       caller: Caller,
       args: {
@@ -196,10 +240,7 @@ export function settlementService(
     ) {
       if (caller.type !== "device") requireManagerTier(caller);
       const { store_id, limit, offset, ...filter } = args;
-      const parsed = parseInput(
-        settlementFilter,
-        Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null && value !== undefined)),
-      );
+      const parsed = parseInput(settlementFilter, givenArguments(filter));
       const page = parsePage({ limit, offset });
       const scope = await access.listScope(caller, store_id ?? undefined);
       const rows = await settlements.list(scope, parsed, page);

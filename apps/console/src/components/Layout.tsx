@@ -1,0 +1,66 @@
+import { useMutation } from "@apollo/client/react";
+import { AppShell, Burger, Button, Group, NavLink, Text, Title } from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { Suspense } from "react";
+import { Navigate, Outlet, NavLink as RouterLink, useLocation } from "react-router";
+import { LogoutDocument } from "../graphql/graphql";
+import { pages } from "../routes";
+import { client } from "../session/client";
+import { session } from "../session/session";
+import { useSession, useTokenRefresh } from "../session/useSession";
+import { ImpersonationBanner } from "./ImpersonationBanner";
+import { Loading } from "./Loading";
+
+/** The shell of every page after login: header, navigation for the caller's tier, the impersonation banner. */
+export function Layout() {
+  const { identity } = useSession();
+  const location = useLocation();
+  const [opened, { toggle }] = useDisclosure();
+  const [logout, { loading }] = useMutation(LogoutDocument);
+  useTokenRefresh();
+  if (!identity) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
+
+  async function logOut() {
+    await logout({ variables: { refresh_token: session.refreshToken() } }).catch(() => undefined);
+    session.end("logged_out");
+    await client.clearStore();
+  }
+
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: "sm", collapsed: { mobile: !opened } }}>
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group>
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Navigation" />
+            <Title order={1} size="h4">
+              POS cloud console
+            </Title>
+          </Group>
+          <Group>
+            <Text size="sm" data-testid="role">
+              {identity.role}
+            </Text>
+            <Button variant="default" size="xs" onClick={logOut} loading={loading}>
+              Log out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label="Main">
+        {pages.map(
+          (page) =>
+            page.label &&
+            page.shownTo(identity) && (
+              <NavLink key={page.path} component={RouterLink} to={`/${page.path}`} label={page.label} />
+            ),
+        )}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        {identity.impersonated_by && <ImpersonationBanner />}
+        <Suspense fallback={<Loading />}>
+          <Outlet />
+        </Suspense>
+      </AppShell.Main>
+    </AppShell>
+  );
+}
