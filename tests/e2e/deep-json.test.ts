@@ -17,7 +17,7 @@ describe("JSON nested deeper than 64 levels", () => {
   let platform: TestPlatform;
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
+    platform = await startTestPlatform({ demo: false });
   }, 120_000);
   afterAll(() => platform?.close());
 

@@ -1,25 +1,18 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { DEFAULT_API_AUDIENCE, DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
-import { decodeJwt, exportJWK, generateKeyPair, type JWK } from "jose";
+import { decodeJwt, exportJWK, generateKeyPair } from "jose";
 import * as oauth from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import { clientAssertion, deviceToken, humanToken, TOKEN_PATH, tokenRequest } from "../support/device";
 import { uniqueCode } from "../support/environment";
-import { demoUser, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { seedBranch } from "../support/portal-seed";
-
-interface Demo {
-  psp: { id: number };
-  merchant: { id: number };
-  store: { id: number };
-  device: { id: string; client_id: string; private_jwk: JWK };
-}
+import { type SeededDevice, type SeededStore, seed } from "../support/seed";
 
 describe("devices end to end", () => {
   let platform: TestPlatform;
-  let demo: Demo;
+  /** The store the tests' devices are activated in, with a terminal already active. */
+  let home: SeededStore;
+  let homeDevice: SeededDevice;
   let operator: string;
   let manager: string;
 
@@ -36,11 +29,12 @@ describe("devices end to end", () => {
   };
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8"));
+    platform = await startTestPlatform({ demo: false });
+    home = await seed(platform).store();
+    homeDevice = await seed(platform).device(home);
     operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
-    // The demo store manager logs in for real (password and TOTP), as staff do before entering a code.
-    manager = (await logIn(platform.baseUrl, demoUser(demo as DemoFile, "STORE_MANAGER"))).access_token;
+    // The store manager logs in for real (password and TOTP), as staff do before entering a code.
+    manager = (await logIn(platform.baseUrl, await seed(platform).user("STORE_MANAGER", home))).access_token;
   });
   afterAll(() => platform?.close());
 
@@ -66,7 +60,7 @@ describe("devices end to end", () => {
     });
     const activated = await call("POST", "/device/provision/activate", manager, {
       activation_code: code,
-      store_id: demo.store.id,
+      store_id: home.id,
     });
     expect(activated.status).toBe(200);
     const status = await call("GET", statusPath);
@@ -74,8 +68,8 @@ describe("devices end to end", () => {
       status: "active",
       device_id: activated.body.id,
       client_id: activated.body.client_id,
-      merchant_id: demo.merchant.id,
-      store_id: demo.store.id,
+      merchant_id: home.merchant_id,
+      store_id: home.id,
     });
     return {
       id: status.body.device_id as string,
@@ -101,8 +95,8 @@ describe("devices end to end", () => {
     expect(claims).toMatchObject({
       iss: DEVICE_TOKEN_ISSUER,
       sub: device.id,
-      merchant_id: demo.merchant.id,
-      store_id: demo.store.id,
+      merchant_id: home.merchant_id,
+      store_id: home.id,
       scope: expect.arrayContaining(["order:create", "bill:create", "payment:create"]),
     });
     expect(claims.exp - claims.iat).toBe(90);
@@ -127,7 +121,7 @@ describe("devices end to end", () => {
     expect(update.status).toBe(200);
     expect(update.body).toMatchObject({ update_available: true, version_code: 900, is_mandatory: false });
     expect((await call("GET", check, manager)).status).toBe(403);
-    const other = `/app-updates/check?app_name=business-app&current_version_code=100&device_id=${demo.device.id}`;
+    const other = `/app-updates/check?app_name=business-app&current_version_code=100&device_id=${homeDevice.id}`;
     expect((await call("GET", other, body.access_token)).status).toBe(403);
     const confirm = await call("POST", "/app-updates/install-confirm", body.access_token, {
       device_id: device.id,
@@ -138,9 +132,9 @@ describe("devices end to end", () => {
   });
 
   it("accepts the JSON variant and the issuer as audience", async () => {
-    const assertion = await clientAssertion(demo.device.private_jwk, demo.device.client_id, DEVICE_TOKEN_ISSUER);
+    const assertion = await clientAssertion(homeDevice.private_jwk, homeDevice.client_id, DEVICE_TOKEN_ISSUER);
     const response = await call("POST", TOKEN_PATH, undefined, {
-      client_id: demo.device.client_id,
+      client_id: homeDevice.client_id,
       client_assertion: assertion,
     });
     expect(response.status).toBe(200);
@@ -155,28 +149,28 @@ describe("devices end to end", () => {
     const now = () => Math.floor(Date.now() / 1000);
 
     it("a replayed jti", async () => {
-      const assertion = await clientAssertion(demo.device.private_jwk, demo.device.client_id, audience());
+      const assertion = await clientAssertion(homeDevice.private_jwk, homeDevice.client_id, audience());
       expect((await tokenRequest(platform.baseUrl, assertion)).status).toBe(200);
       await refused(assertion, 400, "invalid_grant");
     });
     it("an expired assertion", async () => {
       const iat = now() - 120;
       await refused(
-        await clientAssertion(demo.device.private_jwk, demo.device.client_id, audience(), { iat, exp: iat + 60 }),
+        await clientAssertion(homeDevice.private_jwk, homeDevice.client_id, audience(), { iat, exp: iat + 60 }),
         401,
         "invalid_client",
       );
     });
     it("an assertion living longer than 60 s", async () => {
       await refused(
-        await clientAssertion(demo.device.private_jwk, demo.device.client_id, audience(), { exp: now() + 300 }),
+        await clientAssertion(homeDevice.private_jwk, homeDevice.client_id, audience(), { exp: now() + 300 }),
         401,
         "invalid_client",
       );
     });
     it("a wrong audience", async () => {
       await refused(
-        await clientAssertion(demo.device.private_jwk, demo.device.client_id, "https://elsewhere.example/token"),
+        await clientAssertion(homeDevice.private_jwk, homeDevice.client_id, "https://elsewhere.example/token"),
         401,
         "invalid_client",
       );
@@ -184,7 +178,7 @@ describe("devices end to end", () => {
     it("a key that is not the device's", async () => {
       const { privateKey } = await generateKeyPair("ES256", { extractable: true });
       await refused(
-        await clientAssertion(await exportJWK(privateKey), demo.device.client_id, audience()),
+        await clientAssertion(await exportJWK(privateKey), homeDevice.client_id, audience()),
         401,
         "invalid_client",
       );
@@ -233,7 +227,7 @@ describe("devices end to end", () => {
     ]);
     const seen = await trail(manager);
     expect(seen.map((record) => record.event)).toEqual(["device.suspend", "device.activate"]);
-    expect(seen.every((record) => record.actor_id === managerId && record.store_id === demo.store.id)).toBe(true);
+    expect(seen.every((record) => record.actor_id === managerId && record.store_id === home.id)).toBe(true);
     const other = await seedBranch(platform.portal);
     const outsider = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
@@ -254,7 +248,7 @@ describe("devices end to end", () => {
     oauth.allowInsecureRequests(config);
     const tokens = await oauth.clientCredentialsGrant(config);
     expect(tokens.token_type.toLowerCase()).toBe("bearer");
-    const store = await call("GET", `/api/v1/stores/${demo.store.id}`, tokens.access_token);
+    const store = await call("GET", `/api/v1/stores/${home.id}`, tokens.access_token);
     expect(store.status).toBe(200);
   });
 
@@ -276,12 +270,12 @@ describe("devices end to end", () => {
       token_endpoint_auth_signing_alg_values_supported: ["ES256"],
     });
     const tokens = await oauth.clientCredentialsGrant(config);
-    expect((await call("GET", `/api/v1/stores/${demo.store.id}`, tokens.access_token)).status).toBe(200);
+    expect((await call("GET", `/api/v1/stores/${home.id}`, tokens.access_token)).status).toBe(200);
   });
 
   it("gives every access token the API's audience and an id of its own, and refuses one for another audience", async () => {
-    const first = decodeJwt(await deviceToken(platform.baseUrl, demo.device));
-    const second = decodeJwt(await deviceToken(platform.baseUrl, demo.device));
+    const first = decodeJwt(await deviceToken(platform.baseUrl, homeDevice));
+    const second = decodeJwt(await deviceToken(platform.baseUrl, homeDevice));
     const human = decodeJwt(manager);
     for (const claims of [first, second, human]) {
       expect(claims.aud).toBe(DEFAULT_API_AUDIENCE);
@@ -290,12 +284,12 @@ describe("devices end to end", () => {
     expect(new Set([first.jti, second.jti, human.jti]).size).toBe(3);
     const elsewhere = await humanToken(platform.portal, {
       role: "STORE_MANAGER",
-      psp_id: demo.psp.id,
-      merchant_id: demo.merchant.id,
-      store_id: demo.store.id,
+      psp_id: home.psp_id,
+      merchant_id: home.merchant_id,
+      store_id: home.id,
       aud: "another-api",
     });
-    const refused = await call("GET", `/api/v1/stores/${demo.store.id}`, elsewhere);
+    const refused = await call("GET", `/api/v1/stores/${home.id}`, elsewhere);
     expect(refused).toMatchObject({ status: 401, body: { code: "unauthorized" } });
     const graphql = await postGraphQL(platform.baseUrl, "{ stores { total_count } }", {}, elsewhere);
     expect(graphql.status).toBe(401);
@@ -307,11 +301,11 @@ describe("devices end to end", () => {
     const asManager = await postGraphQL(platform.baseUrl, view, {}, manager);
     expect(asManager.body.errors).toBeUndefined();
     expect(asManager.body.data.psps.nodes).toEqual([]);
-    expect(asManager.body.data.stores.nodes.map((s: { id: number }) => s.id)).toEqual([demo.store.id]);
+    expect(asManager.body.data.stores.nodes.map((s: { id: number }) => s.id)).toEqual([home.id]);
     const admin = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
-      psp_id: demo.psp.id,
-      merchant_id: demo.merchant.id,
+      psp_id: home.psp_id,
+      merchant_id: home.merchant_id,
     });
     const asAdmin = await postGraphQL(platform.baseUrl, view, {}, admin);
     expect(asAdmin.body.data.psps.nodes).toEqual([]);
@@ -321,13 +315,13 @@ describe("devices end to end", () => {
       {},
       admin,
     );
-    expect(merchants.body.data.merchants.nodes.map((m: { id: number }) => m.id)).toEqual([demo.merchant.id]);
+    expect(merchants.body.data.merchants.nodes.map((m: { id: number }) => m.id)).toEqual([home.merchant_id]);
     const devices = merchants.body.data.merchants.nodes[0].stores.flatMap(
       (s: { devices: { id: string }[] }) => s.devices,
     );
-    expect(devices.map((d: { id: string }) => d.id)).toContain(demo.device.id);
+    expect(devices.map((d: { id: string }) => d.id)).toContain(homeDevice.id);
     const asOperator = await postGraphQL(platform.baseUrl, view, {}, operator);
-    expect(asOperator.body.data.psps.nodes.map((p: { id: number }) => p.id)).toContain(demo.psp.id);
+    expect(asOperator.body.data.psps.nodes.map((p: { id: number }) => p.id)).toContain(home.psp_id);
   });
 
   it("serves the tenant endpoints with scope, conflicts and validation over REST", async () => {
@@ -337,15 +331,15 @@ describe("devices end to end", () => {
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: "conflict", details: { field: "code" } });
     expect((await call("POST", "/psps", manager, { code: uniqueCode("P"), name: "x" })).status).toBe(403);
-    expect((await call("GET", `/api/v1/merchants/${demo.merchant.id}`, manager)).status).toBe(403);
-    expect((await call("GET", `/api/v1/merchants/${demo.merchant.id}`, operator)).status).toBe(200);
-    const bad = await call("PATCH", `/api/v1/stores/${demo.store.id}`, manager, { tax_rate: "ten" });
+    expect((await call("GET", `/api/v1/merchants/${home.merchant_id}`, manager)).status).toBe(403);
+    expect((await call("GET", `/api/v1/merchants/${home.merchant_id}`, operator)).status).toBe(200);
+    const bad = await call("PATCH", `/api/v1/stores/${home.id}`, manager, { tax_rate: "ten" });
     expect(bad).toMatchObject({ status: 400, body: { code: "invalid_request", details: { field: "tax_rate" } } });
-    const devices = await call("GET", `/api/v1/stores/${demo.store.id}/devices?limit=100`, manager);
-    expect(devices.body.map((d: { id: string }) => d.id)).toContain(demo.device.id);
+    const devices = await call("GET", `/api/v1/stores/${home.id}/devices?limit=100`, manager);
+    expect(devices.body.map((d: { id: string }) => d.id)).toContain(homeDevice.id);
     expect((await call("GET", "/api/v1/stores?limit=500", manager)).body.details.field).toBe("limit");
-    expect((await call("GET", `/api/v1/stores/${demo.store.id}`)).status).toBe(401);
-    expect((await call("GET", `/api/v1/stores/${demo.store.id}`, "not-a-token")).status).toBe(401);
+    expect((await call("GET", `/api/v1/stores/${home.id}`)).status).toBe(401);
+    expect((await call("GET", `/api/v1/stores/${home.id}`, "not-a-token")).status).toBe(401);
   });
 
   it("names the REST field when the typed GraphQL input refuses a body, and keeps the service's own rules", async () => {
@@ -356,13 +350,13 @@ describe("devices end to end", () => {
       expect(response.body.message).not.toMatch(/Input|Variable|\$input/);
       return response.body.details;
     };
-    const store = `/api/v1/stores/${demo.store.id}`;
-    const newStore = { merchant_id: demo.merchant.id, code: uniqueCode("S"), name: "Store" };
+    const store = `/api/v1/stores/${home.id}`;
+    const newStore = { merchant_id: home.merchant_id, code: uniqueCode("S"), name: "Store" };
     expect(await refusal("POST", "/api/v1/stores", { ...newStore, colour: "red" })).toEqual({
       field: "colour",
       constraint: "unknown_field",
     });
-    expect(await refusal("POST", "/api/v1/stores", { merchant_id: demo.merchant.id, name: "Store" })).toEqual({
+    expect(await refusal("POST", "/api/v1/stores", { merchant_id: home.merchant_id, name: "Store" })).toEqual({
       field: "code",
       constraint: "required",
     });
@@ -384,20 +378,18 @@ describe("devices end to end", () => {
     expect(
       await refusal("PATCH", store, { operating_hours: { mon: [{ open: "25:00", close: "21:00" }] } }),
     ).toMatchObject({ field: "operating_hours.mon.0.open", constraint: "invalid_format" });
-    const terminal = `/api/v1/terminals/${demo.device.id}`;
+    const terminal = `/api/v1/terminals/${homeDevice.id}`;
     expect(
       await refusal("PATCH", terminal, { config: { printer: { address: "p", port: "x", protocol: "usb" } } }),
     ).toEqual({ field: "config.printer.port", constraint: "type" });
     expect(await refusal("PATCH", terminal, { config: { network: { dns: ["nope"] } } })).toMatchObject({
       field: "config.network.dns.0",
     });
-    expect(
-      await refusal("POST", "/api/v1/terminals", { model: "m", manufacturer: "x", store_id: demo.store.id }),
-    ).toEqual({
+    expect(await refusal("POST", "/api/v1/terminals", { model: "m", manufacturer: "x", store_id: home.id })).toEqual({
       field: "serial_number",
       constraint: "required",
     });
-    expect(await refusal("POST", `${terminal}/transfer`, { store_id: demo.store.id, note: "x" })).toEqual({
+    expect(await refusal("POST", `${terminal}/transfer`, { store_id: home.id, note: "x" })).toEqual({
       field: "note",
       constraint: "unknown_field",
     });
@@ -424,7 +416,7 @@ describe("devices end to end", () => {
     const { status, body } = await postGraphQL(
       platform.baseUrl,
       `mutation($id: Int!, $input: UpdateStoreInput!) { updateStore(id: $id, input: $input) { id } }`,
-      { id: demo.store.id, input: { table_assignments: "A1" } },
+      { id: home.id, input: { table_assignments: "A1" } },
       operator,
     );
     expect(status).toBe(400);
@@ -452,9 +444,5 @@ describe("devices end to end", () => {
     expect(last!.body.code).toBe("rate_limit_exceeded");
     expect(last!.headers.get("x-ratelimit-limit")).toBe("5");
     expect(Number(last!.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
-  });
-
-  it("keeps the demo device working through the README's path", async () => {
-    expect(await deviceToken(platform.baseUrl, demo.device)).toMatch(/^ey/);
   });
 });

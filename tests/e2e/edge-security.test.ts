@@ -1,22 +1,20 @@
 import { request } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import { humanToken } from "../support/device";
 import { clusterWiring } from "../support/environment";
 import { signed } from "../support/gateway";
 import { unusedLoginId } from "../support/identity";
 import { loggedDuring } from "../support/log";
 import {
-  demoUser,
   getJson as get,
   logIn,
   postGraphQL,
   postJson,
-  readDemo,
   startTestPlatform,
   type TestPlatform,
 } from "../support/platform";
+import { type SeededPartner, type SeededStore, seed } from "../support/seed";
 
 /** Sends raw bytes and returns the raw answer: for requests no HTTP client would send. */
 function rawRequest(baseUrl: string, bytes: string): Promise<string> {
@@ -46,11 +44,11 @@ function getFrom(localAddress: string, url: string, token: string): Promise<numb
 // In-process only: the development mailbox is the embedded platform's memory.
 describe.skipIf(clusterWiring)("the development mailbox", () => {
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let store: SeededStore;
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ devMailbox: true });
-    demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ demo: false, devMailbox: true });
+    store = await seed(platform).store();
   });
   afterAll(() => platform?.close());
 
@@ -59,7 +57,7 @@ describe.skipIf(clusterWiring)("the development mailbox", () => {
     const password = "the victim's leaked password";
     await platform.portal.users.createUser({
       role: "STORE_MANAGER",
-      store_id: demo.store.id,
+      store_id: store.id,
       password,
       mfa_channel: "email",
       email,
@@ -75,34 +73,36 @@ describe.skipIf(clusterWiring)("the development mailbox", () => {
     expect(await get(platform.baseUrl, path)).toMatchObject({ status: 401, body: { code: "unauthorized" } });
     const manager = await humanToken(platform.portal, {
       role: "STORE_MANAGER",
-      merchant_id: demo.merchant.id,
-      store_id: demo.store.id,
+      merchant_id: store.merchant_id,
+      store_id: store.id,
     });
     expect(await get(platform.baseUrl, path, manager)).toMatchObject({ status: 403, body: { code: "forbidden" } });
-    const psp = await humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: demo.psp.id });
+    const psp = await humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: store.psp_id });
     expect((await get(platform.baseUrl, path, psp)).status).toBe(403);
 
     const operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
     const read = await get(platform.baseUrl, path, operator);
     expect(read.status).toBe(200);
-    const code = /(\d{6})/.exec(read.body.data.find((m: { to: string }) => m.to === email).text)![1]!;
+    const code = /(\d{6})/.exec(read.body.data.find((m: { to: string[] }) => m.to.includes(email)).text)![1]!;
     expect(logged).not.toContain(code);
   });
 });
 
 describe("the edge's answers to bad text, odd requests and secrets", () => {
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let store: SeededStore;
+  let partner: SeededPartner;
   let manager: string;
 
   beforeAll(async () => {
     // A header timeout a test can wait for (10 s by default); every other request sends its headers at once.
-    platform = await startTestPlatform({ httpTimeouts: { headersMs: 1000 } });
-    demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ demo: false, httpTimeouts: { headersMs: 1000 } });
+    store = await seed(platform).store();
+    partner = await seed(platform).partner();
     manager = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
-      psp_id: demo.psp.id,
-      merchant_id: demo.merchant.id,
+      psp_id: store.psp_id,
+      merchant_id: store.merchant_id,
     });
   });
   afterAll(() => platform?.close());
@@ -123,22 +123,22 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
       [post("/api/v1/auth/user/login", { login_id: "SYS-\u0000", password: "x" }), "login_id"],
       [post("/auth/user/login", { email: "a\ud800@example.com", password: "x" }), "email"],
       [post("/api/v1/auth/user/pin-login", { login_id: "STF-001-\udc00", pin: "123456" }), "login_id"],
-      [post("/api/v1/stores", { merchant_id: demo.merchant.id, code: "S-NUL", name: "a\u0000b" }, manager), "name"],
+      [post("/api/v1/stores", { merchant_id: store.merchant_id, code: "S-NUL", name: "a\u0000b" }, manager), "name"],
       [post("/api/v1/users", { role: "STAFF", name: "x", metadata: { "\ud800": 1 } }, manager), "metadata.\ud800"],
       [get(platform.baseUrl, "/api/v1/users?role=%00", manager), "role"],
       [get(platform.baseUrl, "/api/v1/users/%00", manager), "id"],
       [get(platform.baseUrl, "/api/v1/users/%ED%A0%80", manager), "id"],
       [
-        signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+        signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
           amount: 100,
           currency: "JPY",
           payment_method_types: ["cash"],
           merchant_ref_id: "order-\u0000",
-          merchant_store_id: demo.store.code,
+          merchant_store_id: partner.store_code,
         }),
         "merchant_ref_id",
       ],
-      [signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?merchant_ref_id=%00"), "merchant_ref_id"],
+      [signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?merchant_ref_id=%00"), "merchant_ref_id"],
     ];
     for (const [answer, field] of cases) {
       const { status, body } = await answer;
@@ -194,7 +194,8 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
   });
 
   it("sends nosniff on every response and no-store on everything but public keys", async () => {
-    const staff = await logIn(platform.baseUrl, demoUser(demo, "STAFF"));
+    const staffMember = await seed(platform).user("STAFF", store);
+    const staff = await logIn(platform.baseUrl, staffMember);
     const answers = [
       await fetch(`${platform.baseUrl}/health`),
       await fetch(`${platform.baseUrl}/nowhere`),
@@ -202,7 +203,7 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
       await fetch(`${platform.baseUrl}/api/v1/auth/user/pin-login`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ login_id: demoUser(demo, "STAFF").login_id, pin: demoUser(demo, "STAFF").pin }),
+        body: JSON.stringify({ login_id: staffMember.login_id, pin: staffMember.pin }),
       }),
       await fetch(`${platform.baseUrl}/api/v1/auth/user/token/refresh`, {
         method: "POST",
@@ -220,12 +221,12 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
       expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
       expect(answer.headers.get("cache-control")).toBe("no-store");
     }
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+    const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
       amount: 100,
       currency: "JPY",
       payment_method_types: ["qr_mpm"],
       merchant_ref_id: `headers-${Date.now()}`,
-      merchant_store_id: demo.store.code,
+      merchant_store_id: partner.store_code,
     });
     expect(created.status).toBe(201);
     expect(created.headers.get("cache-control")).toBe("no-store");
@@ -237,7 +238,7 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
   it("locks an unknown login id after five failures like a known one, over REST and GraphQL", async () => {
     const known = await platform.portal.users.createUser({
       role: "STORE_MANAGER",
-      store_id: demo.store.id,
+      store_id: store.id,
       password: "the right password",
     });
     const unknown = unusedLoginId(known.login_id);
@@ -265,7 +266,7 @@ describe("the edge's answers to bad text, odd requests and secrets", () => {
       }
       return codes;
     };
-    const staff = demoUser(demo, "STAFF_LEADER").login_id;
+    const staff = (await seed(platform).user("STAFF_LEADER", store)).login_id;
     const knownCodes = await pinTries(staff);
     expect(new Set(knownCodes.slice(0, 5)).size).toBe(1);
     expect(knownCodes[5]).toBe("LOCKED");
@@ -278,15 +279,15 @@ describe("the API gateway limit, per user and per IP", () => {
   // A fixed clock: every request falls in the same one-minute window.
   const now = new Date();
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let home: SeededStore;
   let store: string;
   const userToken = () =>
-    humanToken(platform.portal, { role: "STORE_MANAGER", merchant_id: demo.merchant.id, store_id: demo.store.id });
+    humanToken(platform.portal, { role: "STORE_MANAGER", merchant_id: home.merchant_id, store_id: home.id });
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ clock: () => now, rateLimits: { api: LIMIT } });
-    demo = readDemo(platform.dataDir);
-    store = `${platform.baseUrl}/api/v1/stores/${demo.store.id}`;
+    platform = await startTestPlatform({ demo: false, clock: () => now, rateLimits: { api: LIMIT } });
+    home = await seed(platform).store();
+    store = `${platform.baseUrl}/api/v1/stores/${home.id}`;
   });
   afterAll(() => platform?.close());
 

@@ -1,16 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { call, type Demo, readDemo, signed, withinOneRateWindow } from "../support/gateway";
-import { demoUser, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { movableClock } from "../../subgraphs/payments/src/testing";
+import { call, type Demo, readDemo, signed, startRateWindow } from "../support/gateway";
+import { demoUser, inProcessOnly, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 
 // `/v1` and `/graphql` are two front doors: an operation `/v1` guards with a payment token and the per-IP limit, or
 // with a partner's signature, must not be open through `/graphql` under the general limit only.
 const ipLimit = 3;
+const clock = movableClock();
 let platform: TestPlatform;
 let demo: Demo;
 let token: string;
 beforeAll(async () => {
-  platform = await startTestPlatform({ rateLimits: { ip: ipLimit } });
+  platform = await startTestPlatform({ clock, rateLimits: { ip: ipLimit } });
   demo = readDemo(platform.dataDir);
   token = (await logIn(platform.baseUrl, demoUser(demo, "STAFF"))).access_token;
 });
@@ -37,7 +39,7 @@ const webViewOperations = [
   }`,
 ];
 
-it("serves the payment-token operations on /v1 only, under the per-IP limit", async () => {
+it("serves the payment-token operations on /v1 only", async () => {
   const intent = await createIntent();
   for (const query of webViewOperations) {
     const { status, body } = await postGraphQL(platform.baseUrl, query, { id: intent.id, t: intent.token }, token);
@@ -45,13 +47,21 @@ it("serves the payment-token operations on /v1 only, under the per-IP limit", as
     expect(body.data).toBeUndefined();
     expect(body.errors?.[0]?.extensions?.code).toBe("GRAPHQL_VALIDATION_FAILED");
   }
-  const read = () => call(platform.baseUrl, "GET", `/v1/payment_intents/${intent.id}?payment_token=${intent.token}`);
-  const statuses = [];
-  await withinOneRateWindow();
-  for (let i = 0; i <= ipLimit; i++) statuses.push((await read()).status);
-  expect(statuses).toEqual([200, 200, 200, 429]);
   const row = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id: intent.id } });
   expect(row.status).toBe("requires_payment_method");
+});
+
+// In-process only: the rate-limit window is the platform's clock, which this test moves.
+inProcessOnly("counts the payment-token reads on /v1 under the per-IP limit", async () => {
+  const intent = await createIntent();
+  const read = () => call(platform.baseUrl, "GET", `/v1/payment_intents/${intent.id}?payment_token=${intent.token}`);
+  const statuses = [];
+  startRateWindow(clock);
+  for (let i = 0; i <= ipLimit; i++) statuses.push((await read()).status);
+  expect(statuses).toEqual([200, 200, 200, 429]);
+  // The next window of the platform's clock has its count anew.
+  startRateWindow(clock);
+  expect((await read()).status).toBe(200);
 });
 
 it("keeps provider notifications and the edge's own questions off /graphql", async () => {

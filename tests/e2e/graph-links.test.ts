@@ -1,21 +1,27 @@
+import { type Role, roles } from "@pos-cloud/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile, DemoUser } from "../../apps/platform/src/demo";
 import { deviceToken } from "../support/device";
 import { uniqueCode } from "../support/environment";
-import { logIn, postGraphQL, postJson, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { logIn, postGraphQL, postJson, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededDevice, type SeededStore, seed } from "../support/seed";
 
 // Issue 12, "the graph is walkable where a UI needs it": Merchant.areas, Area.stores, Store.staff and Device.store
-// through the edge, for callers who reach them, and what they hold for callers of the demo tenant ("home") asked
-// about a second tenant ("away"). Nested lists hold what the caller's own list holds; parent links resolve for
-// whoever may read the child. PaymentIntent.store: tests/e2e/payment-intent-store.test.ts.
+// through the edge, for callers who reach them, and what they hold for callers of one tenant ("home": a store in an
+// area, a user of every tier, a terminal) asked about a second tenant ("away"). Nested lists hold what the caller's
+// own list holds; parent links resolve for whoever may read the child.
+// PaymentIntent.store: tests/e2e/payment-intent-store.test.ts.
 
-type Who = DemoUser["role"] | "device";
+type Who = Role | "device";
 
+/** Every tier, L0 to L6. */
+const tiers = Object.keys(roles) as Role[];
 let platform: TestPlatform;
-let demo: DemoFile;
+let store: SeededStore;
+let homeArea = "";
+let terminal: SeededDevice;
 const tokens = {} as Record<Who, string>;
 const away = { merchant: 0, store: 0, device: "", area: "", staff: "" };
-/** A second area of the demo merchant, without stores. */
+/** A second area of the home merchant, without stores. */
 let emptyArea = "";
 
 async function graphql(who: Who, query: string, variables: Record<string, unknown> = {}) {
@@ -30,10 +36,14 @@ async function create(path: string, body: unknown) {
 }
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
-  demo = readDemo(platform.dataDir);
-  for (const user of demo.users) tokens[user.role] = (await logIn(platform.baseUrl, user)).access_token;
-  tokens.device = await deviceToken(platform.baseUrl, demo.device);
+  platform = await startTestPlatform({ demo: false });
+  const home = seed(platform);
+  store = await home.store();
+  homeArea = (await home.area(store)).id;
+  for (const role of tiers)
+    tokens[role] = (await logIn(platform.baseUrl, await home.user(role, store, { id: homeArea }))).access_token;
+  terminal = await home.device(store);
+  tokens.device = await deviceToken(platform.baseUrl, terminal);
   const psp = await create("psps", { code: uniqueCode("P"), name: "away" });
   away.merchant = await create("merchants", { psp_id: psp, code: uniqueCode("M"), name: "away" });
   away.store = await create("stores", { merchant_id: away.merchant, code: uniqueCode("S"), name: "away store" });
@@ -44,10 +54,10 @@ beforeAll(async () => {
     store_id: away.store,
   });
   away.staff = await create("users", { role: "STAFF", store_id: away.store, pin: "482913" });
-  // Areas have no REST route; the portal's own service makes them, as the demo tenant's.
+  // Areas have no REST route; the portal's own service makes them, as the home tenant's.
   away.area = (await platform.portal.areas.createUnchecked(away.merchant, "away")).id;
   await platform.portal.areas.assignStoreUnchecked(away.store, away.area);
-  emptyArea = (await platform.portal.areas.createUnchecked(demo.merchant.id, "empty")).id;
+  emptyArea = (await platform.portal.areas.createUnchecked(store.merchant_id, "empty")).id;
 });
 afterAll(() => platform?.close());
 
@@ -57,11 +67,11 @@ const deviceStore = "query($id: ID!) { terminal(id: $id) { store { id name merch
 
 describe("links for callers who reach them", () => {
   it("Merchant.areas and Area.stores: a merchant's areas with their stores", async () => {
-    const home = await graphql("MERCHANT_ADMIN", merchantAreas, { id: demo.merchant.id });
+    const home = await graphql("MERCHANT_ADMIN", merchantAreas, { id: store.merchant_id });
     expect(home.codes).toBeUndefined();
     expect(home.data.merchant.areas).toEqual(
       expect.arrayContaining([
-        { id: demo.area.id, stores: [{ id: demo.store.id, name: expect.any(String) }] },
+        { id: homeArea, stores: [{ id: store.id, name: expect.any(String) }] },
         { id: emptyArea, stores: [] },
       ]),
     );
@@ -71,13 +81,13 @@ describe("links for callers who reach them", () => {
 
   it("an area manager sees its own area only, and store tiers and devices see no areas", async () => {
     // L3 reads its store's merchant by the parent link, but only its own area under it.
-    const manager = await graphql("AREA_MANAGER", storeLinks, { id: demo.store.id });
-    expect(manager.data.store.merchant.areas).toEqual([{ id: demo.area.id }]);
+    const manager = await graphql("AREA_MANAGER", storeLinks, { id: store.id });
+    expect(manager.data.store.merchant.areas).toEqual([{ id: homeArea }]);
     const areas = await graphql("AREA_MANAGER", "{ areas { id stores { id } } }");
-    expect(areas.data.areas).toEqual([{ id: demo.area.id, stores: [{ id: demo.store.id }] }]);
+    expect(areas.data.areas).toEqual([{ id: homeArea, stores: [{ id: store.id }] }]);
     for (const who of ["STORE_MANAGER", "STAFF", "device"] as const) {
       const result = await graphql(who, "query($id: Int!) { store(id: $id) { merchant { areas { id } } } }", {
-        id: demo.store.id,
+        id: store.id,
       });
       expect(result.codes, who).toBeUndefined();
       expect(result.data.store.merchant.areas, who).toEqual([]);
@@ -86,9 +96,9 @@ describe("links for callers who reach them", () => {
 
   it("Store.staff: the store's users below the caller's tier, none for a device", async () => {
     const roles = async (who: Who) =>
-      ((await graphql(who, storeLinks, { id: demo.store.id })).data.store.staff as { role: string; store_id: number }[])
+      ((await graphql(who, storeLinks, { id: store.id })).data.store.staff as { role: string; store_id: number }[])
         .map((user) => {
-          expect(user.store_id).toBe(demo.store.id);
+          expect(user.store_id).toBe(store.id);
           return user.role;
         })
         .sort();
@@ -104,9 +114,9 @@ describe("links for callers who reach them", () => {
 
   it("Device.store: the store a terminal is bound to, for whoever may read the terminal", async () => {
     for (const who of ["PSP_ADMIN", "STORE_MANAGER", "STAFF", "device"] as const) {
-      const result = await graphql(who, deviceStore, { id: demo.device.id });
+      const result = await graphql(who, deviceStore, { id: terminal.id });
       expect(result.codes, who).toBeUndefined();
-      expect(result.data.terminal.store, who).toMatchObject({ id: demo.store.id, merchant: { id: demo.merchant.id } });
+      expect(result.data.terminal.store, who).toMatchObject({ id: store.id, merchant: { id: store.merchant_id } });
     }
     const foreign = await graphql("SYSTEM_OP", deviceStore, { id: away.device });
     expect(foreign.data.terminal.store).toMatchObject({ id: away.store, name: "away store" });
@@ -114,8 +124,8 @@ describe("links for callers who reach them", () => {
 });
 
 describe("links never lead a caller into another tenant", () => {
-  /** Every caller of the demo tenant but its system operator, who reaches every tenant. */
-  const home = (): Who[] => [...demo.users.map((user) => user.role).filter((role) => role !== "SYSTEM_OP"), "device"];
+  /** Every caller of the home tenant but its system operator, who reaches every tenant. */
+  const home = (): Who[] => [...tiers.filter((role) => role !== "SYSTEM_OP"), "device"];
 
   it("the foreign merchant, store and terminal are refused with their links", async () => {
     for (const who of home()) {

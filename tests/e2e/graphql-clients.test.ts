@@ -14,13 +14,15 @@ import { createClient } from "graphql-ws";
 import { from, mergeMap } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { demoUrls } from "../../apps/platform/src/demo";
 import { signed } from "../support/gateway";
-import { readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStore, seed } from "../support/seed";
 
 // Issue 22: what clients nobody here wrote (Apollo Client 4, graphql-ws) read of the platform's GraphQL answers.
 describe("GraphQL as standard clients read it", () => {
   let platform: TestPlatform;
-  let demo: ReturnType<typeof readDemo>;
+  let store: SeededStore;
 
   const manager = (lifetimeSeconds = 900) =>
     platform.portal.signingKeys.sign(
@@ -29,9 +31,9 @@ describe("GraphQL as standard clients read it", () => {
         iss: "pos-cloud-human",
         sub: randomBytes(16).toString("hex"),
         role: "STORE_MANAGER",
-        psp_id: demo.psp.id,
-        merchant_id: demo.merchant.id,
-        store_id: demo.store.id,
+        psp_id: store.psp_id,
+        merchant_id: store.merchant_id,
+        store_id: store.id,
       },
       lifetimeSeconds,
     );
@@ -59,8 +61,8 @@ describe("GraphQL as standard clients read it", () => {
   }
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ rateLimits: { api: 1000 } });
-    demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ demo: false, rateLimits: { api: 1000 } });
+    store = await seed(platform).store();
   });
   afterAll(() => platform?.close());
 
@@ -69,7 +71,7 @@ describe("GraphQL as standard clients read it", () => {
     const { client, refreshed } = apolloClient(token, () => manager());
     const answer = await client.query({ query: gql("{ stores { nodes { id } } }"), fetchPolicy: "network-only" });
     expect(answer.data).toEqual({
-      stores: { __typename: "StorePage", nodes: [{ __typename: "Store", id: demo.store.id }] },
+      stores: { __typename: "StorePage", nodes: [{ __typename: "Store", id: store.id }] },
     });
     expect(refreshed).toHaveLength(1);
     expect((refreshed[0] as CombinedGraphQLErrors).errors[0]).toMatchObject({
@@ -89,7 +91,9 @@ describe("GraphQL as standard clients read it", () => {
   });
 
   it("answers a rate limit on /graphql as GraphQL, with Retry-After", async () => {
-    const limited = await startTestPlatform({ rateLimits: { api: 2 } });
+    // A fixed clock: the three requests fall in one window.
+    const at = new Date();
+    const limited = await startTestPlatform({ demo: false, clock: () => at, rateLimits: { api: 2 } });
     try {
       const post = () =>
         fetch(`${limited.baseUrl}/graphql`, {
@@ -109,16 +113,17 @@ describe("GraphQL as standard clients read it", () => {
   });
 
   it("lets a web view name its payment token as payment_token in connectionParams", async () => {
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+    const partner = await seed(platform).partner();
+    const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
       amount: 900,
       currency: "JPY",
       payment_method_types: ["qr_mpm"],
       merchant_ref_id: `ref-${randomBytes(6).toString("hex")}`,
-      merchant_store_id: String(demo.store.id),
+      merchant_store_id: partner.store_code,
     });
     expect(created.status).toBe(201);
     const client = createClient({
-      url: demo.graphql_ws_url,
+      url: demoUrls(platform.baseUrl).graphql_ws_url,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
       connectionParams: { payment_token: created.body.payment_token.token },

@@ -1,7 +1,8 @@
 import { auditServer } from "graphql-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { humanToken } from "../support/device";
-import { readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
+import { seed } from "../support/seed";
 
 /**
  * The SHOULD audits the platform does not follow, each for a reason recorded in docs/decisions.md ("GraphQL over
@@ -20,13 +21,13 @@ describe("GraphQL over HTTP conformance (graphql-http's audit)", () => {
 
   beforeAll(async () => {
     // As `npm start` runs (NODE_ENV other than production): the audit asks for `__type`.
-    platform = await startTestPlatform({ graphqlSchemaDetails: true });
-    const demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ demo: false, graphqlSchemaDetails: true });
+    const store = await seed(platform).store();
     token = await humanToken(platform.portal, {
       role: "STORE_MANAGER",
-      psp_id: demo.psp.id,
-      merchant_id: demo.merchant.id,
-      store_id: demo.store.id,
+      psp_id: store.psp_id,
+      merchant_id: store.merchant_id,
+      store_id: store.id,
     });
   });
   afterAll(() => platform?.close());

@@ -1,8 +1,9 @@
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { DemoFile } from "../../apps/platform/src/demo";
-import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { demoUrls } from "../../apps/platform/src/demo";
+import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStore, seed } from "../support/seed";
 
 /** Issue 12: this ran the platform out of memory, for every tenant. */
 const sixLevels = "{ merchants { nodes { stores { merchant { stores { merchant { stores { id } } } } } } } }";
@@ -21,14 +22,14 @@ const healthy = async (baseUrl: string) => (await fetch(`${baseUrl}/health`)).st
 
 describe("GraphQL: one request never hurts the others", () => {
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let store: SeededStore;
   let token: string;
-  const storeQuery = () => `{ store(id: ${demo.store.id}) { id name } }`;
+  const storeQuery = () => `{ store(id: ${store.id}) { id name } }`;
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir);
-    token = (await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"))).access_token;
+    platform = await startTestPlatform({ demo: false });
+    store = await seed(platform).store();
+    token = (await logIn(platform.baseUrl, await seed(platform).user("SYSTEM_OP", store))).access_token;
   });
   afterAll(() => platform?.close());
 
@@ -40,7 +41,7 @@ describe("GraphQL: one request never hurts the others", () => {
     });
     expect(await healthy(platform.baseUrl)).toBe(true);
     const small = await postGraphQL(platform.baseUrl, storeQuery(), {}, token);
-    expect(small).toMatchObject({ status: 200, body: { data: { store: { id: demo.store.id } } } });
+    expect(small).toMatchObject({ status: 200, body: { data: { store: { id: store.id } } } });
   });
 
   it("refuses the anonymous fragment chain at once with 400, and keeps serving", async () => {
@@ -56,9 +57,9 @@ describe("GraphQL: one request never hurts the others", () => {
     const aliases = Array.from({ length: 2000 }, (_, i) => `a${i}: id`).join(" ");
     const directives = "id @include(if: true) ".repeat(30);
     for (const query of [
-      `{ store(id: ${demo.store.id}) { ${aliases} } }`,
-      `{ store(id: ${demo.store.id}) { ${"id ".repeat(1500)} } }`,
-      `{ store(id: ${demo.store.id}) { ${directives} } }`,
+      `{ store(id: ${store.id}) { ${aliases} } }`,
+      `{ store(id: ${store.id}) { ${"id ".repeat(1500)} } }`,
+      `{ store(id: ${store.id}) { ${directives} } }`,
     ]) {
       expect((await postGraphQL(platform.baseUrl, query, {}, token)).status).toBe(400);
     }
@@ -103,8 +104,8 @@ describe("GraphQL: one request never hurts the others", () => {
     expect((await get(storeQuery(), {})).status).toBe(400);
     const preflighted = await get(storeQuery(), { "apollo-require-preflight": "true" });
     expect(preflighted.status).toBe(200);
-    expect(((await preflighted.json()) as any).data.store.id).toBe(demo.store.id);
-    const mutation = await get(`mutation { deactivateStore(id: ${demo.store.id}) { id } }`, {
+    expect(((await preflighted.json()) as any).data.store.id).toBe(store.id);
+    const mutation = await get(`mutation { deactivateStore(id: ${store.id}) { id } }`, {
       "apollo-require-preflight": "true",
     });
     expect(mutation.status).toBe(405);
@@ -118,7 +119,7 @@ describe("GraphQL: one request never hurts the others", () => {
 
   it("applies the document limits over graphql-ws too, and the connection goes on", async () => {
     const client = createClient({
-      url: demo.graphql_ws_url,
+      url: demoUrls(platform.baseUrl).graphql_ws_url,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
       connectionParams: { authorization: `Bearer ${token}` },
@@ -145,7 +146,7 @@ describe("GraphQL: one request never hurts the others", () => {
         code: "INVALID_REQUEST",
         details: { field: "code", constraint: "text" },
       });
-      expect((await run(storeQuery())).data.store.id).toBe(demo.store.id);
+      expect((await run(storeQuery())).data.store.id).toBe(store.id);
     } finally {
       await client.dispose();
     }

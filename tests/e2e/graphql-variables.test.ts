@@ -1,16 +1,19 @@
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { DemoFile } from "../../apps/platform/src/demo";
+import { type DemoUser, demoUrls } from "../../apps/platform/src/demo";
 import { uniqueCode } from "../support/environment";
-import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededDevice, type SeededStore, seed } from "../support/seed";
 
 const updateStore = "mutation($id: Int!, $input: UpdateStoreInput!) { updateStore(id: $id, input: $input) { id } }";
 const storeName = "query($id: Int!) { store(id: $id) { name } }";
 
 describe("GraphQL: a variable it refuses names its field", () => {
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let homeStore: SeededStore;
+  let device: SeededDevice;
+  let staff: DemoUser;
   let token: string;
 
   const rest = async (method: string, path: string, body: unknown) => {
@@ -23,14 +26,16 @@ describe("GraphQL: a variable it refuses names its field", () => {
   };
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir);
-    token = (await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"))).access_token;
+    platform = await startTestPlatform({ demo: false });
+    homeStore = await seed(platform).store();
+    device = await seed(platform).device(homeStore);
+    staff = await seed(platform).user("STAFF", homeStore);
+    token = (await logIn(platform.baseUrl, await seed(platform).user("SYSTEM_OP", homeStore))).access_token;
   });
   afterAll(() => platform?.close());
 
   it("answers 400 invalid_request with the path in the variables, and changes nothing", async () => {
-    const before = (await postGraphQL(platform.baseUrl, storeName, { id: demo.store.id }, token)).body.data.store.name;
+    const before = (await postGraphQL(platform.baseUrl, storeName, { id: homeStore.id }, token)).body.data.store.name;
     const cases = [
       [{ status: "closed" }, "input.status", "enum"],
       [{ enabled_payment_methods: ["qr_mpm", "bitcoin"] }, "input.enabled_payment_methods.1", "enum"],
@@ -41,7 +46,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
     ] as const;
     for (const [input, field, constraint] of cases) {
       // A valid change beside the refused one: the operation must not run at all.
-      const variables = { id: demo.store.id, input: { name: "Renamed", ...input } };
+      const variables = { id: homeStore.id, input: { name: "Renamed", ...input } };
       const { status, body } = await postGraphQL(platform.baseUrl, updateStore, variables, token);
       expect({ input, status, data: body.data, extensions: body.errors?.[0]?.extensions }).toEqual({
         input,
@@ -51,7 +56,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
       });
       expect(body.errors?.[0]?.message).toMatch(new RegExp(`^${field.replaceAll(".", "\\.")} `));
     }
-    const after = (await postGraphQL(platform.baseUrl, storeName, { id: demo.store.id }, token)).body.data.store.name;
+    const after = (await postGraphQL(platform.baseUrl, storeName, { id: homeStore.id }, token)).body.data.store.name;
     expect(after).toBe(before);
   });
 
@@ -76,10 +81,10 @@ describe("GraphQL: a variable it refuses names its field", () => {
 
   it("answers 400 naming the field when a subgraph's own scalar refuses it (JSONObject, DateTime)", async () => {
     const cases = [
-      [updateStore, { id: demo.store.id, input: { payment_config: "cash" } }, "input.payment_config"],
+      [updateStore, { id: homeStore.id, input: { payment_config: "cash" } }, "input.payment_config"],
       [
         "query($store: Int, $from: DateTime) { orders(store_id: $store, from: $from) { total_count } }",
-        { store: demo.store.id, from: "yesterday" },
+        { store: homeStore.id, from: "yesterday" },
         "from",
       ],
     ] as const;
@@ -96,7 +101,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
   });
 
   it("keeps a service's refusal of a field's value a field error (HTTP 200, data null)", async () => {
-    const variables = { id: demo.store.id, input: { name: " " } };
+    const variables = { id: homeStore.id, input: { name: " " } };
     const { status, body } = await postGraphQL(platform.baseUrl, updateStore, variables, token);
     expect({ status, data: body.data, code: body.errors?.[0]?.extensions?.code, path: body.errors?.[0]?.path }).toEqual(
       { status: 200, data: null, code: "INVALID_REQUEST", path: ["updateStore"] },
@@ -105,7 +110,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
 
   it("names the field over graphql-ws too", async () => {
     const client = createClient({
-      url: demo.graphql_ws_url,
+      url: demoUrls(platform.baseUrl).graphql_ws_url,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
       connectionParams: { authorization: `Bearer ${token}` },
@@ -113,7 +118,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
     try {
       const errors = await new Promise<any>((resolve, reject) => {
         client.subscribe(
-          { query: updateStore, variables: { id: demo.store.id, input: { status: "closed" } } },
+          { query: updateStore, variables: { id: homeStore.id, input: { status: "closed" } } },
           { next: (result) => resolve(result.errors), error: resolve, complete: () => reject(new Error("no answer")) },
         );
       });
@@ -128,19 +133,19 @@ describe("GraphQL: a variable it refuses names its field", () => {
 
   it("keeps payment methods the spec's strings over REST, and a bad one a 400 naming the field", async () => {
     const created = await rest("POST", "/api/v1/stores", {
-      merchant_id: demo.merchant.id,
+      merchant_id: homeStore.merchant_id,
       code: uniqueCode("S"),
       name: "Methods",
       enabled_payment_methods: ["qr_mpm", "emoney", "cash"],
     });
     expect(created.status).toBe(201);
     expect(created.body.enabled_payment_methods).toEqual(["qr_mpm", "emoney", "cash"]);
-    const merchant = await rest("PATCH", `/api/v1/merchants/${demo.merchant.id}`, {
+    const merchant = await rest("PATCH", `/api/v1/merchants/${homeStore.merchant_id}`, {
       default_payment_methods: ["credit_card", "emoney"],
     });
     expect(merchant.status).toBe(200);
     expect(merchant.body.default_payment_methods).toEqual(["credit_card", "emoney"]);
-    const terminal = await rest("PATCH", `/api/v1/terminals/${demo.device.id}`, {
+    const terminal = await rest("PATCH", `/api/v1/terminals/${device.id}`, {
       config: { enabled_payment_methods: ["qr_cpm"] },
     });
     expect(terminal.status).toBe(200);
@@ -148,12 +153,12 @@ describe("GraphQL: a variable it refuses names its field", () => {
     const refusals = [
       [`/api/v1/stores/${created.body.id}`, { enabled_payment_methods: ["bitcoin"] }, "enabled_payment_methods.0"],
       [
-        `/api/v1/merchants/${demo.merchant.id}`,
+        `/api/v1/merchants/${homeStore.merchant_id}`,
         { default_payment_methods: ["cash", "QR"] },
         "default_payment_methods.1",
       ],
       [
-        `/api/v1/terminals/${demo.device.id}`,
+        `/api/v1/terminals/${device.id}`,
         { config: { enabled_payment_methods: ["x"] } },
         "config.enabled_payment_methods.0",
       ],
@@ -172,7 +177,7 @@ describe("GraphQL: a variable it refuses names its field", () => {
   it("keeps receipt delivery, printer protocol, update channel and settlement frequency strings over REST", async () => {
     const printer = { address: "printer.local", port: 9100, protocol: "star_tcp" };
     const created = await rest("POST", "/api/v1/stores", {
-      merchant_id: demo.merchant.id,
+      merchant_id: homeStore.merchant_id,
       code: uniqueCode("S"),
       name: "Receipts",
       receipt_delivery: ["print", "email"],
@@ -182,22 +187,24 @@ describe("GraphQL: a variable it refuses names its field", () => {
       status: 201,
       body: { receipt_delivery: ["print", "email"], printer_config: printer },
     });
-    const merchant = await rest("PATCH", `/api/v1/merchants/${demo.merchant.id}`, { settlement_frequency: "weekly" });
+    const merchant = await rest("PATCH", `/api/v1/merchants/${homeStore.merchant_id}`, {
+      settlement_frequency: "weekly",
+    });
     expect(merchant).toMatchObject({ status: 200, body: { settlement_frequency: "weekly" } });
     const config = { receipt_delivery: ["sms"], app_version_policy: { channel: "beta" }, printer: printer };
-    const terminal = await rest("PATCH", `/api/v1/terminals/${demo.device.id}`, { config });
+    const terminal = await rest("PATCH", `/api/v1/terminals/${device.id}`, { config });
     expect(terminal).toMatchObject({ status: 200, body: { config } });
     const store = `/api/v1/stores/${created.body.id}`;
     const refusals = [
       [store, { receipt_delivery: ["print", "fax"] }, "receipt_delivery.1"],
       [store, { printer_config: { ...printer, protocol: "serial" } }, "printer_config.protocol"],
-      [`/api/v1/merchants/${demo.merchant.id}`, { settlement_frequency: "hourly" }, "settlement_frequency"],
+      [`/api/v1/merchants/${homeStore.merchant_id}`, { settlement_frequency: "hourly" }, "settlement_frequency"],
       [
-        `/api/v1/terminals/${demo.device.id}`,
+        `/api/v1/terminals/${device.id}`,
         { config: { app_version_policy: { channel: "nightly" } } },
         "config.app_version_policy.channel",
       ],
-      [`/api/v1/terminals/${demo.device.id}`, { config: { receipt_delivery: ["fax"] } }, "config.receipt_delivery.0"],
+      [`/api/v1/terminals/${device.id}`, { config: { receipt_delivery: ["fax"] } }, "config.receipt_delivery.0"],
     ] as const;
     for (const [path, change, field] of refusals) {
       const { status, body } = await rest("PATCH", path, change);
@@ -210,7 +217,6 @@ describe("GraphQL: a variable it refuses names its field", () => {
   });
 
   it("takes PIN login and MFA verification as one input, and REST names a missing field", async () => {
-    const staff = demoUser(demo, "STAFF");
     const pinLogin = await postGraphQL(
       platform.baseUrl,
       "mutation($input: PinLoginInput!) { pinLogin(input: $input) { token_type } }",

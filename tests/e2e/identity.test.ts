@@ -2,7 +2,7 @@ import { createClient } from "graphql-ws";
 import { decodeJwt, type JWK, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { DemoFile } from "../../apps/platform/src/demo";
+import { type DemoFile, type DemoUser, demoUrls } from "../../apps/platform/src/demo";
 import { rotateSigningKeys } from "../../apps/platform/src/signing-keys";
 import { clusterWiring, uniqueCode } from "../support/environment";
 import {
@@ -17,6 +17,7 @@ import {
   type TestPlatform,
 } from "../support/platform";
 import { operator } from "../support/portal-seed";
+import { type SeededStore, seed } from "../support/seed";
 
 describe("human identity through the edge", () => {
   let platform: TestPlatform;
@@ -363,26 +364,35 @@ describe("human identity through the edge", () => {
 describe.skipIf(clusterWiring)("signing key rotation seen through the edge", () => {
   const clock = { now: new Date() };
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let store: SeededStore;
+  /** One user of each tier the tests log in, in `store` or above it. */
+  let users: Record<"PSP_ADMIN" | "SYSTEM_OP" | "MERCHANT_ADMIN" | "STAFF", DemoUser>;
   const DAY = 24 * 60 * 60 * 1000;
   const RATE_LIMIT = 30;
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ clock: () => clock.now, rateLimits: { api: RATE_LIMIT } });
-    demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ demo: false, clock: () => clock.now, rateLimits: { api: RATE_LIMIT } });
+    const fixtures = seed(platform);
+    store = await fixtures.store();
+    users = {
+      PSP_ADMIN: await fixtures.user("PSP_ADMIN", store),
+      SYSTEM_OP: await fixtures.user("SYSTEM_OP", store),
+      MERCHANT_ADMIN: await fixtures.user("MERCHANT_ADMIN", store),
+      STAFF: await fixtures.user("STAFF", store),
+    };
   });
   afterAll(() => platform?.close());
 
   it("keeps old tokens valid through the overlap, takes new keys at once, and rejects expiry", async () => {
-    const storePath = `/api/v1/stores/${demo.store.id}`;
+    const storePath = `/api/v1/stores/${store.id}`;
     // The first token creates the first signing key; its 90 days start now.
-    await logIn(platform.baseUrl, demoUser(demo, "PSP_ADMIN"), clock.now);
+    await logIn(platform.baseUrl, users.PSP_ADMIN, clock.now);
     clock.now = new Date(clock.now.getTime() + 90 * DAY - 60_000);
-    const before = (await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"), clock.now)).access_token;
+    const before = (await logIn(platform.baseUrl, users.SYSTEM_OP, clock.now)).access_token;
     expect((await get(platform.baseUrl, storePath, before)).status).toBe(200);
 
     clock.now = new Date(clock.now.getTime() + 2 * 60_000);
-    const after = (await logIn(platform.baseUrl, demoUser(demo, "MERCHANT_ADMIN"), clock.now)).access_token;
+    const after = (await logIn(platform.baseUrl, users.MERCHANT_ADMIN, clock.now)).access_token;
     expect(decodeJwt(after).iat).toBeGreaterThan(decodeJwt(before).iat!);
     const kid = (token: string) => JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString()).kid;
     expect(kid(after)).not.toBe(kid(before));
@@ -390,7 +400,7 @@ describe.skipIf(clusterWiring)("signing key rotation seen through the edge", () 
     expect((await get(platform.baseUrl, storePath, after)).status).toBe(200);
 
     const socket = createClient({
-      url: demo.graphql_ws_url,
+      url: demoUrls(platform.baseUrl).graphql_ws_url,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
       connectionParams: { authorization: `Bearer ${after}` },
@@ -402,7 +412,7 @@ describe.skipIf(clusterWiring)("signing key rotation seen through the edge", () 
           { next: resolve, error: reject, complete: () => {} },
         );
       });
-    expect((await query()).data.stores.nodes).toEqual([{ id: demo.store.id }]);
+    expect((await query()).data.stores.nodes).toEqual([{ id: store.id }]);
 
     clock.now = new Date(clock.now.getTime() + 16 * 60_000);
     // The connection outlives its token: later operations are refused until the client reconnects.
@@ -421,7 +431,7 @@ describe.skipIf(clusterWiring)("signing key rotation seen through the edge", () 
 
   it("limits portal requests per minute per IP, signed in or not, with the rate headers", async () => {
     clock.now = new Date(clock.now.getTime() + 60_000);
-    const token = (await logIn(platform.baseUrl, demoUser(demo, "STAFF"), clock.now)).access_token;
+    const token = (await logIn(platform.baseUrl, users.STAFF, clock.now)).access_token;
     const statuses: number[] = [];
     let last: Response | undefined;
     for (let i = 0; i < RATE_LIMIT; i++) {
@@ -435,9 +445,9 @@ describe.skipIf(clusterWiring)("signing key rotation seen through the edge", () 
     expect(last!.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(Number(last!.headers.get("x-ratelimit-reset"))).toBeGreaterThan(clock.now.getTime() / 1000);
     // A token does not lift the IP's limit (tests/e2e/edge-security.test.ts shows the per-user one).
-    expect((await get(platform.baseUrl, `/api/v1/stores/${demo.store.id}`, token)).status).toBe(429);
+    expect((await get(platform.baseUrl, `/api/v1/stores/${store.id}`, token)).status).toBe(429);
     clock.now = new Date(clock.now.getTime() + 60_000);
     expect((await fetch(`${platform.baseUrl}/api/v1/jwks/device`)).status).toBe(200);
-    expect((await get(platform.baseUrl, `/api/v1/stores/${demo.store.id}`, token)).status).toBe(200);
+    expect((await get(platform.baseUrl, `/api/v1/stores/${store.id}`, token)).status).toBe(200);
   });
 });

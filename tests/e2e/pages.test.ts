@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import { deviceToken, humanToken } from "../support/device";
 import { uniqueCode } from "../support/environment";
-import { postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type Branch, operator, seedBranch } from "../support/portal-seed";
+import { seed } from "../support/seed";
 
 // Lists a UI pages through answer a page: { nodes, total_count, page_info { has_next_page end_cursor } }.
 describe("GraphQL list pages", () => {
   let platform: TestPlatform;
-  let demo: DemoFile;
   let home: Branch;
   let away: Branch;
   const tokens = { homeAdmin: "", operator: "", storeManager: "", terminal: "" };
@@ -29,8 +28,7 @@ describe("GraphQL list pages", () => {
   }
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ demo: false });
     home = await seedBranch(platform.portal);
     await platform.portal.tenants.createStore(operator, {
       merchant_id: home.merchant.id,
@@ -44,13 +42,15 @@ describe("GraphQL list pages", () => {
       merchant_id: home.merchant.id,
     });
     tokens.operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
+    // The store the orders are taken in, by its terminal, and read by its manager.
+    const store = await seed(platform).store();
     tokens.storeManager = await humanToken(platform.portal, {
       role: "STORE_MANAGER",
-      psp_id: demo.psp.id,
-      merchant_id: demo.merchant.id,
-      store_id: demo.store.id,
+      psp_id: store.psp_id,
+      merchant_id: store.merchant_id,
+      store_id: store.id,
     });
-    tokens.terminal = await deviceToken(platform.baseUrl, demo.device);
+    tokens.terminal = await deviceToken(platform.baseUrl, await seed(platform).device(store));
   });
   afterAll(() => platform?.close());
 

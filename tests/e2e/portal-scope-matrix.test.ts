@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { type Role, roles } from "@pos-cloud/common";
 import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import { uniqueCode } from "../support/environment";
-import { demoUser, logIn, startTestPlatform, type TestPlatform } from "../support/platform";
+import { logIn, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededDevice, type SeededStore, seed } from "../support/seed";
 
 const tiers = ["L0", "L1", "L2", "L3", "L4", "L5", "L6"] as const;
 type Tier = (typeof tiers)[number];
@@ -16,11 +15,12 @@ const by = (status: number, ...allowed: Tier[]): Expected =>
 const all = (status: number) => by(status, ...tiers);
 const upTo = (tier: Tier) => tiers.slice(0, tiers.indexOf(tier) + 1);
 
-// Every portal endpoint of this area, called by each tier on a target inside its scope (the demo branch) and
-// outside it (a second PSP's branch), with tokens from real logins that the edge verifies.
+// Every portal endpoint of this area, called by each tier on a target inside its scope (the home branch: a store in
+// an area, its terminal) and outside it (a second PSP's branch), with tokens from real logins that the edge verifies.
 describe("portal endpoints by tier, inside and outside scope", () => {
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let home: SeededStore;
+  let homeDevice: SeededDevice;
   const tokens = {} as Record<Tier, string>;
   const away = { psp: 0, merchant: 0, store: 0, device: "" };
   let sibling: number;
@@ -38,21 +38,16 @@ describe("portal endpoints by tier, inside and outside scope", () => {
   };
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8"));
-    // Real logins of the demo users, one per tier: L3 oversees the demo store's area (the sibling store created
-    // below is in none), L4 to L6 work in the demo store.
-    const roles = [
-      "SYSTEM_OP",
-      "PSP_ADMIN",
-      "MERCHANT_ADMIN",
-      "AREA_MANAGER",
-      "STORE_MANAGER",
-      "STAFF_LEADER",
-      "STAFF",
-    ];
-    for (const [i, tier] of tiers.entries()) {
-      tokens[tier] = (await logIn(platform.baseUrl, demoUser(demo, roles[i] as "STAFF"))).access_token;
+    platform = await startTestPlatform({ demo: false });
+    const fixtures = seed(platform);
+    home = await fixtures.store();
+    homeDevice = await fixtures.device(home);
+    // Real logins, one per tier: L3 oversees the home store's area (the sibling store created below is in none),
+    // L4 to L6 work in the home store.
+    const area = await fixtures.area(home);
+    for (const role of Object.keys(roles) as Role[]) {
+      const user = await fixtures.user(role, home, area);
+      tokens[`L${roles[role]}`] = (await logIn(platform.baseUrl, user)).access_token;
     }
     away.psp = (await call("L0", "POST", "/api/v1/psps", { code: uniqueCode("P"), name: "away" })).body.id;
     away.merchant = (
@@ -64,7 +59,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     away.device = (await call("L0", "POST", "/api/v1/terminals", terminal(away.store))).body.id;
     sibling = (
       await call("L0", "POST", "/api/v1/stores", {
-        merchant_id: demo.merchant.id,
+        merchant_id: home.merchant_id,
         code: uniqueCode("S"),
         name: "sibling",
       })
@@ -112,7 +107,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     [
       "POST /merchants inside",
       async (t) =>
-        (await call(t, "POST", "/merchants", { psp_id: demo.psp.id, code: uniqueCode("M"), name: t })).status,
+        (await call(t, "POST", "/merchants", { psp_id: home.psp_id, code: uniqueCode("M"), name: t })).status,
       by(201, "L0", "L1"),
     ],
     [
@@ -122,7 +117,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     ],
     [
       "GET /merchants/{id} inside",
-      async (t) => (await call(t, "GET", `/merchants/${demo.merchant.id}`)).status,
+      async (t) => (await call(t, "GET", `/merchants/${home.merchant_id}`)).status,
       by(200, "L0", "L1", "L2"),
     ],
     [
@@ -132,7 +127,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     ],
     [
       "PATCH /merchants/{id} inside",
-      async (t) => (await call(t, "PATCH", `/merchants/${demo.merchant.id}`, { legal_name: t })).status,
+      async (t) => (await call(t, "PATCH", `/merchants/${home.merchant_id}`, { legal_name: t })).status,
       by(200, "L0", "L1", "L2"),
     ],
     [
@@ -142,7 +137,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     ],
     [
       "DELETE /merchants/{id} inside",
-      async (t) => (await call(t, "DELETE", `/merchants/${await freshMerchant(demo.psp.id)}`)).status,
+      async (t) => (await call(t, "DELETE", `/merchants/${await freshMerchant(home.psp_id)}`)).status,
       by(200, "L0", "L1"),
     ],
     [
@@ -154,7 +149,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     [
       "POST /stores inside",
       async (t) =>
-        (await call(t, "POST", "/stores", { merchant_id: demo.merchant.id, code: uniqueCode("S"), name: t })).status,
+        (await call(t, "POST", "/stores", { merchant_id: home.merchant_id, code: uniqueCode("S"), name: t })).status,
       by(201, "L0", "L1", "L2"),
     ],
     [
@@ -163,7 +158,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
         (await call(t, "POST", "/stores", { merchant_id: away.merchant, code: uniqueCode("S"), name: t })).status,
       by(201, "L0"),
     ],
-    ["GET /stores/{id} inside", async (t) => (await call(t, "GET", `/stores/${demo.store.id}`)).status, all(200)],
+    ["GET /stores/{id} inside", async (t) => (await call(t, "GET", `/stores/${home.id}`)).status, all(200)],
     [
       "GET /stores/{id} sibling",
       async (t) => (await call(t, "GET", `/stores/${sibling}`)).status,
@@ -172,7 +167,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     ["GET /stores/{id} outside", async (t) => (await call(t, "GET", `/stores/${away.store}`)).status, by(200, "L0")],
     [
       "PATCH /stores/{id} inside",
-      async (t) => (await call(t, "PATCH", `/stores/${demo.store.id}`, { contact_phone: "+81300000000" })).status,
+      async (t) => (await call(t, "PATCH", `/stores/${home.id}`, { contact_phone: "+81300000000" })).status,
       by(200, ...upTo("L4")),
     ],
     [
@@ -182,7 +177,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     ],
     [
       "DELETE /stores/{id} inside",
-      async (t) => (await call(t, "DELETE", `/stores/${await freshStore(demo.merchant.id)}`)).status,
+      async (t) => (await call(t, "DELETE", `/stores/${await freshStore(home.merchant_id)}`)).status,
       by(200, "L0", "L1", "L2"),
     ],
     [
@@ -192,7 +187,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     ],
     [
       "GET /stores/{id}/devices inside",
-      async (t) => (await call(t, "GET", `/stores/${demo.store.id}/devices`)).status,
+      async (t) => (await call(t, "GET", `/stores/${home.id}/devices`)).status,
       all(200),
     ],
     [
@@ -203,7 +198,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     ["GET /terminals", async (t) => (await call(t, "GET", "/terminals")).status, all(200)],
     [
       "POST /terminals inside",
-      async (t) => (await call(t, "POST", "/terminals", terminal(demo.store.id))).status,
+      async (t) => (await call(t, "POST", "/terminals", terminal(home.id))).status,
       by(201, ...upTo("L4")),
     ],
     [
@@ -211,11 +206,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
       async (t) => (await call(t, "POST", "/terminals", terminal(away.store))).status,
       by(201, "L0"),
     ],
-    [
-      "GET /terminals/{id} inside",
-      async (t) => (await call(t, "GET", `/terminals/${demo.device.id}`)).status,
-      all(200),
-    ],
+    ["GET /terminals/{id} inside", async (t) => (await call(t, "GET", `/terminals/${homeDevice.id}`)).status, all(200)],
     [
       "GET /terminals/{id} outside",
       async (t) => (await call(t, "GET", `/terminals/${away.device}`)).status,
@@ -224,7 +215,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     [
       "PATCH /terminals/{id} inside",
       async (t) =>
-        (await call(t, "PATCH", `/terminals/${demo.device.id}`, { config: { receipt_delivery: ["print"] } })).status,
+        (await call(t, "PATCH", `/terminals/${homeDevice.id}`, { config: { receipt_delivery: ["print"] } })).status,
       by(200, ...upTo("L4")),
     ],
     [
@@ -236,9 +227,9 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     [
       "POST /terminals/{id}/suspend then resume inside",
       async (t) => {
-        const suspended = await call(t, "POST", `/terminals/${demo.device.id}/suspend`);
+        const suspended = await call(t, "POST", `/terminals/${homeDevice.id}/suspend`);
         if (suspended.status === 200)
-          expect((await call(t, "POST", `/terminals/${demo.device.id}/resume`)).status).toBe(200);
+          expect((await call(t, "POST", `/terminals/${homeDevice.id}/resume`)).status).toBe(200);
         return suspended.status;
       },
       by(200, ...upTo("L4")),
@@ -252,9 +243,9 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     [
       "POST /terminals/{id}/transfer inside (to a sibling store and back)",
       async (t) => {
-        const moved = await call(t, "POST", `/terminals/${demo.device.id}/transfer`, { store_id: sibling });
+        const moved = await call(t, "POST", `/terminals/${homeDevice.id}/transfer`, { store_id: sibling });
         if (moved.status === 200) {
-          await call(t, "POST", `/terminals/${demo.device.id}/transfer`, { store_id: demo.store.id });
+          await call(t, "POST", `/terminals/${homeDevice.id}/transfer`, { store_id: home.id });
         }
         return moved.status;
       },
@@ -268,7 +259,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     [
       "DELETE /terminals/{id} inside (an unprovisioned one: 409 once past the scope check)",
       async (t) => {
-        const { id } = (await call("L0", "POST", "/terminals", terminal(demo.store.id))).body;
+        const { id } = (await call("L0", "POST", "/terminals", terminal(home.id))).body;
         return (await call(t, "DELETE", `/terminals/${id}`)).status;
       },
       by(409, ...upTo("L4")),
@@ -284,7 +275,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
         (
           await call(t, "POST", "/device/provision/activate", {
             activation_code: await activationCode(),
-            store_id: demo.store.id,
+            store_id: home.id,
           })
         ).status,
       by(200, ...upTo("L4")),
@@ -321,7 +312,7 @@ describe("portal endpoints by tier, inside and outside scope", () => {
     [
       "GET /app-updates/check (device only)",
       async (t) =>
-        (await call(t, "GET", `/app-updates/check?app_name=qr-app&current_version_code=1&device_id=${demo.device.id}`))
+        (await call(t, "GET", `/app-updates/check?app_name=qr-app&current_version_code=1&device_id=${homeDevice.id}`))
           .status,
       all(403),
     ],

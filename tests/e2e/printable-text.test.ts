@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import { deviceToken, humanToken } from "../support/device";
-import { demoUser, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStore, seed } from "../support/seed";
 
 /** ESC/POS commands and a bidirectional override, as a probe typed them into an item name (issue 21). */
 const hostile = "Tea\u0007\u001b[2J\u202e";
@@ -20,7 +20,9 @@ const commands = (text: string) =>
 
 describe("text that can reach a receipt printer", () => {
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let store: SeededStore;
+  /** A staff member of the store, who takes the bills. */
+  let staffCode: string;
   let terminal: string;
   let admin: string;
   let table = 0;
@@ -47,13 +49,14 @@ describe("text that can reach a receipt printer", () => {
   });
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir);
-    terminal = await deviceToken(platform.baseUrl, demo.device);
+    platform = await startTestPlatform({ demo: false });
+    store = await seed(platform).store();
+    terminal = await deviceToken(platform.baseUrl, await seed(platform).device(store));
+    staffCode = (await seed(platform).user("STAFF", store)).login_id;
     admin = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
-      psp_id: demo.psp.id,
-      merchant_id: demo.merchant.id,
+      psp_id: store.psp_id,
+      merchant_id: store.merchant_id,
     });
   }, 120_000);
   afterAll(() => platform?.close());
@@ -80,30 +83,30 @@ describe("text that can reach a receipt printer", () => {
 
   it("refuses store, merchant and customer names with them, on create and update, and writes nothing", async () => {
     const code = `PT-${randomUUID().slice(0, 8)}`;
-    const store = { merchant_id: demo.merchant.id, code, name: "Shop" };
-    expect(await call("POST", "/api/v1/stores", admin, { ...store, name: "Shop\u001bp" })).toMatchObject(
+    const created = { merchant_id: store.merchant_id, code, name: "Shop" };
+    expect(await call("POST", "/api/v1/stores", admin, { ...created, name: "Shop\u001bp" })).toMatchObject(
       refused("name"),
     );
-    const stores = await call("GET", `/api/v1/stores?merchant_id=${demo.merchant.id}&limit=100`, admin);
+    const stores = await call("GET", `/api/v1/stores?merchant_id=${store.merchant_id}&limit=100`, admin);
     expect(stores.body.map((s: { code: string }) => s.code)).not.toContain(code);
     expect(
-      await call("POST", "/api/v1/stores", admin, { ...store, receipt_settings: { footer: "\u202eyb" } }),
+      await call("POST", "/api/v1/stores", admin, { ...created, receipt_settings: { footer: "\u202eyb" } }),
     ).toMatchObject(refused("receipt_settings"));
-    expect(await call("PATCH", `/api/v1/stores/${demo.store.id}`, admin, { name: "\u2066Shop" })).toMatchObject(
+    expect(await call("PATCH", `/api/v1/stores/${store.id}`, admin, { name: "\u2066Shop" })).toMatchObject(
       refused("name"),
     );
     expect(
-      await call("PATCH", `/api/v1/stores/${demo.store.id}`, admin, { address: { street: "1-2\u0007" } }),
+      await call("PATCH", `/api/v1/stores/${store.id}`, admin, { address: { street: "1-2\u0007" } }),
     ).toMatchObject(refused("address.street"));
-    expect(commands((await call("GET", `/api/v1/stores/${demo.store.id}`, admin)).body.name)).toEqual([]);
+    expect(commands((await call("GET", `/api/v1/stores/${store.id}`, admin)).body.name)).toEqual([]);
 
     const operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
-    const merchant = { psp_id: demo.psp.id, code, name: "Merchant\u001b@" };
+    const merchant = { psp_id: store.psp_id, code, name: "Merchant\u001b@" };
     expect(await call("POST", "/api/v1/merchants", operator, merchant)).toMatchObject(refused("name"));
     expect(
-      await call("PATCH", `/api/v1/merchants/${demo.merchant.id}`, operator, { legal_name: "K.K.\u0085" }),
+      await call("PATCH", `/api/v1/merchants/${store.merchant_id}`, operator, { legal_name: "K.K.\u0085" }),
     ).toMatchObject(refused("legal_name"));
-    const { legal_name } = (await call("GET", `/api/v1/merchants/${demo.merchant.id}`, operator)).body;
+    const { legal_name } = (await call("GET", `/api/v1/merchants/${store.merchant_id}`, operator)).body;
     expect(commands(legal_name ?? "")).toEqual([]);
 
     const customerName = `Customer ${code}\u001b`;
@@ -124,15 +127,15 @@ describe("text that can reach a receipt printer", () => {
     const made = await call("POST", "/api/v1/orders", terminal, order("Tea"));
     const bill = await call("POST", "/api/v1/bills", terminal, {
       order_id: made.body.id,
-      staff_code: demoUser(demo, "STAFF").login_id,
+      staff_code: staffCode,
       tax_percentage: 10,
     });
     expect(bill.status).toBe(201);
     // Old data, as the probe left it: written straight into the tables.
     await platform.pos.prisma.orderItem.updateMany({ where: { order_id: made.body.id }, data: { item_name: hostile } });
     await platform.portal.prisma.store.update({
-      where: { id: demo.store.id },
-      data: { name: "Demo\u001bp\u0019 Store\u2067", receipt_settings: { footer: "Bye\u0007\u202e" } },
+      where: { id: store.id },
+      data: { name: "Corner\u001bp\u0019 Store\u2067", receipt_settings: { footer: "Bye\u0007\u202e" } },
     });
     const paid = await call("POST", "/api/v1/payments", terminal, {
       bill_id: bill.body.id,
@@ -148,7 +151,7 @@ describe("text that can reach a receipt printer", () => {
     expect(response.status).toBe(200);
     const text = await response.text();
     expect(text).toContain("Tea[2J");
-    expect(text).toContain("Demop Store");
+    expect(text).toContain("Cornerp Store");
     expect(text).toContain("Bye");
     expect(commands(text)).toEqual([]);
   });

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restRoutes } from "../../rest-compat/src/index";
 import { humanToken } from "../support/device";
 import { call, signed } from "../support/gateway";
-import { readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
 import { type RouteFields, routeFields } from "../support/request-fields";
+import { seed } from "../support/seed";
 
 /** Text PostgreSQL refuses, as a JSON string (`JSON.stringify` writes the lone surrogate as the escape `\ud800`) ... */
 const badStrings = { nul: "\u0000", surrogate: "\ud800" };
@@ -55,16 +56,17 @@ describe("text PostgreSQL cannot store, in every field of every route", () => {
   beforeAll(async () => {
     const unlimited = 1_000_000;
     platform = await startTestPlatform({
+      demo: false,
       rateLimits: { api: unlimited, ip: unlimited, merchant: unlimited, store: unlimited, global: unlimited },
     });
   }, 120_000);
   afterAll(() => platform?.close());
 
   it("is refused with 400 naming the field, never a 500, as each route's caller sends it", async () => {
-    const demo = readDemo(platform.dataDir);
     // The text check runs before any operation, so a token the edge accepts carries a request to it; a system
-    // operator's is refused by no route before that.
+    // operator's is refused by no route before that, nor a partner's signature by any of the partner API's.
     const operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
+    const partner = await seed(platform).partner();
     const routes = await routeFields(restRoutes);
     // A route with nothing to put text in says why; none is left out without a reason.
     const untested = routes
@@ -81,7 +83,7 @@ describe("text PostgreSQL cannot store, in every field of every route", () => {
 
     const send = ({ route, target, body }: Case) => {
       const { method, auth } = route.route;
-      if (auth === "hmac") return signed(platform.baseUrl, demo.partner, method, target, body);
+      if (auth === "hmac") return signed(platform.baseUrl, partner, method, target, body);
       const token: Record<string, string> = target.startsWith("/v1/") ? {} : { authorization: `Bearer ${operator}` };
       return call(platform.baseUrl, method, target, body, token);
     };

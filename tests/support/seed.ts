@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import type { Role } from "@pos-cloud/common";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { createTierUser, type DemoProviders, type DemoUser } from "../../apps/platform/src/demo";
@@ -20,6 +21,13 @@ export interface SeededStore {
   merchant: SeededMerchant;
 }
 
+/** A client partner's API key (what `signed` in gateway.ts signs with) and the code of the store it serves. */
+export interface SeededPartner {
+  client_id: string;
+  secret: string;
+  store_code: string;
+}
+
 /** An active terminal: what `deviceToken` (device.ts) needs to get its tokens. */
 export interface SeededDevice {
   id: string;
@@ -38,10 +46,12 @@ export interface SeededDevice {
  * const staff = await seed(platform).user("STAFF", store);
  * const tokens = await logIn(platform.baseUrl, staff);
  * const terminal = await seed(platform).device(store);
+ * const manager = await seed(platform).user("AREA_MANAGER", store, await seed(platform).area(store));
+ * const partner = await seed(platform).partner();      // signs /v1 calls for a store of its own at the gateway
  * ```
  */
-export function seed(platform: Pick<TestPlatform, "portal">) {
-  const { portal } = platform;
+export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payments">) {
+  const { portal, partners, payments } = platform;
 
   async function psp() {
     const created = await portal.tenants.createPsp(operator, { code: uniqueCode("PSP"), name: "Seeded PSP" });
@@ -97,20 +107,23 @@ export function seed(platform: Pick<TestPlatform, "portal">) {
     };
   }
 
+  /** An area of the store's merchant, holding the store. */
+  async function area(holding: SeededStore) {
+    const created = await portal.areas.createUnchecked(holding.merchant_id, uniqueCode("Area"));
+    await portal.areas.assignStoreUnchecked(holding.id, created.id);
+    return { id: created.id };
+  }
+
   /**
-   * A user of `role` placed at its tier's level of `at` (L3 in a new area holding the store), with a password and
-   * TOTP (L0 to L4) or a PIN (L5, L6): `logIn` (platform.ts) takes it as it takes a demo user.
+   * A user of `role` placed at its tier's level of `at` (L3 in `inArea`, else in a new area holding the store), with
+   * a password and TOTP (L0 to L4) or a PIN (L5, L6): `logIn` (platform.ts) takes it as it takes a demo user.
    */
-  async function user(role: Role, at: SeededStore): Promise<DemoUser> {
+  async function user(role: Role, at: SeededStore, inArea?: { id: string }): Promise<DemoUser> {
     const place: Record<Role, () => Promise<object>> = {
       SYSTEM_OP: async () => ({}),
       PSP_ADMIN: async () => ({ psp_id: at.psp_id }),
       MERCHANT_ADMIN: async () => ({ merchant_id: at.merchant_id }),
-      AREA_MANAGER: async () => {
-        const area = await portal.areas.createUnchecked(at.merchant_id, uniqueCode("Area"));
-        await portal.areas.assignStoreUnchecked(at.id, area.id);
-        return { area_id: area.id };
-      },
+      AREA_MANAGER: async () => ({ area_id: (inArea ?? (await area(at))).id }),
       STORE_MANAGER: async () => ({ store_id: at.id }),
       STAFF_LEADER: async () => ({ store_id: at.id }),
       STAFF: async () => ({ store_id: at.id }),
@@ -118,5 +131,18 @@ export function seed(platform: Pick<TestPlatform, "portal">) {
     return createTierUser(portal, role, await place[role](), `Seeded ${role.toLowerCase()}`);
   }
 
-  return { psp, merchant, store, device, user };
+  /**
+   * A client partner with an API key, serving a merchant and a store of its own at the gateway, granted as an operator
+   * grants them. Ids far above the portal's: the platform's own partner syncs every portal merchant and holds it.
+   */
+  async function partner(): Promise<SeededPartner> {
+    const created = await partners.createPartner(uniqueCode("Partner"));
+    const { client_id, secret } = await partners.issueApiKey(created.id);
+    const gatewayId = () => 2_000_000_000 + randomInt(100_000_000);
+    const store = { store_id: gatewayId(), store_code: uniqueCode("GS") };
+    await payments.merchantSync.grant(created.id, { merchants: [{ merchant_id: gatewayId(), stores: [store] }] });
+    return { client_id, secret, store_code: store.store_code };
+  }
+
+  return { psp, merchant, store, area, device, user, partner };
 }

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { onPostgres, postgresUrl, temporaryDirectory } from "../../../../tests/support/environment";
 import { openDatabase } from "./database";
 
@@ -13,16 +13,11 @@ describe.runIf(onPostgres)("a PostgreSQL database", () => {
       const terminated = await other.query<{ done: boolean }>("SELECT pg_terminate_backend($1) AS done", [pid]);
       expect(terminated).toEqual([{ done: true }]);
       // The pool hears of it from the closing socket; a query may reach the dead connection before that.
-      const nextPid = async (attempts: number): Promise<number> => {
-        try {
-          return (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0]!.pid;
-        } catch (error) {
-          if (attempts === 0) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          return nextPid(attempts - 1);
-        }
-      };
-      expect(await nextPid(20)).not.toBe(pid);
+      const nextPid = await vi.waitFor(
+        async () => (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0]!.pid,
+        { interval: 50, timeout: 1000 },
+      );
+      expect(nextPid).not.toBe(pid);
     } finally {
       await db.close();
       await other.close();
