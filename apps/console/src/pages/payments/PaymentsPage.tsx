@@ -1,5 +1,5 @@
 import { useQuery } from "@apollo/client/react";
-import { Group, NumberInput, Select, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Group, Select, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useSearchParams } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Loading } from "../../components/Loading";
@@ -51,7 +51,14 @@ export function PaymentsPage() {
       <Title order={2}>Payments</Title>
       <Group align="end" role="search" aria-label="Payment search">
         {identity?.store_id === null && (
-          <NumberInput label="Store id" min={1} value={read("store") ?? ""} onChange={(v) => set("store", v)} w={120} />
+          <TextInput
+            label="Store id"
+            type="number"
+            min={1}
+            value={read("store") ?? ""}
+            onChange={(e) => set("store", e.currentTarget.value)}
+            w={120}
+          />
         )}
         <TextInput
           label="From"
@@ -76,8 +83,22 @@ export function PaymentsPage() {
           onChange={(v) => set("method", v)}
           w={160}
         />
-        <NumberInput label="Amount from" min={0} value={read("min") ?? ""} onChange={(v) => set("min", v)} w={130} />
-        <NumberInput label="Amount to" min={0} value={read("max") ?? ""} onChange={(v) => set("max", v)} w={130} />
+        <TextInput
+          label="Amount from"
+          type="number"
+          min={0}
+          value={read("min") ?? ""}
+          onChange={(e) => set("min", e.currentTarget.value)}
+          w={130}
+        />
+        <TextInput
+          label="Amount to"
+          type="number"
+          min={0}
+          value={read("max") ?? ""}
+          onChange={(e) => set("max", e.currentTarget.value)}
+          w={130}
+        />
       </Group>
       {error && <ErrorAlert error={error} />}
       {loading && !data && <Loading />}
