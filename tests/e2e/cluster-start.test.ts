@@ -37,6 +37,7 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
   let receiver: WebhookReceiver;
   let posUrl: string;
   let posDatabase: pg.Client;
+  let databaseUrls: Parameters<typeof localClusterConfig>[0]["databaseUrls"];
   const output: string[] = [];
 
   beforeAll(async () => {
@@ -45,9 +46,10 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
     const dataDir = temporaryDirectory("pos-cloud-cluster-");
     closers.push(async () => dataDir.remove());
     const otherPort = await freePort();
+    databaseUrls = storage.urls as Required<typeof storage.urls>;
     const config = await localClusterConfig({
       dataDir: dataDir.path,
-      databaseUrls: storage.urls as Required<typeof storage.urls>,
+      databaseUrls,
       workers: 2,
       allowPrivateWebhookUrls: true,
     });
@@ -81,6 +83,21 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
   afterAll(async () => {
     for (const close of closers) await close();
   }, 60_000);
+
+  it("stops before any process starts when a new DATA_DIR's master key does not open the databases' secrets", async () => {
+    const fresh = temporaryDirectory("pos-cloud-cluster-other-key-");
+    const lines: string[] = [];
+    try {
+      const config = await localClusterConfig({ dataDir: fresh.path, databaseUrls });
+      await expect(startCluster(config, { output: (line) => lines.push(line) })).rejects.toThrow(
+        /^the databases were made with another master key \(the portal database's secrets do not open with this one\): give that key with MASTER_KEY \(or its file DATA_DIR\/master.key\), or start on new databases with DATABASE_PREFIX/,
+      );
+    } finally {
+      fresh.remove();
+    }
+    expect(lines).toEqual([]);
+    expect((await fetch(`${cluster.baseUrl}/health`)).status).toBe(200);
+  });
 
   it("writes demo.json with the cluster's edge address, as npm start does", () => {
     expect(demo.base_url).toBe(cluster.baseUrl);

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JobState } from "@pos-cloud/common/jobs";
 import { openDatabase } from "@pos-cloud/common/storage";
@@ -239,8 +240,18 @@ describe("the embedded platform", () => {
     },
   );
 
-  it("keeps its data across a restart", async () => {
+  it("keeps its data across a restart, and will not start with another master key", async () => {
     await platform.stop();
+    const keyFile = join(platform.dataDir, "master.key");
+    const key = readFileSync(keyFile, "utf8");
+    const otherKey = `${randomBytes(32).toString("hex")}\n`;
+    writeFileSync(keyFile, otherKey);
+    await expect(platform.restart()).rejects.toThrow(
+      "the databases were made with another master key (the portal database's secrets do not open with this one): " +
+        "give that key with MASTER_KEY (or its file DATA_DIR/master.key), or start on new databases",
+    );
+    expect(readFileSync(keyFile, "utf8")).toBe(otherKey);
+    writeFileSync(keyFile, key);
     await platform.restart();
     const { body } = await postGraphQL(platform.baseUrl, storeQuery, { id: demo.store.id }, token);
     expect(body.data.store.name).toBe("Demo Store Shibuya");

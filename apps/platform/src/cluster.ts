@@ -151,6 +151,9 @@ export async function startCluster(
   for (const subgraph of subgraphNames) {
     await (await openSubgraphDatabase(subgraph, { url: config.databaseUrls[subgraph] })).close();
   }
+  // POS pays through the gateway's signed API as the platform's own POS partner, as it does embedded; found here,
+  // before any process starts, by opening the databases that hold secrets, which checks the master key against them.
+  const partner = await platformPartner(config, masterKey);
   const local = (port: number) => `http://127.0.0.1:${port}/`;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const baseUrl = `http://${shownHost}:${config.port}`;
@@ -256,8 +259,6 @@ export async function startCluster(
     const sandbox = readSandboxSettings(config.dataDir)!;
     const acquirerFtpUrl = config.acquirerFtpUrl ?? readAcquirerSettings(config.dataDir)!.ftpUrl!;
     const sandboxEnv = { SANDBOX_URL: sandbox.baseUrl!, SANDBOX_WEBHOOK_SECRET: sandbox.webhookSecret };
-    // POS pays through the gateway's signed API as the platform's own POS partner, as it does embedded.
-    const partner = await platformPartner(config, masterKey);
     const posEnv = { POS_GATEWAY_CLIENT_ID: partner.clientId, POS_GATEWAY_SECRET: partner.secret };
     await Promise.all(
       subgraphNames.map((subgraph) =>
@@ -328,8 +329,12 @@ export async function startCluster(
   }
 }
 
-/** The platform's own POS partner at the gateway, found or created in the payments database opened for the moment. */
+/**
+ * The platform's own POS partner at the gateway, found or created in the payments database opened for the moment,
+ * after the portal's and payments' opens have checked the master key against their secrets.
+ */
 async function platformPartner(config: ClusterConfig, masterKey: Buffer) {
+  await (await openPortal({ url: config.databaseUrls.portal, masterKey })).close();
   const payments = await openPayments({ url: config.databaseUrls.payments, masterKey });
   try {
     return await ensureSyncPartner(payments.partners);

@@ -26,3 +26,28 @@ export function secretBox(masterKey: Buffer) {
 }
 
 export type SecretBox = ReturnType<typeof secretBox>;
+
+/** A database's secrets do not open with the master key given: it was made with another key. */
+export class MasterKeyMismatchError extends Error {
+  constructor(database: string) {
+    super(
+      `the databases were made with another master key (the ${database} database's secrets do not open with this ` +
+        "one): give that key with MASTER_KEY (or its file DATA_DIR/master.key), or start on new databases with " +
+        "DATABASE_PREFIX (cluster mode) or a new DATA_DIR (npm start)",
+    );
+    this.name = "MasterKeyMismatchError";
+  }
+}
+
+/**
+ * Opens one secret sealed in a database (none: a new database) when a subgraph opens, so that a start with another
+ * master key stops there, before anything else runs or changes, instead of failing at the first secret it needs.
+ */
+export function checkMasterKey(box: SecretBox, database: string, sealed: string | null | undefined): void {
+  if (!sealed) return;
+  try {
+    box.open(sealed);
+  } catch {
+    throw new MasterKeyMismatchError(database);
+  }
+}

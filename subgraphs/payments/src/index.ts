@@ -107,6 +107,12 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   });
   const confirmations = confirmRepository(prisma);
   const partnerKeys = partnerService(partners, box, clock, config.apiKeyLifetimeDays);
+  // Before anything reads a secret: a database made with another master key stops the open here.
+  await partnerKeys.verifyMasterKey().catch(async (error: unknown) => {
+    await prisma.$disconnect();
+    await db.close();
+    throw error;
+  });
   const keyExpiry = apiKeyExpiry({ repository: partners, clock });
   const webhookDeliveries = webhookDeliveryRepository(prisma);
   const partnerWebhooks = webhookDispatcher(

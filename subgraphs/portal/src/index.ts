@@ -115,6 +115,12 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box, { clock });
   const tenants = tenantService(tenantRepository(prisma, db, clock), box, gatewaySync.changed);
   const signingKeys = signingKeyService(signingKeyRepository(prisma), box, clock, config.apiAudience);
+  // Before anything reads a secret: a database made with another master key stops the open here.
+  await signingKeys.verifyMasterKey().catch(async (error: unknown) => {
+    await prisma.$disconnect();
+    await db.close();
+    throw error;
+  });
   const areas = areaService(areaRepository(prisma), tenants);
   const users = userService(userRepository(prisma, clock), areas, tenants, box, auditSink);
   const auth = authRepository(prisma);

@@ -21,6 +21,8 @@ const usable = (now: Date) => ({ is_active: true, expires_at: { gt: now } });
 
 export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
+    /** The newest key's sealed secret, if any key was issued. */
+    newestSealed: () => prisma.apiKey.findFirst({ select: { secret_sealed: true }, orderBy: { id: "desc" } }),
     createPartner: (name: string, psp_id: number | undefined, change: Omit<PartnerChange, "target">, at: Date) =>
       prisma.$transaction(async (tx) => {
         const partner = await tx.clientPartner.create({ data: { name, psp_id, created_at: at } });

@@ -1,5 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { AppError, type Caller, newUlid, notFound, requireService, type SecretBox } from "@pos-cloud/common";
+import {
+  AppError,
+  type Caller,
+  checkMasterKey,
+  newUlid,
+  notFound,
+  requireService,
+  type SecretBox,
+} from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { ApiKey } from "../../generated/prisma/client";
 import type { IssueRefusal, PartnerRepository } from "./partner.repository";
@@ -132,6 +140,10 @@ export function partnerService(
   }
 
   return {
+    /** Stops with `MasterKeyMismatchError` when the master key does not open the stored secrets (checked on open). */
+    async verifyMasterKey(): Promise<void> {
+      checkMasterKey(box, "payments", (await partners.newestSealed())?.secret_sealed);
+    },
     /** A partner of one PSP (`psp_id`), whose admins manage its webhooks, or a platform partner (none). */
     createPartner: (name: string, options: { psp_id?: number } = {}, actor: Caller | null = null) =>
       partners.createPartner(

@@ -5,6 +5,8 @@ export type SigningKeyRepository = ReturnType<typeof signingKeyRepository>;
 
 export function signingKeyRepository(prisma: PrismaClient) {
   return {
+    /** The newest key's sealed private JWK, if any key was made. */
+    newestSealed: () => prisma.signingKey.findFirst({ select: { private_jwk: true }, orderBy: { created_at: "desc" } }),
     /** Keys of a purpose that still verify at `since`: the signing one and those retired after `since`. */
     listVerifying: (purpose: string, since: Date) =>
       prisma.signingKey.findMany({

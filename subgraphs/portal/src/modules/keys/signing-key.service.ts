@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SecretBox } from "@pos-cloud/common";
-import { DEFAULT_API_AUDIENCE, newUlid } from "@pos-cloud/common";
+import { checkMasterKey, DEFAULT_API_AUDIENCE, newUlid, type SecretBox } from "@pos-cloud/common";
 import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
 import type { Clock } from "../../clock";
 import type { SigningKeyRepository, SigningKeyRow } from "./signing-key.repository";
@@ -60,6 +59,11 @@ export function signingKeyService(
   }
 
   return {
+    /** Stops with `MasterKeyMismatchError` when the master key does not open the stored keys (checked on open). */
+    async verifyMasterKey(): Promise<void> {
+      checkMasterKey(box, "portal", (await keys.newestSealed())?.private_jwk);
+    },
+
     /**
      * Signs claims with the purpose's current key (`kid` in the header names it), for the platform's API (`aud`)
      * and with an id of its own (`jti`), so a resource server can check whom a token is for and tell tokens apart.
