@@ -45,6 +45,8 @@ export default defineConfig({
     // A cluster's start (nine processes, the demo tenant) and its HTTP hops take longer on a busy machine.
     testTimeout: clusterWiring ? 60_000 : 30_000,
     hookTimeout: clusterWiring ? 180_000 : 60_000,
+    // What a test waits for with expect.poll arrives through queues and consumers: on a busy machine, in seconds.
+    expect: { poll: { timeout: 15_000 } },
     pool: "forks",
     // Every REST response a test receives is checked against the API reference (tests/support/contract.ts).
     setupFiles: ["tests/support/contract.ts"],

@@ -1,5 +1,6 @@
-// Creates the cluster suite's databases (one per subgraph and test worker) if they do not exist yet. Tests never
-// truncate: they use unique ids, so the databases can be reused run after run.
+// Creates the cluster suite's databases (one per subgraph and test worker) afresh for each run. Tests never truncate
+// (they use unique ids), but a database belongs to the master key that sealed its secrets: one left by an earlier
+// run (of another checkout, with another key) would be refused at open.
 import pg from "pg";
 import { postgresTestWorkers, sharedTestDatabase, subgraphNames } from "../support/environment";
 
@@ -9,8 +10,8 @@ await admin.connect();
 for (let worker = 1; worker <= postgresTestWorkers; worker++) {
   for (const subgraph of subgraphNames) {
     const name = sharedTestDatabase(subgraph, String(worker));
-    const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
   }
 }
 await admin.end();

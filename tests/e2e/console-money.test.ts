@@ -199,7 +199,7 @@ describe("operator console: money", () => {
       .getByRole("list", { name: "Store events" })
       .getByText(`Payment intent ${qr.payment_intent_id}: succeeded`)
       .waitFor();
-    await expect.poll(() => row.locator('[data-field="status"]').textContent()).toBe("completed");
+    await expect.poll(() => row.locator('[data-field="status"]').textContent(), { timeout: 20_000 }).toBe("completed");
     await totalsMatchApi(managerPage);
     await screenshot(managerPage, "store-day");
     expect(await seriousViolations(managerPage)).toEqual([]);

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,10 +39,16 @@ export function postgresUrl(subgraph: SubgraphName): string | undefined {
   return postgresBase ? `${postgresBase.replace(/\/$/, "")}/${sharedTestDatabase(subgraph)}` : undefined;
 }
 
-/** Storage for one subgraph under test: PostgreSQL in the cluster suite, in-memory PGlite otherwise. */
+/**
+ * Storage for one subgraph under test: PostgreSQL in the cluster suite (a database the test files of a vitest worker
+ * share), in-memory PGlite otherwise; with the master key of that storage, one for every file as one deployment has
+ * one, since opening a database checks its secrets against the key.
+ */
 export function testStorage(subgraph: SubgraphName) {
-  return { url: postgresUrl(subgraph) };
+  return { url: postgresUrl(subgraph), masterKey: sharedStorageMasterKey };
 }
+
+const sharedStorageMasterKey = createHash("sha256").update("pos-cloud shared test storage").digest();
 
 /**
  * Where tests keep files: memory (`/dev/shm`) where the machine has it. Each embedded platform starts from a copy of

@@ -18,7 +18,7 @@ export function movableClock() {
 
 /** The payments subgraph on PGlite (or the cluster suite's PostgreSQL), with a clock the test controls. */
 export async function openTestPayments(clock: Clock = movableClock(), config: Partial<PaymentsConfig> = {}) {
-  return openPayments({ ...testStorage("payments"), masterKey: randomBytes(32), clock, ...config });
+  return openPayments({ ...testStorage("payments"), clock, ...config });
 }
 
 /**

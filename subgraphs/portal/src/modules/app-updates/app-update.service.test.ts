@@ -13,7 +13,7 @@ let nextCode = Math.floor(Date.now() / 1000) % 1_000_000_000;
 describe("app updates", () => {
   let portal: PortalDeps;
   beforeAll(async () => {
-    portal = await openPortal({ ...testStorage("portal"), masterKey: randomBytes(32) });
+    portal = await openPortal(testStorage("portal"));
   });
   afterAll(() => portal?.close());
 

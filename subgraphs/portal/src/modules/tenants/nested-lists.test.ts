@@ -30,7 +30,7 @@ const ask = async (caller: Caller, query: string) => {
 };
 
 beforeAll(async () => {
-  deps = await openPortal({ ...testStorage("portal"), masterKey: randomBytes(32) });
+  deps = await openPortal(testStorage("portal"));
   host = hostSubgraph(portal, deps, token);
   home = await seedBranch(deps);
   await seedBranch(deps);

@@ -21,7 +21,7 @@ describe("tenant service", () => {
   let away: Branch;
 
   beforeAll(async () => {
-    portal = await openPortal({ ...testStorage("portal"), masterKey: randomBytes(32) });
+    portal = await openPortal(testStorage("portal"));
     home = await seedBranch(portal);
     away = await seedBranch(portal);
   });
