@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testStorage } from "../../../../../tests/support/environment";

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { type Caller, callerHeaders, hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
 import { type GraphQLObjectType, getNamedType, isLeafType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it, type Mock, vi } from "vitest";

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testStorage, uniqueCode } from "../../../../../tests/support/environment";
 import { type Branch, human, operator, seedBranch } from "../../../../../tests/support/portal-seed";
