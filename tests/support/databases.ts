@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { cpSync, existsSync, readFileSync, renameSync } from "node:fs";
+import { cpSync, existsSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { repositoryRoot } from "@pos-cloud/common";
-import { openSubgraphDatabase, readMigrations } from "@pos-cloud/common/storage";
+import { openSubgraphDatabase, pgliteVersion, readMigrations } from "@pos-cloud/common/storage";
 import pg from "pg";
 import {
   onPostgres,
@@ -56,10 +56,8 @@ function embeddedTemplate(): Promise<string> {
     const checksums = subgraphNames.flatMap((subgraph) =>
       readMigrations(join(repositoryRoot, "prisma", subgraph, "migrations")).map((m) => m.checksum),
     );
-    const pglite = join(repositoryRoot, "node_modules", "@electric-sql", "pglite", "package.json");
-    const { version } = JSON.parse(readFileSync(pglite, "utf8")) as { version: string };
     const name = createHash("sha256")
-      .update([version, ...checksums].join())
+      .update([pgliteVersion(), ...checksums].join())
       .digest("hex")
       .slice(0, 16);
     const path = join(scratchRoot, `pos-cloud-pglite-template-${name}`);

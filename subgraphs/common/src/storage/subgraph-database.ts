@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { logger } from "../logger";
@@ -35,6 +35,11 @@ export async function migrateEmbeddedDatabase(subgraph: string, dataDir: string)
   await (await openMigrated(subgraph, { dataDir: join(dataDir, subgraph) })).close();
 }
 
+/** Runs PGlite's initdb into `dir`: an empty database cluster, closed afterwards. */
+export async function initEmbeddedCluster(dir: string): Promise<void> {
+  await (await openPglite(dir)).close();
+}
+
 const migrationProcess = new URL(
   import.meta.url.endsWith(".ts") ? "./migrate-embedded.ts" : "./migrate-embedded.js",
   import.meta.url,
@@ -45,11 +50,11 @@ const migrationProcess = new URL(
  * ran them by about 130 MB a database, which neither PGlite's WebAssembly memory nor the C library's allocator gives
  * back, not even when the thread ends; a process returns it all when it exits.
  */
-async function migrateInChildProcess(subgraph: string, dataDir: string): Promise<void> {
+async function inChildProcess(args: string[]): Promise<void> {
   const source = migrationProcess.pathname.endsWith(".ts");
   const child = spawn(
     process.execPath,
-    [...(source ? ["--import", "tsx"] : ["--conditions=compiled"]), fileURLToPath(migrationProcess), subgraph, dataDir],
+    [...(source ? ["--import", "tsx"] : ["--conditions=compiled"]), fileURLToPath(migrationProcess), ...args],
     { stdio: ["ignore", "inherit", "pipe"] },
   );
   let errors = "";
@@ -62,7 +67,45 @@ async function migrateInChildProcess(subgraph: string, dataDir: string): Promise
   const migration = /^migration (\S+) failed: (.*)$/.exec(failure);
   throw migration
     ? new MigrationError(migration[1]!, new Error(migration[2]))
-    : new Error(`migrating the ${subgraph} database failed: ${errors.trim() || `exit code ${code}`}`);
+    : new Error(`${args.join(" ")} failed: ${errors.trim() || `exit code ${code}`}`);
+}
+
+/** The installed PGlite's version: its databases' format. */
+export const pgliteVersion = (): string =>
+  JSON.parse(readFileSync(join(repositoryRoot, "node_modules", "@electric-sql", "pglite", "package.json"), "utf8"))
+    .version;
+
+let emptyCluster: Promise<string> | undefined;
+
+/**
+ * An empty embedded database cluster made by PGlite's initdb, once per installed PGlite version, as a PostgreSQL
+ * package runs initdb when it is installed (`npm ci` makes it). initdb was about three seconds of CPU for each new
+ * database, most of a cold start; a copy of its result takes a fraction of a second. Each database copied from it
+ * still gets its subgraph's migrations when it is created.
+ */
+export function embeddedClusterTemplate(): Promise<string> {
+  emptyCluster ??= (async () => {
+    const path = join(repositoryRoot, "node_modules", ".cache", "pos-cloud", `pglite-${pgliteVersion()}`);
+    if (existsSync(join(path, "PG_VERSION"))) return path;
+    const building = `${path}.${process.pid}`;
+    await inChildProcess(["initdb", building]);
+    try {
+      renameSync(building, path);
+    } catch (error) {
+      rmSync(building, { recursive: true, force: true });
+      if (!existsSync(join(path, "PG_VERSION"))) throw error;
+    }
+    return path;
+  })();
+  return emptyCluster;
+}
+
+/** A new embedded database in `dir`: a copy of the empty cluster, complete or not there at all. */
+async function createEmbeddedDatabase(dir: string): Promise<void> {
+  const building = `${dir}.new`;
+  rmSync(building, { recursive: true, force: true });
+  cpSync(await embeddedClusterTemplate(), building, { recursive: true });
+  renameSync(building, dir);
 }
 
 /**
@@ -79,8 +122,10 @@ export async function openSubgraphDatabase(subgraph: string, options: StorageOpt
     const db = await openDatabase({ dataDir });
     if (!(await hasPendingMigrations(db, migrations))) return db;
     await db.close();
+  } else {
+    await createEmbeddedDatabase(dataDir);
   }
-  await migrateInChildProcess(subgraph, options.dataDir);
+  await inChildProcess(["migrate", subgraph, options.dataDir]);
   return openDatabase({ dataDir });
 }
 
