@@ -48,7 +48,8 @@ import { type WebhookDeliverySettings, webhookDispatcher } from "./modules/webho
 
 export type { Clock } from "./clock";
 export type { PaymentsContext, PaymentsDeps } from "./context";
-export { DEFAULT_KEY_LIFETIME_DAYS, type IssuedApiKey, type PartnerService } from "./modules/partners/partner.service";
+export type { IssuedApiKey } from "./modules/partners/api-key-issuance";
+export { DEFAULT_KEY_LIFETIME_DAYS, type PartnerService } from "./modules/partners/partner.service";
 export { sandboxSetup } from "./modules/providers/sandbox.provider";
 export type { WebhookDeliverySettings } from "./modules/webhooks/webhook-dispatcher";
 

@@ -19,10 +19,9 @@ export type IssueRefusal = "not_found" | "inactive" | "limit";
 /** A key the edge can still use: not revoked and not past its expiry. */
 const usable = (now: Date) => ({ is_active: true, expires_at: { gt: now } });
 
-export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
+/** The partners themselves: created, listed, deactivated, made the sync partner. */
+function partnerRows(prisma: PrismaClient) {
   return {
-    /** The newest key's sealed secret, if any key was issued. */
-    newestSealed: () => prisma.apiKey.findFirst({ select: { secret_sealed: true }, orderBy: { id: "desc" } }),
     createPartner: (name: string, psp_id: number | undefined, change: Omit<PartnerChange, "target">, at: Date) =>
       prisma.$transaction(async (tx) => {
         const partner = await tx.clientPartner.create({ data: { name, psp_id, created_at: at } });
@@ -54,6 +53,23 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
         await auditPartnerChange(tx, change, at);
         return true;
       }),
+    /** Makes this partner the sync partner and no other. */
+    designateSyncPartner: (id: number) =>
+      prisma.$transaction([
+        prisma.clientPartner.updateMany({
+          where: { is_sync_partner: true, NOT: { id } },
+          data: { is_sync_partner: false },
+        }),
+        prisma.clientPartner.update({ where: { id }, data: { is_sync_partner: true } }),
+      ]),
+  };
+}
+
+/** A partner's API keys: issued, found by client_id, touched and revoked. */
+function apiKeyRows(prisma: PrismaClient) {
+  return {
+    /** The newest key's sealed secret, if any key was issued. */
+    newestSealed: () => prisma.apiKey.findFirst({ select: { secret_sealed: true }, orderBy: { id: "desc" } }),
     /**
      * Issues a key unless the partner is unknown, deactivated or holds `max` usable keys already, under a lock of
      * the partner's row so two issues at once cannot pass the limit together. With `shorten`, the other usable keys
@@ -83,15 +99,6 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
         await auditPartnerChange(tx, { ...change, target: { type: "api_key", id: created.id } }, options.now);
         return { key: created };
       }),
-    /** Makes this partner the sync partner and no other. */
-    designateSyncPartner: (id: number) =>
-      prisma.$transaction([
-        prisma.clientPartner.updateMany({
-          where: { is_sync_partner: true, NOT: { id } },
-          data: { is_sync_partner: false },
-        }),
-        prisma.clientPartner.update({ where: { id }, data: { is_sync_partner: true } }),
-      ]),
     /** The client_id's usable keys, newest first. */
     activeKeys: (client_id: string, now: Date) =>
       prisma.apiKey.findMany({ where: { client_id, ...usable(now) }, orderBy: { created_at: "desc" } }),
@@ -110,6 +117,22 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
         where: { id, OR: [{ last_used_at: null }, { last_used_at: { lt: new Date(at.getTime() - 60_000) } }] },
         data: { last_used_at: at },
       }),
+    /** Revokes an unrevoked key of the partner; false when there is none. */
+    revokeKey: (id: string, client_partner_id: number, change: PartnerChange, at: Date) =>
+      prisma.$transaction(async (tx) => {
+        const { count } = await tx.apiKey.updateMany({
+          where: { id, client_partner_id, is_active: true },
+          data: { is_active: false, revoked_at: at },
+        });
+        if (count === 1) await auditPartnerChange(tx, change, at);
+        return count === 1;
+      }),
+  };
+}
+
+/** Keys near their expiry, and the notices written about it. */
+function keyExpiryRows(prisma: PrismaClient) {
+  return {
     /** Usable keys expiring by `until`, soonest first. */
     expiringKeys: (now: Date, until: Date, take: number) =>
       prisma.apiKey.findMany({
@@ -143,7 +166,12 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
         if (count === 1) await write(tx);
         return count === 1;
       }),
-    /** The webhook settings are the client_id's: every active secret of it carries the same ones. */
+  };
+}
+
+/** The webhook settings, which are the client_id's: every active secret of it carries the same ones. */
+function webhookSettingRows(prisma: PrismaClient) {
+  return {
     /** With `secretWas`, only while the webhook secret is still that one (two rotations at once: one wins). */
     updateWebhook: (client_id: string, data: Partial<WebhookSettings>, secretWas?: string | null) =>
       prisma.apiKey.updateMany({
@@ -157,16 +185,12 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
         orderBy: [{ client_id: "asc" }, { created_at: "desc" }],
         distinct: ["client_id"],
       }),
-    /** Revokes an unrevoked key of the partner; false when there is none. */
-    revokeKey: (id: string, client_partner_id: number, change: PartnerChange, at: Date) =>
-      prisma.$transaction(async (tx) => {
-        const { count } = await tx.apiKey.updateMany({
-          where: { id, client_partner_id, is_active: true },
-          data: { is_active: false, revoked_at: at },
-        });
-        if (count === 1) await auditPartnerChange(tx, change, at);
-        return count === 1;
-      }),
+  };
+}
+
+/** The stores under the partner's merchants. */
+function partnerStoreRows(prisma: PrismaClient, sql: PreparedSql) {
+  return {
     /** The partner's stores whose code is `code`, or whose id is `id`; the partner filter is in the query. */
     partnerStores: (client_partner_id: number, match: { code: string; id?: number }) =>
       sql<Pick<Store, "id" | "merchant_id" | "store_code" | "is_active" | "synced_until">>(Prisma.sql`
@@ -181,5 +205,15 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
     /** Whether a store id exists at all, to tell another partner's store from an unknown one. */
     storeOwner: (id: number) =>
       prisma.store.findUnique({ where: { id }, select: { merchant: { select: { client_partner_id: true } } } }),
+  };
+}
+
+export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
+  return {
+    ...partnerRows(prisma),
+    ...apiKeyRows(prisma),
+    ...keyExpiryRows(prisma),
+    ...webhookSettingRows(prisma),
+    ...partnerStoreRows(prisma, sql),
   };
 }

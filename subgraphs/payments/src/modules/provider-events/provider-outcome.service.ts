@@ -16,19 +16,16 @@ export type ProviderOutcomeService = ReturnType<typeof providerOutcomeService>;
 /** What a provider's word did; `rejected` when it does not match its intent, which it leaves as it was. */
 export type Applied = { result: OutcomeResult } | { result: "rejected"; reason: string };
 
-/**
- * Applies what providers say about payments (notifications, polls, the answer to a cancel) to their intents: only
- * when amount and currency match the intent, and a payment that reaches an intent already closed is refunded.
- */
-export function providerOutcomeService(deps: {
+interface ProviderOutcomeDeps {
   events: ProviderEventRepository;
   refunds: RefundService;
   providers: ProviderDirectory;
   credentials: ProviderCredentialStore;
   clock: Clock;
-}) {
-  const { events, refunds, providers, credentials, clock } = deps;
+}
 
+/** A provider's word about a payment, notified or polled, applied to its intent when it matches. */
+function outcomeApplication({ events, refunds, clock }: ProviderOutcomeDeps) {
   /**
    * Moves the intent as the provider says, the same for a webhook and a poll, in the caller's transaction. A payment
    * for an intent already closed (cancelled, expired, failed) is not dropped as stale: it is recorded for a refund.
@@ -103,7 +100,15 @@ export function providerOutcomeService(deps: {
     },
 
     applyPolled,
+  };
+}
 
+/** Asks the provider to cancel an intent's QR; a payment that moved on instead is applied with `applyPolled`. */
+function providerCancellation(
+  { events, providers, credentials }: ProviderOutcomeDeps,
+  applyPolled: (intent: PaymentIntent, payment: ProviderPayment) => Promise<Applied>,
+) {
+  return {
     /**
      * Cancels an intent's QR at its provider before the intent is cancelled, since only the provider knows whether
      * the customer paid. A payment that moved on (paid, processing, failed) is applied as a poll would be and the
@@ -145,4 +150,13 @@ export function providerOutcomeService(deps: {
       );
     },
   };
+}
+
+/**
+ * Applies what providers say about payments (notifications, polls, the answer to a cancel) to their intents: only
+ * when amount and currency match the intent, and a payment that reaches an intent already closed is refunded.
+ */
+export function providerOutcomeService(deps: ProviderOutcomeDeps) {
+  const outcomes = outcomeApplication(deps);
+  return { ...outcomes, ...providerCancellation(deps, outcomes.applyPolled) };
 }

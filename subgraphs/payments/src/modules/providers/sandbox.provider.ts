@@ -95,8 +95,11 @@ export interface SandboxProviderOptions {
   notificationMaxAgeSeconds?: number;
 }
 
-/** The HTTP adapter for the sandbox QR provider: signed JSON calls, answers mapped onto the contract. */
-export function sandboxProvider(options: SandboxProviderOptions): PaymentProvider {
+/**
+ * Signed JSON calls to the sandbox's API: an answer parsed by `schema`, a refusal as the AppError it means, no answer
+ * (or one the schema does not take) as `bad_gateway`.
+ */
+function sandboxClient(options: SandboxProviderOptions) {
   const unavailable = (reason: string, details: Record<string, unknown> = {}) =>
     new AppError("bad_gateway", `the ${options.code} provider is unavailable: ${reason}`, {
       provider: options.code,
@@ -154,8 +157,14 @@ export function sandboxProvider(options: SandboxProviderOptions): PaymentProvide
     return unavailable(`HTTP ${status}`, { provider_code: error?.code ?? null });
   }
 
-  const paymentPath = (id: string) => `/v1/payments/${encodeURIComponent(id)}`;
+  return call;
+}
 
+const paymentPath = (id: string) => `/v1/payments/${encodeURIComponent(id)}`;
+
+/** The HTTP adapter for the sandbox QR provider: signed JSON calls, answers mapped onto the contract. */
+export function sandboxProvider(options: SandboxProviderOptions): PaymentProvider {
+  const call = sandboxClient(options);
   return {
     name: options.code,
     delivery: options.delivery,

@@ -30,49 +30,51 @@ function parseRefundInput(input: unknown) {
   return { amount, reason: optionalText(body, "reason"), merchant_ref_id: optionalText(body, "merchant_ref_id") };
 }
 
-export function refundService(deps: {
+interface RefundDeps {
   refunds: RefundRepository;
   idempotency: IdempotencyService;
   providers: ProviderDirectory;
   credentials: ProviderCredentialStore;
   clock: Clock;
-}) {
-  const { refunds, idempotency, providers, credentials, clock } = deps;
-  const noRecord = async () => {};
-  const failRefund = (refund: Refund, error: AppError) =>
-    settleRefund(refunds, refund, { failure_code: error.code, failure_message: error.message }, clock(), noRecord);
+}
 
-  /**
-   * Asks the provider for a pending refund and writes its answer. The refund id is the provider's idempotency key,
-   * so asking again returns the refund made the first time instead of refunding twice. An unreachable provider
-   * leaves it pending for the next sweep (null); a refusal settles it failed and raises an alert.
-   */
-  async function askProvider(refund: Refund, intent: PaymentIntent): Promise<Refund | null> {
-    if (!intent.provider_name || !intent.provider_transaction_id) return null;
-    try {
-      const provider = providers.get(intent.provider_name);
-      const answer = await provider.refundPayment(
-        { provider_transaction_id: intent.provider_transaction_id, amount: refund.amount, idempotency_key: refund.id },
-        await credentials.forStore(intent.store_id, provider.name),
-      );
-      return await settleRefund(refunds, refund, { provider_refund_id: answer.provider_refund_id }, clock(), noRecord);
-    } catch (error) {
-      if (!(error instanceof AppError) || error.code === "bad_gateway") return null;
-      logger.error("the provider refused a refund", {
-        alert: "provider_refund_failed",
-        refund_id: refund.id,
-        payment_intent_id: refund.payment_intent_id,
-        code: error.code,
-        error: error.message,
-      });
-      return failRefund(refund, error);
-    }
+const noRecord = async () => {};
+
+const failRefund = ({ refunds, clock }: RefundDeps, refund: Refund, error: AppError) =>
+  settleRefund(refunds, refund, { failure_code: error.code, failure_message: error.message }, clock(), noRecord);
+
+/**
+ * Asks the provider for a pending refund and writes its answer. The refund id is the provider's idempotency key,
+ * so asking again returns the refund made the first time instead of refunding twice. An unreachable provider
+ * leaves it pending for the next sweep (null); a refusal settles it failed and raises an alert.
+ */
+async function askProvider(deps: RefundDeps, refund: Refund, intent: PaymentIntent): Promise<Refund | null> {
+  const { refunds, providers, credentials, clock } = deps;
+  if (!intent.provider_name || !intent.provider_transaction_id) return null;
+  try {
+    const provider = providers.get(intent.provider_name);
+    const answer = await provider.refundPayment(
+      { provider_transaction_id: intent.provider_transaction_id, amount: refund.amount, idempotency_key: refund.id },
+      await credentials.forStore(intent.store_id, provider.name),
+    );
+    return await settleRefund(refunds, refund, { provider_refund_id: answer.provider_refund_id }, clock(), noRecord);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code === "bad_gateway") return null;
+    logger.error("the provider refused a refund", {
+      alert: "provider_refund_failed",
+      refund_id: refund.id,
+      payment_intent_id: refund.payment_intent_id,
+      code: error.code,
+      error: error.message,
+    });
+    return failRefund(deps, refund, error);
   }
+}
 
+/** The refunds a partner asks for, and their list. */
+function partnerRefunds(deps: RefundDeps) {
+  const { refunds, idempotency, providers, credentials, clock } = deps;
   return {
-    /** A late payment's refund, begun inside the transaction that records the provider's outcome (provider-events). */
-    beginLatePaymentRefund: (tx: Prisma.TransactionClient, payment_intent_id: string, now: Date) =>
-      beginLatePaymentRefund(refunds, tx, payment_intent_id, now),
     /**
      * Refunds all or part of a succeeded intent. A QR payment is refunded at its provider (the refund id is the
      * provider's idempotency key, so a retried call cannot refund twice); card and cash refunds happen outside the
@@ -116,11 +118,29 @@ export function refundService(deps: {
           };
         } catch (error) {
           const failure = error instanceof AppError ? error : new AppError("bad_gateway", "the provider refund failed");
-          await failRefund(refund, failure);
+          await failRefund(deps, refund, failure);
           throw failure;
         }
       });
     },
+    async listForIntent(caller: Caller, id: string) {
+      const found = await refunds.findIntent(id, partnerIdOf(caller));
+      if (!found) throw new AppError("not_found", "payment intent not found");
+      return refunds.listForIntent(id);
+    },
+  };
+}
+
+/**
+ * Refunds settled after the call that began them: a late payment's, given back at the provider, and those whose
+ * provider could not be asked or answered at once, which a sweep asks again.
+ */
+function deferredRefunds(deps: RefundDeps) {
+  const { refunds, clock } = deps;
+  return {
+    /** A late payment's refund, begun inside the transaction that records the provider's outcome (provider-events). */
+    beginLatePaymentRefund: (tx: Prisma.TransactionClient, payment_intent_id: string, now: Date) =>
+      beginLatePaymentRefund(refunds, tx, payment_intent_id, now),
     /**
      * Settles provider refunds whose request died between the provider call and its answer being written, which
      * would leave the intent in cancelling, and late payments' refunds the provider could not take at once. Each
@@ -130,7 +150,7 @@ export function refundService(deps: {
       let settled = 0;
       for (const refund of await refunds.claimPending(clock(), SWEEP_BATCH)) {
         const intent = await refunds.findIntentById(refund.payment_intent_id);
-        if (intent && (await askProvider(refund, intent))) {
+        if (intent && (await askProvider(deps, refund, intent))) {
           settled++;
           continue;
         }
@@ -159,13 +179,12 @@ export function refundService(deps: {
           amount: refund.amount,
           currency: refund.currency,
         });
-        await askProvider(refund, intent);
+        await askProvider(deps, refund, intent);
       }
     },
-    async listForIntent(caller: Caller, id: string) {
-      const found = await refunds.findIntent(id, partnerIdOf(caller));
-      if (!found) throw new AppError("not_found", "payment intent not found");
-      return refunds.listForIntent(id);
-    },
   };
+}
+
+export function refundService(deps: RefundDeps) {
+  return { ...partnerRefunds(deps), ...deferredRefunds(deps) };
 }

@@ -27,77 +27,91 @@ export interface WebhookDeliverySettings {
 
 const metricStatus = { deliver: "delivered", retry: "retried", give_up: "dead_lettered" } as const;
 
+interface DispatcherDeps {
+  deliveries: WebhookDeliveryRepository;
+  partners: PartnerService;
+  clock: Clock;
+}
+
 /**
- * Partner webhooks: a durable consumer of the webhook-delivery topic records one delivery per client_id with a
- * webhook for each terminal intent event (so a redelivered bus event adds nothing), and a worker posts due
- * deliveries, claimed in the database, so retries survive a restart and instances share the work.
+ * The pause between looks for due deliveries, which `wake` ends at once; a wake while no pause is under way skips the
+ * next one.
  */
-export function webhookDispatcher(
-  deps: { deliveries: WebhookDeliveryRepository; partners: PartnerService; clock: Clock },
-  settings: WebhookDeliverySettings = {},
-) {
+function pollPause(pollIntervalMs: number) {
+  let woken = false;
+  let endSleep: (() => void) | undefined;
+  return {
+    wake() {
+      woken = true;
+      endSleep?.();
+    },
+    sleep: () =>
+      new Promise<void>((resolve) => {
+        if (woken) {
+          woken = false;
+          return resolve();
+        }
+        const timer = setTimeout(() => endSleep?.(), pollIntervalMs);
+        endSleep = () => {
+          clearTimeout(timer);
+          endSleep = undefined;
+          woken = false;
+          resolve();
+        };
+      }),
+  };
+}
+
+/** Records one delivery of a partner-bound event per client_id of its partner with a webhook; false when none. */
+async function enqueueDeliveries({ deliveries, partners, clock }: DispatcherDeps, event: BusEvent): Promise<boolean> {
+  if (!partnerEventTypes.has(event.event_type)) return false;
+  const { client_partner_id } = eventIntent(event);
+  const targets = Number.isSafeInteger(client_partner_id) ? await partners.webhookTargets(client_partner_id) : [];
+  if (targets.length === 0) return false;
+  const time = Date.parse(event.created_at);
+  const rows = targets.map(({ client_id }) => {
+    const id = `evt_${newUlid(Number.isNaN(time) ? undefined : time)}`;
+    return {
+      id,
+      source_event_id: event.id,
+      client_partner_id,
+      client_id,
+      event_type: event.event_type,
+      body: webhookBody(id, event),
+    };
+  });
+  await deliveries.enqueue(rows, clock());
+  return true;
+}
+
+function recordOf(
+  row: PartnerWebhookDelivery,
+  result: AttemptResult,
+  now: Date,
+  retryDelaysMs: number[],
+): AttemptRecord {
+  if (result.delivered) return { event: "deliver", status_code: result.status ?? 200 };
+  const failure = { status_code: result.status ?? null, error: result.error ?? "failed" };
+  const pause = retryDelaysMs[row.attempts];
+  if (pause === undefined) return { event: "give_up", ...failure };
+  return { event: "retry", next_attempt_at: new Date(now.getTime() + pause), ...failure };
+}
+
+/**
+ * Posts due deliveries, claimed in the database, with at most `concurrency` attempts under way in this process and
+ * `perKeyConcurrency` for one client_id; `wake` is called as each attempt ends, to claim the next.
+ */
+function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySettings, wake: () => void) {
   const { deliveries, partners, clock } = deps;
   const {
     retryDelaysMs = [5_000, 20_000],
     timeoutMs = 10_000,
     concurrency = 16,
     perKeyConcurrency = 4,
-    pollIntervalMs = 1_000,
     allowPrivateUrls = false,
   } = settings;
   const inFlight = new Set<Promise<void>>();
   const perKey = new Map<string, number>();
-  let woken = false;
-  let endSleep: (() => void) | undefined;
-
-  const wake = () => {
-    woken = true;
-    endSleep?.();
-  };
-
-  const sleep = () =>
-    new Promise<void>((resolve) => {
-      if (woken) {
-        woken = false;
-        return resolve();
-      }
-      const timer = setTimeout(() => endSleep?.(), pollIntervalMs);
-      endSleep = () => {
-        clearTimeout(timer);
-        endSleep = undefined;
-        woken = false;
-        resolve();
-      };
-    });
-
-  async function accept(event: BusEvent): Promise<void> {
-    if (!partnerEventTypes.has(event.event_type)) return;
-    const { client_partner_id } = eventIntent(event);
-    const targets = Number.isSafeInteger(client_partner_id) ? await partners.webhookTargets(client_partner_id) : [];
-    if (targets.length === 0) return;
-    const time = Date.parse(event.created_at);
-    const rows = targets.map(({ client_id }) => {
-      const id = `evt_${newUlid(Number.isNaN(time) ? undefined : time)}`;
-      return {
-        id,
-        source_event_id: event.id,
-        client_partner_id,
-        client_id,
-        event_type: event.event_type,
-        body: webhookBody(id, event),
-      };
-    });
-    await deliveries.enqueue(rows, clock());
-    wake();
-  }
-
-  function recordOf(row: PartnerWebhookDelivery, result: AttemptResult, now: Date): AttemptRecord {
-    if (result.delivered) return { event: "deliver", status_code: result.status ?? 200 };
-    const failure = { status_code: result.status ?? null, error: result.error ?? "failed" };
-    const pause = retryDelaysMs[row.attempts];
-    if (pause === undefined) return { event: "give_up", ...failure };
-    return { event: "retry", next_attempt_at: new Date(now.getTime() + pause), ...failure };
-  }
 
   async function attempt(row: PartnerWebhookDelivery): Promise<void> {
     const target = await partners.webhookTarget(row.client_id);
@@ -113,7 +127,7 @@ export function webhookDispatcher(
     });
     webhookMetrics.latency.observe({ api_key_id: row.client_id }, (performance.now() - started) / 1000);
     const now = clock();
-    const record = recordOf(row, result, now);
+    const record = recordOf(row, result, now, retryDelaysMs);
     webhookMetrics.deliveries.inc({ api_key_id: row.client_id, status: metricStatus[record.event] });
     await deliveries.recordAttempt(row, record, now);
     if (record.event === "give_up") {
@@ -153,6 +167,22 @@ export function webhookDispatcher(
     return started;
   }
 
+  return { claimAndStart, underWay: () => Promise.all(inFlight) };
+}
+
+/**
+ * Partner webhooks: a durable consumer of the webhook-delivery topic records one delivery per client_id with a
+ * webhook for each terminal intent event (so a redelivered bus event adds nothing), and a worker posts due
+ * deliveries, claimed in the database, so retries survive a restart and instances share the work.
+ */
+export function webhookDispatcher(deps: DispatcherDeps, settings: WebhookDeliverySettings = {}) {
+  const { wake, sleep } = pollPause(settings.pollIntervalMs ?? 1_000);
+  const attempts = deliveryAttempts(deps, settings, wake);
+
+  async function accept(event: BusEvent): Promise<void> {
+    if (await enqueueDeliveries(deps, event)) wake();
+  }
+
   return {
     /** The bus consumer's handler: one delivery per client_id of the intent's partner that has a webhook. */
     accept,
@@ -160,7 +190,7 @@ export function webhookDispatcher(
     wake,
     /** One pass, for tests and operators: attempts what is due now and waits for those attempts. */
     async deliverDue(): Promise<void> {
-      await Promise.all(await claimAndStart());
+      await Promise.all(await attempts.claimAndStart());
     },
     /** Consumes the webhook-delivery topic and posts due deliveries until `stop`, which waits for attempts under way. */
     async start(bus: MessageBus) {
@@ -169,7 +199,7 @@ export function webhookDispatcher(
       const loop = (async () => {
         while (running) {
           try {
-            await claimAndStart();
+            await attempts.claimAndStart();
           } catch (error) {
             logger.warn("partner webhook claim failed; trying again", { error });
           }
@@ -182,7 +212,7 @@ export function webhookDispatcher(
           await subscription.stop();
           wake();
           await loop;
-          await Promise.all(inFlight);
+          await attempts.underWay();
         },
       };
     },
