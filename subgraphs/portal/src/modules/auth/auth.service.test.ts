@@ -10,7 +10,7 @@ import {
   totpCode,
   unusedLoginId,
 } from "../../../../../tests/support/identity";
-import { LOGIN_LOCK_MS } from "./auth.service";
+import { LOGIN_LOCK_MS } from "./login-secrets";
 import { MFA_CODE_MS } from "./mfa.service";
 
 const MINUTE = 60_000;

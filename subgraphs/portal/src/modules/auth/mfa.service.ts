@@ -20,54 +20,43 @@ export type MfaService = ReturnType<typeof mfaService>;
 const codeHash = (challengeId: string, code: string) =>
   createHmac("sha256", challengeId).update(code).digest("base64url");
 
-/**
- * The second step of a password login. The password opens a challenge; it is answered once, by a TOTP code or a
- * code sent by SMS or e-mail, within five attempts.
- */
-export function mfaService(deps: {
+interface MfaDeps {
   users: UserAuthentication;
   auth: AuthRepository;
   audit: AuditLog;
   box: SecretBox;
   messages: Pick<MessageOutbox, "send">;
   clock: () => Date;
-}) {
-  const { users, auth, audit, clock } = deps;
+}
 
-  async function pending(userId: string) {
-    const challenge = await auth.currentChallenge(userId, clock()).catch(() => null);
-    const user = challenge ? await users.find(userId) : null;
-    if (!challenge || !isActive(user))
-      throw new AppError("unauthorized", "no login is waiting for MFA; log in with your password first");
-    return { challenge, user };
-  }
+/** The user's open challenge, with the user, or a refusal: the password step must come first. */
+async function pendingChallenge({ auth, users, clock }: MfaDeps, userId: string) {
+  const challenge = await auth.currentChallenge(userId, clock()).catch(() => null);
+  const user = challenge ? await users.find(userId) : null;
+  if (!challenge || !isActive(user))
+    throw new AppError("unauthorized", "no login is waiting for MFA; log in with your password first");
+  return { challenge, user };
+}
 
-  async function checkTotp(user: UserRow, code: string, now: Date) {
-    if (!user.totp_secret || !/^[0-9]{6}$/.test(code)) return { valid: false };
-    const result = await verifyTotp({
-      secret: deps.box.open(user.totp_secret),
-      token: code,
-      epoch: Math.floor(now.getTime() / 1000),
-      epochTolerance: 30,
-      afterTimeStep: user.last_totp_step ?? undefined,
-    });
-    return { valid: result.valid, timeStep: result.valid && "timeStep" in result ? result.timeStep : undefined };
-  }
+async function checkTotp(box: SecretBox, user: UserRow, code: string, now: Date) {
+  if (!user.totp_secret || !/^[0-9]{6}$/.test(code)) return { valid: false };
+  const result = await verifyTotp({
+    secret: box.open(user.totp_secret),
+    token: code,
+    epoch: Math.floor(now.getTime() / 1000),
+    epochTolerance: 30,
+    afterTimeStep: user.last_totp_step ?? undefined,
+  });
+  return { valid: result.valid, timeStep: result.valid && "timeStep" in result ? result.timeStep : undefined };
+}
 
+/** Codes by SMS or e-mail for the open challenge, at most one every 30 seconds. */
+function mfaDelivery(deps: MfaDeps) {
+  const { auth, audit, clock } = deps;
   return {
-    open: async (user: UserRow) => {
-      const now = clock();
-      await auth.openChallenge({
-        user_id: user.id,
-        channel: user.mfa_channel ?? "totp",
-        expires_at: new Date(now.getTime() + MFA_CHALLENGE_MS),
-        created_at: now,
-      });
-    },
-
     /** Sends a code by SMS or e-mail; for TOTP there is nothing to send and the answer says so. */
     async send(userId: string, caller: Caller) {
-      const { challenge, user } = await pending(userId);
+      const { challenge, user } = await pendingChallenge(deps, userId);
       if (challenge.channel === "totp") {
         return {
           user_id: userId,
@@ -106,16 +95,22 @@ export function mfaService(deps: {
         message: `a code was sent by ${channel}`,
       };
     },
+  };
+}
 
+/** The answer to the open challenge: once, within five attempts. */
+function mfaVerification(deps: MfaDeps) {
+  const { users, auth, audit, clock } = deps;
+  return {
     /** Answers the open challenge; returns the user on success. A code works once; five wrong ones end the login. */
     async verify(userId: string, code: string, caller: Caller): Promise<UserRow> {
-      const { challenge, user } = await pending(userId);
+      const { challenge, user } = await pendingChallenge(deps, userId);
       const now = clock();
       let valid = false;
       let reason = "wrong_code";
       let timeStep: number | undefined;
       if (challenge.channel === "totp") {
-        ({ valid, timeStep } = await checkTotp(user, code, now));
+        ({ valid, timeStep } = await checkTotp(deps.box, user, code, now));
       } else if (!challenge.code_hash || !challenge.code_expires_at) {
         reason = "no_code_sent";
       } else if (challenge.code_expires_at <= now) {
@@ -147,5 +142,26 @@ export function mfaService(deps: {
       );
       return user;
     },
+  };
+}
+
+/**
+ * The second step of a password login. The password opens a challenge; it is answered once, by a TOTP code or a
+ * code sent by SMS or e-mail, within five attempts.
+ */
+export function mfaService(deps: MfaDeps) {
+  const { auth, clock } = deps;
+  return {
+    open: async (user: UserRow) => {
+      const now = clock();
+      await auth.openChallenge({
+        user_id: user.id,
+        channel: user.mfa_channel ?? "totp",
+        expires_at: new Date(now.getTime() + MFA_CHALLENGE_MS),
+        created_at: now,
+      });
+    },
+    ...mfaDelivery(deps),
+    ...mfaVerification(deps),
   };
 }

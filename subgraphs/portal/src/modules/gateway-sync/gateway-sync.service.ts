@@ -16,6 +16,7 @@ export const SYNC_CLAIM_MS = 60_000;
 const BATCH = 100;
 
 type Credentials = Record<string, Record<string, string>>;
+type MerchantSync = Awaited<ReturnType<GatewaySyncRepository["merchants"]>>[number];
 
 /** What a log line says about a failed push: the gateway's answer, else the error and its cause. */
 function reasonOf(error: unknown) {
@@ -25,6 +26,79 @@ function reasonOf(error: unknown) {
   }
   if (!(error instanceof Error)) return { reason: String(error) };
   return { reason: error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message };
+}
+
+/**
+ * Variant B: a store's credentials override the merchant's per provider; inactive tenants sync inactive, the store
+ * itself (`is_active`, our addition) and each of its provider configurations.
+ */
+function syncBody(
+  merchants: MerchantSync[],
+  box: SecretBox,
+  clientPartnerId: GatewaySyncConfig["clientPartnerId"] | undefined,
+) {
+  const open = (sealed: string | null): Credentials => (sealed ? (JSON.parse(box.open(sealed)) as Credentials) : {});
+  return {
+    client_partner_id: clientPartnerId,
+    merchants: merchants.map((merchant) => {
+      const inherited = open(merchant.provider_credentials);
+      return {
+        merchant_id: merchant.id,
+        merchant_code: merchant.code,
+        stores: merchant.stores.map((store) => {
+          const credentials = { ...inherited, ...open(store.provider_credentials) };
+          const active = merchant.status === "active" && store.status === "active";
+          return {
+            store_id: store.id,
+            store_code: store.code,
+            is_active: active,
+            provider_configs: Object.entries(credentials).map(([provider_code, fields]) => ({
+              provider_code,
+              credentials: fields,
+              is_active: active,
+            })),
+          };
+        }),
+      };
+    }),
+  };
+}
+
+/** The registry's job that pushes, and the trigger that runs it early. */
+function syncSchedule(rows: GatewaySyncRepository, clock: Clock, pushDue: () => Promise<number>) {
+  // Runs the job early while a registry runs it.
+  let wake = () => {};
+  return {
+    /**
+     * The job of the registry: a full sync at start (for tenants changed while the platform was down) and every
+     * `fullSyncMs`; due rows every `pollMs`, and at once on `changed`.
+     */
+    job(options: { fullSyncMs?: number; pollMs?: number } = {}): Job {
+      const fullSyncMs = options.fullSyncMs ?? FULL_SYNC_INTERVAL_MS;
+      let lastFullSync = Number.NEGATIVE_INFINITY;
+      return {
+        name: "gateway-sync",
+        schedule: { everyMs: options.pollMs ?? SYNC_POLL_INTERVAL_MS },
+        runAtStart: true,
+        alert: "gateway_sync_failed",
+        setUp(trigger) {
+          wake = trigger;
+          return () => {
+            wake = () => {};
+          };
+        },
+        async run() {
+          if (clock().getTime() - lastFullSync >= fullSyncMs) {
+            await rows.enqueueAll(clock());
+            lastFullSync = clock().getTime();
+          }
+          await pushDue();
+        },
+      };
+    },
+    /** A merchant's or store's change committed with its row: the job pushes it now rather than at its next look. */
+    changed: () => wake(),
+  };
 }
 
 /**
@@ -43,40 +117,10 @@ export function gatewaySyncService(
   const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
   const clock = options.clock ?? (() => new Date());
   let config: GatewaySyncConfig | undefined;
-  // Runs the job early while a registry runs it.
-  let wake = () => {};
-  const open = (sealed: string | null): Credentials => (sealed ? (JSON.parse(box.open(sealed)) as Credentials) : {});
 
-  /**
-   * Variant B: a store's credentials override the merchant's per provider; inactive tenants sync inactive, the store
-   * itself (`is_active`, our addition) and each of its provider configurations.
-   */
+  /** The body of a push of these merchants (of all when none), from their rows as they are now. */
   async function payload(merchantIds?: number[]) {
-    const merchants = await rows.merchants(merchantIds);
-    return {
-      client_partner_id: config?.clientPartnerId,
-      merchants: merchants.map((merchant) => {
-        const inherited = open(merchant.provider_credentials);
-        return {
-          merchant_id: merchant.id,
-          merchant_code: merchant.code,
-          stores: merchant.stores.map((store) => {
-            const credentials = { ...inherited, ...open(store.provider_credentials) };
-            const active = merchant.status === "active" && store.status === "active";
-            return {
-              store_id: store.id,
-              store_code: store.code,
-              is_active: active,
-              provider_configs: Object.entries(credentials).map(([provider_code, fields]) => ({
-                provider_code,
-                credentials: fields,
-                is_active: active,
-              })),
-            };
-          }),
-        };
-      }),
-    };
+    return syncBody(await rows.merchants(merchantIds), box, config?.clientPartnerId);
   }
 
   /** One signed request with the merchants' configuration as it is now; throws on any failure. */
@@ -138,34 +182,6 @@ export function gatewaySyncService(
     /** Pushes these merchants now and waits for the gateway's answer, without retrying: its failure is the caller's. */
     sync: send,
     pushDue,
-    /**
-     * The job of the registry: a full sync at start (for tenants changed while the platform was down) and every
-     * `fullSyncMs`; due rows every `pollMs`, and at once on `changed`.
-     */
-    job(options: { fullSyncMs?: number; pollMs?: number } = {}): Job {
-      const fullSyncMs = options.fullSyncMs ?? FULL_SYNC_INTERVAL_MS;
-      let lastFullSync = Number.NEGATIVE_INFINITY;
-      return {
-        name: "gateway-sync",
-        schedule: { everyMs: options.pollMs ?? SYNC_POLL_INTERVAL_MS },
-        runAtStart: true,
-        alert: "gateway_sync_failed",
-        setUp(trigger) {
-          wake = trigger;
-          return () => {
-            wake = () => {};
-          };
-        },
-        async run() {
-          if (clock().getTime() - lastFullSync >= fullSyncMs) {
-            await rows.enqueueAll(clock());
-            lastFullSync = clock().getTime();
-          }
-          await pushDue();
-        },
-      };
-    },
-    /** A merchant's or store's change committed with its row: the job pushes it now rather than at its next look. */
-    changed: () => wake(),
+    ...syncSchedule(rows, clock, pushDue),
   };
 }

@@ -12,6 +12,7 @@ import type { ProvisioningRepository } from "./provisioning.repository";
 
 export type ProvisioningService = ReturnType<typeof provisioningService>;
 type StoreRow = Awaited<ReturnType<TenantService["reachableStore"]>>;
+type GenerateInput = z.infer<typeof generateInput>;
 
 const HOUR_MS = 60 * 60 * 1000;
 export const ACTIVATION_CODE_LIFETIME_MS = 24 * HOUR_MS;
@@ -41,12 +42,8 @@ const unknownCode = () =>
     constraint: "unknown_or_expired",
   });
 
-export function provisioningService(
-  codes: ProvisioningRepository,
-  devices: DeviceService,
-  tenants: TenantService,
-  clock: () => Date,
-) {
+/** Fixed windows of `clock`, whose start is part of the key, so a test's clock moves them. */
+function provisioningLimiter(codes: ProvisioningRepository, clock: () => Date) {
   const limiters = Object.fromEntries(
     Object.entries(provisioningLimits).map(([name, { max, windowMs }]) => [
       name,
@@ -54,8 +51,7 @@ export function provisioningService(
     ]),
   ) as Record<keyof typeof provisioningLimits, ReturnType<ProvisioningRepository["rateLimiter"]>>;
 
-  /** Fixed windows of `clock`, whose start is part of the key, so a test's clock moves them. */
-  async function limit(name: keyof typeof provisioningLimits, subject: string) {
+  return async function limit(name: keyof typeof provisioningLimits, subject: string) {
     const { max, windowMs } = provisioningLimits[name];
     const now = clock().getTime();
     const windowStart = now - (now % windowMs);
@@ -70,42 +66,77 @@ export function provisioningService(
         reset: Math.ceil((windowStart + windowMs) / 1000),
       });
     }
-  }
-
-  async function requirePublicKey(jwk: Parameters<typeof importJWK>[0]) {
-    try {
-      await importJWK(jwk, "ES256");
-    } catch {
-      throw new AppError("invalid_request", "public_key_jwk is not a valid P-256 public key", {
-        field: "public_key_jwk",
-        constraint: "ec_p256",
-      });
-    }
-  }
-
-  /** A store takes a new terminal while it is active and under its merchant's terminal limit. */
-  async function requireOpenStore(store: StoreRow, deviceId?: string) {
-    if (store.status !== "active") throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
-    await devices.requireRoom(store.id, store.merchant.terminal_limit_per_store, deviceId);
-  }
-
-  /** What binding to a store writes on a device: its place and its OAuth client id. */
-  const boundTo = (store: StoreRow) => ({
-    merchant_id: store.merchant_id,
-    store_id: store.id,
-    client_id: `cli_${newUlid()}`,
-    activated_at: clock(),
-  });
-
-  const newCode = () => {
-    const code = newActivationCode();
-    return {
-      ...code,
-      hash: hashCode(code.plain),
-      expiresAt: new Date(clock().getTime() + ACTIVATION_CODE_LIFETIME_MS),
-    };
   };
+}
 
+interface Provisioning {
+  codes: ProvisioningRepository;
+  devices: DeviceService;
+  tenants: TenantService;
+  clock: () => Date;
+  limit: ReturnType<typeof provisioningLimiter>;
+}
+
+async function requirePublicKey(jwk: Parameters<typeof importJWK>[0]) {
+  try {
+    await importJWK(jwk, "ES256");
+  } catch {
+    throw new AppError("invalid_request", "public_key_jwk is not a valid P-256 public key", {
+      field: "public_key_jwk",
+      constraint: "ec_p256",
+    });
+  }
+}
+
+/** A store takes a new terminal while it is active and under its merchant's terminal limit. */
+async function requireOpenStore(devices: DeviceService, store: StoreRow, deviceId?: string) {
+  if (store.status !== "active") throw new AppError("invalid_state", "the store is inactive", { field: "store_id" });
+  await devices.requireRoom(store.id, store.merchant.terminal_limit_per_store, deviceId);
+}
+
+/** What binding to a store writes on a device: its place and its OAuth client id. */
+const boundTo = (store: StoreRow, clock: () => Date) => ({
+  merchant_id: store.merchant_id,
+  store_id: store.id,
+  client_id: `cli_${newUlid()}`,
+  activated_at: clock(),
+});
+
+const newCode = (clock: () => Date) => {
+  const code = newActivationCode();
+  return {
+    ...code,
+    hash: hashCode(code.plain),
+    expiresAt: new Date(clock().getTime() + ACTIVATION_CODE_LIFETIME_MS),
+  };
+};
+
+/** The device of this serial, new or provisioned again, waiting for its code to be activated. */
+async function pendingDevice(devices: DeviceService, caller: Caller, data: GenerateInput) {
+  const existing = await devices.findBySerial(data.serial_number);
+  const fields = {
+    public_key_jwk: data.public_key_jwk,
+    model: data.model,
+    manufacturer: data.manufacturer,
+    status: "pending_activation",
+  };
+  if (!existing)
+    return devices.create({ serial_number: data.serial_number, ...fields }, (id) =>
+      devices.recorded("device.provision", caller, { id, store_id: null }),
+    );
+  const { from } = requireMove("generateActivationCode", existing.status);
+  const moved = await devices.move(
+    existing.id,
+    [...from],
+    fields,
+    devices.recorded("device.provision", caller, existing),
+  );
+  if (!moved) throw new AppError("invalid_state", "the device changed state meanwhile");
+  return moved;
+}
+
+/** A code the device asks for and shows; staff enter it to bind the device to their store. */
+function deviceShownCodes({ codes, devices, tenants, clock, limit }: Provisioning) {
   return {
     /** The device registers its serial and public key and receives a code for staff to enter (24 hours). */
     async generateActivationCode(caller: Caller, input: unknown) {
@@ -113,35 +144,64 @@ export function provisioningService(
       await limit("generatePerIp", caller.ip ?? "unknown");
       await limit("generatePerSerial", data.serial_number);
       await requirePublicKey(data.public_key_jwk);
-      const existing = await devices.findBySerial(data.serial_number);
-      const fields = {
-        public_key_jwk: data.public_key_jwk,
-        model: data.model,
-        manufacturer: data.manufacturer,
-        status: "pending_activation",
-      };
-      let deviceId: string;
-      if (existing) {
-        const { from } = requireMove("generateActivationCode", existing.status);
-        const moved = await devices.move(
-          existing.id,
-          [...from],
-          fields,
-          devices.recorded("device.provision", caller, existing),
-        );
-        if (!moved) throw new AppError("invalid_state", "the device changed state meanwhile");
-        deviceId = moved.id;
-      } else {
-        const created = await devices.create({ serial_number: data.serial_number, ...fields }, (id) =>
-          devices.recorded("device.provision", caller, { id, store_id: null }),
-        );
-        deviceId = created.id;
-      }
-      const code = newCode();
-      await codes.replaceCode(deviceId, code.hash, code.expiresAt);
+      const device = await pendingDevice(devices, caller, data);
+      const code = newCode(clock);
+      await codes.replaceCode(device.id, code.hash, code.expiresAt);
       return { activation_code: code.shown, expires_at: code.expiresAt };
     },
 
+    /** Staff (L4 or above, reaching the store) bind the device to the store; it gets its OAuth client_id. */
+    async activate(caller: Caller, input: unknown) {
+      requireCaller(caller);
+      const data = parseInput(activateInput, input);
+      await limit("activatePerUser", caller.id ?? caller.ip ?? "unknown");
+      const store = await tenants.reachableStore(caller, data.store_id, roles.STORE_MANAGER);
+      const hash = hashCode(data.activation_code);
+      const code = await codes.findCode(hash);
+      if (!code?.device_id || code.activated_at || code.expires_at <= clock()) throw unknownCode();
+      const device = await devices.find(code.device_id);
+      if (!device) throw unknownCode();
+      const { from, to } = requireMove("activate", device.status);
+      if (device.store_id !== null && device.store_id !== store.id) {
+        throw new AppError("conflict", "this device was registered for another store", {
+          field: "store_id",
+          constraint: "registered_store",
+        });
+      }
+      await requireOpenStore(devices, store, device.id);
+      if (!(await codes.useCode(hash, clock()))) throw unknownCode();
+      const activated = await devices.move(
+        device.id,
+        [...from],
+        { status: to, ...boundTo(store, clock) },
+        devices.recorded("device.activate", caller, { id: device.id, store_id: store.id }),
+      );
+      if (!activated) throw new AppError("invalid_state", "the device changed state meanwhile");
+      return presentDevice(activated);
+    },
+
+    /** What the waiting device polls: pending until staff activate its code, then its ids. */
+    async activationStatus(caller: Caller, activation_code: unknown) {
+      const plain = parseInput(z.object({ activation_code: activationCode }), { activation_code }).activation_code;
+      await limit("statusPerIp", caller.ip ?? "unknown");
+      const code = await codes.findCode(hashCode(plain));
+      if (!code || code.expires_at <= clock()) throw unknownCode();
+      const device = code.activated_at && code.device_id ? await devices.find(code.device_id) : null;
+      if (!device?.client_id) return { status: "pending" };
+      return {
+        status: "active",
+        device_id: device.id,
+        client_id: device.client_id,
+        merchant_id: device.merchant_id,
+        store_id: device.store_id,
+      };
+    },
+  };
+}
+
+/** A code staff issue for their store; the terminal still to come enters it and joins the store at once. */
+function storeIssuedCodes({ codes, devices, tenants, clock, limit }: Provisioning) {
+  return {
     /**
      * Staff (L4 or above, reaching the store) issue a code for a terminal still to come: the terminal registers with
      * it (scanned or typed) and joins the store at once. Shown once; only its hash is kept.
@@ -151,8 +211,8 @@ export function provisioningService(
       const data = parseInput(issueInput, input);
       await limit("activatePerUser", caller.id ?? caller.ip ?? "unknown");
       const store = await tenants.reachableStore(caller, data.store_id, roles.STORE_MANAGER);
-      await requireOpenStore(store);
-      const code = newCode();
+      await requireOpenStore(devices, store);
+      const code = newCode(clock);
       await codes.issueForStore(store.id, code.hash, code.expiresAt);
       return { activation_code: code.shown, expires_at: code.expiresAt };
     },
@@ -179,14 +239,14 @@ export function provisioningService(
           constraint: "registered_store",
         });
       }
-      await requireOpenStore(store, existing?.id);
+      await requireOpenStore(devices, store, existing?.id);
       if (!(await codes.useCode(hash, clock()))) throw unknownCode();
       const fields = {
         public_key_jwk: data.public_key_jwk,
         model: data.model,
         manufacturer: data.manufacturer,
         status: to,
-        ...boundTo(store),
+        ...boundTo(store, clock),
       };
       const device = existing
         ? await devices.move(existing.id, [...from], fields, devices.recorded("device.activate", caller, existing))
@@ -203,52 +263,15 @@ export function provisioningService(
         store_id: device.store_id,
       };
     },
-
-    /** Staff (L4 or above, reaching the store) bind the device to the store; it gets its OAuth client_id. */
-    async activate(caller: Caller, input: unknown) {
-      requireCaller(caller);
-      const data = parseInput(activateInput, input);
-      await limit("activatePerUser", caller.id ?? caller.ip ?? "unknown");
-      const store = await tenants.reachableStore(caller, data.store_id, roles.STORE_MANAGER);
-      const hash = hashCode(data.activation_code);
-      const code = await codes.findCode(hash);
-      if (!code?.device_id || code.activated_at || code.expires_at <= clock()) throw unknownCode();
-      const device = await devices.find(code.device_id);
-      if (!device) throw unknownCode();
-      const { from, to } = requireMove("activate", device.status);
-      if (device.store_id !== null && device.store_id !== store.id) {
-        throw new AppError("conflict", "this device was registered for another store", {
-          field: "store_id",
-          constraint: "registered_store",
-        });
-      }
-      await requireOpenStore(store, device.id);
-      if (!(await codes.useCode(hash, clock()))) throw unknownCode();
-      const activated = await devices.move(
-        device.id,
-        [...from],
-        { status: to, ...boundTo(store) },
-        devices.recorded("device.activate", caller, { id: device.id, store_id: store.id }),
-      );
-      if (!activated) throw new AppError("invalid_state", "the device changed state meanwhile");
-      return presentDevice(activated);
-    },
-
-    /** What the waiting device polls: pending until staff activate its code, then its ids. */
-    async activationStatus(caller: Caller, activation_code: unknown) {
-      const plain = parseInput(z.object({ activation_code: activationCode }), { activation_code }).activation_code;
-      await limit("statusPerIp", caller.ip ?? "unknown");
-      const code = await codes.findCode(hashCode(plain));
-      if (!code || code.expires_at <= clock()) throw unknownCode();
-      const device = code.activated_at && code.device_id ? await devices.find(code.device_id) : null;
-      if (!device?.client_id) return { status: "pending" };
-      return {
-        status: "active",
-        device_id: device.id,
-        client_id: device.client_id,
-        merchant_id: device.merchant_id,
-        store_id: device.store_id,
-      };
-    },
   };
+}
+
+export function provisioningService(
+  codes: ProvisioningRepository,
+  devices: DeviceService,
+  tenants: TenantService,
+  clock: () => Date,
+) {
+  const provisioning = { codes, devices, tenants, clock, limit: provisioningLimiter(codes, clock) };
+  return { ...deviceShownCodes(provisioning), ...storeIssuedCodes(provisioning) };
 }

@@ -60,22 +60,20 @@ const storeRowColumns = [
   "m.terminal_limit_per_store",
 ].join(", ");
 
-/**
- * Every read is filtered by the caller's tenant scope; rows outside it do not exist for the caller. The nested lists
- * of a hierarchy read (hundreds of stores per request) go to the driver with one statement and only the columns
- * of the fields asked: through Prisma's client, reading the sealed blobs and a second statement for the merchant,
- * they cost several times the database's own work, and parsing columns nobody asked for was the largest cost of a
- * request (docs/benchmarks.md, "Hierarchy read").
- */
-export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clock) {
-  /** A merchant or store write together with the gateway push it owes its merchant. */
-  const synced = <T>(write: (tx: Prisma.TransactionClient) => Promise<T>, merchantOf: (row: T) => number) =>
-    prisma.$transaction(async (tx) => {
-      const row = await write(tx);
-      await enqueueGatewaySync(tx, merchantOf(row), clock());
-      return row;
-    });
+/** A merchant or store write together with the gateway push it owes its merchant. */
+const synced = <T>(
+  prisma: PrismaClient,
+  clock: Clock,
+  write: (tx: Prisma.TransactionClient) => Promise<T>,
+  merchantOf: (row: T) => number,
+) =>
+  prisma.$transaction(async (tx) => {
+    const row = await write(tx);
+    await enqueueGatewaySync(tx, merchantOf(row), clock());
+    return row;
+  });
 
+function pspRows(prisma: PrismaClient) {
   return {
     listPsps: (caller: Caller, page: Page) =>
       readPage(page, {
@@ -86,7 +84,11 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
     pspsByIds: (ids: readonly number[]) => prisma.psp.findMany({ where: { id: { in: [...ids] } } }),
     findPsp: (id: number) => prisma.psp.findUnique({ where: { id } }),
     createPsp: (data: Prisma.PspCreateInput) => uniqueCode(prisma.psp.create({ data })),
+  };
+}
 
+function merchantRows(prisma: PrismaClient, clock: Clock) {
+  return {
     listMerchants(caller: Caller, filter: { psp_id?: number }, page: Page) {
       const where = { AND: [merchantScope(caller), filter] };
       return readPage(page, {
@@ -107,6 +109,8 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
     createMerchant: (data: Prisma.MerchantUncheckedCreateInput) =>
       uniqueCode(
         synced(
+          prisma,
+          clock,
           (tx) => tx.merchant.create({ data }),
           (merchant) => merchant.id,
         ),
@@ -114,6 +118,8 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
     updateMerchant: (id: number, data: Prisma.MerchantUncheckedUpdateInput) =>
       uniqueCode(
         synced(
+          prisma,
+          clock,
           async (tx) => {
             // A merchant that leaves active ends its terminals' tokens (the edge matches their merchant_id).
             if (endsSessions(data)) await revokeSessions(tx, `merchant:${id}`, clock());
@@ -122,7 +128,11 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
           (merchant) => merchant.id,
         ),
       ),
+  };
+}
 
+function storeRows(prisma: PrismaClient, db: SqlRunner, clock: Clock) {
+  return {
     listStores(caller: Caller, filter: { merchant_id?: number }, page: Page) {
       const where = { AND: [storeScope(caller), filter] };
       return readPage(page, {
@@ -169,6 +179,8 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
     createStore: (data: Prisma.StoreUncheckedCreateInput) =>
       uniqueCode(
         synced(
+          prisma,
+          clock,
           (tx) => tx.store.create({ data, include: withPsp }),
           (store) => store.merchant_id,
         ),
@@ -176,6 +188,8 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
     updateStore: (id: number, data: Prisma.StoreUncheckedUpdateInput) =>
       uniqueCode(
         synced(
+          prisma,
+          clock,
           async (tx) => {
             // A store that leaves active ends its terminals' tokens (the edge matches their store_id).
             if (endsSessions(data)) await revokeSessions(tx, `store:${id}`, clock());
@@ -185,4 +199,15 @@ export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clo
         ),
       ),
   };
+}
+
+/**
+ * Every read is filtered by the caller's tenant scope; rows outside it do not exist for the caller. The nested lists
+ * of a hierarchy read (hundreds of stores per request) go to the driver with one statement and only the columns
+ * of the fields asked: through Prisma's client, reading the sealed blobs and a second statement for the merchant,
+ * they cost several times the database's own work, and parsing columns nobody asked for was the largest cost of a
+ * request (docs/benchmarks.md, "Hierarchy read").
+ */
+export function tenantRepository(prisma: PrismaClient, db: SqlRunner, clock: Clock) {
+  return { ...pspRows(prisma), ...merchantRows(prisma, clock), ...storeRows(prisma, db, clock) };
 }

@@ -47,41 +47,30 @@ export function present<T extends { provider_credentials: string | null }>(row: 
 const taken = (field: string) =>
   new AppError("conflict", `this ${field} is already taken at its level`, { field, constraint: "unique" });
 
-/**
- * Every merchant or store write records the gateway push it owes in its own transaction (the repository); `changed`
- * hears of it once committed, so the gateway sync pushes it at once.
- */
-export function tenantService(tenants: TenantRepository, box: SecretBox, changed: () => void) {
-  const seal = (credentials: unknown) =>
-    credentials === undefined ? undefined : box.seal(JSON.stringify(credentials));
+/** A row to check the caller against; nobody learns whether an id exists without a token. */
+async function merchantRow(tenants: TenantRepository, caller: Caller, id: number): Promise<MerchantRow> {
+  requireCaller(caller);
+  const merchant = await tenants.findMerchant(id);
+  if (!merchant) throw notFound("merchant");
+  return merchant;
+}
 
+/** Rows grouped under the keys of a batch, in the keys' order; a key without rows gets an empty list. */
+function groupBy<T, K>(keys: readonly K[], rows: T[], keyOf: (row: T) => K) {
+  const groups = new Map<K, T[]>(keys.map((key) => [key, []]));
+  for (const row of rows) groups.get(keyOf(row))?.push(row);
+  return keys.map((key) => groups.get(key) ?? []);
+}
+
+type Seal = (credentials: unknown) => string | undefined;
+
+function pspManagement(tenants: TenantRepository) {
   async function readablePsp(caller: Caller, id: number) {
     requireCaller(caller);
     const psp = await tenants.findPsp(id);
     if (!psp) throw notFound("psp");
     requireTier(caller, roles.PSP_ADMIN, { pspId: id });
     return psp;
-  }
-
-  /** A row to check the caller against; nobody learns whether an id exists without a token. */
-  async function merchantRow(caller: Caller, id: number): Promise<MerchantRow> {
-    requireCaller(caller);
-    const merchant = await tenants.findMerchant(id);
-    if (!merchant) throw notFound("merchant");
-    return merchant;
-  }
-
-  async function storeRow(caller: Caller, id: number): Promise<StoreRow> {
-    requireCaller(caller);
-    const store = await tenants.findStore(id);
-    if (!store) throw notFound("store");
-    return store;
-  }
-
-  async function reachableStore(caller: Caller, id: number, maxTier: Tier = roles.STAFF) {
-    const store = await storeRow(caller, id);
-    requireTier(caller, maxTier, storePath(store));
-    return store;
   }
 
   return {
@@ -93,12 +82,16 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       if (psp === "taken") throw taken("code");
       return psp;
     },
+  };
+}
 
+function merchantManagement(tenants: TenantRepository, seal: Seal, changed: () => void) {
+  return {
     async listMerchants(caller: Caller, filter: { psp_id?: number }, page: PageArgs = {}) {
       return mapPage(await tenants.listMerchants(caller, filter, parsePage(page)), present);
     },
     async getMerchant(caller: Caller, id: number) {
-      const merchant = await merchantRow(caller, id);
+      const merchant = await merchantRow(tenants, caller, id);
       requireTier(caller, roles.MERCHANT_ADMIN, merchantPath(merchant));
       return present(merchant);
     },
@@ -115,7 +108,7 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
     async updateMerchant(caller: Caller, id: number, input: unknown) {
       requireCaller(caller);
       const { provider_credentials, ...data } = parseInput(merchantUpdate, input);
-      const merchant = await merchantRow(caller, id);
+      const merchant = await merchantRow(tenants, caller, id);
       requireTier(caller, data.status === undefined ? roles.MERCHANT_ADMIN : roles.PSP_ADMIN, merchantPath(merchant));
       const updated = await tenants.updateMerchant(id, { ...data, provider_credentials: seal(provider_credentials) });
       if (updated === "taken") throw taken("code");
@@ -123,27 +116,35 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       return present(updated);
     },
     async deactivateMerchant(caller: Caller, id: number) {
-      requireTier(caller, roles.PSP_ADMIN, merchantPath(await merchantRow(caller, id)));
+      requireTier(caller, roles.PSP_ADMIN, merchantPath(await merchantRow(tenants, caller, id)));
       const merchant = (await tenants.updateMerchant(id, { status: "inactive" })) as MerchantRow;
       changed();
       return present(merchant);
     },
+  };
+}
 
+function storeManagement(tenants: TenantRepository, seal: Seal, changed: () => void) {
+  async function storeRow(caller: Caller, id: number): Promise<StoreRow> {
+    requireCaller(caller);
+    const store = await tenants.findStore(id);
+    if (!store) throw notFound("store");
+    return store;
+  }
+
+  async function reachableStore(caller: Caller, id: number, maxTier: Tier = roles.STAFF) {
+    const store = await storeRow(caller, id);
+    requireTier(caller, maxTier, storePath(store));
+    return store;
+  }
+
+  return {
     async listStores(caller: Caller, filter: { merchant_id?: number }, page: PageArgs = {}) {
       return mapPage(await tenants.listStores(caller, filter, parsePage(page)), present);
     },
     getStore: async (caller: Caller, id: number) => present(await reachableStore(caller, id)),
     /** The store as a scope check for other modules: found and reachable, or 404/403. */
     reachableStore,
-    /**
-     * Rows without a caller check, for the modules whose own rules place something in the hierarchy (a user, an
-     * area) and check the caller against that place themselves.
-     */
-    findPsp: tenants.findPsp,
-    findMerchant: tenants.findMerchant,
-    findStore: tenants.findStore,
-    /** Every merchant id of a PSP, unpaginated (an L1's reach). */
-    merchantIdsOfPsp: tenants.merchantIdsOfPsp,
     /**
      * What a store's receipts print about their issuer, for the POS service (never a client: it checks the caller
      * against the payment first): the store's name, address and receipt settings, the merchant's names and invoice
@@ -170,7 +171,7 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
     async createStore(caller: Caller, input: unknown) {
       requireCaller(caller);
       const { provider_credentials, ...data } = parseInput(storeCreate, input);
-      const merchant = await merchantRow(caller, data.merchant_id);
+      const merchant = await merchantRow(tenants, caller, data.merchant_id);
       requireTier(caller, roles.MERCHANT_ADMIN, merchantPath(merchant));
       const store = await tenants.createStore({ ...data, provider_credentials: seal(provider_credentials) });
       if (store === "taken") throw taken("code");
@@ -196,17 +197,17 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
       changed();
       return present(updated);
     },
+  };
+}
 
+/** The loaders and entity references of one request. */
+function tenantBatching(tenants: TenantRepository) {
+  return {
     /**
      * Per-request batching of the nested view `psps { merchants { stores } }`: one query per level, each filtered
      * by the caller's scope, instead of one per parent.
      */
     loaders(caller: Caller) {
-      const groupBy = <T, K>(keys: readonly K[], rows: T[], keyOf: (row: T) => K) => {
-        const groups = new Map<K, T[]>(keys.map((key) => [key, []]));
-        for (const row of rows) groups.get(keyOf(row))?.push(row);
-        return keys.map((key) => groups.get(key) ?? []);
-      };
       return {
         merchantsOfPsp: new DataLoader(async (pspIds: readonly number[]) =>
           groupBy(pspIds, (await tenants.merchantsOfPsps(caller, pspIds)).map(present), (m) => m.psp_id),
@@ -255,6 +256,30 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
         }),
       };
     },
+  };
+}
+
+/**
+ * Every merchant or store write records the gateway push it owes in its own transaction (the repository); `changed`
+ * hears of it once committed, so the gateway sync pushes it at once.
+ */
+export function tenantService(tenants: TenantRepository, box: SecretBox, changed: () => void) {
+  const seal = (credentials: unknown) =>
+    credentials === undefined ? undefined : box.seal(JSON.stringify(credentials));
+  return {
+    ...pspManagement(tenants),
+    ...merchantManagement(tenants, seal, changed),
+    ...storeManagement(tenants, seal, changed),
+    /**
+     * Rows without a caller check, for the modules whose own rules place something in the hierarchy (a user, an
+     * area) and check the caller against that place themselves.
+     */
+    findPsp: tenants.findPsp,
+    findMerchant: tenants.findMerchant,
+    findStore: tenants.findStore,
+    /** Every merchant id of a PSP, unpaginated (an L1's reach). */
+    merchantIdsOfPsp: tenants.merchantIdsOfPsp,
+    ...tenantBatching(tenants),
   };
 }
 

@@ -1,13 +1,8 @@
-import { AppError, invalidField, isRole, type Role, roles, type SecretBox } from "@pos-cloud/common";
-import { generateSecret } from "otplib";
-import type { Prisma } from "../../generated/prisma/client";
+import { AppError, invalidField, isRole, type Role, roles } from "@pos-cloud/common";
 import { hashSecret } from "./credentials";
-import type { UserRepository, UserRow } from "./user.repository";
+import type { UserRepository } from "./user.repository";
 
 // What a create or update may say about a user, checked before anything is written.
-
-export type MfaChannel = "totp" | "sms" | "email";
-const mfaChannels = new Set<string>(["totp", "sms", "email"]);
 
 export interface UserInput {
   role?: string | null;
@@ -28,8 +23,6 @@ export interface UserInput {
 
 /** Tiers that log in with a password (and MFA); L5 and L6 use a PIN. */
 export const usesPassword = (role: string) => isRole(role) && roles[role] <= roles.STORE_MANAGER;
-/** MFA cannot be switched off for L0 to L3; it is the user's choice for L4; L5 and L6 have none. */
-const mfaMandatory = (role: Role) => roles[role] <= roles.AREA_MANAGER;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+[1-9][0-9]{6,14}$/;
@@ -66,32 +59,4 @@ export async function secretsFor(role: Role, input: UserInput, creating: boolean
     }
   }
   return data;
-}
-
-/** MFA settings for a role; a new TOTP secret when the channel becomes TOTP. */
-export function mfaFor(box: SecretBox, role: Role, input: UserInput, current?: UserRow) {
-  const tier = roles[role];
-  if (tier > roles.STORE_MANAGER) {
-    if (input.mfa_enabled || input.mfa_channel != null)
-      throw invalidField("mfa_enabled", "not_allowed", `${role} logs in with a PIN, without MFA`);
-    return { data: { mfa_enabled: false, mfa_channel: null } };
-  }
-  if (input.mfa_enabled === false && mfaMandatory(role))
-    throw invalidField("mfa_enabled", "mandatory", `MFA is mandatory for ${role}`);
-  const enabled = mfaMandatory(role) || (input.mfa_enabled ?? current?.mfa_enabled ?? true);
-  const channel = input.mfa_channel ?? current?.mfa_channel ?? "totp";
-  if (!mfaChannels.has(channel)) throw invalidField("mfa_channel", "enum", "mfa_channel must be totp, sms or email");
-  const email = input.email !== undefined ? input.email : current?.email;
-  const phone = input.phone !== undefined ? input.phone : current?.phone;
-  if (enabled && channel === "email" && !email)
-    throw invalidField("email", "required", "MFA by e-mail needs an e-mail");
-  if (enabled && channel === "sms" && !phone) throw invalidField("phone", "required", "MFA by SMS needs a phone");
-  const data: Prisma.UserUncheckedUpdateInput = { mfa_enabled: enabled, mfa_channel: channel };
-  let totpSecret: string | undefined;
-  if (enabled && channel === "totp" && (!current?.totp_secret || current.mfa_channel !== "totp")) {
-    totpSecret = generateSecret();
-    data.totp_secret = box.seal(totpSecret);
-    data.last_totp_step = null;
-  }
-  return { data, totpSecret };
 }

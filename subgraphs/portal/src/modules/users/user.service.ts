@@ -7,203 +7,120 @@ import {
   mapPage,
   notFound,
   type Role,
-  reachOf,
   requireCaller,
   requireReach,
   requireService,
   requireUser,
   roles,
   type SecretBox,
-  type TenantPath,
   tierOf,
 } from "@pos-cloud/common";
 import DataLoader from "dataloader";
-import { type AuditEvent, type AuditSink, platformActor } from "../../audit-sink";
+import { type AuditSink, platformActor } from "../../audit-sink";
 import type { Prisma } from "../../generated/prisma/client";
 import { type PageArgs, parsePage } from "../../validation";
 import type { AreaService } from "../areas/area.service";
 import { storePath, type TenantService } from "../tenants/tenant.service";
 import { generateLoginId } from "./login-id";
-import type { UserRepository, UserRow, UserScope } from "./user.repository";
-import { checkContact, mfaFor, secretsFor, type UserInput } from "./user-input";
+import type { UserRepository } from "./user.repository";
+import { type UserAccess, userAccess } from "./user-access";
+import { userChange } from "./user-audit";
+import { checkContact, secretsFor, type UserInput } from "./user-input";
+import { userLockouts } from "./user-lockouts";
+import { mfaFor, userMfa } from "./user-mfa";
 import { type UserView, view } from "./user-view";
 
 export type UserService = ReturnType<typeof userService>;
 export type UserAuthentication = UserService["authentication"];
 export type { UserRow } from "./user.repository";
 
-/** What authentication keeps on a user: failure counts, lockouts, the last TOTP step used. */
-export type AuthenticationState = Pick<
-  Prisma.UserUncheckedUpdateInput,
-  "failed_logins" | "locked_until" | "failed_pins" | "pin_locked_at" | "last_totp_step"
->;
+/** The tenant assignment a tier requires, completed from the one id the tier names (store, area, merchant, PSP). */
+async function placeOf(areas: AreaService, tenants: TenantService, role: Role, input: UserInput) {
+  const need = (field: "psp_id" | "merchant_id" | "area_id" | "store_id") => {
+    const value = input[field];
+    if (value === undefined || value === null)
+      throw invalidField(field, "required", `${field} is required for ${role}`);
+    return value;
+  };
+  const merchantOf = async (id: number) => {
+    const merchant = await tenants.findMerchant(id);
+    if (!merchant) throw invalidField("merchant_id", "exists", "merchant not found");
+    return merchant;
+  };
+  const tier = roles[role];
+  if (tier === 0) return { psp_id: null, merchant_id: null, area_id: null, store_id: null };
+  if (tier === 1) {
+    const psp = await tenants.findPsp(need("psp_id") as number);
+    if (!psp) throw invalidField("psp_id", "exists", "psp not found");
+    return { psp_id: psp.id, merchant_id: null, area_id: null, store_id: null };
+  }
+  if (tier === 2) {
+    const merchant = await merchantOf(need("merchant_id") as number);
+    return { psp_id: merchant.psp_id, merchant_id: merchant.id, area_id: null, store_id: null };
+  }
+  if (tier === 3) {
+    const area = await areas.find(need("area_id") as string);
+    if (!area) throw invalidField("area_id", "exists", "area not found");
+    const merchant = await merchantOf(area.merchant_id);
+    return { psp_id: merchant.psp_id, merchant_id: merchant.id, area_id: area.id, store_id: null };
+  }
+  const store = await tenants.findStore(need("store_id") as number);
+  if (!store) throw invalidField("store_id", "exists", "store not found");
+  const merchant = await merchantOf(store.merchant_id);
+  return { psp_id: merchant.psp_id, merchant_id: merchant.id, area_id: null, store_id: store.id, store };
+}
 
-/** The audit record of a change to a user, about that user where it sits. */
-const userChange = (
-  event: AuditEvent["event"],
-  caller: Caller,
-  user: Pick<UserRow, "id" | "psp_id" | "merchant_id" | "store_id">,
-  metadata: Record<string, unknown> = {},
-): AuditEvent => ({
-  event,
-  caller,
-  user_id: caller.type === "user" ? null : user.id,
-  success: true,
-  target: { type: "user", id: user.id },
-  place: { psp_id: user.psp_id, merchant_id: user.merchant_id, store_id: user.store_id },
-  metadata,
-});
+/** A login id no user has yet; the formats leave few per store or merchant, so a taken one is drawn again. */
+async function freeLoginId(users: UserRepository, role: Role, place: { merchantId?: number; storeCode?: string }) {
+  for (let attempt = 0; attempt <= 20; attempt++) {
+    const loginId = generateLoginId(role, place);
+    if (!(await users.findByLoginId(loginId))) return loginId;
+  }
+  throw new AppError("conflict", "no free login id left for this store or merchant");
+}
 
-export function userService(
+/** Creating, changing and deactivating users. */
+function userWrites(
   users: UserRepository,
   areas: AreaService,
   tenants: TenantService,
   box: SecretBox,
   audit: AuditSink,
+  access: UserAccess,
 ) {
-  /** Where a user sits in the tenant hierarchy, as `canReach` reads it; store users take their store's area. */
-  async function pathOf(user: Pick<UserRow, "psp_id" | "merchant_id" | "area_id" | "store_id">): Promise<TenantPath> {
-    const store = user.store_id === null ? null : await tenants.findStore(user.store_id);
-    return {
-      pspId: user.psp_id ?? 0,
-      merchantId: user.merchant_id ?? undefined,
-      areaId: store ? store.area_id : user.area_id,
-      storeId: user.store_id ?? undefined,
-    };
-  }
-
-  /** The tenant assignment a tier requires, completed from the one id the tier names (store, area, merchant, PSP). */
-  async function placeOf(role: Role, input: UserInput) {
-    const need = (field: "psp_id" | "merchant_id" | "area_id" | "store_id") => {
-      const value = input[field];
-      if (value === undefined || value === null)
-        throw invalidField(field, "required", `${field} is required for ${role}`);
-      return value;
-    };
-    const merchantOf = async (id: number) => {
-      const merchant = await tenants.findMerchant(id);
-      if (!merchant) throw invalidField("merchant_id", "exists", "merchant not found");
-      return merchant;
-    };
-    const tier = roles[role];
-    if (tier === 0) return { psp_id: null, merchant_id: null, area_id: null, store_id: null };
-    if (tier === 1) {
-      const psp = await tenants.findPsp(need("psp_id") as number);
-      if (!psp) throw invalidField("psp_id", "exists", "psp not found");
-      return { psp_id: psp.id, merchant_id: null, area_id: null, store_id: null };
-    }
-    if (tier === 2) {
-      const merchant = await merchantOf(need("merchant_id") as number);
-      return { psp_id: merchant.psp_id, merchant_id: merchant.id, area_id: null, store_id: null };
-    }
-    if (tier === 3) {
-      const area = await areas.find(need("area_id") as string);
-      if (!area) throw invalidField("area_id", "exists", "area not found");
-      const merchant = await merchantOf(area.merchant_id);
-      return { psp_id: merchant.psp_id, merchant_id: merchant.id, area_id: area.id, store_id: null };
-    }
-    const store = await tenants.findStore(need("store_id") as number);
-    if (!store) throw invalidField("store_id", "exists", "store not found");
-    const merchant = await merchantOf(store.merchant_id);
-    return { psp_id: merchant.psp_id, merchant_id: merchant.id, area_id: null, store_id: store.id, store };
-  }
-
-  /** Creates a user without a caller check: the demo tenant and tests; `create` is the checked path. */
   /** Creates a user for `caller` (the platform itself when none: the demo tenant, a test's fixtures). */
   async function createUser(input: UserInput, caller: Caller = platformActor): Promise<UserView> {
     if (!isRole(input.role)) throw invalidField("role", "enum", `role must be one of ${Object.keys(roles).join(", ")}`);
     const role = input.role;
     if (input.login_id != null)
       throw invalidField("login_id", "server_generated", "login ids are generated by the server");
-    const { store, ...place } = await placeOf(role, input);
+    const { store, ...place } = await placeOf(areas, tenants, role, input);
     await checkContact(users, input);
     const secrets = await secretsFor(role, input, true);
     const mfa = mfaFor(box, role, input);
-    for (let attempt = 0; ; attempt++) {
-      const login_id = generateLoginId(role, { merchantId: place.merchant_id ?? undefined, storeCode: store?.code });
-      if (await users.findByLoginId(login_id)) {
-        if (attempt < 20) continue;
-        throw new AppError("conflict", "no free login id left for this store or merchant");
-      }
-      const created = await users.create(
-        {
-          ...(mfa.data as Prisma.UserUncheckedCreateInput),
-          login_id,
-          role,
-          ...place,
-          name: input.name ?? null,
-          email: input.email?.toLowerCase() ?? null,
-          phone: input.phone ?? null,
-          ...secrets,
-          created_by: caller.type === "user" ? (caller.id ?? null) : null,
-        },
-        (user) => audit.step(userChange("user.created", caller, user, { login_id, role })),
-      );
-      return view(created, mfa.totpSecret);
-    }
-  }
-
-  /** Whom a caller manages: users strictly below its tier, inside its reach. */
-  async function manageable(
-    caller: Caller,
-    target: Pick<UserRow, "role" | "psp_id" | "merchant_id" | "area_id" | "store_id">,
-  ) {
-    const tier = tierOf(caller);
-    if (tier === undefined || !isRole(target.role)) return false;
-    return roles[target.role] > tier && canReach(caller, await pathOf(target));
-  }
-
-  async function requireManageable(caller: Caller, id: string, minimumTier: number = roles.STORE_MANAGER) {
-    const tier = requireUser(caller);
-    const user = await users.find(id).catch(() => null);
-    if (!user) throw notFound("user");
-    if (!(await manageable(caller, user))) throw new AppError("forbidden", "this user is outside your reach");
-    if (tier > minimumTier) throw new AppError("forbidden", "your role may not change users");
-    return user;
-  }
-
-  /** The users a caller may list: the roles below its tier, placed within its reach. */
-  async function scopeOf(caller: Caller): Promise<UserScope> {
-    const tier = requireUser(caller);
-    const below = Object.entries(roles)
-      .filter(([, t]) => t > tier)
-      .map(([role]) => role);
-    const reach = reachOf(caller);
-    switch (reach.level) {
-      case "platform":
-        return { roles: below };
-      case "psp":
-        return { roles: below, psp_id: reach.pspId };
-      case "merchant":
-        return { roles: below, merchant_id: reach.merchantId };
-      case "area":
-        return { roles: below, merchant_id: reach.merchantId, store_ids: await areas.storeIds(reach.areaId) };
-      case "store":
-        return { roles: below, store_id: reach.storeId };
-      case "nothing":
-        return { roles: [] };
-    }
+    const login_id = await freeLoginId(users, role, {
+      merchantId: place.merchant_id ?? undefined,
+      storeCode: store?.code,
+    });
+    const created = await users.create(
+      {
+        ...(mfa.data as Prisma.UserUncheckedCreateInput),
+        login_id,
+        role,
+        ...place,
+        name: input.name ?? null,
+        email: input.email?.toLowerCase() ?? null,
+        phone: input.phone ?? null,
+        ...secrets,
+        created_by: caller.type === "user" ? (caller.id ?? null) : null,
+      },
+      (user) => audit.step(userChange("user.created", caller, user, { login_id, role })),
+    );
+    return view(created, mfa.totpSecret);
   }
 
   return {
     createUser,
-    manageable,
-
-    /**
-     * User rows as login, MFA and sessions read them, without a caller check (they establish who calls), and the
-     * authentication state they keep.
-     */
-    authentication: {
-      find: users.find,
-      findByLoginId: users.findByLoginId,
-      findByEmail: users.findByEmail,
-      countFailedLogin: users.countFailedLogin,
-      countFailedPin: users.countFailedPin,
-      update: (id: string, state: AuthenticationState, change?: AuditEvent) =>
-        users.update(id, state, change && audit.step(change)),
-      /** The record of a change the authentication state makes to a user (a lockout). */
-      change: userChange,
-    },
 
     async create(caller: Caller, input: UserInput): Promise<UserView> {
       const tier = requireUser(caller);
@@ -211,20 +128,60 @@ export function userService(
       if (!isRole(input.role))
         throw invalidField("role", "enum", `role must be one of ${Object.keys(roles).join(", ")}`);
       if (roles[input.role] <= tier) throw new AppError("forbidden", "you may only create users below your own tier");
-      const place = await placeOf(input.role, input);
-      if (!canReach(caller, await pathOf(place))) throw new AppError("forbidden", "that place is outside your reach");
+      const place = await placeOf(areas, tenants, input.role, input);
+      if (!canReach(caller, await access.pathOf(place)))
+        throw new AppError("forbidden", "that place is outside your reach");
       return createUser(input, caller);
     },
 
+    async update(caller: Caller, id: string, patch: UserInput): Promise<UserView> {
+      const user = await access.requireManageable(caller, id);
+      if (patch.login_id != null) throw invalidField("login_id", "immutable", "a login id never changes");
+      if (patch.role != null && patch.role !== user.role)
+        throw invalidField("role", "immutable", "a user's role never changes");
+      for (const field of ["psp_id", "merchant_id", "area_id", "store_id"] as const)
+        if (patch[field] != null && patch[field] !== user[field])
+          throw invalidField(field, "immutable", "create a new user to move someone to another place");
+      if (patch.status != null && patch.status !== "active" && patch.status !== "inactive")
+        throw invalidField("status", "enum", "status must be active or inactive (lockUser locks)");
+      const role = user.role as Role;
+      await checkContact(users, patch, user.id);
+      const secrets = await secretsFor(role, patch, false);
+      const mfa = mfaFor(box, role, patch, user);
+      const data: Prisma.UserUncheckedUpdateInput = { ...secrets, ...mfa.data };
+      if (patch.name !== undefined) data.name = patch.name;
+      if (patch.email !== undefined) data.email = patch.email?.toLowerCase() ?? null;
+      if (patch.phone !== undefined) data.phone = patch.phone;
+      if (patch.status != null) data.status = patch.status;
+      const changed = Object.keys(patch).filter((field) => !["password", "pin", "totp_secret"].includes(field));
+      return view(
+        await users.update(id, data, audit.step(userChange("user.updated", caller, user, { fields: changed }))),
+        mfa.totpSecret,
+      );
+    },
+
+    /** Deletion deactivates: the user can no longer log in or refresh, and the audit trail keeps its id. */
+    async deactivate(caller: Caller, id: string): Promise<UserView> {
+      const user = await access.requireManageable(caller, id);
+      return view(
+        await users.update(id, { status: "inactive" }, audit.step(userChange("user.deactivated", caller, user))),
+      );
+    },
+  };
+}
+
+/** What a caller may read of users: those it manages, and itself. */
+function userReads(users: UserRepository, tenants: TenantService, access: UserAccess) {
+  return {
     async list(caller: Caller, filter: { store_id?: number; role?: string }, page: PageArgs = {}) {
-      return mapPage(await users.list(await scopeOf(caller), filter, parsePage(page)), (user) => view(user));
+      return mapPage(await users.list(await access.scopeOf(caller), filter, parsePage(page)), (user) => view(user));
     },
 
     async get(caller: Caller, id: string): Promise<UserView> {
       requireUser(caller);
       const user = await users.find(id).catch(() => null);
       if (!user) throw notFound("user");
-      if (user.id !== caller.id && !(await manageable(caller, user)))
+      if (user.id !== caller.id && !(await access.manageable(caller, user)))
         throw new AppError("forbidden", "this user is outside your reach");
       return view(user);
     },
@@ -254,7 +211,7 @@ export function userService(
       const store = await tenants.findStore(storeId);
       if (!store) throw notFound("store");
       requireReach(caller, storePath(store));
-      return (await users.ofStores(await scopeOf(caller), [storeId])).map((user) => view(user));
+      return (await users.ofStores(await access.scopeOf(caller), [storeId])).map((user) => view(user));
     },
 
     /**
@@ -265,88 +222,25 @@ export function userService(
       new DataLoader(async (storeIds: readonly number[]): Promise<UserView[][]> => {
         requireCaller(caller);
         if (tierOf(caller) === undefined) return storeIds.map(() => []);
-        const rows = (await users.ofStores(await scopeOf(caller), storeIds)).map((user) => view(user));
+        const rows = (await users.ofStores(await access.scopeOf(caller), storeIds)).map((user) => view(user));
         return storeIds.map((id) => rows.filter((user) => user.store_id === id));
       }),
+  };
+}
 
-    async update(caller: Caller, id: string, patch: UserInput): Promise<UserView> {
-      const user = await requireManageable(caller, id);
-      if (patch.login_id != null) throw invalidField("login_id", "immutable", "a login id never changes");
-      if (patch.role != null && patch.role !== user.role)
-        throw invalidField("role", "immutable", "a user's role never changes");
-      for (const field of ["psp_id", "merchant_id", "area_id", "store_id"] as const)
-        if (patch[field] != null && patch[field] !== user[field])
-          throw invalidField(field, "immutable", "create a new user to move someone to another place");
-      if (patch.status != null && patch.status !== "active" && patch.status !== "inactive")
-        throw invalidField("status", "enum", "status must be active or inactive (lockUser locks)");
-      const role = user.role as Role;
-      await checkContact(users, patch, user.id);
-      const secrets = await secretsFor(role, patch, false);
-      const mfa = mfaFor(box, role, patch, user);
-      const data: Prisma.UserUncheckedUpdateInput = { ...secrets, ...mfa.data };
-      if (patch.name !== undefined) data.name = patch.name;
-      if (patch.email !== undefined) data.email = patch.email?.toLowerCase() ?? null;
-      if (patch.phone !== undefined) data.phone = patch.phone;
-      if (patch.status != null) data.status = patch.status;
-      const changed = Object.keys(patch).filter((field) => !["password", "pin", "totp_secret"].includes(field));
-      return view(
-        await users.update(id, data, audit.step(userChange("user.updated", caller, user, { fields: changed }))),
-        mfa.totpSecret,
-      );
-    },
-
-    /** Deletion deactivates: the user can no longer log in or refresh, and the audit trail keeps its id. */
-    async deactivate(caller: Caller, id: string): Promise<UserView> {
-      const user = await requireManageable(caller, id);
-      return view(
-        await users.update(id, { status: "inactive" }, audit.step(userChange("user.deactivated", caller, user))),
-      );
-    },
-
-    /**
-     * Lifts a PIN lock, a password lockout and an administrator's lock; only an L4 or higher, above the user and
-     * reaching it. A deactivated user stays inactive.
-     */
-    async unlock(caller: Caller, id: string): Promise<UserView> {
-      const user = await requireManageable(caller, id, roles.STORE_MANAGER);
-      return view(
-        await users.update(
-          id,
-          {
-            failed_pins: 0,
-            pin_locked_at: null,
-            failed_logins: 0,
-            locked_until: null,
-            ...(user.status === "locked" ? { status: "active" } : {}),
-          },
-          audit.step(userChange("user.unlocked", caller, user)),
-        ),
-      );
-    },
-
-    /** An administrator's lock: no login and no refresh until unlocked, and the user's sessions end now. */
-    async lock(caller: Caller, id: string): Promise<UserView> {
-      const user = await requireManageable(caller, id, roles.STORE_MANAGER);
-      if (user.status === "inactive") throw new AppError("invalid_state", "a deactivated user cannot be locked");
-      return view(await users.update(id, { status: "locked" }, audit.step(userChange("user.locked", caller, user))));
-    },
-
-    /**
-     * A new TOTP secret (shown once) for a user who lost their authenticator, replacing any other MFA channel; for
-     * L0 to L4 (L5 and L6 have no MFA). The user's sessions end, as after a lost second factor they may be another's.
-     */
-    async resetMfa(caller: Caller, id: string): Promise<UserView> {
-      const user = await requireManageable(caller, id, roles.STORE_MANAGER);
-      const mfa = mfaFor(
-        box,
-        user.role as Role,
-        { mfa_enabled: true, mfa_channel: "totp" },
-        { ...user, totp_secret: null },
-      );
-      return view(
-        await users.update(id, mfa.data, audit.step(userChange("user.mfa_reset", caller, user)), { endSessions: true }),
-        mfa.totpSecret,
-      );
-    },
+export function userService(
+  users: UserRepository,
+  areas: AreaService,
+  tenants: TenantService,
+  box: SecretBox,
+  audit: AuditSink,
+) {
+  const access = userAccess(users, areas, tenants);
+  return {
+    manageable: access.manageable,
+    ...userReads(users, tenants, access),
+    ...userWrites(users, areas, tenants, box, audit, access),
+    ...userLockouts(users, audit, access),
+    ...userMfa(users, box, audit, access),
   };
 }
