@@ -43,10 +43,7 @@ export function billService(
       const data = parseInput(billCreate, input);
       if (caller.type === "device") requireDevice(caller, { scope: BILL_SCOPE });
       const order = await orders.get(caller, data.order_id);
-      const staff = await access.staffMember(
-        { storeId: order.store_id, merchantId: order.merchant_id },
-        data.staff_code,
-      );
+      const staff = await access.staffMember({ storeId: order.store_id }, data.staff_code);
       const at = clock();
       return presentBill(
         await bills.transaction(async (tx) => {
