@@ -43,8 +43,8 @@ export {
   type CardExchangeService,
   type CardExchangeSettings,
   DEFAULT_RETRY_DELAYS_MS,
-  type ExchangeOutcome,
 } from "./modules/settlements/card-exchange.service";
+export type { ExchangeOutcome } from "./modules/settlements/store-exchange";
 export { type PortalCall, portalClient } from "./modules/stores/portal.client";
 
 export interface PosConfig extends StorageOptions {

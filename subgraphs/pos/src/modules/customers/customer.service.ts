@@ -1,33 +1,15 @@
-import {
-  AppError,
-  type Caller,
-  invalidField,
-  isUuid,
-  mapPage,
-  notFound,
-  type PageArgs,
-  parseInput,
-  parsePage,
-} from "@pos-cloud/common";
-import { givenArguments } from "../list-arguments";
+import { AppError, type Caller, invalidField, isUuid, notFound, parseInput } from "@pos-cloud/common";
 import type { StoreAccess } from "../stores/store-access.service";
-import {
-  type Address,
-  type CustomerUpdate,
-  customerCreate,
-  customerSearch,
-  customerUpdate,
-  type Preferences,
-} from "./customer.inputs";
-import type { CustomerRepository, CustomerRow, Taken, Tx } from "./customer.repository";
+import { type Address, type CustomerUpdate, customerCreate, customerUpdate, type Preferences } from "./customer.inputs";
+import { presentCustomer } from "./customer.presenter";
+import type { CustomerRepository, CustomerRow, Taken } from "./customer.repository";
+import { customerSearching } from "./customer-search";
+import { customerTotals } from "./customer-totals";
 
 export type CustomerService = ReturnType<typeof customerService>;
 
 /** Fields a customer keeps for life: PATCH refuses them by name. */
 const immutableFields = ["merchant_id", "customer_number"] as const;
-
-/** The way each sort reads unless `order` says otherwise: names A to Z, the latest visit and the biggest spender first. */
-const defaultOrder = { name: "asc", last_visit: "desc", total_spent: "desc" } as const;
 
 const addressColumns = {
   postal_code: "address_postal_code",
@@ -35,35 +17,6 @@ const addressColumns = {
   city: "address_city",
   street: "address_street",
 } as const;
-
-/** A customer as clients see it: address and preferences as objects, the date of birth as YYYY-MM-DD. */
-export function presentCustomer(row: CustomerRow) {
-  const address = {
-    postal_code: row.address_postal_code,
-    prefecture: row.address_prefecture,
-    city: row.address_city,
-    street: row.address_street,
-  };
-  return {
-    id: row.id,
-    merchant_id: row.merchant_id,
-    customer_number: row.customer_number,
-    name: row.name,
-    name_kana: row.name_kana,
-    phone: row.phone,
-    email: row.email,
-    date_of_birth: row.date_of_birth?.toISOString().slice(0, 10) ?? null,
-    gender: row.gender,
-    address: Object.values(address).some((value) => value !== null) ? address : null,
-    preferences: { receipt_delivery: row.receipt_delivery, language: row.language },
-    total_spent: row.total_spent,
-    total_visits: row.total_visits,
-    is_active: row.is_active,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    last_visit: row.last_visit,
-  };
-}
 
 const taken = (field: string) =>
   new AppError("conflict", `another customer of this merchant has this ${field}`, { field, constraint: "unique" });
@@ -115,18 +68,10 @@ function requireReachable(customer: { phone: string | null; email: string | null
     throw invalidField("preferences.receipt_delivery", "needs_phone", "receipts by sms need the customer's phone");
 }
 
-/** Phone search text: separators dropped; a national number (leading 0) also matches its E.164 form. */
-function phoneAlternatives(text: string): string[] {
-  const compact = text.replace(/[\s\-().]/g, "");
-  if (!/^(\+\d*|\d+)$/.test(compact))
-    throw invalidField("phone", "format", "phone may hold digits, '+' and separators");
-  return compact.startsWith("0") ? [compact, `+81${compact.slice(1)}`] : [compact];
-}
-
 /**
  * A merchant's customers, for Store Managers (L4) and above: profiles with a phone or e-mail unique in the merchant,
  * a customer number given once, and lifetime totals kept by the POS payments and refunds of the customer's bills
- * (`recordPayment`, `recordRefund`, in their transactions).
+ * (`customerTotals`, in their transactions); found by `customerSearching`.
  */
 export function customerService(customers: CustomerRepository, access: StoreAccess) {
   async function readable(caller: Caller, id: string): Promise<CustomerRow> {
@@ -136,20 +81,6 @@ export function customerService(customers: CustomerRepository, access: StoreAcce
     if (!customer) throw notFound("customer");
     await access.requireCustomer(caller, customer);
     return customer;
-  }
-
-  /** The totals' change of a bill's customer; bills without one, or of a customer of no merchant's, change nothing. */
-  async function addToTotals(
-    tx: Tx,
-    bill: { merchant_id: number; customer_id: string | null },
-    change: { spent: number; visits: number; at?: Date | null },
-  ) {
-    if (!bill.customer_id) return;
-    await customers.addToTotals(
-      tx,
-      { id: bill.customer_id, merchant_id: bill.merchant_id },
-      { ...change, at: change.at ?? undefined },
-    );
   }
 
   return {
@@ -169,39 +100,6 @@ export function customerService(customers: CustomerRepository, access: StoreAcce
       const created = await customers.create({ ...columns, merchant_id: merchantId, is_active: is_active ?? true });
       if (isTaken(created)) throw taken(created.taken);
       return presentCustomer(created);
-    },
-
-    /**
-     * A merchant's customers matching every search parameter given (at least one of phone, email, customer_number
-     * and name): phone, email and name (or its kana) contain the text, case-insensitively; customer_number is exact.
-     */
-    async search(caller: Caller, args: PageArgs & Record<string, unknown>) {
-      access.requireCustomerRole(caller);
-      const { limit, offset, ...filter } = args;
-      const query = parseInput(customerSearch, givenArguments(filter));
-      const page = parsePage({ limit, offset });
-      if (!query.phone && !query.email && !query.customer_number && !query.name)
-        throw invalidField(
-          "phone",
-          "search_parameter",
-          "give at least one of phone, email, customer_number and name to search by",
-        );
-      const merchantId = await access.customerMerchant(caller, query.merchant_id);
-      const sort = query.sort ?? "name";
-      const found = await customers.search(
-        {
-          merchant_id: merchantId,
-          phone: query.phone === undefined ? undefined : phoneAlternatives(query.phone),
-          email: query.email?.toLowerCase(),
-          customer_number: query.customer_number?.toUpperCase(),
-          name: query.name,
-          is_active: query.is_active,
-          sort,
-          order: query.order ?? defaultOrder[sort],
-        },
-        page,
-      );
-      return mapPage(found, presentCustomer);
     },
 
     get: async (caller: Caller, id: string) => presentCustomer(await readable(caller, id)),
@@ -236,24 +134,7 @@ export function customerService(customers: CustomerRepository, access: StoreAcce
       if (!customer.is_active) throw invalidField(field, "active_customer", "the customer is deactivated");
     },
 
-    /**
-     * For POS payments, in the transaction that completes a payment and applies it to `bill` (as it is after): the
-     * bill's customer spent the amount, and a bill this payment paid in full is one visit, at the time it was paid.
-     */
-    recordPayment: (
-      tx: Tx,
-      bill: { merchant_id: number; customer_id: string | null; status: string; paid_at: Date | null },
-      amount: number,
-    ) =>
-      bill.status === "paid"
-        ? addToTotals(tx, bill, { spent: amount, visits: 1, at: bill.paid_at })
-        : addToTotals(tx, bill, { spent: amount, visits: 0 }),
-
-    /**
-     * For POS refunds, in the transaction that gives money back from `bill` (as it is after): the amount comes off
-     * what the customer spent; a bill the refund cancelled (everything given back) is no longer a visit.
-     */
-    recordRefund: (tx: Tx, bill: { merchant_id: number; customer_id: string | null; status: string }, amount: number) =>
-      addToTotals(tx, bill, { spent: -amount, visits: bill.status === "cancelled" ? -1 : 0 }),
+    ...customerSearching(customers, access),
+    ...customerTotals(customers),
   };
 }

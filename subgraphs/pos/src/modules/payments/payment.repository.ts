@@ -8,47 +8,13 @@ export type PaymentRepository = ReturnType<typeof paymentRepository>;
 export type Tx = Prisma.TransactionClient;
 export type PaymentRow = Payment;
 
-export function paymentRepository(prisma: PrismaClient) {
+/** Payment rows as such: written, read, locked one at a time, listed. */
+function paymentRows(prisma: PrismaClient) {
   return {
-    /**
-     * Serialises the payment writes of one bill (create and completion) with a transaction-scoped advisory lock, so
-     * the money reserved by payments in flight is counted before another payment is taken.
-     */
-    lockBillPayments: (tx: Tx, billId: string) =>
-      tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`pos-payments:${billId}`}, 0))`,
-
-    /** What payments still in flight (card or QR not yet completed) hold of a bill, or of one split of it. */
-    async reserved(tx: Tx, billId: string, splitId: string | null) {
-      const sum = await tx.payment.aggregate({
-        where: { bill_id: billId, split_id: splitId ?? undefined, status: { in: [...inFlight] } },
-        _sum: { amount: true },
-      });
-      return sum._sum.amount ?? 0;
-    },
-
-    /** Card and QR payments not yet completed, oldest first. */
-    inFlight: (tx: Tx, where: Prisma.PaymentWhereInput) =>
-      tx.payment.findMany({
-        where: { ...where, status: { in: [...inFlight] } },
-        select: { id: true, method_type: true, bill_id: true },
-        orderBy: { created_at: "asc" },
-      }),
-
     /** Locks a payment's row for the transaction and reads it: refunds of one payment go one at a time. */
     async lock(tx: Tx, id: string): Promise<PaymentRow> {
       await tx.$queryRaw`SELECT id FROM payments WHERE id = ${id}::uuid FOR UPDATE`;
       return tx.payment.findUniqueOrThrow({ where: { id } });
-    },
-
-    /**
-     * Locks, for the transaction, the oldest card or QR payment still pending without its intent taken before
-     * `before`; rows another process holds are passed over (`SKIP LOCKED`), not waited for. Null when none is left.
-     */
-    async claimInterrupted(tx: Tx, before: Date): Promise<PaymentRow | null> {
-      const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payments
-        WHERE status = 'pending' AND payment_intent_id IS NULL AND method_type <> 'CASH' AND created_at < ${before}
-        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
-      return rows[0] ? tx.payment.findUniqueOrThrow({ where: { id: rows[0].id } }) : null;
     },
 
     create: (tx: Tx, data: Prisma.PaymentUncheckedCreateInput) => tx.payment.create({ data }),
@@ -56,23 +22,6 @@ export function paymentRepository(prisma: PrismaClient) {
     findByIntent: (tx: Tx, payment_intent_id: string) => tx.payment.findUnique({ where: { payment_intent_id } }),
     update: (tx: Tx | PrismaClient, id: string, data: Prisma.PaymentUncheckedUpdateInput) =>
       tx.payment.update({ where: { id }, data }),
-
-    /**
-     * Moves a payment still in flight by `event`, to the state the machine gives; false when another request moved
-     * it first (it is then left alone).
-     */
-    async settle(
-      tx: Tx,
-      id: string,
-      event: "complete" | "fail",
-      data: Omit<Prisma.PaymentUncheckedUpdateInput, "status">,
-    ) {
-      const moved = await tx.payment.updateMany({
-        where: { id, status: { in: paymentMachine.fromStates(event) } },
-        data: { ...data, status: paymentMachine.target(event).to },
-      });
-      return moved.count === 1;
-    },
 
     list(scope: ListScope, filter: PaymentFilter, page: CursorPage) {
       const where = {
@@ -95,13 +44,78 @@ export function paymentRepository(prisma: PrismaClient) {
       });
     },
 
-    /** Takes a gateway event once: false when it was applied already (in a transaction that committed). */
-    async firstDelivery(tx: Tx, eventId: string) {
-      const inserted = await tx.$executeRaw`INSERT INTO processed_gateway_events (id) VALUES (${eventId})
-        ON CONFLICT (id) DO NOTHING`;
-      return inserted === 1;
-    },
+    transaction: <T>(work: (tx: Tx) => Promise<T>) => prisma.$transaction(work, { timeout: 20_000, maxWait: 20_000 }),
+  };
+}
 
+/**
+ * Payments still in flight (card or QR not yet completed): their locks, what they hold, their settling (once per
+ * gateway event).
+ */
+const inFlightRows = {
+  /**
+   * Serialises the payment writes of one bill (create and completion) with a transaction-scoped advisory lock, so
+   * the money reserved by payments in flight is counted before another payment is taken.
+   */
+  lockBillPayments: (tx: Tx, billId: string) =>
+    tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`pos-payments:${billId}`}, 0))`,
+
+  /** What payments still in flight (card or QR not yet completed) hold of a bill, or of one split of it. */
+  async reserved(tx: Tx, billId: string, splitId: string | null) {
+    const sum = await tx.payment.aggregate({
+      where: { bill_id: billId, split_id: splitId ?? undefined, status: { in: [...inFlight] } },
+      _sum: { amount: true },
+    });
+    return sum._sum.amount ?? 0;
+  },
+
+  /** Card and QR payments not yet completed, oldest first. */
+  inFlight: (tx: Tx, where: Prisma.PaymentWhereInput) =>
+    tx.payment.findMany({
+      where: { ...where, status: { in: [...inFlight] } },
+      select: { id: true, method_type: true, bill_id: true },
+      orderBy: { created_at: "asc" },
+    }),
+
+  /**
+   * Locks, for the transaction, the oldest card or QR payment still pending without its intent taken before
+   * `before`; rows another process holds are passed over (`SKIP LOCKED`), not waited for. Null when none is left.
+   */
+  async claimInterrupted(tx: Tx, before: Date): Promise<PaymentRow | null> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payments
+        WHERE status = 'pending' AND payment_intent_id IS NULL AND method_type <> 'CASH' AND created_at < ${before}
+        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+    return rows[0] ? tx.payment.findUniqueOrThrow({ where: { id: rows[0].id } }) : null;
+  },
+
+  /**
+   * Moves a payment still in flight by `event`, to the state the machine gives; false when another request moved
+   * it first (it is then left alone).
+   */
+  async settle(
+    tx: Tx,
+    id: string,
+    event: "complete" | "fail",
+    data: Omit<Prisma.PaymentUncheckedUpdateInput, "status">,
+  ) {
+    const moved = await tx.payment.updateMany({
+      where: { id, status: { in: paymentMachine.fromStates(event) } },
+      data: { ...data, status: paymentMachine.target(event).to },
+    });
+    return moved.count === 1;
+  },
+
+  /** Takes a gateway event once: false when it was applied already (in a transaction that committed). */
+  async firstDelivery(tx: Tx, eventId: string) {
+    const inserted = await tx.$executeRaw`INSERT INTO processed_gateway_events (id) VALUES (${eventId})
+        ON CONFLICT (id) DO NOTHING`;
+    return inserted === 1;
+  },
+};
+
+/** The Idempotency-Keys of POS payments and refunds, one key space per store. */
+function idempotencyKeyRows(prisma: PrismaClient) {
+  return {
     /**
      * Claims an Idempotency-Key of a store for `payment_id`; null when another request holds it. An expired key is
      * taken over; a released one by the same request only, which keeps the payment the key was first claimed for.
@@ -161,7 +175,9 @@ export function paymentRepository(prisma: PrismaClient) {
       }),
     releaseKey: (store_id: number, key: string) =>
       prisma.paymentIdempotencyKey.deleteMany({ where: { store_id, idempotency_key: key, status: "processing" } }),
-
-    transaction: <T>(work: (tx: Tx) => Promise<T>) => prisma.$transaction(work, { timeout: 20_000, maxWait: 20_000 }),
   };
+}
+
+export function paymentRepository(prisma: PrismaClient) {
+  return { ...paymentRows(prisma), ...inFlightRows, ...idempotencyKeyRows(prisma) };
 }

@@ -1,5 +1,5 @@
 import type { Resolvers } from "../../resolvers.generated";
-import type { DayRead } from "./settlement.service";
+import type { DayRead } from "./settlement-days";
 
 export const settlementResolvers: Resolvers = {
   Query: {

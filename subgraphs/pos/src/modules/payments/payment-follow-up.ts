@@ -1,0 +1,36 @@
+import { paymentIntentTerminalEvents } from "@pos-cloud/common";
+import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
+import type { GatewayIntent } from "./gateway.client";
+import type { PaymentKeys } from "./payment-keys";
+import type { PaymentDeps } from "./workflows/payment-flow";
+import { RECOVERY_BATCH, recoverInterruptedPayments, STALE_AFTER_MS } from "./workflows/recover-interrupted-payments";
+import { settleQrPayment } from "./workflows/settle-qr-payment";
+
+/** What finishes payments without a request: the gateway's events, and the recovery pass of interrupted ones. */
+export function paymentFollowUp(deps: PaymentDeps, keys: PaymentKeys) {
+  const settle = settleQrPayment(deps);
+  const recover = recoverInterruptedPayments(deps);
+  return {
+    /**
+     * The recovery pass: interrupted card and QR payments are cancelled at the gateway and failed
+     * (`recoverInterruptedPayments`), then the Idempotency-Keys such deaths left processing are finished or released.
+     * Returns the ids of the payments it failed.
+     */
+    async recoverStalePayments(now: Date = deps.clock()) {
+      const recovered = await recover(new Date(now.getTime() - STALE_AFTER_MS));
+      await keys.releaseAbandoned(now, RECOVERY_BATCH);
+      return recovered;
+    },
+
+    /**
+     * Consumes the gateway's internal events: an intent that failed or was cancelled (or expired) fails its card or QR
+     * payment; a QR intent that succeeded completes its payment (`settleQrPayment`).
+     */
+    consume: (bus: MessageBus) =>
+      bus.consume("events.internal", "pos-payments", async (event: BusEvent) => {
+        if (event.aggregate_type !== "payment_intent" || !paymentIntentTerminalEvents.has(event.event_type)) return;
+        const intent = event.payload.payment_intent as GatewayIntent | undefined;
+        if (intent) await settle({ intent, eventId: event.id });
+      }),
+  };
+}

@@ -1,0 +1,58 @@
+import { type Caller, isUuid, logger, mapPage, notFound, type ReachableStore } from "@pos-cloud/common";
+import { type ListArguments, parseListArguments } from "../list-arguments";
+import type { StoreAccess } from "../stores/store-access.service";
+import { paymentFilter } from "./payment.inputs";
+import { presentPayment } from "./payment.presenter";
+import type { PaymentRow } from "./payment.repository";
+import type { PaymentDeps } from "./workflows/payment-flow";
+import { settleQrPayment } from "./workflows/settle-qr-payment";
+
+/** Reading POS payments: one, a page of them, one of a store, one as stored. */
+export function paymentReads(deps: PaymentDeps & { access: StoreAccess }) {
+  const { payments, access, gateway } = deps;
+  const settle = settleQrPayment(deps);
+
+  /** A payment of a store the caller reaches; any other id is not found. */
+  async function readable(caller: Caller, id: string): Promise<PaymentRow> {
+    const payment = isUuid(id) ? await payments.find(id) : null;
+    if (!payment) throw notFound("payment");
+    await access.requireRow(caller, payment, "payment");
+    return payment;
+  }
+
+  return {
+    /** One payment; a QR payment still in flight asks the gateway first, should its event be late. */
+    async get(caller: Caller, id: string) {
+      const payment = await readable(caller, id);
+      const { payment_intent_id, payment_token } = payment;
+      if (payment.method_type === "QR" && payment.status === "pending" && payment_intent_id && payment_token) {
+        try {
+          await settle({ intent: await gateway.retrieve(payment_intent_id, payment_token) });
+          return presentPayment(await readable(caller, id));
+        } catch (error) {
+          logger.warn("following a QR payment's intent failed", { payment_id: id, error: String(error) });
+        }
+      }
+      return presentPayment(payment);
+    },
+
+    async list(caller: Caller, args: ListArguments) {
+      const { filter, page, scope } = await parseListArguments(access, caller, paymentFilter, args);
+      return mapPage(await payments.list(scope, filter, page), presentPayment);
+    },
+
+    /** A payment of a store already checked against the caller (`Store.pos_payment`), under the store's merchant. */
+    async inStore(store: ReachableStore, id: string) {
+      const payment = isUuid(id) ? await payments.find(id) : null;
+      if (!payment || payment.store_id !== store.id || payment.merchant_id !== store.merchantId)
+        throw notFound("payment");
+      return presentPayment(payment);
+    },
+
+    /** For card results and POS refunds: a payment the caller reaches, as stored. */
+    readable,
+
+    /** The payment as stored, for what the system does on its own (a receipt e-mailed); null when there is none. */
+    row: (id: string) => (isUuid(id) ? payments.find(id) : Promise.resolve(null)),
+  };
+}

@@ -1,0 +1,71 @@
+import { AppError, type Caller, logger } from "@pos-cloud/common";
+import type { GatewayClient } from "../payments/gateway.client";
+import type { PaymentService } from "../payments/payment.service";
+import type { RefundRepository, RefundRow } from "./refund.repository";
+
+/** A refund whose request has not answered for this long is taken over by the recovery pass. */
+const STALE_REFUND_MS = 60_000;
+
+/** Who asked for a refund, as its row names them: the audit record's actor (its address is not kept). */
+const requesterOf = (refund: RefundRow): Caller | null => {
+  if (refund.user_id) return { type: "user", id: refund.user_id, scopes: [] };
+  return refund.device_id ? { type: "device", id: refund.device_id, scopes: [] } : null;
+};
+
+/**
+ * Pending refunds sent to the gateway under a key derived from the refund; its answer moves the refund, the payment
+ * and the bill in one transaction.
+ */
+export function refundSending(
+  refunds: RefundRepository,
+  payments: PaymentService,
+  gateway: GatewayClient,
+  clock: () => Date,
+) {
+  /** Writes the gateway's answer for a pending refund, once. */
+  async function finish(refund: RefundRow, answer: { id: string; status: string }) {
+    if (answer.status === "pending") return;
+    await refunds.transaction(async (tx) => {
+      if (answer.status !== "succeeded") {
+        await refunds.settle(tx, refund.id, "fail", { gateway_refund_id: answer.id, completed_at: clock() });
+        return;
+      }
+      const moved = await refunds.settle(tx, refund.id, "succeed", {
+        gateway_refund_id: answer.id,
+        completed_at: clock(),
+      });
+      if (moved) await payments.applyRefund(tx, { ...refund, actor: requesterOf(refund) });
+    });
+  }
+
+  /** Asks the gateway for a pending refund (again: the key finds the first answer) and writes what it says. */
+  async function send(refund: RefundRow, intentId: string) {
+    try {
+      await finish(refund, await gateway.refund(intentId, refund.amount, refund.reason, `pos-refund-${refund.id}`));
+    } catch (error) {
+      // An unanswered call leaves the refund pending (holding its amount) for the recovery pass; a refusal fails it.
+      if (error instanceof AppError && error.code !== "bad_gateway")
+        await refunds.transaction((tx) =>
+          refunds.settle(tx, refund.id, "fail", {
+            failure_code: String(error.details?.gateway_code ?? error.code),
+            failure_message: error.message,
+            completed_at: clock(),
+          }),
+        );
+      throw error;
+    }
+  }
+
+  return {
+    send,
+
+    /** The recovery pass of one payment: its refunds whose request ended without the gateway's answer are asked again. */
+    async resume(payment: { id: string; payment_intent_id: string | null }) {
+      if (!payment.payment_intent_id) return;
+      for (const refund of await refunds.stale(payment.id, new Date(clock().getTime() - STALE_REFUND_MS)))
+        await send(refund, payment.payment_intent_id).catch((error) =>
+          logger.warn("resuming a POS refund failed", { refund_id: refund.id, error: String(error) }),
+        );
+    },
+  };
+}

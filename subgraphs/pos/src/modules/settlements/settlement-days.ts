@@ -1,0 +1,65 @@
+import { type Caller, invalidField, parseInput } from "@pos-cloud/common";
+import { givenArguments } from "../list-arguments";
+import { PAYMENT_SCOPE } from "../payments/payment.service";
+import type { StoreAccess, StorePlace } from "../stores/store-access.service";
+import { businessDateOf, dayWindow, STORE_TIME_ZONE } from "./business-day";
+import { dayCsv } from "./card-files";
+import { storeDayQuery } from "./settlement.inputs";
+import { type PresentedSettlement, summarize } from "./settlement.presenter";
+import type { CountedDay, SettlementRepository, SettlementRow } from "./settlement.repository";
+import { requireManagerTier } from "./settlement-access";
+
+/** What `day` answers that its CSV is made from: the day counted, and its settlement if it has one. */
+export interface DayRead {
+  counted: CountedDay;
+  settlement: { id: string; status: string } | null;
+}
+
+/** A store's business day: what it counts, as CSV too, and the stores that had one. */
+export function settlementDays(
+  settlements: SettlementRepository,
+  access: StoreAccess,
+  clock: () => Date,
+  present: (row: SettlementRow) => Promise<PresentedSettlement>,
+) {
+  return {
+    /** A store's day as its settlement counts it, or as one would if it closed now (there is none yet). */
+    async day(caller: Caller, args: { store_id?: number | null; date?: string | null }) {
+      if (caller.type !== "device") requireManagerTier(caller);
+      const query = parseInput(storeDayQuery, givenArguments(args));
+      const date = query.date ?? businessDateOf(clock(), STORE_TIME_ZONE);
+      if (date > businessDateOf(clock(), STORE_TIME_ZONE))
+        throw invalidField("date", "not_future", "a business day that has not begun has no payments");
+      const store = await access.storeFor(caller, query.store_id, PAYMENT_SCOPE);
+      const { start, end } = dayWindow(date, STORE_TIME_ZONE);
+      const day = { store_id: store.storeId, date, timezone: STORE_TIME_ZONE, starts_at: start, ends_at: end };
+      const counted = {
+        store_id: store.storeId,
+        merchant_id: store.merchantId,
+        business_date: date,
+        window_start: start,
+        window_end: end,
+      };
+      const row = await settlements.findDay(store.storeId, date);
+      const settlement = row && (await present(row));
+      const summary = settlement ?? summarize(await settlements.countedNow(counted));
+      return { ...summary, ...day, settlement, counted };
+    },
+
+    /** The day `day` read, as CSV: what its closed settlement recorded, or what it counts now. */
+    dayCsv: async (day: DayRead) =>
+      dayCsv(
+        await settlements.entries(day.counted, day.settlement?.status === "closed" ? day.settlement.id : null),
+        STORE_TIME_ZONE,
+      ),
+
+    /** For the card exchange: the stores with card activity on a day, or a settlement of it. */
+    storesOfDay: async (date: string): Promise<StorePlace[]> => {
+      const { start, end } = dayWindow(date, STORE_TIME_ZONE);
+      return (await settlements.storesOfDay(date, start, end)).map((row) => ({
+        storeId: row.store_id,
+        merchantId: row.merchant_id,
+      }));
+    },
+  };
+}
