@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ApolloServer, HeaderMap } from "@apollo/server";
+import { ApolloServer } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
 } from "@apollo/server/plugin/disabled";
 import { GraphQLError } from "graphql";
 import { AppError, asGraphQLError } from "./errors";
+import { serveHttpGraphQL } from "./http-graphql";
 import { httpServerOptions } from "./http-timeouts";
 import { logger, REQUEST_ID_HEADER, requestIdOf } from "./logger";
 import { type ReadinessChecks, sendReadiness } from "./readiness";
@@ -56,36 +57,6 @@ async function contextFor(host: SubgraphHost, req: IncomingMessage) {
   }
 }
 
-async function serveGraphQL(
-  server: ApolloServer<object>,
-  host: SubgraphHost,
-  req: IncomingMessage,
-  res: ServerResponse,
-) {
-  const headers = new HeaderMap();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
-  const url = new URL(req.url ?? "/", "http://subgraph");
-  const response = await server.executeHTTPGraphQLRequest({
-    httpGraphQLRequest: {
-      method: req.method ?? "GET",
-      headers,
-      search: url.search,
-      body: req.method === "POST" ? await readJson(req) : undefined,
-    },
-    context: () => contextFor(host, req),
-  });
-  res.statusCode = response.status ?? 200;
-  for (const [name, value] of response.headers) res.setHeader(name, value);
-  if (response.body.kind === "complete") {
-    res.end(response.body.string);
-    return;
-  }
-  for await (const chunk of response.body.asyncIterator) res.write(chunk);
-  res.end();
-}
-
 /**
  * Serves one subgraph over HTTP for the cluster wiring: `/health`, `/ready` (its `readiness` checks) and GraphQL on
  * every other path. The caller is read from the hop's headers by the same `contextFor` the in-process hop uses; a
@@ -108,7 +79,8 @@ export async function serveSubgraph(
       return;
     }
     if (path === "/ready" && req.method === "GET") return sendReadiness(res, readiness);
-    return serveGraphQL(server, host, req, res);
+    const body = req.method === "POST" ? await readJson(req) : undefined;
+    return serveHttpGraphQL(server, req, res, body, () => contextFor(host, req));
   }
 
   const http = createServer(httpServerOptions(), (req, res) => {
