@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type ApolloServer, HeaderMap } from "@apollo/server";
+import type { ApolloServer } from "@apollo/server";
 import {
   AppError,
   type Caller,
@@ -12,24 +12,18 @@ import {
   requestIdOf,
   roles,
   sendReadiness,
+  serveHttpGraphQL,
   tierOf,
 } from "@pos-cloud/common";
 import type { JobState } from "@pos-cloud/common/jobs";
 import { metrics } from "@pos-cloud/common/metrics";
 import {
-  type ExecuteOperation,
   type GatewayFront,
   type RateLimiter,
-  type RequestBody,
-  type RestResponse,
-  type RestRoute,
   type Router,
   readBody,
   sendError,
   sendJson,
-  sendStream,
-  sendText,
-  storeHintOf,
 } from "@pos-cloud/rest-compat";
 import { logAccess, type Seen } from "./access-log";
 import { takeApiLimit } from "./api-limit";
@@ -39,7 +33,8 @@ import { CONSOLE_PATH, type ConsoleAssets } from "./console-assets";
 import { authorizationServerMetadata, DISCOVERY_PATH } from "./discovery";
 import type { GatewayContext } from "./gateway";
 import { edgeMetrics } from "./instance-metrics";
-import { assertStorableRequest, refuseClientError, securityHeaders } from "./request-guards";
+import { refuseClientError, securityHeaders } from "./request-guards";
+import { operationsOn, type RestRoutes, serveGateway, serveRoute } from "./rest-routes";
 
 export interface EdgeOptions {
   graphql: ApolloServer<GatewayContext>;
@@ -112,8 +107,15 @@ async function sendMetrics(res: ServerResponse) {
   res.end(body);
 }
 
-/** One port: `/health`, `/ready`, `/metrics`, `/graphql` (HTTP; WebSocket is attached by `attachWebSocket`), and every REST route. */
-export function createEdgeServer({
+async function admitApiRequest(limiter: RateLimiter, caller: Caller, res: ServerResponse) {
+  const decision = await takeApiLimit(limiter, caller);
+  for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+  if (decision.exceeded)
+    throw new AppError("rate_limit_exceeded", "too many requests; retry after Retry-After seconds");
+}
+
+/** Serves a request of the edge's port by its path; a failure is the caller's to answer. */
+function edgeRequests({
   graphql,
   router,
   gateway,
@@ -122,26 +124,14 @@ export function createEdgeServer({
   devMessages,
   readiness,
   jobs,
-  httpTimeouts,
   publicUrl,
   apiReference,
   consoleAssets,
-}: EdgeOptions): Server {
+}: EdgeOptions) {
   const servedPaths = new Set([...fixedPaths, ...apiReference.paths]);
-  async function admitApiRequest(caller: Caller, res: ServerResponse) {
-    const decision = await takeApiLimit(limiter, caller);
-    for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
-    if (decision.exceeded)
-      throw new AppError("rate_limit_exceeded", "too many requests; retry after Retry-After seconds");
-  }
+  const routes: RestRoutes = { router, gateway, execute: operationsOn(graphql) };
 
-  const execute: ExecuteOperation = async (query, variables, caller) => {
-    const response = await graphql.executeOperation({ query, variables }, { contextValue: { caller } });
-    if (response.body.kind !== "single") throw new AppError("internal_error", "incremental delivery is not supported");
-    return response.body.singleResult;
-  };
-
-  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, seen: Seen) {
+  return async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, seen: Seen) {
     const url = new URL(req.url ?? "/", "http://edge");
     const method = req.method ?? "GET";
     if (servedPaths.has(url.pathname)) seen.route = url.pathname;
@@ -156,126 +146,26 @@ export function createEdgeServer({
       return;
     }
     if (url.pathname === "/v1" || url.pathname.startsWith("/v1/"))
-      return serveGateway(req, res, url, method, requestId, seen);
+      return serveGateway(routes, req, res, url, method, requestId, seen);
     const caller = await callerOf(req, authenticator, requestId);
     seen.caller = caller;
-    await admitApiRequest(caller, res);
+    await admitApiRequest(limiter, caller, res);
     if (devMessages && url.pathname === "/api/v1/dev/messages" && method === "GET") {
       assertSystemOperator(caller);
       return sendJson(res, 200, { data: devMessages() });
     }
-    if (url.pathname === "/graphql") return serveGraphQL(req, res, url, caller);
-    const matched = router.match(method, url.pathname);
-    if (!matched) throw new AppError("not_found", `no route for ${method} ${url.pathname}`);
-    seen.route = matched.route.path;
-    const body = await readBody(req);
-    reply(res, await run(matched, req, url, method, body, caller));
-  }
-
-  function run(
-    matched: { route: RestRoute; params: Record<string, string> },
-    req: IncomingMessage,
-    url: URL,
-    method: string,
-    body: RequestBody,
-    caller: Caller,
-  ) {
-    assertStorableRequest(matched.params, url, body);
-    return matched.route.handle(
-      {
-        method,
-        target: req.url ?? "/",
-        params: matched.params,
-        query: url.searchParams,
-        body,
-        headers: req.headers,
-        ip: req.socket.remoteAddress ?? "unknown",
-        caller,
-      },
-      execute,
-    );
-  }
-
-  /**
-   * Every `/v1` response, errors included, carries the rate-limit headers, so the request is admitted (counted,
-   * and verified when signed) even when its path or body turns out to be wrong.
-   */
-  async function serveGateway(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    method: string,
-    requestId: string,
-    seen: Seen,
-  ) {
-    const headers: Record<string, string> = {};
-    try {
-      if (method === "OPTIONS") return reply(res, gateway.preflight(router.routesAt(url.pathname), req.headers));
-      let failure: unknown;
-      let matched: ReturnType<Router["match"]>;
-      let body: RequestBody | undefined;
-      try {
-        matched = router.match(method, url.pathname);
-        if (!matched) throw new AppError("not_found", `no route for ${method} ${url.pathname}`);
-        seen.route = matched.route.path;
-        body = await readBody(req);
-      } catch (error) {
-        failure = error;
-      }
-      const admitted = await gateway.admit(
-        {
-          route: failure ? undefined : matched?.route,
-          method,
-          target: req.url ?? "/",
-          headers: req.headers,
-          ip: req.socket.remoteAddress ?? "unknown",
-          body,
-          storeHint: storeHintOf(body, url.searchParams),
-        },
-        headers,
-      );
-      const caller = { ...admitted, requestId };
-      seen.caller = caller;
-      if (failure || !matched || !body) throw failure;
-      reply(res, await run(matched, req, url, method, body, caller), headers);
-    } catch (error) {
-      sendError(res, error, headers);
+    if (url.pathname === "/graphql") {
+      const body = method === "POST" ? (await readBody(req)).fields : undefined;
+      return serveHttpGraphQL(graphql, req, res, body, async () => ({ caller }));
     }
-  }
+    return serveRoute(routes, req, res, url, method, caller, seen);
+  };
+}
 
-  function reply(res: ServerResponse, response: RestResponse, headers: Record<string, string> = {}) {
-    if (response.status === 204) {
-      res.writeHead(204, { ...headers, ...response.headers });
-      res.end();
-      return;
-    }
-    if (response.text !== undefined)
-      return sendText(res, response.status, response.text, { ...headers, ...response.headers });
-    if (response.stream) return sendStream(res, response.status, response.stream, { ...headers, ...response.headers });
-    sendJson(res, response.status, response.body, { ...headers, ...response.headers });
-  }
-
-  async function serveGraphQL(req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller) {
-    const headers = new HeaderMap();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-    }
-    const body = req.method === "POST" ? (await readBody(req)).fields : undefined;
-    const response = await graphql.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? "GET", headers, search: url.search, body },
-      context: async () => ({ caller }),
-    });
-    res.statusCode = response.status ?? 200;
-    for (const [name, value] of response.headers) res.setHeader(name, value);
-    if (response.body.kind === "complete") {
-      res.end(response.body.string);
-      return;
-    }
-    for await (const chunk of response.body.asyncIterator) res.write(chunk);
-    res.end();
-  }
-
-  const server = createServer(httpServerOptions(httpTimeouts), (req, res) => {
+/** One port: `/health`, `/ready`, `/metrics`, `/graphql` (HTTP; WebSocket is attached by `attachWebSocket`), and every REST route. */
+export function createEdgeServer(options: EdgeOptions): Server {
+  const handle = edgeRequests(options);
+  const server = createServer(httpServerOptions(options.httpTimeouts), (req, res) => {
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     res.setHeader(REQUEST_ID_HEADER, requestId);
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);

@@ -7,8 +7,7 @@ import {
   unauthenticated,
 } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
-import { metrics } from "@pos-cloud/common/metrics";
-import { Repeater } from "@repeaterjs/repeater";
+import type { Repeater } from "@repeaterjs/repeater";
 import {
   type DocumentNode,
   type FieldNode,
@@ -23,7 +22,7 @@ import {
   type OperationDefinitionNode,
   parse,
 } from "graphql";
-import { Gauge } from "prom-client";
+import { eventFeeds, type Feed } from "./event-feeds";
 import {
   asQuery,
   asUpdate,
@@ -36,12 +35,10 @@ import {
 } from "./intent-updates";
 import { StoreEventsAllowedDocument } from "./operations/gateway.generated";
 import { SubscribedPaymentIntentDocument } from "./operations/payments.generated";
-import { selectedFields, storeEventMessage, storeOfEvent } from "./store-events";
+import { selectedFields, storeEventMessage } from "./store-events";
 import type { CallSubgraph } from "./subgraph-client";
 
 const storeEventsAllowed = parse(StoreEventsAllowedDocument.toString());
-
-/** Statuses an intent never leaves: the subscription completes after sending one. */
 
 /** Runs a query through the gateway as `caller`, exactly as over HTTP (validation, plugins, time budget). */
 export type RunQuery = (
@@ -79,13 +76,129 @@ const refusal = (message: string, code: string, details?: Record<string, string>
 const asGraphQLErrors = (errors: readonly GraphQLFormattedError[]) =>
   errors.map((error) => new GraphQLError(error.message, { path: error.path, extensions: error.extensions }));
 
-/** Subscriptions being served by this process, per root field. */
-const active = new Gauge({
-  name: "pgw_subscriptions_active",
-  help: "graphql-ws subscriptions this edge process serves, by root field.",
-  labelNames: ["field"] as const,
-  registers: [metrics],
-});
+/** The intent's store and status as the payments subgraph has them, whoever asks. */
+const intentLookUp = (callSubgraph: CallSubgraph) => async (id: string) =>
+  (await callSubgraph("payments", SubscribedPaymentIntentDocument, { id })).subscribedPaymentIntent;
+
+/** What a subscription reads with, and the feed of events it answers. */
+interface Readers {
+  run: RunQuery;
+  readByToken: ReadByToken;
+  lookUp: ReturnType<typeof intentLookUp>;
+  feed: Feed;
+}
+
+/**
+ * The intent's state after every change, starting with the current one, until a terminal state. Changes queued
+ * while a read runs are one read: a subscriber is sent states, not every event. `fromEvent` answers from an event
+ * alone when it can.
+ */
+function intentUpdates(
+  { feed, lookUp }: Readers,
+  id: string,
+  read: () => Promise<FormattedExecutionResult>,
+  fromEvent: (event: BusEvent) => FormattedExecutionResult | undefined,
+  request: SubscriptionRequest,
+) {
+  let last: string | undefined;
+  return feed(
+    "paymentIntentUpdated",
+    `intent:${id}`,
+    request,
+    async (event, push) => {
+      // The status before the read: a terminal one is what the read shows too, as it never changes again. Events
+      // of one intent come in order, so the last one's status is the intent's.
+      const status = (event && statusOfEvent(event)) ?? (await lookUp(id))?.status;
+      const ending = paymentIntentMachine.terminal.has(status ?? "");
+      const result = (event && fromEvent(event)) ?? (await read());
+      // A payment token refused after it opened the subscription has expired.
+      if (result.errors?.some((error) => errorCodeOf(error.extensions?.code) === "invalid_token")) {
+        request.closeExpired();
+        return false;
+      }
+      const sent = JSON.stringify(result);
+      if (sent !== last) {
+        last = sent;
+        await push(result);
+      }
+      return !ending;
+    },
+    true,
+  );
+}
+
+async function openIntentUpdates(
+  readers: Readers,
+  request: SubscriptionRequest,
+  operation: OperationDefinitionNode,
+  field: FieldNode,
+  id: string,
+  coerced: Record<string, unknown>,
+) {
+  const { document, operationName, variables, caller, paymentToken } = request;
+  const key = field.alias?.value ?? field.name.value;
+  let read: () => Promise<FormattedExecutionResult>;
+  // A payment token's every read also checks that the token still holds; so it is always read.
+  const fields = paymentToken ? undefined : selectedFields(field, coerced);
+  const fromEvent = (event: BusEvent) => (fields ? updateFromEvent(fields, event, key) : undefined);
+  if (paymentToken) {
+    if (selectsObjects(document, field)) {
+      return { errors: refusal("a payment token reads the intent's own fields only", "forbidden") };
+    }
+    // The token itself says whether it opens this intent, before anything tells whether the intent exists.
+    const query = tokenReadDocument(document, operation, field, paymentToken);
+    read = async () => asUpdate(await readers.readByToken(query, variables, caller), ["paymentIntentByToken"], key);
+  } else {
+    const intent = await readers.lookUp(id);
+    if (!intent) return { errors: refusal("payment intent not found", "not_found") };
+    const query = storeReadDocument(document, operation, field, intent.store_id);
+    read = async () =>
+      asUpdate(await readers.run(query, variables, operationName, caller), ["store", "payment_intent"], key);
+  }
+  const first = await read();
+  if (!first.data) return { errors: asGraphQLErrors(first.errors ?? []) };
+  return { updates: intentUpdates(readers, id, read, fromEvent, request) };
+}
+
+/** Each event of the store, in order; authorized as reading the store is, at subscribe time and in every read. */
+async function openStoreEvents(
+  { run, feed }: Readers,
+  request: SubscriptionRequest,
+  operation: OperationDefinitionNode,
+  field: FieldNode,
+  args: { store_id?: number | null },
+  variables: Record<string, unknown>,
+) {
+  const { document, operationName, caller } = request;
+  if (request.paymentToken)
+    return { errors: refusal("a payment token follows its own payment intent only", "forbidden") };
+  const storeId = args.store_id ?? (caller.type === "device" ? caller.storeId : undefined);
+  if (storeId === undefined) {
+    return {
+      errors: refusal("store_id is required", "invalid_request", { field: "store_id", constraint: "required" }),
+    };
+  }
+  const fields = selectedFields(field, variables);
+  if (!fields) {
+    return { errors: refusal("select StoreEvent's fields without fragments", "invalid_request") };
+  }
+  const allowed = await run(storeEventsAllowed, { id: storeId }, undefined, caller);
+  if (!allowed.data?.store) return { errors: asGraphQLErrors(allowed.errors ?? []) };
+  const readStore = (selections: FieldNode[]) =>
+    run(asQuery(document, operation, [storeField(storeId, selections)]), request.variables, operationName, caller);
+  const key = field.alias?.value ?? field.name.value;
+  const updates = feed(
+    "storeEvents",
+    `store:${storeId}`,
+    request,
+    async (event, push) => {
+      if (event) await push(await storeEventMessage(readStore, fields, storeId, event, key));
+      return true;
+    },
+    false,
+  );
+  return { updates };
+}
 
 /**
  * The terminals' real-time channel, on the edge: one listener on the bus's internal topic for the whole edge, and
@@ -99,182 +212,13 @@ export async function createSubscriptions(deps: {
   callSubgraph: CallSubgraph;
   readByToken: ReadByToken;
 }) {
-  const { run, callSubgraph, readByToken } = deps;
-  const watchers = new Map<string, Set<(event: BusEvent) => void>>();
-  const listening = await deps.bus.listen("events.internal", (event) => {
-    const store = storeOfEvent(event);
-    const keys = event.aggregate_type === "payment_intent" ? [`intent:${event.aggregate_id}`] : [];
-    if (store !== undefined) keys.push(`store:${store}`);
-    for (const key of keys) for (const changed of watchers.get(key) ?? []) changed(event);
-  });
-
-  function watch(key: string, changed: (event: BusEvent) => void) {
-    const set = watchers.get(key) ?? new Set();
-    watchers.set(key, set.add(changed));
-    return () => {
-      set.delete(changed);
-      if (set.size === 0) watchers.delete(key);
-    };
-  }
-
-  const lookUp = async (id: string) =>
-    (await callSubgraph("payments", SubscribedPaymentIntentDocument, { id })).subscribedPaymentIntent;
-
-  /**
-   * Runs `step` for each event of `key` in order, until it answers false, the client leaves or the token expires. A
-   * `state` feed steps once at the start (no event) and once per batch of events that came while it was busy.
-   * Watching starts before that first step, so no event after it is missed; the client's complete or a closed socket
-   * stops it at once, even while it waits for an event.
-   */
-  const feed = (
-    field: string,
-    key: string,
-    request: SubscriptionRequest,
-    step: (
-      event: BusEvent | undefined,
-      push: (result: FormattedExecutionResult) => Promise<unknown>,
-    ) => Promise<boolean>,
-    state: boolean,
-  ) =>
-    new Repeater<FormattedExecutionResult>(async (push, stop) => {
-      const queue: (BusEvent | undefined)[] = state ? [undefined] : [];
-      let wake = () => {};
-      let stopped = false;
-      const unwatch = watch(key, (event) => {
-        queue.push(event);
-        wake();
-      });
-      active.inc({ field });
-      stop.then(() => {
-        stopped = true;
-        wake();
-      });
-      try {
-        for (;;) {
-          if (queue.length === 0 && !stopped) {
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-            });
-          }
-          if (stopped) return;
-          const event = state ? queue.splice(0).at(-1) : queue.shift();
-          if (!request.stillValid()) return request.closeExpired();
-          if (!(await step(event, push))) return;
-        }
-      } finally {
-        unwatch();
-        active.dec({ field });
-        stop();
-      }
-    });
-
-  /**
-   * The intent's state after every change, starting with the current one, until a terminal state. Changes queued
-   * while a read runs are one read: a subscriber is sent states, not every event. `fromEvent` answers from an event
-   * alone when it can.
-   */
-  function intentUpdates(
-    id: string,
-    read: () => Promise<FormattedExecutionResult>,
-    fromEvent: (event: BusEvent) => FormattedExecutionResult | undefined,
-    request: SubscriptionRequest,
-  ) {
-    let last: string | undefined;
-    return feed(
-      "paymentIntentUpdated",
-      `intent:${id}`,
-      request,
-      async (event, push) => {
-        // The status before the read: a terminal one is what the read shows too, as it never changes again. Events
-        // of one intent come in order, so the last one's status is the intent's.
-        const status = (event && statusOfEvent(event)) ?? (await lookUp(id))?.status;
-        const ending = paymentIntentMachine.terminal.has(status ?? "");
-        const result = (event && fromEvent(event)) ?? (await read());
-        // A payment token refused after it opened the subscription has expired.
-        if (result.errors?.some((error) => errorCodeOf(error.extensions?.code) === "invalid_token")) {
-          request.closeExpired();
-          return false;
-        }
-        const sent = JSON.stringify(result);
-        if (sent !== last) {
-          last = sent;
-          await push(result);
-        }
-        return !ending;
-      },
-      true,
-    );
-  }
-
-  async function openIntentUpdates(
-    request: SubscriptionRequest,
-    operation: OperationDefinitionNode,
-    field: FieldNode,
-    id: string,
-    coerced: Record<string, unknown>,
-  ) {
-    const { document, operationName, variables, caller, paymentToken } = request;
-    const key = field.alias?.value ?? field.name.value;
-    let read: () => Promise<FormattedExecutionResult>;
-    // A payment token's every read also checks that the token still holds; so it is always read.
-    const fields = paymentToken ? undefined : selectedFields(field, coerced);
-    const fromEvent = (event: BusEvent) => (fields ? updateFromEvent(fields, event, key) : undefined);
-    if (paymentToken) {
-      if (selectsObjects(document, field)) {
-        return { errors: refusal("a payment token reads the intent's own fields only", "forbidden") };
-      }
-      // The token itself says whether it opens this intent, before anything tells whether the intent exists.
-      const query = tokenReadDocument(document, operation, field, paymentToken);
-      read = async () => asUpdate(await readByToken(query, variables, caller), ["paymentIntentByToken"], key);
-    } else {
-      const intent = await lookUp(id);
-      if (!intent) return { errors: refusal("payment intent not found", "not_found") };
-      const query = storeReadDocument(document, operation, field, intent.store_id);
-      read = async () => asUpdate(await run(query, variables, operationName, caller), ["store", "payment_intent"], key);
-    }
-    const first = await read();
-    if (!first.data) return { errors: asGraphQLErrors(first.errors ?? []) };
-    return { updates: intentUpdates(id, read, fromEvent, request) };
-  }
-
-  /** Each event of the store, in order; authorized as reading the store is, at subscribe time and in every read. */
-  async function openStoreEvents(
-    request: SubscriptionRequest,
-    operation: OperationDefinitionNode,
-    field: FieldNode,
-    args: { store_id?: number | null },
-    variables: Record<string, unknown>,
-  ) {
-    const { document, operationName, caller } = request;
-    if (request.paymentToken)
-      return { errors: refusal("a payment token follows its own payment intent only", "forbidden") };
-    const storeId = args.store_id ?? (caller.type === "device" ? caller.storeId : undefined);
-    if (storeId === undefined) {
-      return {
-        errors: refusal("store_id is required", "invalid_request", { field: "store_id", constraint: "required" }),
-      };
-    }
-    const fields = selectedFields(field, variables);
-    if (!fields) {
-      return { errors: refusal("select StoreEvent's fields without fragments", "invalid_request") };
-    }
-    const allowed = await run(storeEventsAllowed, { id: storeId }, undefined, caller);
-    if (!allowed.data?.store) return { errors: asGraphQLErrors(allowed.errors ?? []) };
-    const readStore = (selections: FieldNode[]) =>
-      run(asQuery(document, operation, [storeField(storeId, selections)]), request.variables, operationName, caller);
-    const key = field.alias?.value ?? field.name.value;
-    const updates = feed(
-      "storeEvents",
-      `store:${storeId}`,
-      request,
-      async (event, push) => {
-        if (event) await push(await storeEventMessage(readStore, fields, storeId, event, key));
-        return true;
-      },
-      false,
-    );
-    return { updates };
-  }
+  const feeds = await eventFeeds(deps.bus);
+  const readers: Readers = {
+    run: deps.run,
+    readByToken: deps.readByToken,
+    lookUp: intentLookUp(deps.callSubgraph),
+    feed: feeds.feed,
+  };
 
   return {
     /**
@@ -303,10 +247,11 @@ export async function createSubscriptions(deps: {
       const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
       if (coerced.errors) return { errors: coerced.errors };
       const args = getArgumentValues(definition, field, coerced.coerced);
-      if (field.name.value === "storeEvents") return openStoreEvents(request, operation, field, args, coerced.coerced);
-      return openIntentUpdates(request, operation, field, (args as { id: string }).id, coerced.coerced);
+      if (field.name.value === "storeEvents")
+        return openStoreEvents(readers, request, operation, field, args, coerced.coerced);
+      return openIntentUpdates(readers, request, operation, field, (args as { id: string }).id, coerced.coerced);
     },
-    close: () => listening.stop(),
+    close: feeds.close,
   };
 }
 

@@ -1,11 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
-import { connect } from "node:net";
-import { basename, dirname, join } from "node:path";
-import { createInterface } from "node:readline";
-import { repositoryRoot } from "@pos-cloud/common";
-import { completeMessageSettings, DEFAULT_MAIL_FROM } from "@pos-cloud/common/messages";
+import { completeMessageSettings, DEFAULT_MAIL_FROM, type MessageConfig } from "@pos-cloud/common/messages";
 import { openSubgraphDatabase } from "@pos-cloud/common/storage";
 import { openPayments } from "@pos-cloud/payments";
 import { openPortal } from "@pos-cloud/portal";
@@ -15,6 +10,7 @@ import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
 import pg from "pg";
 import { configureGatewaySync } from "./background";
 import type { ClusterConfig, SubgraphName } from "./cluster-environment";
+import { clusterProcesses } from "./cluster-processes";
 import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
 import { ensureDemoOrders } from "./demo-orders";
 import { loadOrCreateMasterKey } from "./master-key";
@@ -31,28 +27,6 @@ const entryPoints = {
   edge: "apps/edge/main",
   worker: "apps/worker/main",
 } as const;
-
-/**
- * V8's young generation up to 16 MB a semi-space (as `npm start` and `start:cluster` run): a request allocates
- * megabytes of short-lived objects (a hierarchy read's 400 stores, twice over federation), and with the default
- * V8 scavenged several times per request (docs/benchmarks.md).
- */
-const nodeFlags = ["--max-semi-space-size=16"];
-
-/**
- * Node's arguments for one entry point: the compiled `dist/` when this module is compiled itself (`npm run
- * start:cluster` builds first) or `compiled` says so, the TypeScript sources with tsx otherwise (tests, `tsx`).
- */
-function entryArguments(entryPoint: string, compiled = import.meta.url.endsWith(".js")): string[] {
-  const workspace = join(repositoryRoot, dirname(entryPoint));
-  const name = basename(entryPoint);
-  return compiled
-    ? [...nodeFlags, "--conditions=compiled", join(workspace, "dist", `${name}.js`)]
-    : [...nodeFlags, "--import", "tsx", join(workspace, "src", `${name}.ts`)];
-}
-
-/** How long one process may take to listen before start-up gives up. */
-const START_TIMEOUT_MS = 60_000;
 
 export interface ClusterOptions {
   /** Where the processes' output lines go, each prefixed with its name; the console when absent. */
@@ -96,70 +70,20 @@ async function ensureDatabases(urls: string[]) {
   }
 }
 
-function waitForPort(port: number, host: string, child: ChildProcess, name: string): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  return new Promise((resolve, reject) => {
-    const exited = () => reject(new Error(`${name} ended before it listened (exit code ${child.exitCode})`));
-    child.once("exit", exited);
-    const attempt = () => {
-      const socket = connect(port, host);
-      socket.once("connect", () => {
-        socket.destroy();
-        child.off("exit", exited);
-        resolve();
-      });
-      socket.once("error", () => {
-        socket.destroy();
-        if (child.exitCode !== null) return;
-        if (Date.now() > deadline) {
-          child.off("exit", exited);
-          reject(new Error(`${name} did not listen on ${host}:${port} within ${START_TIMEOUT_MS / 1000} s`));
-        } else setTimeout(attempt, 100);
-      });
-    };
-    attempt();
-  });
-}
+type StartProcess = ReturnType<typeof clusterProcesses>["start"];
 
-function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
-}
-
-/**
- * The platform as separate processes on one machine (`npm run start:cluster`): the sandbox QR provider, each
- * subgraph over HTTP, the edge (EDGE_INSTANCES processes sharing PORT) and WORKERS workers, on PostgreSQL, NATS
- * JetStream and Redis. The demo tenant and `demo.json` are made as `npm start` makes them. If any process ends
- * unexpectedly, the whole cluster stops (`onFailure` is told).
- */
-export async function startCluster(
+/** What every process gets on top of this process's own variables and the options': addresses and credentials. */
+function processEnvironment(
   config: ClusterConfig,
-  options: ClusterOptions & { onFailure?: (reason: string) => void } = {},
-): Promise<RunningCluster> {
-  const output = options.output ?? ((line: string) => console.log(line));
-  mkdirSync(config.dataDir, { recursive: true });
-  const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
-  const internalToken = randomBytes(32).toString("hex");
-  const subgraphNames: SubgraphName[] = ["portal", "pos", "payments"];
-  const messages = config.messages ?? { mailFrom: DEFAULT_MAIL_FROM };
-  await ensureDatabases(subgraphNames.map((subgraph) => config.databaseUrls[subgraph]));
-  // Migrated here, once, so that a failing migration stops start-up before any process runs (each subgraph
-  // applies them again on open, a no-op, under the same advisory lock).
-  for (const subgraph of subgraphNames) {
-    await (await openSubgraphDatabase(subgraph, { url: config.databaseUrls[subgraph] })).close();
-  }
-  // POS pays through the gateway's signed API as the platform's own POS partner, as it does embedded; found here,
-  // before any process starts, by opening the databases that hold secrets, which checks the master key against them.
-  const partner = await platformPartner(config, masterKey);
+  environment: NodeJS.ProcessEnv | undefined,
+  masterKey: Buffer,
+  internalToken: string,
+  baseUrl: string,
+): NodeJS.ProcessEnv {
   const local = (port: number) => `http://127.0.0.1:${port}/`;
-  const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
-  const baseUrl = `http://${shownHost}:${config.port}`;
-  const common: NodeJS.ProcessEnv = {
+  return {
     ...process.env,
-    ...options.environment,
+    ...environment,
     DATA_DIR: config.dataDir,
     MASTER_KEY: masterKey.toString("hex"),
     INTERNAL_TOKEN: internalToken,
@@ -174,81 +98,97 @@ export async function startCluster(
     PAYMENTS_URL: local(config.ports.payments),
     WEBHOOK_ALLOW_PRIVATE_URLS: String(config.allowPrivateWebhookUrls),
   };
-  const running: { name: string; child: ChildProcess }[] = [];
-  let stopping = false;
-  const start = async (
-    name: string,
-    entryPoint: string,
-    env: NodeJS.ProcessEnv,
-    ready?: { port: number; host: string } | RegExp,
-  ): Promise<string | undefined> => {
-    const child = spawn(process.execPath, entryArguments(entryPoint, options.compiled), {
-      cwd: repositoryRoot,
-      env: { ...common, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    running.push({ name, child });
-    // A process without a port is up once it says so (a worker prints "worker <pid> running").
-    const said =
-      ready instanceof RegExp
-        ? new Promise<string>((resolve, reject) => {
-            child.once("exit", () => reject(new Error(`${name} ended before it was running`)));
-            createInterface({ input: child.stdout! }).on("line", (line) => ready.test(line) && resolve(line));
-          })
-        : undefined;
-    for (const stream of [child.stdout!, child.stderr!]) {
-      createInterface({ input: stream }).on("line", (line) => output(`[${name}] ${line}`));
-    }
-    child.once("exit", (code, signal) => {
-      if (stopping) return;
-      const reason = `${name} ended unexpectedly (${signal ?? `exit code ${code}`}); stopping the cluster`;
-      output(reason);
-      options.onFailure?.(reason);
-      void close();
-    });
-    if (said) return await said;
-    if (ready && !(ready instanceof RegExp)) await waitForPort(ready.port, ready.host, child, name);
-    return undefined;
-  };
-  const close = async () => {
-    if (stopping) return;
-    stopping = true;
-    // Workers first (they publish to the edge's subscribers and push to its gateway), then the edge, the subgraphs
-    // and the sandbox.
-    for (const group of [["worker"], ["edge"], subgraphNames, ["sandbox", "acquirer", "messages"]]) {
-      await Promise.all(
-        running.filter(({ name }) => group.some((g) => name.startsWith(g))).map(({ child }) => stopProcess(child)),
-      );
-    }
-  };
+}
+
+/** The sandbox QR provider, and the sandboxes of the card acquirer, mail and SMS where none is configured. */
+function startSandboxes(start: StartProcess, config: ClusterConfig, messages: MessageConfig) {
+  return Promise.all([
+    start(
+      "sandbox",
+      entryPoints.sandbox,
+      { PORT: String(config.ports.sandbox), SANDBOX_PROCESSING_DELAY_MS: String(config.sandboxProcessingDelayMs) },
+      // Said once its settings (address, webhook secret) are written, which it does after it listens.
+      /^sandbox QR provider at/,
+    ),
+    // The card acquirer the workers' settlement exchange talks to: the one configured, else the sandbox's.
+    config.acquirerFtpUrl
+      ? undefined
+      : start(
+          "acquirer",
+          entryPoints.acquirer,
+          { PORT: String(config.ports.acquirer ?? 0), HOST: "127.0.0.1" },
+          /^sandbox card acquirer at/,
+        ),
+    // The mail server and SMS relay the portal, POS and the workers send through, for what is not configured.
+    completeMessageSettings(messages)
+      ? undefined
+      : start(
+          "messages",
+          entryPoints.messages,
+          { SMTP_PORT: String(config.ports.smtp ?? 0), SMS_PORT: String(config.ports.sms ?? 0), HOST: "127.0.0.1" },
+          /^sandbox mail server and SMS relay at/,
+        ),
+  ]);
+}
+
+/** WORKERS workers, one after another; answers the `/metrics` address each one said. */
+async function startWorkers(start: StartProcess, config: ClusterConfig, env: NodeJS.ProcessEnv) {
+  const workerMetricsUrls: string[] = [];
+  const metricsPort = config.ports.workerMetrics ?? 0;
+  for (let i = 1; i <= config.workers; i++) {
+    const said = await start(
+      `worker-${i}`,
+      entryPoints.worker,
+      {
+        DATABASE_URL_PORTAL: config.databaseUrls.portal,
+        DATABASE_URL_PAYMENTS: config.databaseUrls.payments,
+        DATABASE_URL_POS: config.databaseUrls.pos,
+        PAYMENTS_POLL_INTERVAL_MS: String(config.paymentsPollIntervalMs),
+        HOST: "127.0.0.1",
+        METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + i - 1),
+        ...env,
+      },
+      /^worker \d+ running/,
+    );
+    const metricsUrl = said?.match(/metrics (http:\S+?)\)?$/)?.[1];
+    if (metricsUrl) workerMetricsUrls.push(metricsUrl);
+  }
+  return workerMetricsUrls;
+}
+
+/**
+ * The platform as separate processes on one machine (`npm run start:cluster`): the sandbox QR provider, each
+ * subgraph over HTTP, the edge (EDGE_INSTANCES processes sharing PORT) and WORKERS workers, on PostgreSQL, NATS
+ * JetStream and Redis. The demo tenant and `demo.json` are made as `npm start` makes them. If any process ends
+ * unexpectedly, the whole cluster stops (`onFailure` is told).
+ */
+export async function startCluster(
+  config: ClusterConfig,
+  options: ClusterOptions & { onFailure?: (reason: string) => void } = {},
+): Promise<RunningCluster> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
+  const internalToken = randomBytes(32).toString("hex");
+  const subgraphNames: SubgraphName[] = ["portal", "pos", "payments"];
+  const messages = config.messages ?? { mailFrom: DEFAULT_MAIL_FROM };
+  await ensureDatabases(subgraphNames.map((subgraph) => config.databaseUrls[subgraph]));
+  // Migrated here, once, so that a failing migration stops start-up before any process runs (each subgraph
+  // applies them again on open, a no-op, under the same advisory lock).
+  for (const subgraph of subgraphNames) {
+    await (await openSubgraphDatabase(subgraph, { url: config.databaseUrls[subgraph] })).close();
+  }
+  // POS pays through the gateway's signed API as the platform's own POS partner, as it does embedded; found here,
+  // before any process starts, by opening the databases that hold secrets, which checks the master key against them.
+  const partner = await platformPartner(config, masterKey);
+  const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+  const baseUrl = `http://${shownHost}:${config.port}`;
+  const common = processEnvironment(config, options.environment, masterKey, internalToken, baseUrl);
+  // Workers first (they publish to the edge's subscribers and push to its gateway), then the edge, the subgraphs
+  // and the sandbox.
+  const stopOrder = [["worker"], ["edge"], subgraphNames, ["sandbox", "acquirer", "messages"]];
+  const { start, close } = clusterProcesses(common, stopOrder, options);
   try {
-    await Promise.all([
-      start(
-        "sandbox",
-        entryPoints.sandbox,
-        { PORT: String(config.ports.sandbox), SANDBOX_PROCESSING_DELAY_MS: String(config.sandboxProcessingDelayMs) },
-        // Said once its settings (address, webhook secret) are written, which it does after it listens.
-        /^sandbox QR provider at/,
-      ),
-      // The card acquirer the workers' settlement exchange talks to: the one configured, else the sandbox's.
-      config.acquirerFtpUrl
-        ? undefined
-        : start(
-            "acquirer",
-            entryPoints.acquirer,
-            { PORT: String(config.ports.acquirer ?? 0), HOST: "127.0.0.1" },
-            /^sandbox card acquirer at/,
-          ),
-      // The mail server and SMS relay the portal, POS and the workers send through, for what is not configured.
-      completeMessageSettings(messages)
-        ? undefined
-        : start(
-            "messages",
-            entryPoints.messages,
-            { SMTP_PORT: String(config.ports.smtp ?? 0), SMS_PORT: String(config.ports.sms ?? 0), HOST: "127.0.0.1" },
-            /^sandbox mail server and SMS relay at/,
-          ),
-    ]);
+    await startSandboxes(start, config, messages);
     const messageSandbox = readMessageSandboxSettings(config.dataDir);
     const messageEnv = {
       SMTP_URL: messages.smtpUrl ?? messageSandbox!.smtpUrl,
@@ -284,34 +224,10 @@ export async function startCluster(
       { port: config.port, host: shownHost === "localhost" ? "127.0.0.1" : config.host },
     );
     const demoFile = config.demo ? await makeDemo(config, masterKey, baseUrl, sandbox) : undefined;
-    const workerMetricsUrls: string[] = [];
-    const metricsPort = config.ports.workerMetrics ?? 0;
-    const startWorkers = async () => {
-      for (let i = 1; i <= config.workers; i++) {
-        const said = await start(
-          `worker-${i}`,
-          entryPoints.worker,
-          {
-            DATABASE_URL_PORTAL: config.databaseUrls.portal,
-            DATABASE_URL_PAYMENTS: config.databaseUrls.payments,
-            DATABASE_URL_POS: config.databaseUrls.pos,
-            ACQUIRER_FTP_URL: acquirerFtpUrl,
-            PAYMENTS_POLL_INTERVAL_MS: String(config.paymentsPollIntervalMs),
-            HOST: "127.0.0.1",
-            METRICS_PORT: String(metricsPort === 0 ? 0 : metricsPort + i - 1),
-            ...sandboxEnv,
-            ...messageEnv,
-          },
-          /^worker \d+ running/,
-        );
-        const metricsUrl = said?.match(/metrics (http:\S+?)\)?$/)?.[1];
-        if (metricsUrl) workerMetricsUrls.push(metricsUrl);
-      }
-    };
     // The demo store's few orders, as `npm start` makes them: through the POS API as its terminal, once, while the
     // workers start (cash payments: no worker takes part).
-    await Promise.all([
-      startWorkers(),
+    const [workerMetricsUrls] = await Promise.all([
+      startWorkers(start, config, { ACQUIRER_FTP_URL: acquirerFtpUrl, ...sandboxEnv, ...messageEnv }),
       demoFile && ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile),
     ]);
     return {

@@ -1,27 +1,21 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
-import type { JobRegistry } from "@pos-cloud/common/jobs";
-import {
-  completeMessageSettings,
-  DEFAULT_MAIL_FROM,
-  type MessageTransport,
-  messageTransport,
-} from "@pos-cloud/common/messages";
-import { type MessageBus, openMessageBus } from "@pos-cloud/common/messaging";
+import type { JobRegistry, JobState } from "@pos-cloud/common/jobs";
+import type { MessageTransport } from "@pos-cloud/common/messages";
+import type { MessageBus } from "@pos-cloud/common/messaging";
 import { startEdge } from "@pos-cloud/edge";
 import { openPayments, type PartnerService, type PaymentsDeps, payments, sandboxSetup } from "@pos-cloud/payments";
 import { openPortal, portal } from "@pos-cloud/portal";
 import { openPos, type PortalCall, portalClient, pos } from "@pos-cloud/pos";
-import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
-import { sandboxMailbox, startMessageSandbox } from "@pos-cloud/sandbox-messages";
-import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
+import { sandboxMailbox } from "@pos-cloud/sandbox-messages";
 import { type BackgroundWork, configureGatewaySync, startBackgroundWork } from "./background";
 import { serveBackups } from "./backup";
 import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
 import { ensureDemoOrders } from "./demo-orders";
 import type { PlatformConfig } from "./environment";
 import { loadOrCreateMasterKey } from "./master-key";
+import { type OutsideParties, startOutsideParties } from "./outside-parties";
 
 export interface RunningPlatform {
   baseUrl: string;
@@ -98,70 +92,126 @@ async function openSubgraphs(
   };
 }
 
+type OpenSubgraphs = Awaited<ReturnType<typeof openSubgraphs>>;
+
+/** Opens the subgraphs and hosts them in this process; the POS reaches the portal through its in-process hop. */
+async function hostSubgraphs(
+  config: PlatformConfig,
+  masterKey: Buffer,
+  internalToken: string,
+  extras: { clock?: () => Date; messages: { transport: MessageTransport; retryDelaysMs?: number[] } },
+  publicUrl: () => string | undefined,
+) {
+  // The POS asks the portal's API about stores and staff over the in-process hop, once the portal is hosted below.
+  let portalApi: PortalCall | undefined;
+  const deps = await openSubgraphs(config, masterKey, extras, publicUrl, (...call) => portalApi!(...call));
+  const subgraphs = {
+    portal: hostSubgraph(portal, deps.portal, internalToken),
+    pos: hostSubgraph(pos, deps.pos, internalToken),
+    payments: hostSubgraph(payments, deps.payments, internalToken),
+  };
+  portalApi = portalClient({ host: subgraphs.portal }, internalToken);
+  return { deps, subgraphs };
+}
+
+/** The edge in front of the in-process subgraphs; `/ready` checks their databases and lists the jobs. */
+function startEmbeddedEdge(
+  config: PlatformConfig,
+  options: PlatformOptions,
+  wiring: {
+    internalToken: string;
+    bus: MessageBus;
+    deps: OpenSubgraphs;
+    subgraphs: Record<"portal" | "pos" | "payments", SubgraphHost>;
+    publicUrl: () => string | undefined;
+    jobs: () => JobState[];
+  },
+) {
+  const { deps, subgraphs } = wiring;
+  return startEdge({
+    port: config.port,
+    host: config.host,
+    internalToken: wiring.internalToken,
+    bus: wiring.bus,
+    corsOrigins: config.corsOrigins,
+    apiAudience: config.apiAudience,
+    publicUrl: wiring.publicUrl,
+    redisUrl: config.redisUrl,
+    redisKeyPrefix: config.redisKeyPrefix,
+    rateLimitRedisDown: config.rateLimitRedisDown,
+    readiness: {
+      portal_database: () => deps.portal.db.query("SELECT 1"),
+      pos_database: () => deps.pos.db.query("SELECT 1"),
+      payments_database: () => deps.payments.db.query("SELECT 1"),
+    },
+    jobs: wiring.jobs,
+    rateLimits: config.rateLimits,
+    httpTimeouts: config.httpTimeouts,
+    graphqlLimits: config.graphqlLimits,
+    graphqlSchemaDetails: config.graphqlSchemaDetails,
+    clock: options.clock,
+    devMessages: config.devMailbox ? () => sandboxMailbox(config.dataDir).list() : undefined,
+    subgraphs: {
+      portal: { host: subgraphs.portal },
+      pos: { host: subgraphs.pos },
+      payments: { host: subgraphs.payments },
+    },
+  });
+}
+
+/**
+ * What needs the platform's address: the sandbox provider's callbacks, the gateway sync's partner (the POS pays as
+ * it), the demo tenant and its orders, the card exchange's acquirer. Answers demo.json's path when there is a demo.
+ */
+async function configureAt(
+  baseUrl: string,
+  config: PlatformConfig,
+  options: PlatformOptions,
+  deps: OpenSubgraphs,
+  { sandbox, acquirer }: Pick<OutsideParties, "sandbox" | "acquirer">,
+) {
+  deps.payments.providers.attach(sandboxSetup(sandbox, baseUrl));
+  const partner = await configureGatewaySync(deps.portal, deps.payments, config.gatewaySync, baseUrl);
+  // POS pays through the gateway's signed API as the same partner, as it would from a process of its own.
+  deps.pos.gateway.configure({ ...partner, url: config.gatewaySync?.url ?? baseUrl });
+  const demoFile = config.demo
+    ? await ensureDemoTenant(config.dataDir, baseUrl, deps.portal, deps.payments, {
+        providers: demoProviders(sandbox),
+        partnerId: partner.clientPartnerId,
+      })
+    : undefined;
+  // A few orders in the demo store, taken through the POS API as its terminal (once: the store has none).
+  if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile, options.clock);
+  // The daily card settlement exchange (a job) with the configured acquirer or the sandbox.
+  deps.pos.cardExchange.configure({ url: config.acquirerFtpUrl ?? acquirer?.ftpUrl });
+  return demoFile;
+}
+
 /** The embedded wiring: every subgraph in this process behind one edge, storage in PGlite unless URLs say otherwise. */
 export async function startPlatform(config: PlatformConfig, options: PlatformOptions = {}): Promise<RunningPlatform> {
   mkdirSync(config.dataDir, { recursive: true });
   const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
   const internalToken = randomBytes(32).toString("hex");
-  // First, as an external provider is there before the gateway: its address and secrets are known to what follows.
-  const sandbox = await startEmbeddedSandbox({
-    dataDir: config.dataDir,
-    host: config.host,
-    processingDelayMs: config.sandboxProcessingDelayMs ?? 0,
-  });
-  // Likewise the card acquirer of the settlement exchange, unless one is configured.
-  const acquirer = config.acquirerFtpUrl
-    ? undefined
-    : await startEmbeddedAcquirer({ dataDir: config.dataDir, host: config.host }).catch(async (error: unknown) => {
-        await sandbox.close();
-        throw error;
-      });
-  // And the mail server and SMS relay for what is not configured.
-  const messages = config.messages ?? { mailFrom: DEFAULT_MAIL_FROM };
-  let messageSandbox: Awaited<ReturnType<typeof startMessageSandbox>> | undefined;
-  let bus: MessageBus;
-  try {
-    messageSandbox = completeMessageSettings(messages)
-      ? undefined
-      : await startMessageSandbox({ dataDir: config.dataDir, host: "127.0.0.1" });
-    bus = options.bus ?? (await openMessageBus(config.messaging ?? { driver: "memory" }));
-  } catch (error) {
-    await messageSandbox?.close();
-    await acquirer?.close();
-    await sandbox.close();
-    throw error;
-  }
-  const transport = messageTransport({
-    smtpUrl: messages.smtpUrl ?? messageSandbox!.smtpUrl,
-    mailFrom: messages.mailFrom,
-    sms: messages.sms ?? { url: messageSandbox!.smsUrl, secret: messageSandbox!.smsSecret },
-  });
-  const closeOutside = async () => {
-    await bus.close();
-    transport.close();
-    await messageSandbox?.close();
-    await acquirer?.close();
-    await sandbox.close();
-  };
+  const outside = await startOutsideParties(config, options.bus);
+  const { sandbox, acquirer, bus, transport } = outside;
   // The public URL is known once the edge listens (the port may be chosen by the system).
   let baseUrl: string | undefined;
-  let deps: Awaited<ReturnType<typeof openSubgraphs>>;
-  // The POS asks the portal's API about stores and staff over the in-process hop, once the portal is hosted below.
-  let portalApi: PortalCall | undefined;
+  let hosted: Awaited<ReturnType<typeof hostSubgraphs>>;
   // The jobs start last; the edge's /ready lists them from then on.
   let background: BackgroundWork | undefined;
   try {
-    deps = await openSubgraphs(
+    hosted = await hostSubgraphs(
       config,
       masterKey,
+      internalToken,
       { clock: options.clock, messages: { transport, retryDelaysMs: config.messageRetryDelaysMs } },
       () => baseUrl,
-      (...call) => portalApi!(...call),
     );
   } catch (error) {
-    await closeOutside();
+    await outside.close();
     throw error;
   }
+  const { deps, subgraphs } = hosted;
   // `npm run backup` reaches embedded databases through this process, the only one that may open them.
   const embedded = Object.values(config.databaseUrls).every((url) => url === undefined);
   let stopBackups = async () => {};
@@ -169,46 +219,19 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     await stopBackups();
     await Promise.all([deps.portal.close(), deps.pos.close(), deps.payments.close()]);
   };
-  const subgraphs = {
-    portal: hostSubgraph(portal, deps.portal, internalToken),
-    pos: hostSubgraph(pos, deps.pos, internalToken),
-    payments: hostSubgraph(payments, deps.payments, internalToken),
-  };
-  portalApi = portalClient({ host: subgraphs.portal }, internalToken);
   let edge: Awaited<ReturnType<typeof startEdge>>;
   try {
-    edge = await startEdge({
-      port: config.port,
-      host: config.host,
+    edge = await startEmbeddedEdge(config, options, {
       internalToken,
       bus,
-      corsOrigins: config.corsOrigins,
-      apiAudience: config.apiAudience,
+      deps,
+      subgraphs,
       publicUrl: () => baseUrl,
-      redisUrl: config.redisUrl,
-      redisKeyPrefix: config.redisKeyPrefix,
-      rateLimitRedisDown: config.rateLimitRedisDown,
-      readiness: {
-        portal_database: () => deps.portal.db.query("SELECT 1"),
-        pos_database: () => deps.pos.db.query("SELECT 1"),
-        payments_database: () => deps.payments.db.query("SELECT 1"),
-      },
       jobs: () => background?.jobs.list() ?? [],
-      rateLimits: config.rateLimits,
-      httpTimeouts: config.httpTimeouts,
-      graphqlLimits: config.graphqlLimits,
-      graphqlSchemaDetails: config.graphqlSchemaDetails,
-      clock: options.clock,
-      devMessages: config.devMailbox ? () => sandboxMailbox(config.dataDir).list() : undefined,
-      subgraphs: {
-        portal: { host: subgraphs.portal },
-        pos: { host: subgraphs.pos },
-        payments: { host: subgraphs.payments },
-      },
     });
   } catch (error) {
     await closeSubgraphs();
-    await closeOutside();
+    await outside.close();
     throw error;
   }
   let demoFile: string | undefined;
@@ -222,20 +245,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     }
     const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
     baseUrl = `http://${shownHost}:${edge.port}`;
-    deps.payments.providers.attach(sandboxSetup(sandbox, baseUrl));
-    const partner = await configureGatewaySync(deps.portal, deps.payments, config.gatewaySync, baseUrl);
-    // POS pays through the gateway's signed API as the same partner, as it would from a process of its own.
-    deps.pos.gateway.configure({ ...partner, url: config.gatewaySync?.url ?? baseUrl });
-    demoFile = config.demo
-      ? await ensureDemoTenant(config.dataDir, baseUrl, deps.portal, deps.payments, {
-          providers: demoProviders(sandbox),
-          partnerId: partner.clientPartnerId,
-        })
-      : undefined;
-    // A few orders in the demo store, taken through the POS API as its terminal (once: the store has none).
-    if (demoFile) await ensureDemoOrders(JSON.parse(readFileSync(demoFile, "utf8")) as DemoFile, options.clock);
-    // The daily card settlement exchange (a job) with the configured acquirer or the sandbox.
-    deps.pos.cardExchange.configure({ url: config.acquirerFtpUrl ?? acquirer?.ftpUrl });
+    demoFile = await configureAt(baseUrl, config, options, deps, outside);
     background = await startBackgroundWork(deps, bus, {
       pollIntervalMs: config.paymentsPollIntervalMs ?? 5000,
       clock: options.clock,
@@ -243,7 +253,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   } catch (error) {
     await edge.close();
     await closeSubgraphs();
-    await closeOutside();
+    await outside.close();
     throw error;
   }
   return {
@@ -265,10 +275,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
       await edge.close();
       await bus.close();
       await closeSubgraphs();
-      transport.close();
-      await messageSandbox?.close();
-      await acquirer?.close();
-      await sandbox.close();
+      await outside.closeParties();
     },
   };
 }

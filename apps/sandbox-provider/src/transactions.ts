@@ -74,18 +74,19 @@ const isOpen = (transaction: SandboxTransaction) =>
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 /**
- * The sandbox's transactions and their rules. Time-driven moves (settlement after the processing delay, expiry) are
- * applied lazily against the injected clock on every access, and a timer wakes the book when the next one is due so
- * notifications go out without anyone asking.
+ * The transactions, kept in the journal when there is one. Time-driven moves (settlement after the processing delay,
+ * expiry) are applied lazily against the injected clock on every `find`, and a timer wakes the ledger when the next
+ * one is due so notifications go out without anyone asking.
  */
-export function transactionBook(options: TransactionOptions) {
+function transactionLedger(options: TransactionOptions) {
   const journal = options.file ? openJournal(options.file) : undefined;
   const transactions = new Map<string, SandboxTransaction>(journal?.transactions.map((t) => [t.transaction_id, t]));
   /** Transactions that time can still move (pending, processing): the only ones a wake-up needs to look at. */
   const open = new Set([...transactions.values()].filter(isOpen));
   let timer: NodeJS.Timeout | undefined;
-  const iso = (ms: number) => new Date(ms).toISOString();
 
   function change(transaction: SandboxTransaction, patch: Partial<SandboxTransaction>, event?: SandboxEventType) {
     Object.assign(transaction, patch, { updated_at: iso(options.now()) });
@@ -120,21 +121,70 @@ export function transactionBook(options: TransactionOptions) {
     timer.unref();
   }
 
-  function find(merchantId: string | undefined, id: string): SandboxTransaction {
-    advance();
-    const transaction = transactions.get(id);
-    if (!transaction || (merchantId !== undefined && transaction.merchant_id !== merchantId))
-      throw sandboxErrors.notFound();
-    return transaction;
-  }
-
   advance();
+  return {
+    change,
+    advance,
+    wakeAtNextDue,
+    find(merchantId: string | undefined, id: string): SandboxTransaction {
+      advance();
+      const transaction = transactions.get(id);
+      if (!transaction || (merchantId !== undefined && transaction.merchant_id !== merchantId))
+        throw sandboxErrors.notFound();
+      return transaction;
+    },
+    findByKey: (merchantId: string, idempotencyKey: string) =>
+      [...transactions.values()].find((t) => t.merchant_id === merchantId && t.idempotency_key === idempotencyKey),
+    add(transaction: SandboxTransaction) {
+      transactions.set(transaction.transaction_id, transaction);
+      open.add(transaction);
+      journal?.append(transaction);
+      wakeAtNextDue();
+    },
+    close() {
+      clearTimeout(timer);
+      journal?.close();
+    },
+  };
+}
+
+/** A pending transaction made now (ms), open for `lifetime` seconds. */
+function newTransaction(
+  merchantId: string,
+  input: CreateInput,
+  idempotencyKey: string | undefined,
+  now: number,
+  lifetime: number,
+): SandboxTransaction {
+  return {
+    transaction_id: `txn_${ulid()}`,
+    merchant_id: merchantId,
+    reference: input.reference,
+    mode: input.mode,
+    amount: input.amount,
+    currency: input.currency,
+    notify_url: input.notify_url,
+    idempotency_key: idempotencyKey ?? null,
+    status: "pending",
+    decline_code: null,
+    refunded_amount: 0,
+    refunds: [],
+    created_at: iso(now),
+    expires_at: iso(now + lifetime * 1000),
+    settles_at: null,
+    updated_at: iso(now),
+  };
+}
+
+/** The sandbox's transactions and their rules: what a merchant and a customer may do with one, and when. */
+export function transactionBook(options: TransactionOptions) {
+  const ledger = transactionLedger(options);
+  const { find, change } = ledger;
+
   return {
     /** A repeated idempotency key returns the transaction it made the first time (a retried create is safe). */
     create(merchantId: string, input: CreateInput, idempotencyKey?: string): SandboxTransaction {
-      const earlier = idempotencyKey
-        ? [...transactions.values()].find((t) => t.merchant_id === merchantId && t.idempotency_key === idempotencyKey)
-        : undefined;
+      const earlier = idempotencyKey ? ledger.findByKey(merchantId, idempotencyKey) : undefined;
       if (earlier) {
         if (
           earlier.amount !== input.amount ||
@@ -144,30 +194,9 @@ export function transactionBook(options: TransactionOptions) {
           throw sandboxErrors.invalidState("the idempotency key was used for another payment");
         return find(merchantId, earlier.transaction_id);
       }
-      const now = options.now();
       const lifetime = input.expires_in_seconds ?? options.expiresInSeconds;
-      const transaction: SandboxTransaction = {
-        transaction_id: `txn_${ulid()}`,
-        merchant_id: merchantId,
-        reference: input.reference,
-        mode: input.mode,
-        amount: input.amount,
-        currency: input.currency,
-        notify_url: input.notify_url,
-        idempotency_key: idempotencyKey ?? null,
-        status: "pending",
-        decline_code: null,
-        refunded_amount: 0,
-        refunds: [],
-        created_at: iso(now),
-        expires_at: iso(now + lifetime * 1000),
-        settles_at: null,
-        updated_at: iso(now),
-      };
-      transactions.set(transaction.transaction_id, transaction);
-      open.add(transaction);
-      journal?.append(transaction);
-      wakeAtNextDue();
+      const transaction = newTransaction(merchantId, input, idempotencyKey, options.now(), lifetime);
+      ledger.add(transaction);
       return transaction;
     },
 
@@ -184,7 +213,7 @@ export function transactionBook(options: TransactionOptions) {
         { status: "processing", settles_at: iso(options.now() + options.processingDelayMs) },
         options.processingDelayMs > 0 ? "payment.processing" : undefined,
       );
-      advance();
+      ledger.advance();
       return transaction;
     },
 
@@ -194,7 +223,7 @@ export function transactionBook(options: TransactionOptions) {
       if (transaction.status !== "pending")
         throw sandboxErrors.invalidState(`the transaction is ${transaction.status}`);
       change(transaction, { status: "cancelled" });
-      wakeAtNextDue();
+      ledger.wakeAtNextDue();
       return transaction;
     },
 
@@ -229,10 +258,7 @@ export function transactionBook(options: TransactionOptions) {
       return { transaction, refund };
     },
 
-    close() {
-      clearTimeout(timer);
-      journal?.close();
-    },
+    close: ledger.close,
   };
 }
 

@@ -6,6 +6,7 @@ export * from "./environment";
 export * from "./errors";
 export * from "./garbage-collection";
 export * from "./gateway-signature";
+export * from "./http-graphql";
 export * from "./http-timeouts";
 export * from "./idempotency";
 export * from "./ids";

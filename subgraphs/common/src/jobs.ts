@@ -38,6 +38,83 @@ export type JobRegistry = ReturnType<typeof jobRegistry>;
 const scheduleText = (schedule: JobSchedule) =>
   "everyMs" in schedule ? `every ${schedule.everyMs} ms` : `${schedule.cron} (${schedule.timezone})`;
 
+/** One job of a registry: its state, its timer and its runs. `stopping` ends the schedule and is each run's signal. */
+function scheduledJob(job: Job, clock: () => Date, stopping: AbortSignal) {
+  const cron = "cron" in job.schedule ? new Cron(job.schedule.cron, { timezone: job.schedule.timezone }) : undefined;
+  const state: JobState = {
+    name: job.name,
+    schedule: scheduleText(job.schedule),
+    running: false,
+    last_success_at: null,
+    last_failure_at: null,
+    next_run_at: null,
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> | undefined;
+  let again: Promise<void> | undefined;
+
+  const nextRunAfter = (now: Date) =>
+    cron ? cron.nextRun(now) : new Date(now.getTime() + (job.schedule as { everyMs: number }).everyMs);
+
+  function schedule() {
+    clearTimeout(timer);
+    if (stopping.aborted) return;
+    const now = clock();
+    const next = nextRunAfter(now);
+    state.next_run_at = next?.toISOString() ?? null;
+    if (!next) return;
+    timer = setTimeout(() => void run(), Math.min(Math.max(0, next.getTime() - now.getTime()), 2 ** 31 - 1));
+    timer.unref();
+  }
+
+  async function once() {
+    state.running = true;
+    try {
+      await job.run(stopping);
+      state.last_success_at = clock().toISOString();
+      jobMetrics.runs.inc({ job: job.name, outcome: "succeeded" });
+      jobMetrics.lastSuccess.set({ job: job.name }, clock().getTime() / 1000);
+    } catch (error) {
+      state.last_failure_at = clock().toISOString();
+      jobMetrics.runs.inc({ job: job.name, outcome: "failed" });
+      logger.error(`job ${job.name} failed`, { job: job.name, alert: job.alert ?? "job_failed", error });
+    } finally {
+      state.running = false;
+    }
+  }
+
+  /** Runs now, or right after the run under way (once however often asked meanwhile); resolves when it ended. */
+  function run(): Promise<void> {
+    if (stopping.aborted) return Promise.resolve();
+    if (current) {
+      again ??= current.then(() => {
+        again = undefined;
+        return run();
+      });
+      return again;
+    }
+    clearTimeout(timer);
+    state.next_run_at = null;
+    current = once().finally(() => {
+      current = undefined;
+      if (!again) schedule();
+    });
+    return current;
+  }
+
+  return {
+    job,
+    state,
+    run,
+    schedule,
+    async stop() {
+      clearTimeout(timer);
+      await again;
+      await current;
+    },
+  };
+}
+
 /**
  * The process's periodic work in one place (STYLE.md, `<module>.jobs.ts`): each job runs on its schedule, never
  * twice at once (a trigger during a run runs it again right after), and counts its runs, failures and last success
@@ -46,85 +123,9 @@ const scheduleText = (schedule: JobSchedule) =>
 export function jobRegistry(options: { clock?: () => Date } = {}) {
   const clock = options.clock ?? (() => new Date());
   const stopping = new AbortController();
-  const entries = new Map<string, ReturnType<typeof entryOf>>();
+  const entries = new Map<string, ReturnType<typeof scheduledJob>>();
   const teardowns: (() => Promise<void> | void)[] = [];
   let started = false;
-
-  function entryOf(job: Job) {
-    const cron = "cron" in job.schedule ? new Cron(job.schedule.cron, { timezone: job.schedule.timezone }) : undefined;
-    const state: JobState = {
-      name: job.name,
-      schedule: scheduleText(job.schedule),
-      running: false,
-      last_success_at: null,
-      last_failure_at: null,
-      next_run_at: null,
-    };
-    let timer: NodeJS.Timeout | undefined;
-    let current: Promise<void> | undefined;
-    let again: Promise<void> | undefined;
-
-    const nextRunAfter = (now: Date) =>
-      cron ? cron.nextRun(now) : new Date(now.getTime() + (job.schedule as { everyMs: number }).everyMs);
-
-    function schedule() {
-      clearTimeout(timer);
-      if (stopping.signal.aborted) return;
-      const now = clock();
-      const next = nextRunAfter(now);
-      state.next_run_at = next?.toISOString() ?? null;
-      if (!next) return;
-      timer = setTimeout(() => void run(), Math.min(Math.max(0, next.getTime() - now.getTime()), 2 ** 31 - 1));
-      timer.unref();
-    }
-
-    async function once() {
-      state.running = true;
-      try {
-        await job.run(stopping.signal);
-        state.last_success_at = clock().toISOString();
-        jobMetrics.runs.inc({ job: job.name, outcome: "succeeded" });
-        jobMetrics.lastSuccess.set({ job: job.name }, clock().getTime() / 1000);
-      } catch (error) {
-        state.last_failure_at = clock().toISOString();
-        jobMetrics.runs.inc({ job: job.name, outcome: "failed" });
-        logger.error(`job ${job.name} failed`, { job: job.name, alert: job.alert ?? "job_failed", error });
-      } finally {
-        state.running = false;
-      }
-    }
-
-    /** Runs now, or right after the run under way (once however often asked meanwhile); resolves when it ended. */
-    function run(): Promise<void> {
-      if (stopping.signal.aborted) return Promise.resolve();
-      if (current) {
-        again ??= current.then(() => {
-          again = undefined;
-          return run();
-        });
-        return again;
-      }
-      clearTimeout(timer);
-      state.next_run_at = null;
-      current = once().finally(() => {
-        current = undefined;
-        if (!again) schedule();
-      });
-      return current;
-    }
-
-    return {
-      job,
-      state,
-      run,
-      schedule,
-      async stop() {
-        clearTimeout(timer);
-        await again;
-        await current;
-      },
-    };
-  }
 
   function entry(name: string) {
     const found = entries.get(name);
@@ -138,7 +139,7 @@ export function jobRegistry(options: { clock?: () => Date } = {}) {
       if (started) throw new Error("jobs are registered before the registry starts");
       for (const job of jobs) {
         if (entries.has(job.name)) throw new Error(`a job named ${job.name} is registered already`);
-        entries.set(job.name, entryOf(job));
+        entries.set(job.name, scheduledJob(job, clock, stopping.signal));
       }
       return this;
     },

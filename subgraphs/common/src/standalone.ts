@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ApolloServer, HeaderMap } from "@apollo/server";
+import { ApolloServer } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
 } from "@apollo/server/plugin/disabled";
 import { GraphQLError } from "graphql";
 import { AppError, asGraphQLError } from "./errors";
+import { serveHttpGraphQL } from "./http-graphql";
 import { httpServerOptions } from "./http-timeouts";
 import { logger, REQUEST_ID_HEADER, requestIdOf } from "./logger";
 import { type ReadinessChecks, sendReadiness } from "./readiness";
@@ -20,18 +21,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-/**
- * Serves one subgraph over HTTP for the cluster wiring: `/health`, `/ready` (its `readiness` checks) and GraphQL on
- * every other path. The caller is read from the hop's headers by the same `contextFor` the in-process hop uses; a
- * request without the internal credential is refused with 401. The access line and the errors of a request carry
- * the edge's request id.
- */
-export async function serveSubgraph(
-  host: SubgraphHost,
-  listen: { port: number; host?: string },
-  readiness: ReadinessChecks = {},
-) {
-  const server = new ApolloServer<object>({
+/** Apollo Server of one subgraph; each error it hides from the caller is logged with the edge's request id. */
+function subgraphApollo(host: SubgraphHost) {
+  return new ApolloServer<object>({
     schema: host.schema,
     // The process owns its signals (a clean close in order); Apollo's own handler would stop it half-way.
     stopOnTerminationSignals: false,
@@ -54,41 +46,30 @@ export async function serveSubgraph(
     ],
     formatError: (formatted, error) => (error instanceof GraphQLError ? formatError(error) : formatted),
   });
-  await server.start();
+}
 
-  const contextFor = async (req: IncomingMessage) => {
-    try {
-      return host.contextFor(req.headers) as object;
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      throw asGraphQLError(error);
-    }
-  };
-
-  async function serveGraphQL(req: IncomingMessage, res: ServerResponse) {
-    const headers = new HeaderMap();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-    }
-    const url = new URL(req.url ?? "/", "http://subgraph");
-    const response = await server.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: {
-        method: req.method ?? "GET",
-        headers,
-        search: url.search,
-        body: req.method === "POST" ? await readJson(req) : undefined,
-      },
-      context: () => contextFor(req),
-    });
-    res.statusCode = response.status ?? 200;
-    for (const [name, value] of response.headers) res.setHeader(name, value);
-    if (response.body.kind === "complete") {
-      res.end(response.body.string);
-      return;
-    }
-    for await (const chunk of response.body.asyncIterator) res.write(chunk);
-    res.end();
+async function contextFor(host: SubgraphHost, req: IncomingMessage) {
+  try {
+    return host.contextFor(req.headers) as object;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    throw asGraphQLError(error);
   }
+}
+
+/**
+ * Serves one subgraph over HTTP for the cluster wiring: `/health`, `/ready` (its `readiness` checks) and GraphQL on
+ * every other path. The caller is read from the hop's headers by the same `contextFor` the in-process hop uses; a
+ * request without the internal credential is refused with 401. The access line and the errors of a request carry
+ * the edge's request id.
+ */
+export async function serveSubgraph(
+  host: SubgraphHost,
+  listen: { port: number; host?: string },
+  readiness: ReadinessChecks = {},
+) {
+  const server = subgraphApollo(host);
+  await server.start();
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? "/").split("?")[0];
@@ -98,7 +79,8 @@ export async function serveSubgraph(
       return;
     }
     if (path === "/ready" && req.method === "GET") return sendReadiness(res, readiness);
-    return serveGraphQL(req, res);
+    const body = req.method === "POST" ? await readJson(req) : undefined;
+    return serveHttpGraphQL(server, req, res, body, () => contextFor(host, req));
   }
 
   const http = createServer(httpServerOptions(), (req, res) => {

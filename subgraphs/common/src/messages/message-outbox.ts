@@ -74,21 +74,26 @@ export interface BodySeal {
   open(sealed: string): string;
 }
 
-export function messageOutbox(deps: {
+const after = (clock: () => Date, ms: number) => new Date(clock().getTime() + ms);
+
+interface AttemptDeps {
   db: SqlRunner;
   transport: MessageTransport;
-  clock?: () => Date;
-  retryDelaysMs?: number[];
+  clock: () => Date;
+  delays: number[];
   seal?: BodySeal;
-}) {
-  const clock = deps.clock ?? (() => new Date());
-  const delays = deps.retryDelaysMs ?? DEFAULT_MESSAGE_RETRY_DELAYS_MS;
+}
+
+/**
+ * Attempts at rows this process holds, each outcome recorded on its row; the next retry of a failure seen here is
+ * made here on time (`retryDue`), the periodic pass catches up the rest.
+ */
+function messageAttempts(deps: AttemptDeps, retryDue: () => void) {
+  const { clock, delays } = deps;
   const wakeUps = new Set<NodeJS.Timeout>();
   let stopped = false;
 
-  const later = (ms: number) => new Date(clock().getTime() + ms);
-
-  /** One attempt at a row this process holds; records the outcome. Never throws: a failure is the row's. */
+  /** One attempt; never throws: a failure is the row's. */
   async function attempt(row: MessageRow): Promise<boolean> {
     const labels = { channel: row.channel, kind: row.kind };
     const attempts = row.attempts + 1;
@@ -111,8 +116,8 @@ export function messageOutbox(deps: {
       }
     }
     const delay = delays[attempts - 1];
-    const last = expired || delay === undefined || (row.expires_at !== null && later(delay) >= row.expires_at);
-    await deps.db.query(MARK_FAILURE, [row.id, error.slice(0, 1000), last ? null : later(delay), last]);
+    const last = expired || delay === undefined || (row.expires_at !== null && after(clock, delay) >= row.expires_at);
+    await deps.db.query(MARK_FAILURE, [row.id, error.slice(0, 1000), last ? null : after(clock, delay), last]);
     const about = { message_id: row.id, kind: row.kind, channel: row.channel, attempts, error };
     if (last) {
       messageMetrics.delivery.inc({ ...labels, status: "failed" });
@@ -125,17 +130,38 @@ export function messageOutbox(deps: {
     return false;
   }
 
-  /** The next retry of a failure seen here is made here on time; the periodic pass catches up the rest. */
   function wakeUpIn(ms: number) {
     if (stopped) return;
     const timer = setTimeout(() => {
       wakeUps.delete(timer);
-      void outbox.retryDueMessages();
+      retryDue();
     }, ms);
     timer.unref();
     wakeUps.add(timer);
   }
 
+  return {
+    attempt,
+    /** Ends the wake-ups. */
+    stop() {
+      stopped = true;
+      for (const timer of wakeUps) clearTimeout(timer);
+      wakeUps.clear();
+    },
+  };
+}
+
+export function messageOutbox(deps: {
+  db: SqlRunner;
+  transport: MessageTransport;
+  clock?: () => Date;
+  retryDelaysMs?: number[];
+  seal?: BodySeal;
+}) {
+  const clock = deps.clock ?? (() => new Date());
+  const delays = deps.retryDelaysMs ?? DEFAULT_MESSAGE_RETRY_DELAYS_MS;
+  const attempts = messageAttempts({ ...deps, clock, delays }, () => void outbox.retryDueMessages());
+  let stopped = false;
   let running: Promise<number> | undefined;
 
   const outbox = {
@@ -155,11 +181,11 @@ export function messageOutbox(deps: {
         message.replyTo ?? null,
         options.dedupeKey ?? null,
         options.expiresAt ?? null,
-        later(LEASE_MS),
+        after(clock, LEASE_MS),
         clock(),
       ]);
       if (!row) return { queued: false, delivered: false };
-      return { queued: true, delivered: await attempt(row) };
+      return { queued: true, delivered: await attempts.attempt(row) };
     },
 
     /**
@@ -170,8 +196,8 @@ export function messageOutbox(deps: {
       running ??= (async () => {
         let attempted = 0;
         for (;;) {
-          const rows = await deps.db.query<MessageRow>(CLAIM, [clock(), later(LEASE_MS), BATCH]);
-          for (const row of rows) await attempt(row);
+          const rows = await deps.db.query<MessageRow>(CLAIM, [clock(), after(clock, LEASE_MS), BATCH]);
+          for (const row of rows) await attempts.attempt(row);
           attempted += rows.length;
           if (rows.length < BATCH || stopped) return attempted;
         }
@@ -184,8 +210,7 @@ export function messageOutbox(deps: {
     /** Ends the wake-ups and waits for a pass under way. */
     async stop() {
       stopped = true;
-      for (const timer of wakeUps) clearTimeout(timer);
-      wakeUps.clear();
+      attempts.stop();
       await running;
     },
   };

@@ -4,6 +4,7 @@ import {
   DeliverPolicy,
   JetStreamApiCodes,
   JetStreamApiError,
+  type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   jetstream,
@@ -12,7 +13,7 @@ import {
   StorageType,
   type StreamConfig,
 } from "@nats-io/jetstream";
-import { connect, nanos } from "@nats-io/transport-node";
+import { connect, type NatsConnection, nanos } from "@nats-io/transport-node";
 import { logger } from "../logger";
 import { type BusEvent, type BusSubscription, type MessageBus, redeliveryDelayMs, type Topic } from "./bus";
 
@@ -49,15 +50,10 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
   await jsm.streams.update(config.name, config);
 }
 
-/**
- * The cluster bus on NATS JetStream: a stream per topic, created (or brought to this configuration) on start; a
- * consumer group is a durable pull consumer with explicit acks that holds one event at a time, so its members get
- * events in publish order and a failed one is given again (nak with a growing delay) before the next; `listen` is an
- * ordered ephemeral consumer that starts after the stream's last event.
- */
-export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promise<MessageBus> {
-  // Reconnects for as long as the process runs (the client's default gives up after 10 attempts, about 20 s, and
-  // would leave a worker that outlived a NATS restart publishing nothing): the outbox keeps events meanwhile.
+/** Reconnects for as long as the process runs; `connected` tells whether the client is connected now. */
+async function connectNats(url: string, namespace: string) {
+  // The client's default gives up after 10 attempts, about 20 s, and would leave a worker that outlived a NATS restart
+  // publishing nothing: the outbox keeps events meanwhile.
   // Without async traces: the client would otherwise build two stack-capturing errors per request (every publish),
   // about a tenth of the outbox publisher's CPU on NATS; its errors still say what failed.
   const nc = await connect({
@@ -66,9 +62,6 @@ export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promi
     maxReconnectAttempts: -1,
     noAsyncTraces: true,
   });
-  // A request made while disconnected is kept by the client and sent on reconnection, but its answer never arrives
-  // (it times out after 5 s, even once the connection is back): while down, publishes fail at once instead, so the
-  // outbox counts an attempt without holding its claimed rows for those seconds, and tries again once NATS is back.
   let connected = true;
   void (async () => {
     for await (const status of nc.status()) {
@@ -76,31 +69,47 @@ export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promi
       else if (status.type === "reconnect") connected = true;
     }
   })();
-  const unreachable = () => new Error("NATS is unreachable; the client is reconnecting");
-  const js = jetstream(nc);
+  return { nc, connected: () => connected };
+}
+
+interface TopicStream {
+  name: string;
+  subject: string;
+}
+
+/** The stream of each topic, created or brought to this configuration. */
+async function topicStreams(nc: NatsConnection, namespace: string): Promise<Map<Topic, TopicStream>> {
   const streams = new Map(
     topics.map((topic) => {
       const subject = `${namespace}.${topic}`;
       return [topic, { name: subject.replace(/\W/g, "_"), subject }] as const;
     }),
   );
-  try {
-    const jsm = await jetstreamManager(nc);
-    for (const { name, subject } of streams.values()) {
-      await ensureStream(jsm, {
-        name,
-        subjects: [subject],
-        retention: RetentionPolicy.Limits,
-        storage: StorageType.File,
-        max_age: nanos(RETENTION_MS),
-        duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-      });
-    }
-  } catch (error) {
-    await nc.close();
-    throw error;
+  const jsm = await jetstreamManager(nc);
+  for (const { name, subject } of streams.values()) {
+    await ensureStream(jsm, {
+      name,
+      subjects: [subject],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: nanos(RETENTION_MS),
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    });
   }
-  const streamOf = (topic: Topic) => streams.get(topic)!;
+  return streams;
+}
+
+const decode = (msg: JsMsg): BusEvent | undefined => {
+  try {
+    return msg.json<BusEvent>();
+  } catch (error) {
+    logger.error("a message on the bus is not an event; it is dropped", { subject: msg.subject, error });
+    return undefined;
+  }
+};
+
+/** The consumer groups and listeners of a bus; `stop` ends every one still running. */
+function natsSubscriptions(nc: NatsConnection, js: JetStreamClient, streamOf: (topic: Topic) => TopicStream) {
   const running = new Set<BusSubscription>();
 
   /** Reads messages until stopped; `each` handles one at a time. */
@@ -119,21 +128,7 @@ export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promi
     return subscription;
   }
 
-  const decode = (msg: JsMsg): BusEvent | undefined => {
-    try {
-      return msg.json<BusEvent>();
-    } catch (error) {
-      logger.error("a message on the bus is not an event; it is dropped", { subject: msg.subject, error });
-      return undefined;
-    }
-  };
-
-  return {
-    driver: "nats",
-    async publish(topic, event) {
-      if (!connected) throw unreachable();
-      await js.publish(streamOf(topic).subject, JSON.stringify(event), { msgID: event.id });
-    },
+  const subscriptions: Pick<MessageBus, "consume" | "listen"> = {
     async consume(topic, group, handle) {
       const stream = streamOf(topic).name;
       const durable = durableName(group);
@@ -181,30 +176,70 @@ export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promi
         }
       });
     },
-    connected: () => connected && !nc.isClosed(),
+  };
+  return { ...subscriptions, stop: () => Promise.all([...running].map((subscription) => subscription.stop())) };
+}
+
+/** Resolves once the server answered a ping, rejects after `PING_TIMEOUT_MS`. */
+async function pingNats(nc: NatsConnection) {
+  let timer: NodeJS.Timeout | undefined;
+  // While disconnected the client keeps the ping for the next connection; its late answer (or failure) is moot.
+  const answered = nc.flush();
+  answered.catch(() => {});
+  try {
+    await Promise.race([
+      answered,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`NATS did not answer within ${PING_TIMEOUT_MS} ms`)),
+          PING_TIMEOUT_MS,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The cluster bus on NATS JetStream: a stream per topic, created (or brought to this configuration) on start; a
+ * consumer group is a durable pull consumer with explicit acks that holds one event at a time, so its members get
+ * events in publish order and a failed one is given again (nak with a growing delay) before the next; `listen` is an
+ * ordered ephemeral consumer that starts after the stream's last event.
+ */
+export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promise<MessageBus> {
+  const { nc, connected } = await connectNats(url, namespace);
+  // A request made while disconnected is kept by the client and sent on reconnection, but its answer never arrives
+  // (it times out after 5 s, even once the connection is back): while down, publishes fail at once instead, so the
+  // outbox counts an attempt without holding its claimed rows for those seconds, and tries again once NATS is back.
+  const unreachable = () => new Error("NATS is unreachable; the client is reconnecting");
+  let streams: Map<Topic, TopicStream>;
+  try {
+    streams = await topicStreams(nc, namespace);
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  const streamOf = (topic: Topic) => streams.get(topic)!;
+  const js = jetstream(nc);
+  const subscriptions = natsSubscriptions(nc, js, streamOf);
+
+  return {
+    driver: "nats",
+    async publish(topic, event) {
+      if (!connected()) throw unreachable();
+      await js.publish(streamOf(topic).subject, JSON.stringify(event), { msgID: event.id });
+    },
+    consume: subscriptions.consume,
+    listen: subscriptions.listen,
+    connected: () => connected() && !nc.isClosed(),
     async ping() {
       if (nc.isClosed()) throw new Error("the NATS connection is closed");
-      if (!connected) throw unreachable();
-      let timer: NodeJS.Timeout | undefined;
-      // While disconnected the client keeps the ping for the next connection; its late answer (or failure) is moot.
-      const answered = nc.flush();
-      answered.catch(() => {});
-      try {
-        await Promise.race([
-          answered,
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(
-              () => reject(new Error(`NATS did not answer within ${PING_TIMEOUT_MS} ms`)),
-              PING_TIMEOUT_MS,
-            );
-          }),
-        ]);
-      } finally {
-        clearTimeout(timer);
-      }
+      if (!connected()) throw unreachable();
+      await pingNats(nc);
     },
     async close() {
-      await Promise.all([...running].map((subscription) => subscription.stop()));
+      await subscriptions.stop();
       await nc.drain();
     },
   };
