@@ -1,3 +1,4 @@
+import { embeddedAcquirerControl } from "@pos-cloud/sandbox-acquirer";
 import { embeddedSmsRelayControl, sandboxMailbox } from "@pos-cloud/sandbox-messages";
 import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,6 +41,8 @@ describe("messages that reach people, through the sandbox mail server and SMS re
   let platform: TestPlatform;
   let demo: DemoFile;
   let merchantAdmin: string;
+  let manager: string;
+  let terminal: string;
   const password = "a long enough password";
 
   /** A store manager of the demo store with MFA by e-mail or SMS, at the password step: its MFA code is sent. */
@@ -65,6 +68,9 @@ describe("messages that reach people, through the sandbox mail server and SMS re
     platform = await startTestPlatform({ messageRetryDelaysMs: [200, 200] });
     demo = readDemo(platform.dataDir);
     merchantAdmin = (await logIn(platform.baseUrl, demoUser(demo, "MERCHANT_ADMIN"))).access_token;
+    const at = { psp_id: demo.psp.id, merchant_id: demo.merchant.id, store_id: demo.store.id };
+    manager = await humanToken(platform.portal, { role: "STORE_MANAGER", ...at });
+    terminal = await deviceToken(platform.baseUrl, (demo as DemoFile & { device: Device }).device);
   });
   afterAll(() => platform?.close());
 
@@ -79,15 +85,12 @@ describe("messages that reach people, through the sandbox mail server and SMS re
     expect(verified.body.access_token).toEqual(expect.any(String));
   });
 
-  it("e-mails a receipt to a customer who chose e-mail receipts when the payment completes", async () => {
-    const at = { psp_id: demo.psp.id, merchant_id: demo.merchant.id, store_id: demo.store.id };
-    const manager = await humanToken(platform.portal, { role: "STORE_MANAGER", ...at });
-    const terminal = await deviceToken(platform.baseUrl, (demo as DemoFile & { device: Device }).device);
-    const email = `${uniqueCode("guest").toLowerCase()}@example.com`;
+  /** A customer of the demo merchant who takes receipts by `contact`, and a terminal's cash sale of 2 x ramen to them. */
+  async function saleTo(contact: { email: string } | { phone: string }, receipt_delivery: "email" | "sms") {
     const customer = await postJson(
       platform.baseUrl,
       "/api/v1/customers",
-      { name: "Receipt Guest", email, preferences: { receipt_delivery: "email" } },
+      { name: "Receipt Guest", ...contact, preferences: { receipt_delivery } },
       manager,
     );
     expect(customer.status).toBe(201);
@@ -114,12 +117,48 @@ describe("messages that reach people, through the sandbox mail server and SMS re
       terminal,
     );
     expect(paid.body).toMatchObject({ status: "completed" });
+  }
 
+  it("e-mails a receipt to a customer who chose e-mail receipts when the payment completes", async () => {
+    const email = `${uniqueCode("guest").toLowerCase()}@example.com`;
+    await saleTo({ email }, "email");
     const mail = await mailTo(platform, email, /^Your receipt R\d{8}-\d{4} from Demo Store Shibuya$/);
     expect(mail.text).toContain("Ramen");
     expect(sandboxMailbox(platform.dataDir).show(mail.id)?.raw).toMatch(
       /^Reply-To: shibuya@demo\.pos-cloud\.localhost/m,
     );
+  });
+
+  it("texts a receipt to a customer who chose SMS receipts, through the SMS relay", async () => {
+    const phone = `+8180${String(Date.now()).slice(-8, -2)}55`;
+    await saleTo({ phone }, "sms");
+    const sms = await mailTo(platform, phone, /^$/);
+    expect(sms.text).toMatch(/^Demo Store Shibuya: receipt R\d{8}-\d{4}, ¥2,156 paid on \d{4}-\d\d-\d\d \d\d:\d\d\./);
+  });
+
+  it("e-mails the store's contact when the card settlement exchange keeps failing", async () => {
+    const date = new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(new Date());
+    const settlement = await postJson(
+      platform.baseUrl,
+      "/api/v1/settlements",
+      { store_id: demo.store.id, date },
+      manager,
+    );
+    expect(settlement.status).toBe(201);
+    // The sandbox acquirer refuses both attempts (the first and one retry after 10 ms). Under TEST_WIRING=cluster,
+    // `platform.pos` is POS opened in this process on the cluster's database and sandboxes, since the workers'
+    // exchange runs at 02:00 only: the store's contact comes from the cluster's portal, the mail goes to its server.
+    embeddedAcquirerControl(platform.dataDir).refuseNextLogins(2);
+    platform.pos.cardExchange.configure({ retryDelaysMs: [10] });
+    expect(await platform.pos.cardExchange.run(date, { storeId: demo.store.id })).toMatchObject([
+      { status: "failed", attempts: 2 },
+    ]);
+    const mail = await mailTo(
+      platform,
+      "shibuya@demo.pos-cloud.localhost",
+      new RegExp(`^Card settlement exchange failed: store ${demo.store.id}, ${date}$`),
+    );
+    expect(mail.text).toContain("failed 2 times");
   });
 
   /** The portal's outgoing message to `to`: the record a failure leaves. */

@@ -32,7 +32,7 @@ export interface BackgroundWork {
 /**
  * The platform's background work, the same in the embedded process and in a cluster worker: the bus consumers (the
  * portal's consumer of the other subgraphs' audit records, group `portal-audit`, the partner webhook dispatcher, POS's consumer of the gateway's events that settles QR payments, group `pos-payments`,
- * and the one that e-mails receipts of completed payments, `pos-receipt-mail`)
+ * and the one that sends receipts of completed payments by e-mail or SMS, `pos-receipt-mail`)
  * and one job registry with the periodic work of every subgraph (their `jobs.ts`: outbox publishers, the payment
  * poller and its repairs, POS's recovery and card settlement exchange, the gateway sync, signing-key rotation). The
  * registry is not awaited on the gateway: the gateway sync runs at start in the background. Every part claims its

@@ -1,4 +1,5 @@
 import { AppError, type Caller, invalidField, isUuid, notFound, parseInput } from "@pos-cloud/common";
+import type { OutgoingMessage } from "@pos-cloud/common/messages";
 import type { StoreAccess } from "../stores/store-access.service";
 import { type Address, type CustomerUpdate, customerCreate, customerUpdate, type Preferences } from "./customer.inputs";
 import { presentCustomer } from "./customer.presenter";
@@ -84,10 +85,13 @@ export function customerService(customers: CustomerRepository, access: StoreAcce
   }
 
   return {
-    /** Where a customer who chose e-mail receipts gets them: an active customer's address, else null. */
-    async receiptEmail(id: string): Promise<string | null> {
+    /** Where an active customer who chose e-mail or SMS receipts gets them; null for print, none or no choice. */
+    async receiptContact(id: string): Promise<{ channel: OutgoingMessage["channel"]; to: string } | null> {
       const customer = await customers.find(id);
-      return customer?.is_active && customer.receipt_delivery === "email" ? customer.email : null;
+      if (!customer?.is_active) return null;
+      if (customer.receipt_delivery === "email" && customer.email) return { channel: "email", to: customer.email };
+      if (customer.receipt_delivery === "sms" && customer.phone) return { channel: "sms", to: customer.phone };
+      return null;
     },
 
     /** A new customer of the caller's merchant (or the one an L0 or L1 names), with the merchant's next number. */

@@ -1,5 +1,5 @@
 import { AppError, type Caller } from "@pos-cloud/common";
-import type { MessageOutbox } from "@pos-cloud/common/messages";
+import type { MessageOutbox, OutgoingMessage } from "@pos-cloud/common/messages";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import type { BillService } from "../bills/bill.service";
 import type { CustomerService } from "../customers/customer.service";
@@ -8,7 +8,7 @@ import type { PaymentService } from "../payments/payment.service";
 import type { ReceiptIssuerRecord, StoreAccess } from "../stores/store-access.service";
 import { type ReceiptDocument, type ReceiptType, receiptDocument } from "./receipt.document";
 import type { ReceiptRepository } from "./receipt.repository";
-import { DEFAULT_WIDTH, receiptText } from "./receipt.text";
+import { DEFAULT_WIDTH, receiptSms, receiptText } from "./receipt.text";
 
 export type ReceiptService = ReturnType<typeof receiptService>;
 
@@ -26,7 +26,7 @@ export function receiptService(deps: {
   bills: Pick<BillService, "inStore">;
   orders: Pick<OrderService, "itemsOfBill">;
   access: Pick<StoreAccess, "receiptIssuer">;
-  customers: Pick<CustomerService, "receiptEmail">;
+  customers: Pick<CustomerService, "receiptContact">;
   messages: Pick<MessageOutbox, "send">;
 }) {
   const { receipts, payments, bills, orders, access } = deps;
@@ -61,39 +61,39 @@ export function receiptService(deps: {
   }
 
   /**
-   * E-mails a completed payment's receipt to its bill's customer when the customer chose e-mail receipts; once per
-   * payment, however often its completion is heard.
+   * Sends a completed payment's receipt to its bill's customer as the customer chose: the printed text by e-mail, a
+   * short line by SMS; once per payment, however often its completion is heard.
    */
-  async function mailReceipt(paymentId: string) {
+  async function sendReceipt(paymentId: string) {
     const payment = await payments.row(paymentId);
     if (payment?.status !== "completed") return;
     const bill = await bills.inStore({ id: payment.store_id, merchantId: payment.merchant_id }, payment.bill_id);
-    const to = bill.customer_id ? await deps.customers.receiptEmail(bill.customer_id) : null;
-    if (!to) return;
+    const contact = bill.customer_id ? await deps.customers.receiptContact(bill.customer_id) : null;
+    if (!contact) return;
     const issuer = await access.receiptIssuer(payment.store_id);
     const receipt = await documentOf(payment, "receipt", Promise.resolve(issuer));
-    await deps.messages.send(
-      {
-        channel: "email",
-        to,
-        subject: `Your receipt ${receipt.receipt_number} from ${issuer.store_name}`,
-        text: receiptText(receipt, DEFAULT_WIDTH),
-        replyTo: issuer.contact_email ?? undefined,
-      },
-      { kind: "receipt", dedupeKey: `receipt:${payment.id}` },
-    );
+    const message: OutgoingMessage =
+      contact.channel === "email"
+        ? {
+            ...contact,
+            subject: `Your receipt ${receipt.receipt_number} from ${issuer.store_name}`,
+            text: receiptText(receipt, DEFAULT_WIDTH),
+            replyTo: issuer.contact_email ?? undefined,
+          }
+        : { ...contact, subject: "", text: receiptSms(receipt) };
+    await deps.messages.send(message, { kind: "receipt", dedupeKey: `receipt:${payment.id}` });
   }
 
   return {
     /**
      * Follows completed payments on the bus (the POS outbox's `pos_payment` events, group `pos-receipt-mail`) and
-     * e-mails their receipts; an event whose mail could not be queued (the portal away) is heard again.
+     * sends their receipts; an event whose receipt could not be queued (the portal away) is heard again.
      */
     consume: (bus: MessageBus) =>
       bus.consume("events.internal", "pos-receipt-mail", async (event: BusEvent) => {
         const row = event.payload.pos_payment as { status?: string } | undefined;
         if (event.aggregate_type === "pos_payment" && row?.status === "completed")
-          await mailReceipt(event.aggregate_id);
+          await sendReceipt(event.aggregate_id);
       }),
 
     /** For POS payments, in the transaction that completes one: its receipt number, on the day it completed. */

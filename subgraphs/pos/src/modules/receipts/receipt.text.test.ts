@@ -1,7 +1,7 @@
 import { isPrintableText } from "@pos-cloud/common";
 import { describe, expect, it } from "vitest";
 import { paymentTaxLines, type ReceiptSources, receiptDocument, registrationNumberOf } from "./receipt.document";
-import { columns, receiptText, wrap, yen } from "./receipt.text";
+import { columns, receiptSms, receiptText, wrap, yen } from "./receipt.text";
 
 const issuer = {
   store_name: "Demo Store Shibuya",
@@ -94,6 +94,12 @@ describe("the printed receipt", () => {
     expect(text).toContain("Tea[2J");
     expect(text).toContain("Shop");
     expect(isPrintableText(text)).toBe(true);
+  });
+
+  it("texts a receipt as one short line: the store, the number and what this payment paid", () => {
+    expect(receiptSms(receiptDocument(sale({ amount: 1000 }), "receipt"))).toBe(
+      "Demo Store Shibuya: receipt R20261124-0001, ¥1,000 paid on 2026-11-24 13:05. Thank you.",
+    );
   });
 
   it("refuses a width it cannot print", () => {

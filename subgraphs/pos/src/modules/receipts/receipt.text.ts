@@ -147,3 +147,10 @@ export function receiptText(receipt: ReceiptDocument, width: number = DEFAULT_WI
   center("Thank you");
   return `${lines.join("\n")}\n`;
 }
+
+/**
+ * The receipt as a customer who chose SMS receipts gets it: one short line with the store, the receipt number (which
+ * the store finds the receipt by) and what this payment paid.
+ */
+export const receiptSms = (receipt: ReceiptDocument) =>
+  `${receipt.issuer.store_name}: receipt ${receipt.receipt_number}, ${yen(receipt.amount)} paid on ${tokyoTime(receipt.issued_at)}. Thank you.`;
