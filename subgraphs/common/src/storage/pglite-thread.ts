@@ -28,79 +28,66 @@ let nextId = 1;
 const databases = new Map<number, Awaited<ReturnType<typeof host>>>();
 const rolledBack = new Error("rolled back");
 
-/** One open database and what the main thread holds of it: transactions, listeners, Prisma's connections. */
-async function host(dataDir: string | undefined, load?: Uint8Array) {
-  const db = await create(dataDir, load);
-  const prisma = new PrismaPGlite(db);
-  /** Prisma's connections (the database's and the shadow databases the schema engine asks for), by id. */
+/**
+ * Transactions held open until the main thread ends them: nothing else runs on the database meanwhile, as on one
+ * connection. PGlite commits when the callback returns, and rolls back when it throws.
+ */
+function heldTransactions(db: PGlite) {
+  const transactions = new Map<number, { tx: Transaction; end(commit: boolean): Promise<void> }>();
+  return {
+    begin(): Promise<number> {
+      return new Promise((resolve, reject) => {
+        const id = nextId++;
+        let finish!: (commit: boolean) => void;
+        const finished = new Promise<boolean>((done) => {
+          finish = done;
+        });
+        const outcome = db.transaction(async (tx) => {
+          transactions.set(id, {
+            tx,
+            async end(commit) {
+              transactions.delete(id);
+              finish(commit);
+              await outcome.catch((error: unknown) => {
+                if (error !== rolledBack) throw error;
+              });
+            },
+          });
+          resolve(id);
+          if (!(await finished)) throw rolledBack;
+        });
+        outcome.catch(reject);
+      });
+    },
+    end: (tx: number, commit: boolean) => transactions.get(tx)?.end(commit),
+    /** Where a statement runs: in an open transaction, or on the database. */
+    runner(tx: number | undefined) {
+      if (tx === undefined) return db;
+      const open = transactions.get(tx);
+      if (!open) throw new Error(`transaction ${tx} is not open`);
+      return open.tx;
+    },
+  };
+}
+
+type PrismaCall = Extract<
+  PgliteRequest,
+  {
+    op: "queryRaw" | "executeRaw" | "executeScript" | "startTransaction" | "commit" | "rollback" | "shadow" | "dispose";
+  }
+>;
+
+/** Prisma's connections (the database's and the shadow databases the schema engine asks for), by id. */
+async function prismaConnections(prisma: PrismaPGlite) {
   const adapters = new Map<number, SqlDriverAdapter>([[0, await prisma.connect()]]);
   const adapterTransactions = new Map<number, AdapterTransaction>();
-  const transactions = new Map<number, { tx: Transaction; end(commit: boolean): Promise<void> }>();
-  const listeners = new Map<number, () => Promise<void>>();
-
-  /**
-   * A transaction held open until the main thread ends it: nothing else runs on the database meanwhile, as on one
-   * connection. PGlite commits when the callback returns, and rolls back when it throws.
-   */
-  function begin(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const id = nextId++;
-      let finish!: (commit: boolean) => void;
-      const finished = new Promise<boolean>((done) => {
-        finish = done;
-      });
-      const outcome = db.transaction(async (tx) => {
-        transactions.set(id, {
-          tx,
-          async end(commit) {
-            transactions.delete(id);
-            finish(commit);
-            await outcome.catch((error: unknown) => {
-              if (error !== rolledBack) throw error;
-            });
-          },
-        });
-        resolve(id);
-        if (!(await finished)) throw rolledBack;
-      });
-      outcome.catch(reject);
-    });
-  }
-
-  const runner = (tx: number | undefined) => {
-    if (tx === undefined) return db;
-    const open = transactions.get(tx);
-    if (!open) throw new Error(`transaction ${tx} is not open`);
-    return open.tx;
-  };
-
   const queryable = (request: { adapter?: number; tx?: number }) => {
     const target = request.tx !== undefined ? adapterTransactions.get(request.tx) : adapters.get(request.adapter ?? 0);
     if (!target) throw new Error("no such connection or transaction");
     return target;
   };
-
-  async function handle(request: PgliteRequest): Promise<unknown> {
+  async function handle(request: PrismaCall): Promise<unknown> {
     switch (request.op) {
-      case "query":
-        return (await runner(request.tx).query(request.sql, request.params)).rows;
-      case "exec":
-        await runner(request.tx).exec(request.sql);
-        return undefined;
-      case "begin":
-        return begin();
-      case "end":
-        return transactions.get(request.tx)?.end(request.commit);
-      case "listen": {
-        const id = nextId++;
-        const stop = await db.listen(request.channel, () => port.postMessage({ notify: id } satisfies PgliteReply));
-        listeners.set(id, stop);
-        return id;
-      }
-      case "unlisten":
-        await listeners.get(request.listener)?.();
-        listeners.delete(request.listener);
-        return undefined;
       case "queryRaw":
         return queryable(request).queryRaw(request.query);
       case "executeRaw":
@@ -128,6 +115,40 @@ async function host(dataDir: string | undefined, load?: Uint8Array) {
         await adapters.get(request.adapter)?.dispose();
         if (request.adapter !== 0) adapters.delete(request.adapter);
         return undefined;
+    }
+  }
+  return { handle, connectionInfo: adapters.get(0)!.getConnectionInfo!() };
+}
+
+/** One open database and what the main thread holds of it: transactions, listeners, Prisma's connections. */
+async function host(dataDir: string | undefined, load?: Uint8Array) {
+  const db = await create(dataDir, load);
+  const prisma = new PrismaPGlite(db);
+  const connections = await prismaConnections(prisma);
+  const transactions = heldTransactions(db);
+  const listeners = new Map<number, () => Promise<void>>();
+
+  async function handle(request: PgliteRequest): Promise<unknown> {
+    switch (request.op) {
+      case "query":
+        return (await transactions.runner(request.tx).query(request.sql, request.params)).rows;
+      case "exec":
+        await transactions.runner(request.tx).exec(request.sql);
+        return undefined;
+      case "begin":
+        return transactions.begin();
+      case "end":
+        return transactions.end(request.tx, request.commit);
+      case "listen": {
+        const id = nextId++;
+        const stop = await db.listen(request.channel, () => port.postMessage({ notify: id } satisfies PgliteReply));
+        listeners.set(id, stop);
+        return id;
+      }
+      case "unlisten":
+        await listeners.get(request.listener)?.();
+        listeners.delete(request.listener);
+        return undefined;
       case "dump":
         // Outside any transaction and statement (PGlite's own transaction lock): what was committed, and nothing else.
         return db._runExclusiveTransaction(
@@ -139,9 +160,11 @@ async function host(dataDir: string | undefined, load?: Uint8Array) {
         return undefined;
       case "open":
         throw new Error("already open");
+      default:
+        return connections.handle(request);
     }
   }
-  return { handle, adapterName: prisma.adapterName, connectionInfo: adapters.get(0)!.getConnectionInfo!() };
+  return { handle, adapterName: prisma.adapterName, connectionInfo: connections.connectionInfo };
 }
 
 async function handle(request: PgliteRequest): Promise<unknown> {
