@@ -1,5 +1,5 @@
 import { relative } from "node:path";
-import { stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
+import { MasterKeyMismatchError, stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
 import { MigrationError } from "@pos-cloud/common/storage";
 import { loadEnvironment } from "./environment";
 import { startPlatform } from "./platform";
@@ -14,6 +14,8 @@ try {
     console.error(
       `${error.message}\nThe database was left as it was before this start. Fix the migration and start again.`,
     );
+  } else if (error instanceof MasterKeyMismatchError) {
+    console.error(`the platform could not start: ${error.message}`);
   } else {
     console.error("the platform could not start:", error);
   }

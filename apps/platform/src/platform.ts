@@ -192,26 +192,23 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   mkdirSync(config.dataDir, { recursive: true });
   const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
   const internalToken = randomBytes(32).toString("hex");
-  const outside = await startOutsideParties(config, options.bus);
-  const { sandbox, acquirer, bus, transport } = outside;
   // The public URL is known once the edge listens (the port may be chosen by the system).
   let baseUrl: string | undefined;
-  let hosted: Awaited<ReturnType<typeof hostSubgraphs>>;
   // The jobs start last; the edge's /ready lists them from then on.
   let background: BackgroundWork | undefined;
-  try {
-    hosted = await hostSubgraphs(
-      config,
-      masterKey,
-      internalToken,
-      { clock: options.clock, messages: { transport, retryDelaysMs: config.messageRetryDelaysMs } },
-      () => baseUrl,
-    );
-  } catch (error) {
-    await outside.close();
-    throw error;
-  }
-  const { deps, subgraphs } = hosted;
+  // The subgraphs open first: databases that the master key does not open stop the start before anything else runs.
+  // Their messages go out through the outside parties' transport, there before anything is sent.
+  let outside: OutsideParties | undefined;
+  const { deps, subgraphs } = await hostSubgraphs(
+    config,
+    masterKey,
+    internalToken,
+    {
+      clock: options.clock,
+      messages: { transport: (message) => outside!.transport(message), retryDelaysMs: config.messageRetryDelaysMs },
+    },
+    () => baseUrl,
+  );
   // `npm run backup` reaches embedded databases through this process, the only one that may open them.
   const embedded = Object.values(config.databaseUrls).every((url) => url === undefined);
   let stopBackups = async () => {};
@@ -219,6 +216,13 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     await stopBackups();
     await Promise.all([deps.portal.close(), deps.pos.close(), deps.payments.close()]);
   };
+  try {
+    outside = await startOutsideParties(config, options.bus);
+  } catch (error) {
+    await closeSubgraphs();
+    throw error;
+  }
+  const { sandbox, acquirer, bus } = outside;
   let edge: Awaited<ReturnType<typeof startEdge>>;
   try {
     edge = await startEmbeddedEdge(config, options, {
