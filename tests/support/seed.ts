@@ -59,7 +59,7 @@ export interface SeededDevice {
  * const manager = await seed(platform).user("AREA_MANAGER", store, await seed(platform).area(store));
  * const partner = await seed(platform).partner();      // signs /v1 calls for a store of its own at the gateway
  * const till = await seed(platform).store({ sells: true }); // cash, card and QR through the sandbox at the gateway
- * const pos = await seed(platform).storePartner(till);  // signs /v1 calls for that store, as the POS does
+ * const pos = await seed(platform).storePartner(till);  // signs /v1 calls for that store (or a new one), as POS does
  * ```
  */
 export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payments" | "dataDir">) {
@@ -172,13 +172,14 @@ export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payme
   }
 
   /**
-   * An API key of the platform's own POS partner, signing `/v1` calls for `serving` (a store that `sells`) as the POS
-   * does; a key of the test's own, so that rotating or revoking it leaves the POS's alone.
+   * An API key of the platform's own POS partner, signing `/v1` calls for `serving` (a store that `sells`, else a new
+   * one) as the POS does; a key of the test's own, so that rotating or revoking it leaves the POS's alone.
    */
-  async function storePartner(serving: SeededStore): Promise<SeededStorePartner> {
+  async function storePartner(serving?: SeededStore): Promise<SeededStorePartner> {
+    const { code } = serving ?? (await store({ sells: true }));
     const { clientPartnerId } = await ensureSyncPartner(partners);
     const { client_id, secret, webhook_secret } = await partners.issueApiKey(clientPartnerId);
-    return { client_id, secret, webhook_secret, client_partner_id: clientPartnerId, store_code: serving.code };
+    return { client_id, secret, webhook_secret, client_partner_id: clientPartnerId, store_code: code };
   }
 
   return { psp, merchant, store, area, device, user, partner, storePartner, providers };
