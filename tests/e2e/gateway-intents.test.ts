@@ -288,22 +288,12 @@ describe("list", () => {
   it("lists the partner's intents newest first with filters and a bounded page", async () => {
     const ref = `list-${randomUUID()}`;
     const { body: created } = await create({ merchant_ref_id: ref, payment_method_types: ["credit_card"] });
-    const list = await signed(
-      platform.baseUrl,
-      partner,
-      "GET",
-      "/v1/payment_intents?status=requires_action&limit=100",
-    );
+    const list = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?status=requires_action&limit=100");
     expect(list.status).toBe(200);
     expect(list.body.length).toBeLessThanOrEqual(100);
     expect(list.body.every((intent: any) => intent.status === "requires_action")).toBe(true);
     expect(list.body[0]).toMatchObject({ id: created.id, merchant_ref_id: ref, processing_mode: "external" });
-    const byStore = await signed(
-      platform.baseUrl,
-      partner,
-      "GET",
-      "/v1/payment_intents?merchant_store_id=nowhere",
-    );
+    const byStore = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?merchant_store_id=nowhere");
     expect(byStore.body).toEqual([]);
     const page = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=1&offset=1");
     expect(page.body).toHaveLength(1);
@@ -341,8 +331,7 @@ describe("list", () => {
     const query = `query($id: Int!) { store(id: $id) { payment_intents_count } }`;
     const { access_token } = await logIn(platform.baseUrl, await seed(platform).user("STAFF", home));
     const count = async () =>
-      (await postGraphQL(platform.baseUrl, query, { id: home.id }, access_token)).body.data.store
-        .payment_intents_count;
+      (await postGraphQL(platform.baseUrl, query, { id: home.id }, access_token)).body.data.store.payment_intents_count;
     const before = await count();
     await create();
     const after = await count();

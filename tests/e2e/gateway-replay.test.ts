@@ -122,14 +122,7 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
       );
       expect(first.status).toBe(201);
       for (const headers of [{}, { "idempotency-key": `refund-${randomUUID()}` }] as Record<string, string>[]) {
-        const replay = await signed(
-          platform.baseUrl,
-          partner,
-          "POST",
-          path,
-          { amount: 100 },
-          { timestamp, headers },
-        );
+        const replay = await signed(platform.baseUrl, partner, "POST", path, { amount: 100 }, { timestamp, headers });
         expect(replay.status).toBe(401);
         expect(replay.body).toMatchObject({ code: "unauthorized" });
       }
@@ -138,22 +131,8 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
 
     it("refuses an exact replay with a key on a route that does not honour one (sync) with 401", async () => {
       const options = { timestamp: now(), headers: { "idempotency-key": `sync-${randomUUID()}` } };
-      const first = await signed(
-        platform.baseUrl,
-        partner,
-        "POST",
-        "/v1/sync/merchants",
-        { merchants: [] },
-        options,
-      );
-      const replay = await signed(
-        platform.baseUrl,
-        partner,
-        "POST",
-        "/v1/sync/merchants",
-        { merchants: [] },
-        options,
-      );
+      const first = await signed(platform.baseUrl, partner, "POST", "/v1/sync/merchants", { merchants: [] }, options);
+      const replay = await signed(platform.baseUrl, partner, "POST", "/v1/sync/merchants", { merchants: [] }, options);
       expect(first.status).toBe(200);
       expect(replay.status).toBe(401);
       expect(replay.body).toMatchObject({ code: "unauthorized" });

@@ -22,6 +22,8 @@ let home: SeededStore;
 let area: { id: string };
 let terminal: SeededDevice;
 let partner: SeededStorePartner;
+/** The sandbox QR provider's address, where a customer's payment is made. */
+let sandboxUrl: string;
 let device: string;
 const clients: Client[] = [];
 
@@ -40,6 +42,7 @@ beforeAll(async () => {
   area = await seed(platform).area(home);
   terminal = await seed(platform).device(home);
   partner = await seed(platform).storePartner(home);
+  sandboxUrl = seed(platform).providers().provider.base_url;
 });
 // A device token lives 90 s: each test takes its own, signed at the platform's (moved) time.
 beforeEach(async () => {
@@ -147,7 +150,7 @@ async function confirm(intent: { id: string; token: string }) {
 /** The customer pays the intent's QR at the sandbox, which notifies the gateway. */
 async function pay(id: string) {
   const { provider_transaction_id } = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
-  const response = await fetch(`${seed(platform).providers().provider.base_url}/sandbox/transactions/${provider_transaction_id}/pay`, {
+  const response = await fetch(`${sandboxUrl}/sandbox/transactions/${provider_transaction_id}/pay`, {
     method: "POST",
   });
   expect(response.status).toBe(200);
