@@ -1,10 +1,19 @@
 import { embeddedSmsRelayControl, sandboxMailbox } from "@pos-cloud/sandbox-messages";
+import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DemoFile } from "../../apps/platform/src/demo";
 import { deviceToken, humanToken } from "../support/device";
 import { uniqueCode } from "../support/environment";
 import { loggedDuring } from "../support/log";
-import { inProcessOnly, logIn, postJson, startTestPlatform, type TestPlatform } from "../support/platform";
-import { type SeededStore, seed } from "../support/seed";
+import {
+  demoUser,
+  inProcessOnly,
+  logIn,
+  postJson,
+  readDemo,
+  startTestPlatform,
+  type TestPlatform,
+} from "../support/platform";
 
 /** The message the sandbox mail server (or SMS relay) received for `to`, once it is there. */
 async function mailTo(platform: TestPlatform, to: string, subject: RegExp) {
@@ -13,6 +22,8 @@ async function mailTo(platform: TestPlatform, to: string, subject: RegExp) {
   await expect.poll(find, { timeout: 15_000 }).toBeDefined();
   return find()!;
 }
+
+type Device = { client_id: string; private_jwk: JWK };
 
 /** The `pgw_message_delivery_total` line of SMS MFA codes with `status`, from the platform's /metrics. */
 async function metricLine(platform: TestPlatform, status: string) {
@@ -27,16 +38,16 @@ async function metricLine(platform: TestPlatform, status: string) {
 
 describe("messages that reach people, through the sandbox mail server and SMS relay", () => {
   let platform: TestPlatform;
-  let store: SeededStore;
+  let demo: DemoFile;
   let merchantAdmin: string;
   const password = "a long enough password";
 
-  /** A store manager of the store with MFA by e-mail or SMS, at the password step: its MFA code is sent. */
+  /** A store manager of the demo store with MFA by e-mail or SMS, at the password step: its MFA code is sent. */
   async function codeSentTo(contact: { mfa_channel: "email"; email: string } | { mfa_channel: "sms"; phone: string }) {
     const created = await postJson(
       platform.baseUrl,
       "/api/v1/users",
-      { role: "STORE_MANAGER", store_id: store.id, password, ...contact },
+      { role: "STORE_MANAGER", store_id: demo.store.id, password, ...contact },
       merchantAdmin,
     );
     expect(created.status).toBe(201);
@@ -51,10 +62,9 @@ describe("messages that reach people, through the sandbox mail server and SMS re
   }
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ messageRetryDelaysMs: [200, 200], demo: false });
-    // Receipts' Reply-To is the store's contact.
-    store = await seed(platform).store({ sells: true, contact_email: "store@seeded.pos-cloud.localhost" });
-    merchantAdmin = (await logIn(platform.baseUrl, await seed(platform).user("MERCHANT_ADMIN", store))).access_token;
+    platform = await startTestPlatform({ messageRetryDelaysMs: [200, 200] });
+    demo = readDemo(platform.dataDir);
+    merchantAdmin = (await logIn(platform.baseUrl, demoUser(demo, "MERCHANT_ADMIN"))).access_token;
   });
   afterAll(() => platform?.close());
 
@@ -70,9 +80,9 @@ describe("messages that reach people, through the sandbox mail server and SMS re
   });
 
   it("e-mails a receipt to a customer who chose e-mail receipts when the payment completes", async () => {
-    const at = { psp_id: store.psp_id, merchant_id: store.merchant_id, store_id: store.id };
+    const at = { psp_id: demo.psp.id, merchant_id: demo.merchant.id, store_id: demo.store.id };
     const manager = await humanToken(platform.portal, { role: "STORE_MANAGER", ...at });
-    const terminal = await deviceToken(platform.baseUrl, await seed(platform).device(store));
+    const terminal = await deviceToken(platform.baseUrl, (demo as DemoFile & { device: Device }).device);
     const email = `${uniqueCode("guest").toLowerCase()}@example.com`;
     const customer = await postJson(
       platform.baseUrl,
@@ -94,7 +104,7 @@ describe("messages that reach people, through the sandbox mail server and SMS re
     const bill = await postJson(
       platform.baseUrl,
       "/bills",
-      { order_id: order.body.id, staff_code: (await seed(platform).user("STAFF", store)).login_id, tax_percentage: 10 },
+      { order_id: order.body.id, staff_code: demoUser(demo, "STAFF").login_id, tax_percentage: 10 },
       terminal,
     );
     const paid = await postJson(
@@ -105,10 +115,10 @@ describe("messages that reach people, through the sandbox mail server and SMS re
     );
     expect(paid.body).toMatchObject({ status: "completed" });
 
-    const mail = await mailTo(platform, email, new RegExp(`^Your receipt R\\d{8}-\\d{4} from ${store.name}$`));
+    const mail = await mailTo(platform, email, /^Your receipt R\d{8}-\d{4} from Demo Store Shibuya$/);
     expect(mail.text).toContain("Ramen");
     expect(sandboxMailbox(platform.dataDir).show(mail.id)?.raw).toMatch(
-      /^Reply-To: store@seeded\.pos-cloud\.localhost/m,
+      /^Reply-To: shibuya@demo\.pos-cloud\.localhost/m,
     );
   });
 
