@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorization, call, type Demo, readDemo, type SignOptions, signed } from "../support/gateway";
+import { authorization, call, type SignOptions, signed } from "../support/gateway";
 import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStorePartner, seed } from "../support/seed";
 
 const webView = "https://webview.example";
 let platform: TestPlatform;
-let demo: Demo;
+let partner: SeededStorePartner;
 beforeAll(async () => {
-  platform = await startTestPlatform({ corsOrigins: [webView] });
-  demo = readDemo(platform.dataDir);
+  platform = await startTestPlatform({ corsOrigins: [webView], demo: false });
+  partner = await seed(platform).storePartner();
 });
 afterAll(() => platform?.close());
 
@@ -17,16 +18,16 @@ const intent = () => ({
   currency: "JPY",
   payment_method_types: ["qr_mpm"],
   merchant_ref_id: `auth-${randomUUID()}`,
-  merchant_store_id: demo.store.code,
+  merchant_store_id: partner.store_code,
 });
 const now = () => Math.floor(Date.now() / 1000);
 
 describe("HMAC signatures", () => {
   it("accepts both of the spec's schemes", async () => {
     for (const scheme of [1, 2] as const) {
-      const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", intent(), { scheme });
+      const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", intent(), { scheme });
       expect(created.status).toBe(201);
-      const list = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?limit=1", undefined, {
+      const list = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=1", undefined, {
         scheme,
       });
       expect(list.status).toBe(200);
@@ -69,10 +70,10 @@ describe("HMAC signatures", () => {
   it.each(bad)("answers 401 unauthorized, and nothing more, for %s", async (_, options) => {
     const credentials =
       options.client === "wrong_client"
-        ? { client_id: "cl_nobody", secret: demo.partner.secret }
+        ? { client_id: "cl_nobody", secret: partner.secret }
         : options.client === "wrong_secret"
-          ? { client_id: demo.partner.client_id, secret: "0".repeat(64) }
-          : demo.partner;
+          ? { client_id: partner.client_id, secret: "0".repeat(64) }
+          : partner;
     const response = await signed(platform.baseUrl, credentials, "POST", "/v1/payment_intents", intent(), options);
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ code: "unauthorized", message: expect.any(String), details: {} });
@@ -80,7 +81,7 @@ describe("HMAC signatures", () => {
 
   it("covers the query string exactly as sent", async () => {
     const target = "/v1/payment_intents?limit=5";
-    const header = authorization(demo.partner, "GET", target, "");
+    const header = authorization(partner, "GET", target, "");
     const tampered = await fetch(`${platform.baseUrl}/v1/payment_intents?limit=6`, {
       headers: { authorization: header },
     });
@@ -94,7 +95,7 @@ describe("HMAC signatures", () => {
       undefined,
       "HMAC-SHA256 only-two:parts",
       "Bearer pt_x",
-      `HMAC-SHA256 ${demo.partner.client_id}:abc:def`,
+      `HMAC-SHA256 ${partner.client_id}:abc:def`,
     ]) {
       const response = await call(
         platform.baseUrl,
@@ -109,9 +110,9 @@ describe("HMAC signatures", () => {
   });
 
   it("verifies with either active secret while one rotates", async () => {
-    const partner = await platform.partners.createPartner("rotating partner");
-    const first = await platform.partners.issueApiKey(partner.id);
-    const second = await platform.partners.issueApiKey(partner.id, { client_id: first.client_id });
+    const rotating = await platform.partners.createPartner("rotating partner");
+    const first = await platform.partners.issueApiKey(rotating.id);
+    const second = await platform.partners.issueApiKey(rotating.id, { client_id: first.client_id });
     for (const key of [first, second]) {
       const response = await signed(platform.baseUrl, key, "GET", "/v1/payment_intents");
       expect(response.status).toBe(200);
@@ -121,18 +122,18 @@ describe("HMAC signatures", () => {
   it("keeps partner secrets out of the public GraphQL API", async () => {
     const { body } = await postGraphQL(
       platform.baseUrl,
-      `query { partnerCredentials(client_id: "${demo.partner.client_id}") { keys { secret } } }`,
+      `query { partnerCredentials(client_id: "${partner.client_id}") { keys { secret } } }`,
     );
     expect(body.data).toBeUndefined();
-    expect(JSON.stringify(body)).not.toContain(demo.partner.secret);
+    expect(JSON.stringify(body)).not.toContain(partner.secret);
   });
 });
 
 describe("bodies", () => {
   it("answers malformed JSON with 400, an oversize body with 413 and a foreign type with 415", async () => {
-    const malformed = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", "{not json");
+    const malformed = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", "{not json");
     expect(malformed.status).toBe(400);
-    const oversize = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+    const oversize = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
       ...intent(),
       description: "x".repeat(1024 * 1024),
     });
@@ -142,7 +143,7 @@ describe("bodies", () => {
       method: "POST",
       headers: {
         "content-type": "application/xml",
-        authorization: authorization(demo.partner, "POST", "/v1/payment_intents", "<a/>"),
+        authorization: authorization(partner, "POST", "/v1/payment_intents", "<a/>"),
       },
       body: "<a/>",
     });
@@ -151,7 +152,7 @@ describe("bodies", () => {
 
   it("answers a JSON array or null body with 400", async () => {
     for (const payload of ["[]", "null"]) {
-      const response = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", payload);
+      const response = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", payload);
       expect(response.status).toBe(400);
       expect(response.body.code).toBe("invalid_request");
     }

@@ -1,30 +1,32 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { movableClock } from "../../subgraphs/payments/src/testing";
-import { call, type Demo, readDemo, signed, startRateWindow } from "../support/gateway";
-import { demoUser, inProcessOnly, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { call, signed, startRateWindow } from "../support/gateway";
+import { inProcessOnly, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStorePartner, seed } from "../support/seed";
 
 // `/v1` and `/graphql` are two front doors: an operation `/v1` guards with a payment token and the per-IP limit, or
 // with a partner's signature, must not be open through `/graphql` under the general limit only.
 const ipLimit = 3;
 const clock = movableClock();
 let platform: TestPlatform;
-let demo: Demo;
+let partner: SeededStorePartner;
 let token: string;
 beforeAll(async () => {
-  platform = await startTestPlatform({ clock, rateLimits: { ip: ipLimit } });
-  demo = readDemo(platform.dataDir);
-  token = (await logIn(platform.baseUrl, demoUser(demo, "STAFF"))).access_token;
+  platform = await startTestPlatform({ clock, rateLimits: { ip: ipLimit }, demo: false });
+  const store = await seed(platform).store({ sells: true });
+  partner = await seed(platform).storePartner(store);
+  token = (await logIn(platform.baseUrl, await seed(platform).user("STAFF", store))).access_token;
 });
 afterAll(() => platform?.close());
 
 const createIntent = async () => {
-  const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+  const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
     amount: 1200,
     currency: "JPY",
     payment_method_types: ["qr_mpm"],
     merchant_ref_id: `doors-${randomUUID()}`,
-    merchant_store_id: demo.store.code,
+    merchant_store_id: partner.store_code,
   });
   expect(created.status).toBe(201);
   return { id: created.body.id as string, token: created.body.payment_token.token as string };

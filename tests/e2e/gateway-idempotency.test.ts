@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Demo, readDemo, signed } from "../support/gateway";
+import { signed } from "../support/gateway";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStorePartner, seed } from "../support/seed";
 
 let platform: TestPlatform;
-let demo: Demo;
+let partner: SeededStorePartner;
 beforeAll(async () => {
-  platform = await startTestPlatform();
-  demo = readDemo(platform.dataDir);
+  platform = await startTestPlatform({ demo: false });
+  partner = await seed(platform).storePartner();
 });
 afterAll(() => platform?.close());
 
@@ -16,7 +17,7 @@ const intent = (overrides: Record<string, unknown> = {}) => ({
   currency: "JPY",
   payment_method_types: ["credit_card"],
   merchant_ref_id: `idem-${randomUUID()}`,
-  merchant_store_id: demo.store.code,
+  merchant_store_id: partner.store_code,
   ...overrides,
 });
 // Every request is signed at a second of its own: the same bytes under the same signature twice are a replay (401),
@@ -27,7 +28,7 @@ const freshTimestamp = () => {
   return lastSecond;
 };
 const create = (body: unknown, key: string) =>
-  signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", body, {
+  signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", body, {
     timestamp: freshTimestamp(),
     headers: { "idempotency-key": key },
   });
@@ -41,7 +42,7 @@ it("replays the first create response, status and body, for the same key and req
   expect(again.status).toBe(201);
   expect(again.body).toEqual(first.body);
   expect(again.headers.get("idempotent-replayed")).toBe("true");
-  const list = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?limit=100");
+  const list = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=100");
   expect(list.body.filter((row: any) => row.merchant_ref_id === body.merchant_ref_id)).toHaveLength(1);
 });
 
@@ -72,8 +73,8 @@ it("answers 409 idempotency_conflict for the same key with a different request",
 
 it("scopes keys to the partner", async () => {
   const key = randomUUID();
-  const partner = await platform.partners.createPartner("idempotency neighbour");
-  const other = await platform.partners.issueApiKey(partner.id);
+  const neighbour = await platform.partners.createPartner("idempotency neighbour");
+  const other = await platform.partners.issueApiKey(neighbour.id);
   await create(intent(), key);
   const theirs = await signed(platform.baseUrl, other, "GET", "/v1/payment_intents", undefined, {
     headers: { "idempotency-key": key },
@@ -92,7 +93,7 @@ it("creates exactly one intent for 50 concurrent requests with one key", async (
     expect(response.status).toBe(409);
     expect(response.body.code).toBe("idempotency_conflict");
   }
-  const list = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?limit=100");
+  const list = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=100");
   expect(list.body.filter((row: any) => row.merchant_ref_id === body.merchant_ref_id)).toHaveLength(1);
 });
 
@@ -103,7 +104,7 @@ it("replays a capture and refuses the key on another intent's capture", async ()
   const capture = (id: string) =>
     signed(
       platform.baseUrl,
-      demo.partner,
+      partner,
       "POST",
       `/v1/payment_intents/${id}/capture`,
       { amount: 2000 },

@@ -1,16 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { movableClock } from "../../subgraphs/payments/src/testing";
-import { call, type Demo, signed } from "../support/gateway";
-import {
-  demoUser,
-  inProcessOnly,
-  logIn,
-  postGraphQL,
-  readDemo,
-  startTestPlatform,
-  type TestPlatform,
-} from "../support/platform";
+import { call, signed } from "../support/gateway";
+import { inProcessOnly, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStore, type SeededStorePartner, seed } from "../support/seed";
 
 const clock = movableClock();
 let moved = 0;
@@ -20,10 +13,13 @@ const advance = (ms: number) => {
 };
 
 let platform: TestPlatform;
-let demo: Demo;
+/** The store the intents are for, and the POS partner's key that signs for it. */
+let home: SeededStore;
+let partner: SeededStorePartner;
 beforeAll(async () => {
-  platform = await startTestPlatform({ clock });
-  demo = readDemo(platform.dataDir);
+  platform = await startTestPlatform({ clock, demo: false });
+  home = await seed(platform).store({ sells: true });
+  partner = await seed(platform).storePartner(home);
 });
 afterAll(() => platform?.close());
 afterEach(() => {
@@ -36,17 +32,17 @@ const body = (overrides: Record<string, unknown> = {}) => ({
   currency: "JPY",
   payment_method_types: ["qr_mpm", "qr_cpm"],
   merchant_ref_id: `order-${randomUUID()}`,
-  merchant_store_id: demo.store.code,
+  merchant_store_id: partner.store_code,
   ...overrides,
 });
 const create = (overrides: Record<string, unknown> = {}) =>
-  signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", body(overrides));
+  signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", body(overrides));
 const retrieve = (id: string, token?: string) =>
   call(platform.baseUrl, "GET", `/v1/payment_intents/${id}${token === undefined ? "" : `?payment_token=${token}`}`);
 const cancel = (id: string, token: string) =>
   call(platform.baseUrl, "POST", `/v1/payment_intents/${id}/cancel`, { payment_token: token });
 const capture = (id: string, payload: unknown = {}) =>
-  signed(platform.baseUrl, demo.partner, "POST", `/v1/payment_intents/${id}/capture`, payload);
+  signed(platform.baseUrl, partner, "POST", `/v1/payment_intents/${id}/capture`, payload);
 
 describe("create", () => {
   it("answers 201 with the spec's fields and a client-shaped payment token", async () => {
@@ -71,7 +67,7 @@ describe("create", () => {
       amount: 1500,
       currency: "JPY",
       payment_method_types: ["qr_mpm", "qr_cpm"],
-      merchant_store_id: demo.store.code,
+      merchant_store_id: partner.store_code,
       payment_token: { token: expect.any(String), payment_intent_id: response.body.id, expires_in: 300 },
     });
     expect(Date.parse(response.body.expires_at) - Date.parse(response.body.created_at)).toBe(30 * 60_000);
@@ -96,7 +92,7 @@ describe("create", () => {
   });
 
   it("finds the store by id as well as by code, and refuses unknown stores", async () => {
-    expect((await create({ merchant_store_id: String(demo.store.id) })).status).toBe(201);
+    expect((await create({ merchant_store_id: String(home.id) })).status).toBe(201);
     const unknown = await create({ merchant_store_id: "no-such-store" });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details).toMatchObject({ field: "merchant_store_id", constraint: "unknown_store" });
@@ -292,38 +288,28 @@ describe("list", () => {
   it("lists the partner's intents newest first with filters and a bounded page", async () => {
     const ref = `list-${randomUUID()}`;
     const { body: created } = await create({ merchant_ref_id: ref, payment_method_types: ["credit_card"] });
-    const list = await signed(
-      platform.baseUrl,
-      demo.partner,
-      "GET",
-      "/v1/payment_intents?status=requires_action&limit=100",
-    );
+    const list = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?status=requires_action&limit=100");
     expect(list.status).toBe(200);
     expect(list.body.length).toBeLessThanOrEqual(100);
     expect(list.body.every((intent: any) => intent.status === "requires_action")).toBe(true);
     expect(list.body[0]).toMatchObject({ id: created.id, merchant_ref_id: ref, processing_mode: "external" });
-    const byStore = await signed(
-      platform.baseUrl,
-      demo.partner,
-      "GET",
-      "/v1/payment_intents?merchant_store_id=nowhere",
-    );
+    const byStore = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?merchant_store_id=nowhere");
     expect(byStore.body).toEqual([]);
-    const page = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?limit=1&offset=1");
+    const page = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=1&offset=1");
     expect(page.body).toHaveLength(1);
     for (const query of ["limit=101", "limit=0", "limit=ten", "offset=-1", "status=paid"]) {
-      const bad = await signed(platform.baseUrl, demo.partner, "GET", `/v1/payment_intents?${query}`);
+      const bad = await signed(platform.baseUrl, partner, "GET", `/v1/payment_intents?${query}`);
       expect(bad.status).toBe(400);
       expect(bad.body.code).toBe("invalid_request");
       expect(bad.body.details.field).toBe(query.split("=")[0]);
     }
-    const paid = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?status=paid");
+    const paid = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?status=paid");
     expect(paid.body.details).toEqual({ field: "status", constraint: "enum" });
   });
 
   it("shows another partner nothing of this partner's intents or stores", async () => {
-    const partner = await platform.partners.createPartner("other partner");
-    const other = await platform.partners.issueApiKey(partner.id);
+    const otherPartner = await platform.partners.createPartner("other partner");
+    const other = await platform.partners.issueApiKey(otherPartner.id);
     const { body: mine } = await create({ payment_method_types: ["credit_card"] });
     const list = await signed(platform.baseUrl, other, "GET", "/v1/payment_intents");
     expect(list.body).toEqual([]);
@@ -335,7 +321,7 @@ describe("list", () => {
       "POST",
       "/v1/payment_intents",
       body({
-        merchant_store_id: String(demo.store.id),
+        merchant_store_id: String(home.id),
       }),
     );
     expect(foreignStore.status).toBe(403);
@@ -343,10 +329,9 @@ describe("list", () => {
 
   it("keeps Store.payment_intents_count counting the store's intents", async () => {
     const query = `query($id: Int!) { store(id: $id) { payment_intents_count } }`;
-    const { access_token } = await logIn(platform.baseUrl, demoUser(demo, "STAFF"));
+    const { access_token } = await logIn(platform.baseUrl, await seed(platform).user("STAFF", home));
     const count = async () =>
-      (await postGraphQL(platform.baseUrl, query, { id: demo.store.id }, access_token)).body.data.store
-        .payment_intents_count;
+      (await postGraphQL(platform.baseUrl, query, { id: home.id }, access_token)).body.data.store.payment_intents_count;
     const before = await count();
     await create();
     const after = await count();
@@ -355,7 +340,7 @@ describe("list", () => {
 });
 
 describe("sync", () => {
-  const sync = (payload: unknown) => signed(platform.baseUrl, demo.partner, "POST", "/v1/sync/merchants", payload);
+  const sync = (payload: unknown) => signed(platform.baseUrl, partner, "POST", "/v1/sync/merchants", payload);
   const ids = () => {
     const base = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
     return { merchant: base, store: base + 1 };
@@ -387,7 +372,7 @@ describe("sync", () => {
 
     const code = `SYNC-${store}`;
     const variantB = {
-      client_partner_id: demo.partner.client_partner_id,
+      client_partner_id: partner.client_partner_id,
       merchants: [
         {
           merchant_id: merchant,
@@ -404,18 +389,18 @@ describe("sync", () => {
     };
     expect((await sync(variantB)).body).toEqual({ synced_merchants: 1, synced_stores: 1 });
     // The same body again, signed anew: the same signature twice would be a replay.
-    const again = await signed(platform.baseUrl, demo.partner, "POST", "/v1/sync/merchants", variantB, {
+    const again = await signed(platform.baseUrl, partner, "POST", "/v1/sync/merchants", variantB, {
       timestamp: Math.floor(Date.now() / 1000) - 10,
     });
     expect(again.body).toEqual({ synced_merchants: 1, synced_stores: 1 });
     const created = await create({ merchant_store_id: code });
     expect(created.status).toBe(201);
-    const listed = await signed(platform.baseUrl, demo.partner, "GET", `/v1/payment_intents?merchant_store_id=${code}`);
+    const listed = await signed(platform.baseUrl, partner, "GET", `/v1/payment_intents?merchant_store_id=${code}`);
     expect(listed.body).toEqual([expect.objectContaining({ merchant_id: merchant, store_id: store })]);
   });
 
   it("refuses another partner's id in the body and a malformed body, naming the field", async () => {
-    const foreign = await sync({ client_partner_id: demo.partner.client_partner_id + 1000, merchants: [] });
+    const foreign = await sync({ client_partner_id: partner.client_partner_id + 1000, merchants: [] });
     expect(foreign.status).toBe(403);
     const badStore = await sync({ merchants: [{ merchant_id: ids().merchant, stores: [{ store_id: "x" }] }] });
     expect(badStore.status).toBe(400);

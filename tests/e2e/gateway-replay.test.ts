@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisUrl } from "../support/environment";
-import { type Demo, readDemo, signed } from "../support/gateway";
+import { signed } from "../support/gateway";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStorePartner, seed } from "../support/seed";
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -10,23 +11,24 @@ const now = () => Math.floor(Date.now() / 1000);
 for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
   describe(`replayed signed requests (${store})`, () => {
     let platform: TestPlatform;
-    let demo: Demo;
+    let partner: SeededStorePartner;
     beforeAll(async () => {
       platform = await startTestPlatform({
         redisUrl: store === "redis" ? redisUrl : undefined,
         redisKeyPrefix: `test-${randomUUID()}`,
+        demo: false,
       });
-      demo = readDemo(platform.dataDir);
+      partner = await seed(platform).storePartner();
     });
     afterAll(() => platform?.close());
 
     const cashIntent = async () => {
-      const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+      const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
         amount: 1000,
         currency: "JPY",
         payment_method_types: ["cash"],
         merchant_ref_id: `replay-${randomUUID()}`,
-        merchant_store_id: demo.store.code,
+        merchant_store_id: partner.store_code,
       });
       expect(created.body.status).toBe("succeeded");
       return created.body.id as string;
@@ -38,8 +40,8 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
       const id = await cashIntent();
       const path = `/v1/payment_intents/${id}/refund`;
       const timestamp = now();
-      const first = await signed(platform.baseUrl, demo.partner, "POST", path, { amount: 100 }, { timestamp });
-      const replay = await signed(platform.baseUrl, demo.partner, "POST", path, { amount: 100 }, { timestamp });
+      const first = await signed(platform.baseUrl, partner, "POST", path, { amount: 100 }, { timestamp });
+      const replay = await signed(platform.baseUrl, partner, "POST", path, { amount: 100 }, { timestamp });
       expect(first.status).toBe(201);
       expect(replay.status).toBe(401);
       expect(replay.body).toMatchObject({ code: "unauthorized", details: {} });
@@ -48,7 +50,7 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
       // The same refund signed anew (another timestamp) is a new request.
       const resigned = await signed(
         platform.baseUrl,
-        demo.partner,
+        partner,
         "POST",
         path,
         { amount: 100 },
@@ -67,7 +69,7 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
         const timestamp = now();
         const answers = await Promise.all(
           Array.from({ length: 10 }, () =>
-            signed(platform.baseUrl, demo.partner, "POST", path, { amount: 10 }, { timestamp, scheme }),
+            signed(platform.baseUrl, partner, "POST", path, { amount: 10 }, { timestamp, scheme }),
           ),
         );
         expect(answers.map((answer) => answer.status).sort()).toEqual([201, ...Array(9).fill(401)]);
@@ -79,8 +81,8 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
       const id = await cashIntent();
       const path = `/v1/payment_intents/${id}/refund`;
       const options = { timestamp: now(), headers: { "idempotency-key": `refund-${randomUUID()}` } };
-      const first = await signed(platform.baseUrl, demo.partner, "POST", path, { amount: 100 }, options);
-      const replay = await signed(platform.baseUrl, demo.partner, "POST", path, { amount: 100 }, options);
+      const first = await signed(platform.baseUrl, partner, "POST", path, { amount: 100 }, options);
+      const replay = await signed(platform.baseUrl, partner, "POST", path, { amount: 100 }, options);
       expect(first.status).toBe(201);
       expect(replay.status).toBe(201);
       expect(replay.body).toEqual(first.body);
@@ -93,7 +95,7 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
       const path = `/v1/payment_intents/${id}/refund`;
       const options = { timestamp: now(), headers: { "idempotency-key": `refund-${randomUUID()}` } };
       const answers = await Promise.all(
-        Array.from({ length: 6 }, () => signed(platform.baseUrl, demo.partner, "POST", path, { amount: 10 }, options)),
+        Array.from({ length: 6 }, () => signed(platform.baseUrl, partner, "POST", path, { amount: 10 }, options)),
       );
       for (const answer of answers) {
         if (answer.status === 201) expect(answer.body.amount).toBe(10);
@@ -109,7 +111,7 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
       const timestamp = now();
       const first = await signed(
         platform.baseUrl,
-        demo.partner,
+        partner,
         "POST",
         path,
         { amount: 100 },
@@ -120,14 +122,7 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
       );
       expect(first.status).toBe(201);
       for (const headers of [{}, { "idempotency-key": `refund-${randomUUID()}` }] as Record<string, string>[]) {
-        const replay = await signed(
-          platform.baseUrl,
-          demo.partner,
-          "POST",
-          path,
-          { amount: 100 },
-          { timestamp, headers },
-        );
+        const replay = await signed(platform.baseUrl, partner, "POST", path, { amount: 100 }, { timestamp, headers });
         expect(replay.status).toBe(401);
         expect(replay.body).toMatchObject({ code: "unauthorized" });
       }
@@ -136,22 +131,8 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
 
     it("refuses an exact replay with a key on a route that does not honour one (sync) with 401", async () => {
       const options = { timestamp: now(), headers: { "idempotency-key": `sync-${randomUUID()}` } };
-      const first = await signed(
-        platform.baseUrl,
-        demo.partner,
-        "POST",
-        "/v1/sync/merchants",
-        { merchants: [] },
-        options,
-      );
-      const replay = await signed(
-        platform.baseUrl,
-        demo.partner,
-        "POST",
-        "/v1/sync/merchants",
-        { merchants: [] },
-        options,
-      );
+      const first = await signed(platform.baseUrl, partner, "POST", "/v1/sync/merchants", { merchants: [] }, options);
+      const replay = await signed(platform.baseUrl, partner, "POST", "/v1/sync/merchants", { merchants: [] }, options);
       expect(first.status).toBe(200);
       expect(replay.status).toBe(401);
       expect(replay.body).toMatchObject({ code: "unauthorized" });
@@ -160,7 +141,7 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
     it("lets a signed GET be sent again: reads change nothing", async () => {
       const timestamp = now();
       for (let i = 0; i < 2; i++) {
-        const list = await signed(platform.baseUrl, demo.partner, "GET", "/v1/payment_intents?limit=1", undefined, {
+        const list = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=1", undefined, {
           timestamp,
         });
         expect(list.status).toBe(200);

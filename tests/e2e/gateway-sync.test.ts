@@ -8,9 +8,10 @@ import { PORTAL_SYNC_CLIENT_ID } from "../../apps/platform/src/sync-partner";
 import { SYNC_LEASE_MS } from "../../subgraphs/payments/src/modules/partners/sync-lease";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { clusterWiring, uniqueCode } from "../support/environment";
-import { type Credentials, call, type Demo, type GatewayResponse, signed } from "../support/gateway";
-import { demoUser, inProcessOnly, logIn, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type Credentials, call, type GatewayResponse, signed } from "../support/gateway";
+import { inProcessOnly, logIn, startTestPlatform, type TestPlatform } from "../support/platform";
 import { operator, seedBranch } from "../support/portal-seed";
+import { type SeededStore, type SeededStorePartner, seed } from "../support/seed";
 
 const edge: Caller = { type: "service", id: "test", scopes: [] };
 
@@ -41,12 +42,15 @@ const createIntent = (baseUrl: string, partner: Credentials, storeCode: string) 
 
 describe("a store created in the portal", () => {
   let platform: TestPlatform;
-  let demo: Demo;
+  /** A store of the merchant whose admin adds stores; the POS partner's key, which the portal syncs for. */
+  let first: SeededStore;
+  let partner: SeededStorePartner;
   let token: string;
   beforeAll(async () => {
-    platform = await startTestPlatform({ paymentsPollIntervalMs: 60_000 });
-    demo = readDemo(platform.dataDir);
-    token = (await logIn(platform.baseUrl, demoUser(demo, "MERCHANT_ADMIN"))).access_token;
+    platform = await startTestPlatform({ paymentsPollIntervalMs: 60_000, demo: false });
+    first = await seed(platform).store();
+    partner = await seed(platform).storePartner(first);
+    token = (await logIn(platform.baseUrl, await seed(platform).user("MERCHANT_ADMIN", first))).access_token;
   });
   afterAll(() => platform?.close());
 
@@ -58,13 +62,13 @@ describe("a store created in the portal", () => {
     });
     return { status: response.status, body: (await response.json()) as any };
   };
-  /** A new store of the demo merchant with the sandbox's credentials, by the merchant admin over REST. */
+  /** A new store of the merchant with the sandbox's credentials, by the merchant admin over REST. */
   const newStore = async () => {
     const created = await rest("POST", "/api/v1/stores", {
-      merchant_id: demo.merchant.id,
+      merchant_id: first.merchant_id,
       code: uniqueCode("S"),
       name: "Portal store",
-      provider_credentials: { sandbox: demo.provider.credentials },
+      provider_credentials: { sandbox: seed(platform).providers().provider.credentials },
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ has_provider_credentials: true, status: "active" });
@@ -72,11 +76,11 @@ describe("a store created in the portal", () => {
   };
   const intentFor = (store: { code: string }) =>
     eventually(
-      () => createIntent(platform.baseUrl, demo.partner, store.code),
+      () => createIntent(platform.baseUrl, partner, store.code),
       (answer) => answer.status === 201,
     );
 
-  it("takes a QR payment through the demo partner once the portal has synced it", async () => {
+  it("takes a QR payment through the POS partner once the portal has synced it", async () => {
     const store = await newStore();
     const created = await intentFor(store);
     expect(created.status).toBe(201);
@@ -88,13 +92,14 @@ describe("a store created in the portal", () => {
     expect(confirmed.status).toBe(200);
     expect(confirmed.body).toMatchObject({ payment_id: created.body.id, provider: "sandbox" });
     const transactionId = new URL(confirmed.body.qr_content).pathname.split("/").at(-1);
-    const paid = await fetch(`${demo.provider.base_url}/sandbox/transactions/${transactionId}/pay`, { method: "POST" });
+    const sandboxUrl = seed(platform).providers().provider.base_url;
+    const paid = await fetch(`${sandboxUrl}/sandbox/transactions/${transactionId}/pay`, { method: "POST" });
     expect(paid.status).toBe(200);
     const listed = await eventually(
       () =>
         signed(
           platform.baseUrl,
-          demo.partner,
+          partner,
           "GET",
           `/v1/payment_intents?merchant_store_id=${store.code}&status=succeeded`,
         ),
@@ -105,7 +110,7 @@ describe("a store created in the portal", () => {
         id: created.body.id,
         status: "succeeded",
         store_id: store.id,
-        merchant_id: demo.merchant.id,
+        merchant_id: first.merchant_id,
       }),
     ]);
   });
@@ -116,7 +121,7 @@ describe("a store created in the portal", () => {
     expect(before.status).toBe(201);
     expect((await rest("DELETE", `/api/v1/stores/${store.id}`)).body.status).toBe("inactive");
     const refused = await eventually(
-      () => createIntent(platform.baseUrl, demo.partner, store.code),
+      () => createIntent(platform.baseUrl, partner, store.code),
       (answer) => answer.status !== 201,
     );
     expect(refused.status).toBe(400);
@@ -201,12 +206,15 @@ describe.skipIf(clusterWiring)("with PORTAL_GATEWAY_* set", () => {
 describe("another client partner and the portal's tenants", () => {
   const clock = movableClock();
   let platform: TestPlatform;
-  let demo: Demo;
+  /** A store the portal synced, and the POS partner's key that signs for it. */
+  let home: SeededStore;
+  let partner: SeededStorePartner;
   /** A second client partner at the same gateway, with an API key of its own. */
   let other: IssuedApiKey;
   beforeAll(async () => {
-    platform = await startTestPlatform({ clock, paymentsPollIntervalMs: 60_000 });
-    demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ clock, paymentsPollIntervalMs: 60_000, demo: false });
+    home = await seed(platform).store({ sells: true });
+    partner = await seed(platform).storePartner(home);
     other = await platform.partners.issueApiKey((await platform.partners.createPartner("another POS partner")).id);
   });
   afterAll(() => platform?.close());
@@ -222,7 +230,7 @@ describe("another client partner and the portal's tenants", () => {
     const last = aggregate._max.id ?? 0;
     return [last + 1, last + 2, last + 3];
   };
-  const intentAt = (storeId: number) => createIntent(platform.baseUrl, demo.partner, String(storeId));
+  const intentAt = (storeId: number) => createIntent(platform.baseUrl, partner, String(storeId));
 
   it("refuses a partner's claim on ids the portal has not synced yet, and syncs them for the portal", async () => {
     const [merchantIds, storeIds] = [await nextIds("merchant"), await nextIds("store")];
@@ -258,10 +266,10 @@ describe("another client partner and the portal's tenants", () => {
     const takeover = {
       merchants: [
         {
-          merchant_id: demo.merchant.id,
+          merchant_id: home.merchant_id,
           stores: [
             {
-              store_id: demo.store.id,
+              store_id: home.id,
               is_active: false,
               provider_configs: [{ provider_code: "sandbox", credentials: { merchant_id: "mine" }, is_active: true }],
             },
@@ -271,14 +279,14 @@ describe("another client partner and the portal's tenants", () => {
     };
     const refused = await sync(other, takeover);
     expect(refused.status).toBe(403);
-    expect(refused.body.details).toEqual({ field: "merchant_id", id: demo.merchant.id });
-    expect((await intentAt(demo.store.id)).status).toBe(201);
+    expect(refused.body.details).toEqual({ field: "merchant_id", id: home.merchant_id });
+    expect((await intentAt(home.id)).status).toBe(201);
 
     // A merchant an operator granted the other partner is out of the portal's partner's reach in turn.
     const granted = { merchant_id: randomInt(1_000_000_000, 2_000_000_000), stores: [{ store_id: randomInt(1, 1e9) }] };
     await platform.payments.merchantSync.grant(other.client_partner_id, { merchants: [granted] });
     const deactivate = { merchants: [{ ...granted, stores: [{ ...granted.stores[0], is_active: false }] }] };
-    const portalRefused = await sync(demo.partner, deactivate);
+    const portalRefused = await sync(partner, deactivate);
     expect(portalRefused.status).toBe(403);
     expect(portalRefused.body.message).toBe(`merchant ${granted.merchant_id} is held by another client partner`);
     expect(
@@ -286,7 +294,7 @@ describe("another client partner and the portal's tenants", () => {
     ).toMatchObject({ is_active: true });
   });
 
-  // Last: it leaves the demo merchant unsyncable.
+  // Last: it leaves the home merchant unsyncable.
   // In-process only: moves the platform's clock and reads its log.
   inProcessOnly(
     "alerts on a sync the gateway refuses, and stops a store deactivated meanwhile when its lease runs out",
@@ -295,14 +303,14 @@ describe("another client partner and the portal's tenants", () => {
       const refusals = () =>
         errors.mock.calls.filter(
           ([, fields]) =>
-            fields?.alert === "gateway_sync_refused" && (fields.merchantIds as number[]).includes(demo.merchant.id),
+            fields?.alert === "gateway_sync_refused" && (fields.merchantIds as number[]).includes(home.merchant_id),
         );
       try {
         const store = await platform.portal.tenants.createStore(operator, {
-          merchant_id: demo.merchant.id,
+          merchant_id: home.merchant_id,
           code: uniqueCode("S"),
           name: "Deactivated while unsyncable",
-          provider_credentials: { sandbox: demo.provider.credentials },
+          provider_credentials: { sandbox: seed(platform).providers().provider.credentials },
         });
         const taking = await eventually(
           () => intentAt(store.id),
@@ -319,7 +327,7 @@ describe("another client partner and the portal's tenants", () => {
           ],
         });
         const blocked = await platform.portal.tenants.createStore(operator, {
-          merchant_id: demo.merchant.id,
+          merchant_id: home.merchant_id,
           code: uniqueCode("S"),
           name: "Blocked",
         });
@@ -329,7 +337,7 @@ describe("another client partner and the portal's tenants", () => {
           "gateway sync refused",
           {
             alert: "gateway_sync_refused",
-            merchantIds: [demo.merchant.id],
+            merchantIds: [home.merchant_id],
             status: 403,
             code: "forbidden",
             reason: `store ${blocked.id} is held by another client partner`,

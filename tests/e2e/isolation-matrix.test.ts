@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
+import type { DemoUser } from "../../apps/platform/src/demo";
 import { deviceToken } from "../support/device";
 import { uniqueCode } from "../support/environment";
 import { call, signed } from "../support/gateway";
-import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededDevice, type SeededStore, type SeededStorePartner, seed } from "../support/seed";
 
-// The tenant isolation matrix: a second tenant ("away", its own PSP) beside the demo tenant ("home"), and every
-// caller of the home tenant (L0 to L6 from real logins, the demo terminal's device token) plus the anonymous caller
+// The tenant isolation matrix: a second tenant ("away", its own PSP) beside the home tenant (the seeded store's), and
+// every caller of the home tenant (L0 to L6 from real logins, its terminal's device token) plus the anonymous caller
 // asking for each away resource over REST and GraphQL, nested fields and cross-subgraph entity references included.
 // L0 reaches every tenant; everyone else gets 403 for a portal resource (the spec's tenant boundary) and 404 for a
 // POS row (docs/decisions.md, "POS: orders and bills"); without a token it is 401. A tier below a route's minimum
@@ -51,7 +52,11 @@ const graphqlStatus: Record<string, number> = {
 };
 
 let platform: TestPlatform;
-let demo: DemoFile;
+let homeStore: SeededStore;
+let terminal: SeededDevice;
+/** The POS partner's key that signs for the home store. */
+let partner: SeededStorePartner;
+const users = {} as Record<Exclude<Who, "anonymous" | "device">, DemoUser>;
 const tokens = {} as Record<Exclude<Who, "anonymous" | "device">, string>;
 let device = { token: "", at: 0 };
 const away = {
@@ -76,7 +81,7 @@ async function tokenOf(who: Who): Promise<string | undefined> {
   if (who === "anonymous") return undefined;
   if (who !== "device") return tokens[who];
   if (Date.now() - device.at > 60_000)
-    device = { token: await deviceToken(platform.baseUrl, demo.device), at: Date.now() };
+    device = { token: await deviceToken(platform.baseUrl, terminal), at: Date.now() };
   return device.token;
 }
 
@@ -111,10 +116,13 @@ const create = async (path: string, body: unknown, who: Exclude<Who, "anonymous"
 };
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
-  demo = readDemo(platform.dataDir);
-  for (const [tier, role] of Object.entries(roles)) {
-    tokens[tier as keyof typeof roles] = (await logIn(platform.baseUrl, demoUser(demo, role))).access_token;
+  platform = await startTestPlatform({ demo: false });
+  homeStore = await seed(platform).store({ sells: true });
+  terminal = await seed(platform).device(homeStore);
+  partner = await seed(platform).storePartner(homeStore);
+  for (const [tier, role] of Object.entries(roles) as [keyof typeof roles, DemoUser["role"]][]) {
+    users[tier] = await seed(platform).user(role, homeStore);
+    tokens[tier] = (await logIn(platform.baseUrl, users[tier])).access_token;
   }
   away.psp = await create("/api/v1/psps", { code: uniqueCode("P"), name: "away" });
   away.merchant = await create("/api/v1/merchants", { psp_id: away.psp, code: uniqueCode("M"), name: "away" });
@@ -285,7 +293,7 @@ describe("the POS service's rows by id", () => {
     [`GraphQL store(away).${names.onStore}`, storeField(names.onStore, key, () => away.store), foreign],
     [
       `GraphQL store(home).${names.onStore} of an away row`,
-      storeField(names.onStore, key, () => demo.store.id),
+      storeField(names.onStore, key, () => homeStore.id),
       notInHomeStore,
     ],
   ];
@@ -423,11 +431,11 @@ describe("a route's minimum tier, in the caller's own tenant too", () => {
     ["REST GET /customers/{id}", (who) => rest(who, `/api/v1/customers/${home.customer}`), customer],
     [
       "GraphQL customers(merchant_id: home)",
-      (who) => graphql(who, customersOf, { merchant: demo.merchant.id, email: home.email }),
+      (who) => graphql(who, customersOf, { merchant: homeStore.merchant_id, email: home.email }),
       customer,
     ],
     ["REST GET /settlements/{id}", (who) => rest(who, `/api/v1/settlements/${home.settlement}`), settlement],
-    ["GraphQL settlements(store_id: home)", storePage("settlements", () => demo.store.id), settlement],
+    ["GraphQL settlements(store_id: home)", storePage("settlements", () => homeStore.id), settlement],
   ]);
 });
 
@@ -463,7 +471,7 @@ describe("lists and nested lists", () => {
     return { status, found: new Set(items.map((item) => `${type}:${item.id}`)) };
   };
   const graphqlList = async (who: Who, query: string) => {
-    const { status, body } = await graphql(who, query, { home: demo.store.id });
+    const { status, body } = await graphql(who, query, { home: homeStore.id });
     return { status, found: objects(body.data) };
   };
 
@@ -567,18 +575,18 @@ describe("lists and nested lists", () => {
 
 describe("payment intents, between client partners", () => {
   it("answers another partner 404 and lists nothing of the owner's; tenants' people read no intents", async () => {
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+    const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
       amount: 1200,
       currency: "JPY",
       payment_method_types: ["qr_mpm"],
       merchant_ref_id: `order-${randomUUID()}`,
-      merchant_store_id: demo.store.code,
+      merchant_store_id: partner.store_code,
     });
     expect(created.status).toBe(201);
     const { id } = created.body;
 
-    const partner = await platform.partners.createPartner("away partner");
-    const other = await platform.partners.issueApiKey(partner.id);
+    const awayPartner = await platform.partners.createPartner("away partner");
+    const other = await platform.partners.issueApiKey(awayPartner.id);
     for (const action of ["capture", "refund"]) {
       const stolen = await signed(platform.baseUrl, other, "POST", `/v1/payment_intents/${id}/${action}`, {});
       expect(stolen.status, action).toBe(404);
@@ -620,7 +628,7 @@ describe("who is calling", () => {
     expect((await rest("anonymous", "/api/v1/jwks/device")).status).toBe(200);
     const status = await rest("anonymous", "/api/v1/device/provision/activationStatus?activation_code=ABCD-EFGH");
     expect(status.status).not.toBe(401);
-    const operator = demoUser(demo, "SYSTEM_OP");
+    const operator = users.L0;
     const login = await postGraphQL(
       platform.baseUrl,
       "mutation($id: String, $password: String!) { loginUser(input: { login_id: $id, password: $password }) { user_id } }",

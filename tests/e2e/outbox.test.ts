@@ -9,15 +9,16 @@ import { parse } from "yaml";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { humanToken } from "../support/device";
 import { clusterWiring, natsUrl } from "../support/environment";
-import { call, type Demo, signed } from "../support/gateway";
-import { inProcessOnly, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { call, signed } from "../support/gateway";
+import { inProcessOnly, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStorePartner, seed } from "../support/seed";
 
-const intentBody = (demo: Demo) => ({
+const intentBody = (partner: SeededStorePartner) => ({
   amount: 1500,
   currency: "JPY",
   payment_method_types: ["qr_mpm"],
   merchant_ref_id: `order-${randomUUID()}`,
-  merchant_store_id: demo.store.code,
+  merchant_store_id: partner.store_code,
 });
 
 /** The events of the bus's topic, as they arrive. */
@@ -38,14 +39,14 @@ const ofIntent = (events: BusEvent[], id: string) => events.filter((event) => ev
 
 describe("outbox events of a running platform", () => {
   let platform: TestPlatform;
-  let demo: Demo;
+  let partner: SeededStorePartner;
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ demo: false });
+    partner = await seed(platform).storePartner();
   });
   afterAll(() => platform?.close());
 
-  const create = () => signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", intentBody(demo));
+  const create = () => signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", intentBody(partner));
 
   it("puts an intent created through /v1 on the bus within a second", async () => {
     const events = await recordTopic(platform.bus, "events.internal");
@@ -129,11 +130,11 @@ describe.skipIf(clusterWiring)("an outbox event the bus keeps refusing", () => {
       refusing ? Promise.reject(new Error("NATS is unreachable")) : inner.publish(topic, event),
   };
   let platform: TestPlatform;
-  let demo: Demo;
+  let partner: SeededStorePartner;
   let operator: string;
   beforeAll(async () => {
-    platform = await startTestPlatform({ clock, bus });
-    demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ clock, bus, demo: false });
+    partner = await seed(platform).storePartner();
     operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
   });
   afterAll(() => platform?.close());
@@ -149,7 +150,7 @@ describe.skipIf(clusterWiring)("an outbox event the bus keeps refusing", () => {
     ).body.data.failedOutboxEvents as { id: string; aggregate_id: string; retry_count: number; last_error: string }[];
 
   it("fails it at the fifth attempt, keeps it visible, and publishes it once an operator replays it", async () => {
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", intentBody(demo));
+    const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", intentBody(partner));
     const row = () =>
       platform.payments.prisma.outboxEvent.findFirstOrThrow({ where: { aggregate_id: created.body.id } });
     // The platform's publisher made the first attempt when the row was committed.
@@ -196,10 +197,10 @@ const natsReachable = await connect({ servers: natsUrl, timeout: 1000, reconnect
 describe.runIf(natsReachable && !clusterWiring)(`the platform on NATS JetStream at ${natsUrl}`, () => {
   const namespace = `test_${randomUUID().replace(/-/g, "")}`;
   let platform: TestPlatform;
-  let demo: Demo;
+  let partner: SeededStorePartner;
   beforeAll(async () => {
-    platform = await startTestPlatform({ bus: await natsBus({ url: natsUrl, namespace }) });
-    demo = readDemo(platform.dataDir);
+    platform = await startTestPlatform({ bus: await natsBus({ url: natsUrl, namespace }), demo: false });
+    partner = await seed(platform).storePartner();
   });
   afterAll(async () => {
     await platform?.close();
@@ -215,7 +216,7 @@ describe.runIf(natsReachable && !clusterWiring)(`the platform on NATS JetStream 
     await platform.bus.consume("webhooks.delivery", "dispatcher", async (event) => {
       dispatched.push(event);
     });
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", intentBody(demo));
+    const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", intentBody(partner));
     await vi.waitFor(() => expect(ofIntent(internal, created.body.id)).toHaveLength(1), { timeout: 1000 });
     await call(platform.baseUrl, "POST", `/v1/payment_intents/${created.body.id}/cancel`, {
       payment_token: created.body.payment_token.token,

@@ -1,14 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, type Demo, signed } from "../support/gateway";
-import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { call, signed } from "../support/gateway";
+import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStore, type SeededStorePartner, seed } from "../support/seed";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
 let platform: TestPlatform;
-let demo: Demo;
+/** The store the intents are for, and the POS partner's key that signs for it and takes its webhooks. */
+let store: SeededStore;
+let partner: SeededStorePartner;
 let receiver: WebhookReceiver;
-/** Access tokens of the demo's L0, L1 and L2 admins; each TOTP code logs in once. */
+/** Access tokens of the store's L0, L1 and L2 admins; each TOTP code logs in once. */
 const tokens: Record<"operator" | "pspAdmin" | "merchantAdmin", string> = {
   operator: "",
   pspAdmin: "",
@@ -17,12 +20,16 @@ const tokens: Record<"operator" | "pspAdmin" | "merchantAdmin", string> = {
 beforeAll(async () => {
   platform = await startTestPlatform({
     partnerWebhooks: { allowPrivateUrls: true, timeoutMs: 2_000, retryDelaysMs: [100, 100] },
+    demo: false,
   });
-  demo = readDemo(platform.dataDir);
+  store = await seed(platform).store({ sells: true });
+  partner = await seed(platform).storePartner(store);
   receiver = await startWebhookReceiver();
-  tokens.operator = (await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"))).access_token;
-  tokens.pspAdmin = (await logIn(platform.baseUrl, demoUser(demo, "PSP_ADMIN"))).access_token;
-  tokens.merchantAdmin = (await logIn(platform.baseUrl, demoUser(demo, "MERCHANT_ADMIN"))).access_token;
+  const logInAs = async (role: "SYSTEM_OP" | "PSP_ADMIN" | "MERCHANT_ADMIN") =>
+    (await logIn(platform.baseUrl, await seed(platform).user(role, store))).access_token;
+  tokens.operator = await logInAs("SYSTEM_OP");
+  tokens.pspAdmin = await logInAs("PSP_ADMIN");
+  tokens.merchantAdmin = await logInAs("MERCHANT_ADMIN");
 });
 afterAll(async () => {
   await receiver?.close();
@@ -30,14 +37,14 @@ afterAll(async () => {
 });
 
 const webhook = (method: string, body?: unknown, target = "/v1/api_key/webhook") =>
-  signed(platform.baseUrl, demo.partner, method, target, body);
+  signed(platform.baseUrl, partner, method, target, body);
 
 describe("a partner's webhook over HMAC", () => {
   it("is set, read and removed for the key that signs", async () => {
     const set = await webhook("PUT", { webhook_url: `${receiver.url}?setup=1` });
     expect(set).toMatchObject({
       status: 200,
-      body: { client_id: demo.partner.client_id, webhook_url: `${receiver.url}?setup=1` },
+      body: { client_id: partner.client_id, webhook_url: `${receiver.url}?setup=1` },
     });
     expect(await webhook("GET")).toMatchObject({ status: 200, body: set.body });
     const removed = await webhook("DELETE");
@@ -69,19 +76,19 @@ describe("a partner's webhook over HMAC", () => {
     });
   });
 
-  it("posts a succeeded intent to the demo partner, signed with the webhook_secret of demo.json", async () => {
+  it("posts a succeeded intent to the partner, signed with the webhook_secret its key was issued with", async () => {
     await webhook("PUT", { webhook_url: receiver.url });
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+    const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
       amount: 2500,
       currency: "JPY",
       payment_method_types: ["credit_card"],
       merchant_ref_id: `order-${randomUUID()}`,
-      merchant_store_id: demo.store.code,
+      merchant_store_id: partner.store_code,
     });
     expect(created.status).toBe(201);
     const captured = await signed(
       platform.baseUrl,
-      demo.partner,
+      partner,
       "POST",
       `/v1/payment_intents/${created.body.id}/capture`,
       {},
@@ -89,11 +96,11 @@ describe("a partner's webhook over HMAC", () => {
     expect(captured.status).toBe(200);
     let request = await receiver.next();
     while (JSON.parse(request.body).data.id !== created.body.id) request = await receiver.next();
-    const event = new Webhook(demo.partner.webhook_secret).verify(request.body, request.headers as never) as any;
+    const event = new Webhook(partner.webhook_secret).verify(request.body, request.headers as never) as any;
     expect(event).toMatchObject({
       id: expect.stringMatching(/^evt_/),
       type: "payment_intent.succeeded",
-      data: { id: created.body.id, status: "succeeded", amount: 2500, currency: "JPY", store_id: demo.store.id },
+      data: { id: created.body.id, status: "succeeded", amount: 2500, currency: "JPY", store_id: store.id },
     });
     expect(event.data.captured_at).toEqual(expect.any(String));
     expect(request.headers["x-gw-event-id"]).toBe(event.id);
@@ -103,10 +110,10 @@ describe("a partner's webhook over HMAC", () => {
     const rotated = await webhook("POST", undefined, "/v1/api_key/webhook/secret");
     expect(rotated).toMatchObject({
       status: 200,
-      body: { client_id: demo.partner.client_id, webhook_secret: expect.stringMatching(/^whsec_/) },
+      body: { client_id: partner.client_id, webhook_secret: expect.stringMatching(/^whsec_/) },
     });
     expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
-    expect(rotated.body.webhook_secret).not.toBe(demo.partner.webhook_secret);
+    expect(rotated.body.webhook_secret).not.toBe(partner.webhook_secret);
   });
 });
 
@@ -114,14 +121,14 @@ describe("admins' webhook mutations", () => {
   const setWebhook = `mutation ($input: ApiKeyWebhookInput!) { setApiKeyWebhook(input: $input) { client_id webhook_url } }`;
 
   it("lets a system operator manage a platform partner's key and a PSP admin only its PSP's partners' keys", async () => {
-    const input = { client_id: demo.partner.client_id, webhook_url: `${receiver.url}?by=operator` };
+    const input = { client_id: partner.client_id, webhook_url: `${receiver.url}?by=operator` };
 
     const byOperator = await postGraphQL(platform.baseUrl, setWebhook, { input }, tokens.operator);
     expect(byOperator.body.data?.setApiKeyWebhook).toEqual(input);
     const byPspAdmin = await postGraphQL(platform.baseUrl, setWebhook, { input }, tokens.pspAdmin);
     expect(byPspAdmin.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
 
-    const pspPartner = await platform.partners.createPartner("PSP's own POS", { psp_id: demo.psp.id });
+    const pspPartner = await platform.partners.createPartner("PSP's own POS", { psp_id: store.psp_id });
     const key = await platform.partners.issueApiKey(pspPartner.id);
     const own = { client_id: key.client_id, webhook_url: "https://pos.example.com/hooks" };
     const byOwnAdmin = await postGraphQL(platform.baseUrl, setWebhook, { input: own }, tokens.pspAdmin);
@@ -141,17 +148,17 @@ describe("admins' webhook mutations", () => {
   });
 });
 
-/** A card intent of the demo store, captured by the demo partner: it succeeds and is posted to the webhook. */
+/** A card intent of the store, captured by the partner: it succeeds and is posted to the webhook. */
 async function capturedCardIntent(amount: number) {
-  const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+  const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
     amount,
     currency: "JPY",
     payment_method_types: ["credit_card"],
     merchant_ref_id: `order-${randomUUID()}`,
-    merchant_store_id: demo.store.code,
+    merchant_store_id: partner.store_code,
   });
   const path = `/v1/payment_intents/${created.body.id}/capture`;
-  expect((await signed(platform.baseUrl, demo.partner, "POST", path, {})).status).toBe(200);
+  expect((await signed(platform.baseUrl, partner, "POST", path, {})).status).toBe(200);
   return created;
 }
 
@@ -167,7 +174,7 @@ describe("dead letters of a running platform", () => {
     const created = await capturedCardIntent(990);
     const letter = await vi.waitFor(
       async () => {
-        const { body } = await postGraphQL(platform.baseUrl, deadLetters, { id: demo.partner.client_id }, operator);
+        const { body } = await postGraphQL(platform.baseUrl, deadLetters, { id: partner.client_id }, operator);
         const [first] = body.data.partnerWebhookDeadLetters;
         expect(first).toMatchObject({ status: "dead", attempts: 3, last_status_code: 503 });
         return first;
@@ -188,7 +195,7 @@ describe("dead letters of a running platform", () => {
     const deliveries = `query ($id: String!, $status: PartnerWebhookDeliveryStatus, $limit: Int) {
       partnerWebhookDeliveries(client_id: $id, status: $status, limit: $limit) { id status attempts } }`;
     const listed = (status?: string, limit?: number, token = operator) =>
-      postGraphQL(platform.baseUrl, deliveries, { id: demo.partner.client_id, status, limit }, token);
+      postGraphQL(platform.baseUrl, deliveries, { id: partner.client_id, status, limit }, token);
     await vi.waitFor(
       async () =>
         expect((await listed()).body.data.partnerWebhookDeliveries).toContainEqual({
@@ -216,7 +223,7 @@ describe("dead letters of a running platform", () => {
     const read = await postGraphQL(
       platform.baseUrl,
       timeline,
-      { store: demo.store.id, id: created.body.id },
+      { store: store.id, id: created.body.id },
       tokens.merchantAdmin,
     );
     expect(read.body.data.store.payment_intent).toEqual({

@@ -3,18 +3,17 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, vi } from "vitest";
 import { repositoryRoot } from "../../subgraphs/common/src/repository-root";
 import { movableClock } from "../../subgraphs/payments/src/testing";
-import { type Credentials, type Demo, signed } from "../support/gateway";
+import { type Credentials, signed } from "../support/gateway";
 import {
-  demoUser,
   getJson,
   inProcessOnly,
   logIn,
   postGraphQL,
   postJson,
-  readDemo,
   startTestPlatform,
   type TestPlatform,
 } from "../support/platform";
+import { type SeededStore, seed } from "../support/seed";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
 // In-process only: every test here moves the platform's clock forward (it is never moved back: cached keys would
@@ -22,14 +21,19 @@ import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-r
 const clock = movableClock();
 const DAY_MS = 24 * 60 * 60 * 1000;
 let platform: TestPlatform;
-let demo: Demo;
+/** Where the PSP admin who is refused works. */
+let store: SeededStore;
 let receiver: WebhookReceiver;
 let operator: string;
 beforeAll(async () => {
-  platform = await startTestPlatform({ clock, partnerWebhooks: { allowPrivateUrls: true, retryDelaysMs: [100] } });
-  demo = readDemo(platform.dataDir);
+  platform = await startTestPlatform({
+    clock,
+    partnerWebhooks: { allowPrivateUrls: true, retryDelaysMs: [100] },
+    demo: false,
+  });
+  store = await seed(platform).store();
   receiver = await startWebhookReceiver();
-  operator = (await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"), clock())).access_token;
+  operator = (await logIn(platform.baseUrl, await seed(platform).user("SYSTEM_OP", store), clock())).access_token;
 });
 afterAll(async () => {
   await receiver?.close();
@@ -98,7 +102,7 @@ describe("partner onboarding", () => {
 
   inProcessOnly("lets only L0 manage partners: everyone else gets 403", async () => {
     const { id } = await newPartner("Guarded POS");
-    const admin = (await logIn(platform.baseUrl, demoUser(demo, "PSP_ADMIN"), clock())).access_token;
+    const admin = (await logIn(platform.baseUrl, await seed(platform).user("PSP_ADMIN", store), clock())).access_token;
     expect((await postJson(platform.baseUrl, "/api/v1/partners", { name: "x" }, admin)).status).toBe(403);
     expect((await getJson(platform.baseUrl, "/api/v1/partners", admin)).status).toBe(403);
     expect(

@@ -1,34 +1,28 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { type Caller, logger } from "@pos-cloud/common";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { DemoProviders } from "../../apps/platform/src/demo";
 import { movableClock } from "../../subgraphs/payments/src/testing";
-import { type Credentials, call, signed } from "../support/gateway";
+import { call, signed } from "../support/gateway";
 import { inProcessOnly, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { callSandbox } from "../support/sandbox-provider";
-
-interface DemoProvider {
-  code: string;
-  base_url: string;
-  webhook_secret: string;
-  credentials: { merchant_id: string; api_key: string; api_secret: string };
-}
+import { type SeededStorePartner, seed } from "../support/seed";
 
 const clock = movableClock();
 let platform: TestPlatform;
-let partner: Credentials;
-let sandbox: DemoProvider;
+let partner: SeededStorePartner;
+/** The sandbox QR provider that notifies the gateway. */
+let sandbox: DemoProviders["provider"];
 
 beforeAll(async () => {
   platform = await startTestPlatform({
     clock,
     webhookRetryDelaysMs: [0],
     paymentsPollIntervalMs: 60_000,
+    demo: false,
   });
-  const demo = JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8"));
-  partner = demo.partner;
-  sandbox = demo.provider;
+  partner = await seed(platform).storePartner();
+  sandbox = seed(platform).providers().provider;
 });
 afterAll(() => platform?.close());
 afterEach(() => {

@@ -1,19 +1,16 @@
 import { randomUUID } from "node:crypto";
-import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import { businessDay } from "../../subgraphs/pos/src/daily-number";
 import { deviceToken, humanToken } from "../support/device";
-import { demoUser, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
 import { seedBranch } from "../support/portal-seed";
-
-type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+import { type SeededStore, seed } from "../support/seed";
 
 // Customers through REST as the portal's store manager calls them (/api/v1, and the unprefixed paths), and their
 // totals kept by a terminal's sales (device token): cash payments of a plain and a split bill, and refunds.
 describe("POS customers", () => {
   let platform: TestPlatform;
-  let demo: Demo;
+  let store: SeededStore;
   let terminal: string;
   let manager: string;
   let staff: string;
@@ -84,10 +81,10 @@ describe("POS customers", () => {
   };
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir) as Demo;
-    terminal = await deviceToken(platform.baseUrl, demo.device);
-    const place = { psp_id: demo.psp.id, merchant_id: demo.merchant.id, store_id: demo.store.id };
+    platform = await startTestPlatform({ demo: false });
+    store = await seed(platform).store({ sells: true });
+    terminal = await deviceToken(platform.baseUrl, await seed(platform).device(store));
+    const place = { psp_id: store.psp_id, merchant_id: store.merchant_id, store_id: store.id };
     manager = await humanToken(platform.portal, { role: "STORE_MANAGER", ...place });
     staff = await humanToken(platform.portal, { role: "STAFF", ...place });
     const other = await seedBranch(platform.portal);
@@ -96,9 +93,10 @@ describe("POS customers", () => {
       psp_id: other.psp.id,
       merchant_id: other.merchant.id,
     });
-    staffCode = demoUser(demo, "STAFF").login_id;
-    leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
-    leaderPin = demoUser(demo, "STAFF_LEADER").pin!;
+    staffCode = (await seed(platform).user("STAFF", store)).login_id;
+    const leader = await seed(platform).user("STAFF_LEADER", store);
+    leaderCode = leader.login_id;
+    leaderPin = leader.pin!;
   });
   afterAll(() => platform?.close());
 
@@ -115,7 +113,7 @@ describe("POS customers", () => {
       preferences: { receipt_delivery: "email", language: "ja" },
     });
     expect(created).toMatchObject({
-      merchant_id: demo.merchant.id,
+      merchant_id: store.merchant_id,
       phone: number.e164,
       email: `hanako.${serial}@example.jp`,
       total_spent: 0,
@@ -163,12 +161,12 @@ describe("POS customers", () => {
   });
 
   it("lets a PSP admin work with a merchant of its PSP it names, and no other", async () => {
-    const pspAdmin = await humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: demo.psp.id });
+    const pspAdmin = await humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: store.psp_id });
     const unnamed = await call("POST", "/api/v1/customers", pspAdmin, { phone: phone().typed });
     expect(unnamed.status).toBe(400);
     expect(unnamed.body.details).toMatchObject({ field: "merchant_id", constraint: "required" });
     const named = await call("POST", "/api/v1/customers", pspAdmin, {
-      merchant_id: demo.merchant.id,
+      merchant_id: store.merchant_id,
       phone: phone().typed,
     });
     expect(named.status).toBe(201);
@@ -212,7 +210,7 @@ describe("POS customers", () => {
     expect(changed.body).toMatchObject({
       id: mine.id,
       customer_number: mine.customer_number,
-      merchant_id: demo.merchant.id,
+      merchant_id: store.merchant_id,
       name: "Kimura Takuya",
       phone: mine.phone,
       address: { city: "Osaka", postal_code: null },

@@ -1,16 +1,14 @@
-import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import { deviceToken, humanToken } from "../support/device";
-import { demoUser, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
 import { seedBranch } from "../support/portal-seed";
-
-type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+import { type SeededDevice, type SeededStore, seed } from "../support/seed";
 
 // Orders and bills through REST, as a terminal (device token, unprefixed paths) and as portal users (/api/v1).
 describe("POS orders and bills", () => {
   let platform: TestPlatform;
-  let demo: Demo;
+  let store: SeededStore;
+  let device: SeededDevice;
   let terminal: string;
   let manager: string;
   let pspAdmin: string;
@@ -59,28 +57,29 @@ describe("POS orders and bills", () => {
   }
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir) as Demo;
-    terminal = await deviceToken(platform.baseUrl, demo.device);
-    const place = { psp_id: demo.psp.id, merchant_id: demo.merchant.id, store_id: demo.store.id };
+    platform = await startTestPlatform({ demo: false });
+    store = await seed(platform).store();
+    device = await seed(platform).device(store);
+    terminal = await deviceToken(platform.baseUrl, device);
+    const place = { psp_id: store.psp_id, merchant_id: store.merchant_id, store_id: store.id };
     manager = await humanToken(platform.portal, { role: "STORE_MANAGER", ...place });
-    pspAdmin = await humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: demo.psp.id });
+    pspAdmin = await humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: store.psp_id });
     const other = await seedBranch(platform.portal);
     outsider = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
       psp_id: other.psp.id,
       merchant_id: other.merchant.id,
     });
-    staffCode = demoUser(demo, "STAFF").login_id;
+    staffCode = (await seed(platform).user("STAFF", store)).login_id;
   });
   afterAll(() => platform?.close());
 
   it("takes an order with the totals computed by the server and a readable daily number", async () => {
     const created = await order({ discount_amount: 100 });
     expect(created).toMatchObject({
-      store_id: demo.store.id,
-      merchant_id: demo.merchant.id,
-      device_id: demo.device.id,
+      store_id: store.id,
+      merchant_id: store.merchant_id,
+      device_id: device.id,
       order_type: "dine_in",
       status: "open",
       subtotal: 4090,
@@ -304,18 +303,18 @@ describe("POS orders and bills", () => {
   it("shows a store's orders to its portal users and hides them from other tenants (404)", async () => {
     const created = await order();
     expect((await call("GET", `/api/v1/orders/${created.id}`, pspAdmin)).status).toBe(200);
-    expect((await call("GET", `/api/v1/orders?store_id=${demo.store.id}`, pspAdmin)).status).toBe(200);
+    expect((await call("GET", `/api/v1/orders?store_id=${store.id}`, pspAdmin)).status).toBe(200);
     expect((await call("GET", "/api/v1/orders", pspAdmin)).body.details.field).toBe("store_id");
     expect((await call("GET", `/api/v1/orders/${created.id}`, outsider)).status).toBe(404);
     expect((await call("PATCH", `/api/v1/orders/${created.id}`, outsider, { items })).status).toBe(404);
     expect((await call("POST", `/api/v1/orders/${created.id}/cancel`, outsider)).status).toBe(404);
     expect((await call("POST", `/orders/${created.id}/cancel`, undefined)).status).toBe(401);
     expect((await call("GET", `/orders/${created.id}`, terminal)).body.status).toBe("open");
-    expect((await call("GET", `/api/v1/bills?store_id=${demo.store.id}`, outsider)).status).toBe(404);
+    expect((await call("GET", `/api/v1/bills?store_id=${store.id}`, outsider)).status).toBe(404);
     const theirs = (await call("GET", "/api/v1/orders", outsider)).body;
     expect(theirs.some((o: { id: string }) => o.id === created.id)).toBe(false);
     const byManager = await call("POST", "/api/v1/orders", manager, { order_type: "takeaway", items });
-    expect(byManager).toMatchObject({ status: 201, body: { store_id: demo.store.id, device_id: null } });
+    expect(byManager).toMatchObject({ status: 201, body: { store_id: store.id, device_id: null } });
     expect((await call("GET", "/orders", undefined)).status).toBe(401);
   });
 });

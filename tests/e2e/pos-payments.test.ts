@@ -1,20 +1,19 @@
 import { randomUUID } from "node:crypto";
-import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import type { PaymentCreate } from "../../subgraphs/pos/src/modules/payments/payment.inputs";
 import { paymentFingerprint } from "../../subgraphs/pos/src/modules/payments/payment.service";
 import { deviceToken, humanToken } from "../support/device";
 import { call as callGateway } from "../support/gateway";
-import { demoUser, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { seedBranch } from "../support/portal-seed";
-
-type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+import { type SeededStore, seed } from "../support/seed";
 
 // A terminal's sales through REST (device token, unprefixed paths): cash, card and QR payments of its bills.
 describe("POS payments", () => {
   let platform: TestPlatform;
-  let demo: Demo;
+  let store: SeededStore;
+  /** The sandbox QR provider's address, where a customer's payment is made. */
+  let sandboxUrl: string;
   let terminal: string;
   let outsider: string;
   let staffCode: string;
@@ -73,16 +72,17 @@ describe("POS payments", () => {
   }
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir) as Demo;
-    terminal = await deviceToken(platform.baseUrl, demo.device);
+    platform = await startTestPlatform({ demo: false });
+    store = await seed(platform).store({ sells: true });
+    sandboxUrl = seed(platform).providers().provider.base_url;
+    terminal = await deviceToken(platform.baseUrl, await seed(platform).device(store));
     const other = await seedBranch(platform.portal);
     outsider = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
       psp_id: other.psp.id,
       merchant_id: other.merchant.id,
     });
-    staffCode = demoUser(demo, "STAFF").login_id;
+    staffCode = (await seed(platform).user("STAFF", store)).login_id;
   });
   afterAll(() => platform?.close());
 
@@ -97,7 +97,7 @@ describe("POS payments", () => {
     expect(paid.status).toBe(201);
     expect(paid.body).toMatchObject({
       bill_id: bill.id,
-      store_id: demo.store.id,
+      store_id: store.id,
       amount: 2684,
       status: "completed",
       cash_received: 3000,
@@ -199,7 +199,7 @@ describe("POS payments", () => {
     );
     expect(confirmed.status).toBe(200);
     const { provider_transaction_id } = await intentRow(qr.body.payment_intent_id);
-    const paid = await fetch(`${demo.provider.base_url}/sandbox/transactions/${provider_transaction_id}/pay`, {
+    const paid = await fetch(`${sandboxUrl}/sandbox/transactions/${provider_transaction_id}/pay`, {
       method: "POST",
     });
     expect(paid.status).toBe(200);
@@ -311,7 +311,7 @@ describe("POS payments", () => {
       });
       expect(combine).toMatchObject(inFlight(card.body));
       const date = new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(new Date());
-      const managerCode = demoUser(demo, "STORE_MANAGER").login_id;
+      const managerCode = (await seed(platform).user("STORE_MANAGER", store)).login_id;
       const opened = await call("POST", "/settlements", terminal, { date, staff_code: managerCode });
       expect(opened.status).toBe(201);
       const close = await call("POST", `/settlements/${opened.body.id}/close`, terminal, { staff_code: managerCode });
@@ -428,7 +428,7 @@ describe("POS payments", () => {
   const killedKey = (key: string, body: Record<string, unknown>, payment_id: string, minutesAgo = 5) =>
     platform.pos.prisma.paymentIdempotencyKey.create({
       data: {
-        store_id: demo.store.id,
+        store_id: store.id,
         idempotency_key: key,
         request_hash: paymentFingerprint(body as PaymentCreate),
         status: "processing",
@@ -451,7 +451,7 @@ describe("POS payments", () => {
         payment_method_types: ["cash"],
         processing_mode: "manual",
         merchant_ref_id: `pos-${payment_id}`,
-        merchant_store_id: String(demo.store.id),
+        merchant_store_id: String(store.id),
         order_id: bill.id,
         description: `POS payment ${payment_id}`,
       },

@@ -1,16 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import { deviceToken, humanToken } from "../support/device";
 import { call as callGateway } from "../support/gateway";
-import { demoUser, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
 import { operator, seedBranch } from "../support/portal-seed";
+import { type SeededStore, seed } from "../support/seed";
 
 // Receipts of a terminal's sales through REST (device token, unprefixed paths): JSON and printable text, the tax
 // invoice variant, numbers given once per payment and unique per store and day.
 describe("POS receipts", () => {
   let platform: TestPlatform;
-  let demo: DemoFile;
+  let store: SeededStore;
+  /** The sandbox QR provider's address, where a customer's payment is made. */
+  let sandboxUrl: string;
   let terminal: string;
   let outsider: string;
   let staffCode: string;
@@ -70,18 +72,20 @@ describe("POS receipts", () => {
     call("GET", `/payments/${paymentId}/receipt${query}`, token);
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir);
-    terminal = await deviceToken(platform.baseUrl, demo.device);
+    platform = await startTestPlatform({ demo: false });
+    store = await seed(platform).store({ sells: true });
+    sandboxUrl = seed(platform).providers().provider.base_url;
+    terminal = await deviceToken(platform.baseUrl, await seed(platform).device(store));
     const other = await seedBranch(platform.portal);
     outsider = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
       psp_id: other.psp.id,
       merchant_id: other.merchant.id,
     });
-    staffCode = demoUser(demo, "STAFF").login_id;
-    leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
-    leaderPin = demoUser(demo, "STAFF_LEADER").pin!;
+    staffCode = (await seed(platform).user("STAFF", store)).login_id;
+    const leader = await seed(platform).user("STAFF_LEADER", store);
+    leaderCode = leader.login_id;
+    leaderPin = leader.pin!;
   });
   afterAll(() => platform?.close());
 
@@ -93,9 +97,9 @@ describe("POS receipts", () => {
       receipt_number: expect.stringMatching(/^R\d{8}-\d{4}$/),
       type: "receipt",
       payment_id: payment.id,
-      store_id: demo.store.id,
+      store_id: store.id,
       issued_at: payment.completed_at,
-      issuer: { store_name: "Demo Store Shibuya", name: "Demo Merchant", registration_number: null },
+      issuer: { store_name: store.name, name: store.merchant.name, registration_number: null },
       currency: "JPY",
       items: [
         { item_name: "味噌ラーメン", quantity: 2, unit_price: 980, subtotal: 1960, tax_rate: 10 },
@@ -223,13 +227,13 @@ describe("POS receipts", () => {
     const { provider_transaction_id } = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({
       where: { id: qr.body.payment_intent_id },
     });
-    await fetch(`${demo.provider.base_url}/sandbox/transactions/${provider_transaction_id}/pay`, { method: "POST" });
+    await fetch(`${sandboxUrl}/sandbox/transactions/${provider_transaction_id}/pay`, { method: "POST" });
     // Waits for the receipt row the completing transaction writes, without reading through the API.
     const issuedRow = () => platform.pos.prisma.receipt.findUnique({ where: { payment_id: qr.body.id } });
     await expect.poll(issuedRow, { timeout: 20_000 }).not.toBeNull();
     const issued = await issuedRow();
     const row = await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: qr.body.id } });
-    expect(issued).toMatchObject({ store_id: demo.store.id, issued_at: row.completed_at });
+    expect(issued).toMatchObject({ store_id: store.id, issued_at: row.completed_at });
     expect((await receipt(qr.body.id)).body).toMatchObject({
       receipt_number: issued!.receipt_number,
       payment_method: { type: "QR", provider: null },
@@ -243,15 +247,15 @@ describe("POS receipts", () => {
       status: 409,
       body: { code: "invalid_state", details: { field: "type", constraint: "registration_number" } },
     });
-    await platform.portal.tenants.updateMerchant(operator, demo.merchant.id, {
-      legal_name: "Demo Merchant K.K.",
+    await platform.portal.tenants.updateMerchant(operator, store.merchant_id, {
+      legal_name: "Seeded Merchant K.K.",
       invoice_config: { registration_number: "T1234567890123" },
     });
     const invoice = await receipt(payment.id, "?type=tax_invoice");
     expect(invoice.status).toBe(200);
     expect(invoice.body).toMatchObject({
       type: "tax_invoice",
-      issuer: { name: "Demo Merchant K.K.", registration_number: "T1234567890123" },
+      issuer: { name: "Seeded Merchant K.K.", registration_number: "T1234567890123" },
       tax_lines: [{ rate: 10, taxable_amount: 2440, tax_amount: 244 }],
     });
     const text = await (

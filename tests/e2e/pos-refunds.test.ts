@@ -1,18 +1,21 @@
 import { randomUUID } from "node:crypto";
-import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
+import type { DemoUser } from "../../apps/platform/src/demo";
 import { deviceToken, humanToken } from "../support/device";
 import { call as callGateway } from "../support/gateway";
-import { demoUser, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { startTestPlatform, type TestPlatform } from "../support/platform";
 import { seedBranch } from "../support/portal-seed";
-
-type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+import { type SeededDevice, type SeededStore, seed } from "../support/seed";
 
 // Refunds of a terminal's payments through REST: cash, card and QR, full and partial, with their bill effects.
 describe("POS refunds", () => {
   let platform: TestPlatform;
-  let demo: Demo;
+  let store: SeededStore;
+  let device: SeededDevice;
+  /** The staff leader who approves refunds. */
+  let leader: DemoUser;
+  /** The sandbox QR provider's address, where a customer's payment is made. */
+  let sandboxUrl: string;
   let terminal: string;
   let manager: string;
   let outsider: string;
@@ -83,14 +86,16 @@ describe("POS refunds", () => {
   const refundsOf = (payment_id: string) => platform.pos.prisma.posRefund.findMany({ where: { payment_id } });
 
   beforeAll(async () => {
-    platform = await startTestPlatform();
-    demo = readDemo(platform.dataDir) as Demo;
-    terminal = await deviceToken(platform.baseUrl, demo.device);
+    platform = await startTestPlatform({ demo: false });
+    store = await seed(platform).store({ sells: true });
+    sandboxUrl = seed(platform).providers().provider.base_url;
+    device = await seed(platform).device(store);
+    terminal = await deviceToken(platform.baseUrl, device);
     manager = await humanToken(platform.portal, {
       role: "STORE_MANAGER",
-      psp_id: demo.psp.id,
-      merchant_id: demo.merchant.id,
-      store_id: demo.store.id,
+      psp_id: store.psp_id,
+      merchant_id: store.merchant_id,
+      store_id: store.id,
     });
     const other = await seedBranch(platform.portal);
     outsider = await humanToken(platform.portal, {
@@ -98,14 +103,15 @@ describe("POS refunds", () => {
       psp_id: other.psp.id,
       merchant_id: other.merchant.id,
     });
-    staffCode = demoUser(demo, "STAFF").login_id;
-    leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
-    leaderPin = demoUser(demo, "STAFF_LEADER").pin!;
+    staffCode = (await seed(platform).user("STAFF", store)).login_id;
+    leader = await seed(platform).user("STAFF_LEADER", store);
+    leaderCode = leader.login_id;
+    leaderPin = leader.pin!;
     staff = await humanToken(platform.portal, {
       role: "STAFF",
-      psp_id: demo.psp.id,
-      merchant_id: demo.merchant.id,
-      store_id: demo.store.id,
+      psp_id: store.psp_id,
+      merchant_id: store.merchant_id,
+      store_id: store.id,
     });
   });
   afterAll(() => platform?.close());
@@ -273,7 +279,7 @@ describe("POS refunds", () => {
     const intent = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({
       where: { id: qr.body.payment_intent_id },
     });
-    const paid = await fetch(`${demo.provider.base_url}/sandbox/transactions/${intent.provider_transaction_id}/pay`, {
+    const paid = await fetch(`${sandboxUrl}/sandbox/transactions/${intent.provider_transaction_id}/pay`, {
       method: "POST",
     });
     expect(paid.status).toBe(200);
@@ -316,9 +322,9 @@ describe("POS refunds", () => {
       expect(await refundsOf(payment.id)).toEqual([]);
       const leader = await humanToken(platform.portal, {
         role: "STAFF_LEADER",
-        psp_id: demo.psp.id,
-        merchant_id: demo.merchant.id,
-        store_id: demo.store.id,
+        psp_id: store.psp_id,
+        merchant_id: store.merchant_id,
+        store_id: store.id,
       });
       const made = await refund(payment.id, { refund_amount: 100, reason: "own", staff_code: leaderCode }, leader);
       expect(made.status).toBe(201);
@@ -353,11 +359,11 @@ describe("POS refunds", () => {
       const staffId = JSON.parse(Buffer.from(staff.split(".")[1]!, "base64url").toString()).sub;
       expect(byEvent["payment.created"]).toMatchObject({
         actor_type: "device",
-        actor_id: demo.device.id,
+        actor_id: device.id,
         target_type: "pos_payment",
-        store_id: demo.store.id,
-        merchant_id: demo.merchant.id,
-        psp_id: demo.psp.id,
+        store_id: store.id,
+        merchant_id: store.merchant_id,
+        psp_id: store.psp_id,
         metadata: { amount: 2684, method_type: "CASH" },
       });
       expect(byEvent["payment.refunded"]).toMatchObject({
@@ -366,7 +372,7 @@ describe("POS refunds", () => {
         metadata: { refund_id: made.body.id, refund_amount: 300, approver_login_id: leaderCode },
       });
       expect(byEvent["payment.refund_approved"]).toMatchObject({
-        user_id: demoUser(demo, "STAFF_LEADER").user_id,
+        user_id: leader.user_id,
         metadata: { refund_id: made.body.id, approver_login_id: leaderCode, secret_checked: true },
       });
       expect(records.every((record) => /^[0-9a-f]{64}$/.test(record.hash))).toBe(true);
@@ -411,7 +417,7 @@ describe("POS refunds", () => {
       });
     });
 
-    // Last in the file: it locks the demo staff leader's PIN.
+    // Last in the file: it locks the staff leader's PIN.
     it("refuses a wrong PIN and counts it: five lock the approver, whose PIN login is then refused too", async () => {
       const payment = await cash((await billedOrder()).id, 2684);
       const wrong = leaderPin === "000000" ? "111111" : "000000";

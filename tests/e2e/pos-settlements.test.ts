@@ -1,17 +1,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DemoFile } from "../../apps/platform/src/demo";
 import { embeddedAcquirerControl } from "../../apps/sandbox-acquirer/src/embedded";
 import { sandboxMailbox } from "../../apps/sandbox-messages/src/embedded";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { clusterWiring } from "../support/environment";
 import { loggedDuring } from "../support/log";
-import { demoUser, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { type SeededStore, seed } from "../support/seed";
 
-type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+/** Where the store's mail goes: the card exchange's failures. */
+const storeContact = "store@seeded.pos-cloud.localhost";
 
 /** The business date of a moment in Asia/Tokyo, the stores' business clock. */
 const businessDate = (at: Date) => new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(at);
@@ -24,7 +24,7 @@ const untilTokyoMidnight = (at: Date) => 86_400_000 - ((at.getTime() + 9 * 3_600
 describe("POS settlements and the card settlement exchange", () => {
   const clock = movableClock();
   let platform: TestPlatform;
-  let demo: Demo;
+  let store: SeededStore;
   let terminal: string;
   let manager: string;
   let staff: string;
@@ -111,17 +111,18 @@ describe("POS settlements and the card settlement exchange", () => {
     const left = untilTokyoMidnight(clock());
     if (left < 45_000 && !clusterWiring) clock.advance(left + 500);
     day = businessDate(clock());
-    platform = await startTestPlatform({ clock });
-    demo = readDemo(platform.dataDir) as Demo;
-    terminal = await deviceToken(platform.baseUrl, demo.device, clock());
-    const at = { psp_id: demo.psp.id, merchant_id: demo.merchant.id, store_id: demo.store.id };
+    platform = await startTestPlatform({ clock, demo: false });
+    store = await seed(platform).store({ sells: true, contact_email: storeContact });
+    terminal = await deviceToken(platform.baseUrl, await seed(platform).device(store), clock());
+    const at = { psp_id: store.psp_id, merchant_id: store.merchant_id, store_id: store.id };
     manager = await humanToken(platform.portal, { role: "STORE_MANAGER", ...at });
     staff = await humanToken(platform.portal, { role: "STAFF", ...at });
     operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
-    managerCode = demoUser(demo, "STORE_MANAGER").login_id;
-    leaderCode = demoUser(demo, "STAFF_LEADER").login_id;
-    leaderPin = demoUser(demo, "STAFF_LEADER").pin!;
-    staffCode = demoUser(demo, "STAFF").login_id;
+    managerCode = (await seed(platform).user("STORE_MANAGER", store)).login_id;
+    const leader = await seed(platform).user("STAFF_LEADER", store);
+    leaderCode = leader.login_id;
+    leaderPin = leader.pin!;
+    staffCode = (await seed(platform).user("STAFF", store)).login_id;
     platform.pos.cardExchange.configure({ retryDelaysMs: [10, 20, 40] });
   });
   afterAll(() => platform?.close());
@@ -136,13 +137,13 @@ describe("POS settlements and the card settlement exchange", () => {
       .split("\r\n")
       .slice(1)
       .map((line) => line.split(","));
-  const storeDay = async (token = manager, variables: Record<string, unknown> = { store_id: demo.store.id }) =>
+  const storeDay = async (token = manager, variables: Record<string, unknown> = { store_id: store.id }) =>
     postGraphQL(platform.baseUrl, STORE_DAY, variables, token);
 
   it("reads the store's day before it has a settlement, and finds its payments by method, amount and time", async () => {
     for (const [variables, field] of [
-      [{ store_id: demo.store.id, date: "2026-02-30" }, "date"],
-      [{ store_id: demo.store.id, date: "2999-01-01" }, "date"],
+      [{ store_id: store.id, date: "2026-02-30" }, "date"],
+      [{ store_id: store.id, date: "2999-01-01" }, "date"],
     ] as const) {
       const refused = await storeDay(manager, variables);
       expect(refused.body.errors?.[0]?.extensions, JSON.stringify(variables)).toMatchObject({
@@ -183,7 +184,7 @@ describe("POS settlements and the card settlement exchange", () => {
       postGraphQL(
         platform.baseUrl,
         PAYMENTS,
-        { store_id: demo.store.id, from: after.starts_at, to: after.ends_at, ...variables },
+        { store_id: store.id, from: after.starts_at, to: after.ends_at, ...variables },
         manager,
       );
     const found = (await search({ method: "CASH", min: 2684, max: 2684 })).body.data.posPayments;
@@ -220,7 +221,7 @@ describe("POS settlements and the card settlement exchange", () => {
     const opened = await call("POST", "/settlements", terminal, { date: today(), staff_code: managerCode });
     expect(opened.status).toBe(201);
     expect(opened.body).toMatchObject({
-      store_id: demo.store.id,
+      store_id: store.id,
       date: today(),
       status: "open",
       staff_code: managerCode,
@@ -262,7 +263,7 @@ describe("POS settlements and the card settlement exchange", () => {
     });
     expect(open.net_amount).toBe(open.gross_amount - open.refund_amount);
 
-    const again = await call("POST", "/api/v1/settlements", manager, { store_id: demo.store.id, date: today() });
+    const again = await call("POST", "/api/v1/settlements", manager, { store_id: store.id, date: today() });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: "conflict", details: { settlement_id: settlementId } });
     expect((await call("POST", "/settlements", terminal, { date: today(), staff_code: leaderCode })).status).toBe(403);
@@ -299,7 +300,7 @@ describe("POS settlements and the card settlement exchange", () => {
   });
 
   it("uploads the closed day's card transactions to the acquirer, records its settlement file and flags the difference", async () => {
-    const [outcome] = await platform.pos.cardExchange.run(today(), { storeId: demo.store.id });
+    const [outcome] = await platform.pos.cardExchange.run(today(), { storeId: store.id });
     expect(outcome).toMatchObject({ settlement_id: settlementId, status: "mismatch", attempts: 1 });
 
     const day = today().replaceAll("-", "");
@@ -308,9 +309,9 @@ describe("POS settlements and the card settlement exchange", () => {
         platform.dataDir,
         "sandbox-acquirer",
         "files",
-        String(demo.merchant.id),
+        String(store.merchant_id),
         "upload",
-        `card_transactions_${demo.store.id}_${day}.csv`,
+        `card_transactions_${store.id}_${day}.csv`,
       ),
       "utf8",
     );
@@ -335,8 +336,8 @@ describe("POS settlements and the card settlement exchange", () => {
       upload_count: card.payment_count + card.refund_count,
       upload_amount: card.net_amount,
       report: {
-        file: `${demo.merchant.id}/settlement/settlement_${demo.store.id}_${day}.csv`,
-        merchant_id: String(demo.merchant.id),
+        file: `${store.merchant_id}/settlement/settlement_${store.id}_${day}.csv`,
+        merchant_id: String(store.merchant_id),
         date: today(),
         transaction_count: card.payment_count + card.refund_count - 1,
         gross_amount: card.net_amount - 1013,
@@ -365,7 +366,7 @@ describe("POS settlements and the card settlement exchange", () => {
       expect.objectContaining({
         kind: "card_settlement_mismatch",
         settlement_id: settlementId,
-        store_id: demo.store.id,
+        store_id: store.id,
       }),
     );
     const refused = await postGraphQL(platform.baseUrl, "{ posNotifications { total_count } }", {}, manager);
@@ -375,14 +376,14 @@ describe("POS settlements and the card settlement exchange", () => {
   it("retries refused logins, then alerts, leaves a notification an operator lists and e-mails the store", async () => {
     const control = embeddedAcquirerControl(platform.dataDir);
     control.refuseNextLogins(1);
-    expect(await platform.pos.cardExchange.run(today(), { storeId: demo.store.id, again: true })).toMatchObject([
+    expect(await platform.pos.cardExchange.run(today(), { storeId: store.id, again: true })).toMatchObject([
       { status: "mismatch", attempts: 2 },
     ]);
 
     control.refuseNextLogins(4);
     let outcomes: unknown;
     const log = await loggedDuring(async () => {
-      outcomes = await platform.pos.cardExchange.run(today(), { storeId: demo.store.id, again: true });
+      outcomes = await platform.pos.cardExchange.run(today(), { storeId: store.id, again: true });
     });
     expect(outcomes).toMatchObject([{ status: "failed", attempts: 4 }]);
     const alerts = log
@@ -404,7 +405,7 @@ describe("POS settlements and the card settlement exchange", () => {
     });
     const listed = await postGraphQL(
       platform.baseUrl,
-      `{ posNotifications(kind: card_exchange_failed, store_id: ${demo.store.id}) { nodes { kind settlement_id business_date message details } } }`,
+      `{ posNotifications(kind: card_exchange_failed, store_id: ${store.id}) { nodes { kind settlement_id business_date message details } } }`,
       {},
       operator,
     );
@@ -414,13 +415,13 @@ describe("POS settlements and the card settlement exchange", () => {
       business_date: today(),
       details: { attempts: 4 },
     });
-    // The spec's e-mail, as the sandbox mail server received it over SMTP, to the demo store's contact.
+    // The spec's e-mail, as the sandbox mail server received it over SMTP, to the store's contact.
     const mailed = () =>
       sandboxMailbox(platform.dataDir)
         .list()
-        .find((mail) => mail.to.includes("shibuya@demo.pos-cloud.localhost") && mail.subject.includes(today()));
+        .find((mail) => mail.to.includes(storeContact) && mail.subject.includes(today()));
     await expect.poll(mailed, { timeout: 15_000 }).toMatchObject({
-      subject: `Card settlement exchange failed: store ${demo.store.id}, ${today()}`,
+      subject: `Card settlement exchange failed: store ${store.id}, ${today()}`,
       text: expect.stringContaining("failed 4 times"),
     });
   });

@@ -3,27 +3,27 @@ import { DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
 import { type Client, createClient } from "graphql-ws";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
-import type { DemoFile } from "../../apps/platform/src/demo";
+import { demoUrls } from "../../apps/platform/src/demo";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { call, signed } from "../support/gateway";
 import { loggedDuring } from "../support/log";
-import {
-  demoUser,
-  inProcessOnly,
-  postGraphQL,
-  readDemo,
-  startTestPlatform,
-  type TestPlatform,
-} from "../support/platform";
+import { inProcessOnly, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { operator } from "../support/portal-seed";
+import { type SeededDevice, type SeededStore, type SeededStorePartner, seed } from "../support/seed";
 
 // Issue 10: terminals follow a payment over graphql-ws. Events come from the outbox publisher through the bus; the
 // edge answers each with a fresh read as the subscriber, so who may subscribe is who may read the intent.
 
 const clock = movableClock();
 let platform: TestPlatform;
-let demo: DemoFile;
+/** The store the terminal sells in, in an area of its merchant; the POS partner's key signs its intents. */
+let home: SeededStore;
+let area: { id: string };
+let terminal: SeededDevice;
+let partner: SeededStorePartner;
+/** The sandbox QR provider's address, where a customer's payment is made. */
+let sandboxUrl: string;
 let device: string;
 const clients: Client[] = [];
 
@@ -32,12 +32,21 @@ const subscription = `subscription Follow($id: String!) {
 }`;
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ clock, webhookRetryDelaysMs: [0], paymentsPollIntervalMs: 60_000 });
-  demo = readDemo(platform.dataDir);
+  platform = await startTestPlatform({
+    clock,
+    webhookRetryDelaysMs: [0],
+    paymentsPollIntervalMs: 60_000,
+    demo: false,
+  });
+  home = await seed(platform).store({ sells: true });
+  area = await seed(platform).area(home);
+  terminal = await seed(platform).device(home);
+  partner = await seed(platform).storePartner(home);
+  sandboxUrl = seed(platform).providers().provider.base_url;
 });
 // A device token lives 90 s: each test takes its own, signed at the platform's (moved) time.
 beforeEach(async () => {
-  device = await deviceToken(platform.baseUrl, demo.device, clock());
+  device = await deviceToken(platform.baseUrl, terminal, clock());
 });
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.dispose()));
@@ -46,7 +55,7 @@ afterAll(() => platform?.close());
 
 function connect(token?: string, onClosed?: (code: number) => void) {
   const client = createClient({
-    url: demo.graphql_ws_url,
+    url: demoUrls(platform.baseUrl).graphql_ws_url,
     webSocketImpl: WebSocket,
     retryAttempts: 0,
     connectionParams: token ? { authorization: `Bearer ${token}` } : {},
@@ -118,12 +127,12 @@ function follow(client: Client, id: string | Record<string, unknown>, query = su
 const statuses = (messages: any[]) => messages.map((message) => message.data?.paymentIntentUpdated?.status);
 
 async function createIntent() {
-  const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+  const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
     amount: 1200,
     currency: "JPY",
     payment_method_types: ["qr_mpm"],
     merchant_ref_id: `ref-${randomBytes(6).toString("hex")}`,
-    merchant_store_id: String(demo.store.id),
+    merchant_store_id: String(home.id),
   });
   expect(created.status).toBe(201);
   return { id: created.body.id as string, token: created.body.payment_token.token as string };
@@ -141,7 +150,7 @@ async function confirm(intent: { id: string; token: string }) {
 /** The customer pays the intent's QR at the sandbox, which notifies the gateway. */
 async function pay(id: string) {
   const { provider_transaction_id } = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
-  const response = await fetch(`${demo.provider.base_url}/sandbox/transactions/${provider_transaction_id}/pay`, {
+  const response = await fetch(`${sandboxUrl}/sandbox/transactions/${provider_transaction_id}/pay`, {
     method: "POST",
   });
   expect(response.status).toBe(200);
@@ -156,10 +165,10 @@ const cancel = async (intent: { id: string; token: string }) =>
     ).status,
   ).toBe(200);
 
-/** A device token of another store of the demo merchant, signed with the platform's device key. */
+/** A device token of another store of the merchant, signed with the platform's device key. */
 async function otherStoreDevice() {
   const store = await platform.portal.tenants.createStore(operator, {
-    merchant_id: demo.merchant.id,
+    merchant_id: home.merchant_id,
     code: `S${randomBytes(3).toString("hex")}`,
     name: "Another store",
   });
@@ -168,7 +177,7 @@ async function otherStoreDevice() {
     {
       iss: DEVICE_TOKEN_ISSUER,
       sub: randomUUID(),
-      merchant_id: demo.merchant.id,
+      merchant_id: home.merchant_id,
       store_id: store.id,
       scope: ["payment:create"],
     },
@@ -202,7 +211,7 @@ describe("storeEvents over graphql-ws", () => {
     const events = follow(connect(device), {}, feed);
     await storeFeeds(1);
     const intent = await createIntent();
-    // The store's other events (the demo's orders, published at start) are not this test's.
+    // The store's other events (the other tests' sales) are not this test's.
     const mine = () => events.messages.filter((message) => message.data.storeEvents.payment_intent?.id === intent.id);
     await events.until(() => mine().length >= 1);
     await confirm(intent);
@@ -213,7 +222,7 @@ describe("storeEvents over graphql-ws", () => {
         id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
         type: "payment_intent_updated",
         occurred_at: expect.any(String),
-        store_id: demo.store.id,
+        store_id: home.id,
         payment_intent: { id: intent.id, status: expect.any(String), amount: 1200 },
       })),
     );
@@ -244,7 +253,7 @@ describe("storeEvents over graphql-ws", () => {
     });
     const bill = await pos("/bills", {
       order_id: order.id,
-      staff_code: demoUser(demo, "STAFF").login_id,
+      staff_code: (await seed(platform).user("STAFF", home)).login_id,
       tax_percentage: 8,
     });
     const payment = await pos("/payments", {
@@ -286,12 +295,12 @@ describe("storeEvents over graphql-ws", () => {
   it("serves a user a store within reach, named by store_id", async () => {
     const areaManager = await humanToken(platform.portal, {
       role: "AREA_MANAGER",
-      merchant_id: demo.merchant.id,
-      area_id: demo.area.id,
+      merchant_id: home.merchant_id,
+      area_id: area.id,
     });
     const events = follow(
       connect(areaManager),
-      { store: demo.store.id },
+      { store: home.id },
       `subscription($store: Int) { feed: storeEvents(store_id: $store) { kind: type payment_intent { id store { id } } } }`,
     );
     await storeFeeds(1);
@@ -299,21 +308,21 @@ describe("storeEvents over graphql-ws", () => {
     await events.received(1);
     expect(events.messages[0].data.feed).toEqual({
       kind: "payment_intent_updated",
-      payment_intent: { id: intent.id, store: { id: demo.store.id } },
+      payment_intent: { id: intent.id, store: { id: home.id } },
     });
   });
 
   it("refuses anonymous, a user without store_id, another store's device and another merchant's admin", async () => {
     const areaManager = await humanToken(platform.portal, {
       role: "AREA_MANAGER",
-      merchant_id: demo.merchant.id,
-      area_id: demo.area.id,
+      merchant_id: home.merchant_id,
+      area_id: area.id,
     });
     const otherMerchantAdmin = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
-      merchant_id: demo.merchant.id + 1_000_000,
+      merchant_id: home.merchant_id + 1_000_000,
     });
-    const store = { store: demo.store.id };
+    const store = { store: home.id };
     const refusals = await Promise.all([
       follow(connect(), store, feed).end(),
       follow(connect(areaManager), {}, feed).end(),
@@ -424,8 +433,8 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     const other = await createIntent();
     const areaManager = await humanToken(platform.portal, {
       role: "AREA_MANAGER",
-      merchant_id: demo.merchant.id,
-      area_id: demo.area.id,
+      merchant_id: home.merchant_id,
+      area_id: area.id,
     });
     const followed = follow(
       connect(areaManager),
@@ -439,8 +448,8 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     await confirm(watched);
     await followed.received(2);
     expect(followed.messages.map((message) => message.data.intent)).toEqual([
-      { id: watched.id, status: "requires_payment_method", store: { id: demo.store.id, name: expect.any(String) } },
-      { id: watched.id, status: "requires_action", store: { id: demo.store.id, name: expect.any(String) } },
+      { id: watched.id, status: "requires_payment_method", store: { id: home.id, name: expect.any(String) } },
+      { id: watched.id, status: "requires_action", store: { id: home.id, name: expect.any(String) } },
     ]);
   });
 
@@ -448,7 +457,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     const intent = await createIntent();
     const otherMerchantAdmin = await humanToken(platform.portal, {
       role: "MERCHANT_ADMIN",
-      merchant_id: demo.merchant.id + 1_000_000,
+      merchant_id: home.merchant_id + 1_000_000,
     });
     const refusals = await Promise.all([
       follow(connect(), intent.id).end(),
@@ -462,9 +471,9 @@ describe("paymentIntentUpdated over graphql-ws", () => {
   it("gives a device the same read over HTTP: Store.payment_intent of its own store", async () => {
     const intent = await createIntent();
     const read = `query($store: Int!, $id: String!) { store(id: $store) { payment_intent(id: $id) { id status } } }`;
-    const own = await postGraphQL(platform.baseUrl, read, { store: demo.store.id, id: intent.id }, device);
+    const own = await postGraphQL(platform.baseUrl, read, { store: home.id, id: intent.id }, device);
     expect(own.body.data.store.payment_intent).toEqual({ id: intent.id, status: "requires_payment_method" });
-    const unknown = await postGraphQL(platform.baseUrl, read, { store: demo.store.id, id: "pi_unknown" }, device);
+    const unknown = await postGraphQL(platform.baseUrl, read, { store: home.id, id: "pi_unknown" }, device);
     expect(unknown.body.errors?.map((error: any) => error.extensions.code)).toEqual(["NOT_FOUND"]);
   });
 
@@ -502,7 +511,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
     const refusals = await Promise.all([
       follow(client, other.id).end(),
       follow(client, `pi_${randomBytes(8).toString("hex")}`).end(),
-      follow(client, { store: demo.store.id }, storeFeed).end(),
+      follow(client, { store: home.id }, storeFeed).end(),
       follow(client, intent.id, withStore).end(),
     ]);
     expect(refusals.map(codesOf)).toEqual([["INVALID_TOKEN"], ["INVALID_TOKEN"], ["FORBIDDEN"], ["FORBIDDEN"]]);
@@ -564,7 +573,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
         }
       }
       const client = createClient({
-        url: demo.graphql_ws_url,
+        url: demoUrls(platform.baseUrl).graphql_ws_url,
         webSocketImpl: NamedSocket,
         retryAttempts: 0,
         connectionParams: { authorization: `Bearer ${device}` },
@@ -628,7 +637,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
       });
       const refunded = signed(
         platform.baseUrl,
-        demo.partner,
+        partner,
         "POST",
         `/v1/payment_intents/${intent.id}/refund`,
         { amount: 500 },
@@ -647,7 +656,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
         expect(rest.status).toBe(200);
         expect(rest.body).toMatchObject({ id: intent.id, status: "cancelling" });
         const read = `query($store: Int!, $id: String!) { store(id: $store) { payment_intent(id: $id) { id status } } }`;
-        const graphql = await postGraphQL(platform.baseUrl, read, { store: demo.store.id, id: intent.id }, device);
+        const graphql = await postGraphQL(platform.baseUrl, read, { store: home.id, id: intent.id }, device);
         expect(graphql.body).toEqual({ data: { store: { payment_intent: { id: intent.id, status: "cancelling" } } } });
 
         answer();
@@ -664,7 +673,7 @@ describe("paymentIntentUpdated over graphql-ws", () => {
   // Last: it moves the clock past the device token's lifetime (in-process only).
   inProcessOnly("closes the connection when its token has expired, at the next change", async () => {
     const intent = await createIntent();
-    const token = await deviceToken(platform.baseUrl, demo.device);
+    const token = await deviceToken(platform.baseUrl, terminal);
     let client: Client | undefined;
     const closed = new Promise<number>((resolve) => {
       client = connect(token, resolve);

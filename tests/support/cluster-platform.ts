@@ -83,7 +83,10 @@ async function openServices(config: ClusterConfig, cluster: RunningCluster, opti
     portal: portalClient({ url: `http://127.0.0.1:${config.ports.portal}/` }, cluster.internalToken),
     messages,
   });
-  pos.gateway.configure({ ...(await ensureSyncPartner(payments.partners)), url: cluster.baseUrl });
+  const gateway = { ...(await ensureSyncPartner(payments.partners)), url: cluster.baseUrl };
+  pos.gateway.configure(gateway);
+  // A fixture store that sells is pushed to the gateway and waited for, as the demo store is.
+  portal.gatewaySync.configure(gateway);
   pos.cardExchange.configure({ url: readAcquirerSettings(config.dataDir)!.ftpUrl });
   const bus = await natsBus(config.nats);
   return {

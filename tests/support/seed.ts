@@ -1,7 +1,9 @@
 import { randomInt } from "node:crypto";
 import type { Role } from "@pos-cloud/common";
+import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import { createTierUser, type DemoProviders, type DemoUser } from "../../apps/platform/src/demo";
+import { createTierUser, type DemoProviders, type DemoUser, demoProviders } from "../../apps/platform/src/demo";
+import { ensureSyncPartner } from "../../apps/platform/src/sync-partner";
 import { uniqueCode } from "./environment";
 import type { TestPlatform } from "./platform-handle";
 import { operator } from "./portal-seed";
@@ -9,12 +11,14 @@ import { operator } from "./portal-seed";
 export interface SeededMerchant {
   id: number;
   code: string;
+  name: string;
   psp_id: number;
 }
 
 export interface SeededStore {
   id: number;
   code: string;
+  name: string;
   merchant_id: number;
   psp_id: number;
   /** For another store of the same merchant: `seed(platform).store({ merchant: store.merchant })`. */
@@ -26,6 +30,12 @@ export interface SeededPartner {
   client_id: string;
   secret: string;
   store_code: string;
+}
+
+/** An API key of the platform's own POS partner, which serves every portal store (what demo.json's `partner` is). */
+export interface SeededStorePartner extends SeededPartner {
+  client_partner_id: number;
+  webhook_secret: string;
 }
 
 /** An active terminal: what `deviceToken` (device.ts) needs to get its tokens. */
@@ -48,10 +58,12 @@ export interface SeededDevice {
  * const terminal = await seed(platform).device(store);
  * const manager = await seed(platform).user("AREA_MANAGER", store, await seed(platform).area(store));
  * const partner = await seed(platform).partner();      // signs /v1 calls for a store of its own at the gateway
+ * const till = await seed(platform).store({ sells: true }); // cash, card and QR through the sandbox at the gateway
+ * const pos = await seed(platform).storePartner(till);  // signs /v1 calls for that store (or a new one), as POS does
  * ```
  */
-export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payments">) {
-  const { portal, partners, payments } = platform;
+export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payments" | "dataDir">) {
+  const { portal, partners, payments, dataDir } = platform;
 
   async function psp() {
     const created = await portal.tenants.createPsp(operator, { code: uniqueCode("PSP"), name: "Seeded PSP" });
@@ -65,27 +77,42 @@ export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payme
       code: uniqueCode("M"),
       name: "Seeded merchant",
     });
-    return { id: created.id, code: created.code, psp_id };
+    return { id: created.id, code: created.code, name: created.name, psp_id };
   }
 
-  /** A store, under `merchant` or a new one; `providers` (from demo.json: the sandbox's accounts) lets it take QR. */
-  async function store(options: { merchant?: SeededMerchant; providers?: DemoProviders } = {}): Promise<SeededStore> {
+  /** The sandbox QR provider's two configurations with the accounts it keeps in the platform's storage. */
+  function providers(): DemoProviders {
+    const sandbox = readSandboxSettings(dataDir)!;
+    return demoProviders({ ...sandbox, baseUrl: sandbox.baseUrl! });
+  }
+
+  /**
+   * A store under `merchant` or a new one. One that `sells` is set up as the demo store is: the sandbox's accounts
+   * for QR (both configurations) and known at the gateway before this returns, so its terminals take cash, card and
+   * QR at once; `contact_email` is where its mail goes.
+   */
+  async function store(
+    options: { merchant?: SeededMerchant; sells?: boolean; contact_email?: string } = {},
+  ): Promise<SeededStore> {
     const owner = options.merchant ?? (await merchant());
-    const providers = options.providers;
+    const sandbox = options.sells ? providers() : undefined;
     const created = await portal.tenants.createStore(operator, {
       merchant_id: owner.id,
       code: uniqueCode("S"),
       name: "Seeded store",
-      ...(providers
+      ...(options.contact_email ? { contact_email: options.contact_email } : {}),
+      ...(sandbox
         ? {
             provider_credentials: {
-              [providers.provider.code]: providers.provider.credentials,
-              [providers.polling_provider.code]: providers.polling_provider.credentials,
+              [sandbox.provider.code]: sandbox.provider.credentials,
+              [sandbox.polling_provider.code]: sandbox.polling_provider.credentials,
             },
           }
         : {}),
     });
-    return { id: created.id, code: created.code, merchant_id: owner.id, psp_id: owner.psp_id, merchant: owner };
+    if (sandbox) await portal.gatewaySync.sync([owner.id]);
+    const { id, code, name } = created;
+    return { id, code, name, merchant_id: owner.id, psp_id: owner.psp_id, merchant: owner };
   }
 
   /** A terminal provisioned as a real one is: its own key pair, an activation code, activation in `at`. */
@@ -144,5 +171,16 @@ export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payme
     return { client_id, secret, store_code: store.store_code };
   }
 
-  return { psp, merchant, store, area, device, user, partner };
+  /**
+   * An API key of the platform's own POS partner, signing `/v1` calls for `serving` (a store that `sells`, else a new
+   * one) as the POS does; a key of the test's own, so that rotating or revoking it leaves the POS's alone.
+   */
+  async function storePartner(serving?: SeededStore): Promise<SeededStorePartner> {
+    const { code } = serving ?? (await store({ sells: true }));
+    const { clientPartnerId } = await ensureSyncPartner(partners);
+    const { client_id, secret, webhook_secret } = await partners.issueApiKey(clientPartnerId);
+    return { client_id, secret, webhook_secret, client_partner_id: clientPartnerId, store_code: code };
+  }
+
+  return { psp, merchant, store, area, device, user, partner, storePartner, providers };
 }
