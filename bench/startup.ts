@@ -14,9 +14,7 @@ const unlimited = String(Number.MAX_SAFE_INTEGER);
 /** The resident memory of the platform's own process (`node … start.mjs`, below `npm start`), in MB. */
 function residentMb(npm: ChildProcess): number {
   const tree = execFileSync("ps", ["-o", "pid=,ppid=,rss=,args=", "-g", String(npm.pid)], { encoding: "utf8" });
-  const platform = tree
-    .split("\n")
-    .find((line) => line.includes("apps/platform/start.mjs") && !line.includes("sh -c"));
+  const platform = tree.split("\n").find((line) => line.includes("apps/platform/start.mjs") && !line.includes("sh -c"));
   if (!platform) throw new Error(`no platform process under npm start:\n${tree}`);
   return Math.round(Number(platform.trim().split(/\s+/)[2]) / 1024);
 }
