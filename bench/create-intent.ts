@@ -6,10 +6,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { ulid } from "ulid";
 import type { DemoFile } from "../apps/platform/src/demo";
-import { startPlatform } from "../apps/platform/src/platform";
-import { temporaryDirectory } from "../tests/support/environment";
+import { startBenchPlatform } from "./platform";
 
-const unlimited = Number.MAX_SAFE_INTEGER;
 const subgraphs = ["portal", "pos", "payments"] as const;
 
 export interface Figures {
@@ -156,16 +154,8 @@ export async function benchCreateIntent(options: {
   connections: number;
   seconds: number;
 }) {
-  const dir = temporaryDirectory("pos-cloud-bench-");
   const databases = options.storage === "postgres" ? await freshDatabases(options.postgresBase) : undefined;
-  const platform = await startPlatform({
-    port: 0,
-    host: "127.0.0.1",
-    dataDir: dir.path,
-    demo: true,
-    databaseUrls: databases?.urls ?? {},
-    rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
-  });
+  const { platform, dir } = await startBenchPlatform("pos-cloud-bench-", databases?.urls);
   try {
     const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
     const client = {

@@ -5,15 +5,14 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ulid } from "ulid";
 import type { DemoFile } from "../apps/platform/src/demo";
-import { type RunningPlatform, startPlatform } from "../apps/platform/src/platform";
-import { temporaryDirectory } from "../tests/support/environment";
+import type { RunningPlatform } from "../apps/platform/src/platform";
 import { demoUser, logIn } from "../tests/support/platform";
 import { operator } from "../tests/support/portal-seed";
 import { autocannon } from "./autocannon";
+import { startBenchPlatform } from "./platform";
 
 const MERCHANTS = 20;
 const STORES_PER_MERCHANT = 20;
-const unlimited = Number.MAX_SAFE_INTEGER;
 /** A portal UI loads the tree once per page view: a few at a time, not a flood. */
 const CONNECTIONS = 2;
 
@@ -157,15 +156,7 @@ async function withCpu(run: () => Promise<HierarchyFigures>) {
 }
 
 export async function benchHierarchy(seconds = 10) {
-  const dir = temporaryDirectory("pos-cloud-bench-hierarchy-");
-  const platform = await startPlatform({
-    port: 0,
-    host: "127.0.0.1",
-    dataDir: dir.path,
-    demo: true,
-    databaseUrls: {},
-    rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
-  });
+  const { platform, dir } = await startBenchPlatform("pos-cloud-bench-hierarchy-");
   try {
     const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
     const storeIds = await seedHierarchy(platform, demo);

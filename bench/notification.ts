@@ -7,12 +7,10 @@ import { performance } from "node:perf_hooks";
 import { type Client, createClient } from "graphql-ws";
 import WebSocket from "ws";
 import type { DemoFile } from "../apps/platform/src/demo";
-import { type RunningPlatform, startPlatform } from "../apps/platform/src/platform";
+import type { RunningPlatform } from "../apps/platform/src/platform";
 import { deviceToken } from "../tests/support/device";
-import { temporaryDirectory } from "../tests/support/environment";
 import { call, signed } from "../tests/support/gateway";
-
-const unlimited = Number.MAX_SAFE_INTEGER;
+import { startBenchPlatform } from "./platform";
 
 export interface NotificationFigures {
   clients: number;
@@ -233,15 +231,7 @@ async function notificationRound(
  * the client's `succeeded` message. `intervalMs` paces the payments; 0 sends them all at once.
  */
 export async function benchNotification(options: { clients: number; intervalMs: number[] }) {
-  const dir = temporaryDirectory("pos-cloud-bench-events-");
-  const platform = await startPlatform({
-    port: 0,
-    host: "127.0.0.1",
-    dataDir: dir.path,
-    demo: true,
-    databaseUrls: {},
-    rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
-  });
+  const { platform, dir } = await startBenchPlatform("pos-cloud-bench-events-");
   const clients: Client[] = [];
   try {
     const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));

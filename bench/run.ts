@@ -6,10 +6,9 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { callerHeaders, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
 import type { DemoFile } from "../apps/platform/src/demo";
-import { startPlatform } from "../apps/platform/src/platform";
-import { temporaryDirectory } from "../tests/support/environment";
 import { autocannon } from "./autocannon";
 import { benchCreateIntent } from "./create-intent";
+import { startBenchPlatform } from "./platform";
 import { scenarios } from "./scenarios";
 import { measureStartup } from "./startup";
 
@@ -134,17 +133,7 @@ if (chosen.length === 0) process.exit(0);
 
 // Loaded where used: the test support's platform module registers vitest hooks when it loads (tests/support/contract.ts).
 const { demoUser, logIn } = await import("../tests/support/platform");
-const dir = temporaryDirectory("pos-cloud-bench-");
-// Throughput is the subject here, not the limiter: every bucket is opened wide.
-const unlimited = Number.MAX_SAFE_INTEGER;
-const platform = await startPlatform({
-  port: 0,
-  host: "127.0.0.1",
-  dataDir: dir.path,
-  demo: true,
-  databaseUrls: {},
-  rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
-});
+const { platform, dir } = await startBenchPlatform("pos-cloud-bench-");
 const portalDirect = await serveSubgraph(platform.subgraphs.portal, { port: 0, host: "127.0.0.1" });
 const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
 // Reads run as the demo store's staff: through the edge with its token, directly with the headers the gateway

@@ -1,0 +1,23 @@
+import type { PlatformConfig } from "../apps/platform/src/environment";
+import { startPlatform } from "../apps/platform/src/platform";
+import { temporaryDirectory } from "../tests/support/environment";
+
+/** Throughput is the subject of a benchmark, not the limiter: every bucket is opened wide. */
+const unlimited = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The embedded platform with its demo tenant on a fresh data directory (`dir.remove()` once it is closed), its
+ * databases in PGlite or at the URLs given.
+ */
+export async function startBenchPlatform(prefix: string, databaseUrls: PlatformConfig["databaseUrls"] = {}) {
+  const dir = temporaryDirectory(prefix);
+  const platform = await startPlatform({
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: dir.path,
+    demo: true,
+    databaseUrls,
+    rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
+  });
+  return { platform, dir };
+}
