@@ -46,8 +46,8 @@ const migrationProcess = new URL(
 );
 
 /**
- * The migrations of an embedded database in a process of its own. initdb and DDL grew the memory of the thread that
- * ran them by about 130 MB a database, which neither PGlite's WebAssembly memory nor the C library's allocator gives
+ * initdb or the migrations of an embedded database in a process of its own (migrate-embedded.ts). initdb and DDL grew
+ * the memory of the thread that ran them by about 130 MB a database, which neither PGlite's WebAssembly memory nor the C library's allocator gives
  * back, not even when the thread ends; a process returns it all when it exits.
  */
 async function inChildProcess(args: string[]): Promise<void> {

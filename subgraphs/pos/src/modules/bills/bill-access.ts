@@ -1,5 +1,5 @@
-import { type Caller, isUuid, notFound, requireDevice } from "@pos-cloud/common";
-import type { StoreAccess } from "../stores/store-access.service";
+import { type Caller, requireDevice } from "@pos-cloud/common";
+import { findReachable, type StoreAccess } from "../stores/store-access.service";
 import type { BillRepository, BillRow } from "./bill.repository";
 
 /** The device token scope that lets a terminal make, split, combine and cancel bills. */
@@ -12,10 +12,7 @@ export async function readableBill(
   caller: Caller,
   id: string,
 ): Promise<BillRow> {
-  const bill = isUuid(id) ? await bills.find(id) : null;
-  if (!bill) throw notFound("bill");
-  await access.requireRow(caller, bill, "bill");
-  return bill;
+  return findReachable(access, caller, "bill", id, bills.find);
 }
 
 /** A bill the caller may change: a device needs the bill scope on its token. */

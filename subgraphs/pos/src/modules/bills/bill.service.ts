@@ -1,18 +1,10 @@
-import {
-  type Caller,
-  isUuid,
-  mapPage,
-  notFound,
-  parseInput,
-  type ReachableStore,
-  requireDevice,
-} from "@pos-cloud/common";
+import { type Caller, mapPage, parseInput, type ReachableStore, requireDevice } from "@pos-cloud/common";
 import { nextDailyNumber } from "../../daily-number";
 import { billTotals } from "../../money";
 import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { OrderService } from "../orders/order.service";
 import type { PaymentsInFlight } from "../payments/payments-in-flight";
-import type { StoreAccess } from "../stores/store-access.service";
+import { findInStore, type StoreAccess } from "../stores/store-access.service";
 import { billCreate, billFilter } from "./bill.inputs";
 import { billMachine } from "./bill.machine";
 import { presentBill } from "./bill.presenter";
@@ -81,9 +73,7 @@ export function billService(
 
     /** A bill of a store already checked against the caller (`Store.bill`), under the store's merchant. */
     async inStore(store: ReachableStore, id: string) {
-      const bill = isUuid(id) ? await bills.find(id) : null;
-      if (!bill || bill.store_id !== store.id || bill.merchant_id !== store.merchantId) throw notFound("bill");
-      return presentBill(bill);
+      return presentBill(await findInStore(store, "bill", id, bills.find));
     },
 
     ...billChanges(bills, orders, access, clock, inFlight),

@@ -1,5 +1,5 @@
-import { type Caller, isUuid, notFound, requireDevice } from "@pos-cloud/common";
-import type { StoreAccess } from "../stores/store-access.service";
+import { type Caller, requireDevice } from "@pos-cloud/common";
+import { findReachable, type StoreAccess } from "../stores/store-access.service";
 import type { OrderRepository, OrderRow } from "./order.repository";
 
 /** The device token scope that lets a terminal take and change orders. */
@@ -12,10 +12,7 @@ export async function readableOrder(
   caller: Caller,
   id: string,
 ): Promise<OrderRow> {
-  const order = isUuid(id) ? await orders.find(id) : null;
-  if (!order) throw notFound("order");
-  await access.requireRow(caller, order, "order");
-  return order;
+  return findReachable(access, caller, "order", id, orders.find);
 }
 
 /** An order the caller may change: a device needs the order scope on its token. */

@@ -1,8 +1,6 @@
 import {
   type Caller,
   countsPerStore,
-  isUuid,
-  notFound,
   type PageArgs,
   parseCursorPage,
   parseInput,
@@ -10,7 +8,7 @@ import {
 } from "@pos-cloud/common";
 import type { CustomerService } from "../customers/customer.service";
 import { type ListArguments, parseListArguments } from "../list-arguments";
-import type { StoreAccess } from "../stores/store-access.service";
+import { findInStore, type StoreAccess } from "../stores/store-access.service";
 import { orderFilter, purchaseHistoryFilter } from "./order.inputs";
 import type { OrderRepository, OrderRow } from "./order.repository";
 import { readableOrder } from "./order-access";
@@ -52,9 +50,7 @@ export function orderService(
 
     /** An order of a store already checked against the caller (`Store.order`), under the store's merchant. */
     async inStore(store: ReachableStore, id: string): Promise<OrderRow> {
-      const order = isUuid(id) ? await orders.find(id) : null;
-      if (!order || order.store_id !== store.id || order.merchant_id !== store.merchantId) throw notFound("order");
-      return order;
+      return findInStore(store, "order", id, orders.find);
     },
 
     async list(caller: Caller, args: ListArguments) {

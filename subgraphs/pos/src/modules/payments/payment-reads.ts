@@ -1,6 +1,6 @@
-import { type Caller, isUuid, logger, mapPage, notFound, type ReachableStore } from "@pos-cloud/common";
+import { type Caller, isUuid, logger, mapPage, type ReachableStore } from "@pos-cloud/common";
 import { type ListArguments, parseListArguments } from "../list-arguments";
-import type { StoreAccess } from "../stores/store-access.service";
+import { findInStore, findReachable, type StoreAccess } from "../stores/store-access.service";
 import { paymentFilter } from "./payment.inputs";
 import { presentPayment } from "./payment.presenter";
 import type { PaymentRow } from "./payment.repository";
@@ -14,10 +14,7 @@ export function paymentReads(deps: PaymentDeps & { access: StoreAccess }) {
 
   /** A payment of a store the caller reaches; any other id is not found. */
   async function readable(caller: Caller, id: string): Promise<PaymentRow> {
-    const payment = isUuid(id) ? await payments.find(id) : null;
-    if (!payment) throw notFound("payment");
-    await access.requireRow(caller, payment, "payment");
-    return payment;
+    return findReachable(access, caller, "payment", id, (id) => payments.find(id));
   }
 
   return {
@@ -43,10 +40,7 @@ export function paymentReads(deps: PaymentDeps & { access: StoreAccess }) {
 
     /** A payment of a store already checked against the caller (`Store.pos_payment`), under the store's merchant. */
     async inStore(store: ReachableStore, id: string) {
-      const payment = isUuid(id) ? await payments.find(id) : null;
-      if (!payment || payment.store_id !== store.id || payment.merchant_id !== store.merchantId)
-        throw notFound("payment");
-      return presentPayment(payment);
+      return presentPayment(await findInStore(store, "payment", id, (id) => payments.find(id)));
     },
 
     /** For card results and POS refunds: a payment the caller reaches, as stored. */

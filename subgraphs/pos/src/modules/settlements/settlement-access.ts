@@ -4,15 +4,13 @@ import {
   forbidden,
   invalidField,
   isRole,
-  isUuid,
-  notFound,
   requireCaller,
   requireDevice,
   roles,
   tierOf,
 } from "@pos-cloud/common";
 import { PAYMENT_SCOPE } from "../payments/payment.service";
-import type { StoreAccess, StorePlace } from "../stores/store-access.service";
+import { findReachable, type StoreAccess, type StorePlace } from "../stores/store-access.service";
 import type { SettlementRepository, SettlementRow } from "./settlement.repository";
 
 /** Settlements are a store manager's: users of tier L4 and above; terminals for one, by the manager's staff code. */
@@ -62,8 +60,5 @@ export async function readableSettlement(
   id: string,
 ): Promise<SettlementRow> {
   if (caller.type !== "device") requireManagerTier(caller);
-  const row = isUuid(id) ? await settlements.find(id) : null;
-  if (!row) throw notFound("settlement");
-  await access.requireRow(caller, row, "settlement");
-  return row;
+  return findReachable(access, caller, "settlement", id, settlements.find);
 }

@@ -3,7 +3,9 @@ import {
   type Caller,
   forbidden,
   invalidField,
+  isUuid,
   notFound,
+  type ReachableStore,
   reachOf,
   requireCaller,
   requireDevice,
@@ -17,6 +19,43 @@ import { askPortal, type PortalCall } from "./portal.client";
 import { portalLookups } from "./portal-lookups";
 
 export type StoreAccess = ReturnType<typeof storeAccess>;
+
+/** A row that belongs to a store: what `requireRow` checks. */
+type StoreRow = { store_id: number; merchant_id: number };
+
+/** A row by its id, or null; an id that is not a UUID is not looked for. */
+async function findById<Row>(id: string, find: (id: string) => Promise<Row | null>): Promise<Row | null> {
+  return isUuid(id) ? find(id) : null;
+}
+
+/**
+ * A row of a store already checked against the caller (`Store.bill`, `Store.order`, ...), under the store's merchant;
+ * any other id is not found.
+ */
+export async function findInStore<Row extends StoreRow>(
+  store: ReachableStore,
+  what: string,
+  id: string,
+  find: (id: string) => Promise<Row | null>,
+): Promise<Row> {
+  const row = await findById(id, find);
+  if (!row || row.store_id !== store.id || row.merchant_id !== store.merchantId) throw notFound(what);
+  return row;
+}
+
+/** A row of a store the caller reaches; any other id is not found. */
+export async function findReachable<Row extends StoreRow>(
+  access: StoreAccess,
+  caller: Caller,
+  what: string,
+  id: string,
+  find: (id: string) => Promise<Row | null>,
+): Promise<Row> {
+  const row = await findById(id, find);
+  if (!row) throw notFound(what);
+  await access.requireRow(caller, row, what);
+  return row;
+}
 
 /** A store a caller acts in, with the merchant the portal placed it under. */
 export interface StorePlace {
@@ -71,7 +110,7 @@ export function storeAccess(portal: PortalCall) {
     },
 
     /** Refuses (404, as if it did not exist) a row of a store the caller does not reach. */
-    async requireRow(caller: Caller, row: { store_id: number; merchant_id: number }, what: string): Promise<void> {
+    async requireRow(caller: Caller, row: StoreRow, what: string): Promise<void> {
       const reach = reachOf(caller);
       const sameStore = () => {
         if (reach.level !== "store" || row.store_id !== reach.storeId || row.merchant_id !== reach.merchantId)
