@@ -45,11 +45,35 @@ module.exports = {
       to: { path: "^subgraphs/", pathNot: "^subgraphs/($1|common)/" },
     },
     {
+      name: "sdk-without-platform",
+      comment:
+        "The SDKs are for outside businesses: they reach the platform over HTTP only, typed from its generated OpenAPI types, and import none of its code.",
+      severity: "error",
+      from: { path: "^sdks/[^/]+/(src|examples)/", pathNot: tests },
+      to: { path: "^(apps|subgraphs|rest-compat|schema|prisma|tests|bench)/" },
+    },
+    {
       name: "subgraph-to-app",
       comment: "Subgraphs are libraries the apps wire; they do not import the apps or the REST layer.",
       severity: "error",
       from: { path: "^subgraphs/", pathNot: tests },
       to: { path: "^(apps|rest-compat)/" },
+    },
+    {
+      name: "sdk-without-platform",
+      comment:
+        "An SDK is shipped to terminals and partners on its own: it reaches the platform over HTTP and WebSocket, never by importing its code.",
+      severity: "error",
+      from: { path: "^sdks/[^/]+/src/", pathNot: tests },
+      to: { path: "^(apps|subgraphs|rest-compat|schema|prisma|tests|bench)/" },
+    },
+    {
+      name: "sdk-web-apis-only",
+      comment:
+        "The terminal SDK runs in browsers and web views as in Node: fetch, WebCrypto and WebSocket, no Node built-ins (but in `src/node/`, its `@pos-cloud/terminal-sdk/node` export: the offline queue's file store).",
+      severity: "error",
+      from: { path: "^sdks/terminal/src/", pathNot: [tests, "^sdks/terminal/src/node/"] },
+      to: { dependencyTypes: ["core"] },
     },
     {
       name: "resolvers-call-services",
@@ -72,6 +96,24 @@ module.exports = {
       severity: "error",
       from: { path: moduleFile, pathNot: tests },
       to: { path: "^subgraphs/$1/src/modules/(?!$2/)[^/]+/[^/]+\\.repository\\.ts$", pathNot: sharedRepositories },
+    },
+    {
+      name: "provider-adapters",
+      comment:
+        'A payment provider is one folder under providers/ (CONTRIBUTING.md, "A new payment provider"): only providers/ reaches an adapter folder (the directory loads it by the configured name), so adding one edits nothing else. Tests included: they build adapters from configuration.',
+      severity: "error",
+      from: { pathNot: "^subgraphs/payments/src/modules/providers/" },
+      to: { path: "^subgraphs/payments/src/modules/providers/[^/]+/" },
+    },
+    {
+      name: "provider-adapters-apart",
+      comment: "An adapter folder does not reach into another one: what two adapters share lives in providers/ itself.",
+      severity: "error",
+      from: { path: "^subgraphs/payments/src/modules/providers/([^/]+)/" },
+      to: {
+        path: "^subgraphs/payments/src/modules/providers/[^/]+/",
+        pathNot: "^subgraphs/payments/src/modules/providers/$1/",
+      },
     },
     {
       name: "repository-without-services",

@@ -12,8 +12,8 @@ const require = createRequire(import.meta.url);
  */
 const clusterSuite = [
   // Every test that runs only on these engines (`onPostgres`, `redisUrl`) must be in this list.
-  "tests/e2e/{cluster-*,build,readiness,outbox,partner-webhooks,subscriptions,observability,platform}.test.ts",
-  "tests/e2e/{gateway-replay,gateway-rate-limits,gateway-idempotency,gateway-intents,gateway-sync,payment-flow}.test.ts",
+  "tests/e2e/{cluster-*,build,readiness,outbox,partner-webhooks,webhook-recovery,subscriptions,observability,platform}.test.ts",
+  "tests/e2e/{gateway-replay,gateway-rate-limits,gateway-idempotency,gateway-intents,gateway-sync,payment-flow,platform-key-renewal-processes}.test.ts",
   "tests/e2e/pos-*.test.ts",
   "subgraphs/common/src/{storage,messaging}/*.test.ts",
   "rest-compat/src/rate-limit.test.ts",
@@ -40,7 +40,7 @@ export default defineConfig({
       ? clusterWiringSuite.include
       : onPostgres
         ? clusterSuite
-        : ["{apps,subgraphs,rest-compat,prisma,schema,tests}/**/*.test.ts"],
+        : ["{apps,subgraphs,rest-compat,prisma,schema,tests,sdks}/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/generated/**", ...(clusterWiring ? clusterWiringSuite.exclude : [])],
     // A cluster's start (nine processes, the demo tenant) and its HTTP hops take longer on a busy machine.
     testTimeout: clusterWiring ? 60_000 : 30_000,
@@ -49,7 +49,7 @@ export default defineConfig({
     expect: { poll: { timeout: 15_000 } },
     pool: "forks",
     // Every REST response a test receives is checked against the API reference (tests/support/contract.ts).
-    setupFiles: ["tests/support/contract.ts"],
+    setupFiles: ["tests/support/quiet-logs.ts", "tests/support/contract.ts"],
     // Test files share one process's loaded modules instead of each loading the platform again: a third less time.
     // Every file closes what it starts, so nothing of one is left for the next.
     isolate: false,

@@ -10,9 +10,9 @@ import { temporaryDirectory } from "../tests/support/environment";
 import { demoUser, logIn } from "../tests/support/platform";
 import { type Figures, freshDatabases, runClient } from "./create-intent";
 import { type HierarchyFigures, hierarchyQuery, seedHierarchy, throughGateway } from "./hierarchy";
+import { requireClean, type Scale } from "./scale";
 
 const CONNECTIONS = 10;
-const SECONDS = 10;
 const unlimited = Number.MAX_SAFE_INTEGER;
 
 interface Wiring {
@@ -21,36 +21,37 @@ interface Wiring {
 }
 
 /** Creates (after a warm-up) and the hierarchy read against the platform at `baseUrl`. */
-async function measure(baseUrl: string, demo: DemoFile): Promise<Wiring> {
+async function measure(baseUrl: string, demo: DemoFile, scale: Scale): Promise<Wiring> {
   const client = { baseUrl, partner: demo.partner, storeCode: demo.store.code, connections: CONNECTIONS };
-  await runClient({ ...client, seconds: 5 });
-  const createIntent = await runClient({ ...client, seconds: SECONDS });
+  await runClient({ ...client, seconds: scale.warmupSeconds });
+  const createIntent = await runClient({ ...client, seconds: scale.seconds });
   const { access_token } = await logIn(baseUrl, demoUser(demo, "PSP_ADMIN"));
   const url = `${baseUrl}/graphql`;
-  await throughGateway(url, access_token, hierarchyQuery, 3);
-  const hierarchy = await throughGateway(url, access_token, hierarchyQuery, SECONDS);
-  if (createIntent.non_2xx > 0 || hierarchy.non_2xx > 0)
-    throw new Error(`refused requests: ${createIntent.non_2xx} creates, ${hierarchy.non_2xx} hierarchy reads`);
+  await throughGateway(url, access_token, hierarchyQuery, scale.warmupSeconds);
+  const hierarchy = await throughGateway(url, access_token, hierarchyQuery, scale.seconds);
+  requireClean("cluster", { refused_creates: createIntent.non_2xx, refused_hierarchy_reads: hierarchy.non_2xx });
   return { create_intent: createIntent, hierarchy };
 }
 
-export async function benchCluster(postgresBase: string) {
+export async function benchCluster(postgresBase: string, scale: Scale) {
   const dir = temporaryDirectory("pos-cloud-bench-cluster-");
   const databases = await freshDatabases(postgresBase);
   try {
     const embedded = await startPlatform({
       port: 0,
       host: "127.0.0.1",
+      admin: { port: 0, host: "127.0.0.1" },
       dataDir: dir.path,
       demo: true,
       databaseUrls: databases.urls,
       rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
+      connectionLimits: { total: unlimited, perIp: unlimited },
     });
     const demo: DemoFile = JSON.parse(readFileSync(embedded.demoFile!, "utf8"));
     let embeddedFigures: Wiring;
     try {
-      await seedHierarchy(embedded, demo);
-      embeddedFigures = await measure(embedded.baseUrl, demo);
+      await seedHierarchy(embedded, demo, scale);
+      embeddedFigures = await measure(embedded.baseUrl, demo, scale);
     } finally {
       await embedded.close();
     }
@@ -68,7 +69,7 @@ export async function benchCluster(postgresBase: string) {
     );
     let clusterFigures: Wiring;
     try {
-      clusterFigures = await measure(cluster.baseUrl, demo);
+      clusterFigures = await measure(cluster.baseUrl, demo, scale);
     } finally {
       await cluster.close();
     }
@@ -76,7 +77,7 @@ export async function benchCluster(postgresBase: string) {
       Math.round((of(clusterFigures) / of(embeddedFigures)) * 100) / 100;
     return {
       connections: CONNECTIONS,
-      seconds: SECONDS,
+      seconds: scale.seconds,
       embedded_on_postgres: embeddedFigures,
       cluster: { edge_instances: 2, workers: 2, from: "TypeScript sources (tsx)", ...clusterFigures },
       create_intent_ratio: ratio((w) => w.create_intent.requests_per_second),

@@ -7,6 +7,7 @@ import pg from "pg";
 import { ulid } from "ulid";
 import type { DemoFile } from "../apps/platform/src/demo";
 import { startBenchPlatform } from "./platform";
+import { requireClean } from "./scale";
 
 const subgraphs = ["portal", "pos", "payments"] as const;
 
@@ -153,6 +154,7 @@ export async function benchCreateIntent(options: {
   postgresBase: string;
   connections: number;
   seconds: number;
+  warmupSeconds: number;
 }) {
   const databases = options.storage === "postgres" ? await freshDatabases(options.postgresBase) : undefined;
   const { platform, dir } = await startBenchPlatform("pos-cloud-bench-", databases?.urls);
@@ -166,10 +168,14 @@ export async function benchCreateIntent(options: {
       seconds: options.seconds,
     };
     // The first seconds after start-up compile the stack's hot paths; what they measure is the JIT, not the stack.
-    await runClient({ ...client, seconds: 5 });
+    await runClient({ ...client, seconds: options.warmupSeconds });
     const peak = await runClient(client);
     const halfRate = Math.max(1, Math.floor(peak.requests_per_second / 2));
     const halfPeak = await runClient({ ...client, rate: halfRate });
+    requireClean(`create-intent (${options.storage})`, {
+      refused_at_peak: peak.non_2xx,
+      refused_at_half_peak: halfPeak.non_2xx,
+    });
     const baseline = databases
       ? await plainInserts(databases.urls.payments, options.connections, options.seconds)
       : undefined;

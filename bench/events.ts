@@ -12,8 +12,8 @@ import { openPayments, type PaymentsDeps } from "@pos-cloud/payments";
 import pg from "pg";
 import { ulid } from "ulid";
 import { benchNotification } from "./notification";
+import { requireClean, type Scale } from "./scale";
 
-const EVENTS = 10_000;
 /** An intent's life as its events tell it: four events each, in this order. */
 const STEPS = ["created", "requires_action", "processing", "succeeded"] as const;
 const NATS_URL = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -54,9 +54,9 @@ function intentPayload(id: string, step: (typeof STEPS)[number], at: Date) {
   };
 }
 
-/** 2,500 intents' 4 events each, written step by step as intents move in parallel; per intent, ids in order. */
-async function insertPending(db: PaymentsDeps["db"]) {
-  const intents = Array.from({ length: EVENTS / STEPS.length }, () => `pi_${ulid()}`);
+/** `events / 4` intents' 4 events each, written step by step as intents move in parallel; per intent, ids in order. */
+async function insertPending(db: PaymentsDeps["db"], events: number) {
+  const intents = Array.from({ length: events / STEPS.length }, () => `pi_${ulid()}`);
   const written = new Map(intents.map((id) => [id, [] as string[]]));
   for (const step of STEPS) {
     const at = new Date();
@@ -72,15 +72,15 @@ async function insertPending(db: PaymentsDeps["db"]) {
   return written;
 }
 
-/** Every publish the publishers make, by event id, once the bus took it; `onAll` when every event was taken. */
-function countingBus(bus: MessageBus, published: Map<string, number>, onAll: () => void): MessageBus {
+/** Every publish the publishers make, by event id, once the bus took it; `onAll` when all `events` were taken. */
+function countingBus(bus: MessageBus, published: Map<string, number>, events: number, onAll: () => void): MessageBus {
   return {
     ...bus,
     async publish(topic, event) {
       await bus.publish(topic, event);
       if (topic !== "events.internal") return;
       published.set(event.id, (published.get(event.id) ?? 0) + 1);
-      if (published.size === EVENTS) onAll();
+      if (published.size === events) onAll();
     },
   };
 }
@@ -144,9 +144,11 @@ export async function benchDrain(options: {
   storage: "postgres" | "pglite";
   bus: "memory" | "nats";
   publishers: number;
-  postgresBase: string;
+  postgresBase?: string;
+  events: number;
 }): Promise<DrainFigures> {
-  const database = options.storage === "postgres" ? await freshDatabase(options.postgresBase) : undefined;
+  const { events } = options;
+  const database = options.postgresBase ? await freshDatabase(options.postgresBase) : undefined;
   const namespace = `bench${randomBytes(4).toString("hex")}`;
   const openBus = () => (options.bus === "nats" ? natsBus({ url: NATS_URL, namespace }) : memoryBus());
   const masterKey = randomBytes(32);
@@ -158,12 +160,18 @@ export async function benchDrain(options: {
       instances.push(await openPayments({ url: database?.url, masterKey }));
       buses.push(options.bus === "memory" && n > 0 ? buses[0]! : await openBus());
     }
-    const written = await insertPending(instances[0]!.db);
+    const written = await insertPending(instances[0]!.db, events);
     const received = new Map<string, number>();
     const seenByIntent = new Map<string, string[]>();
     let resolveAll = () => {};
-    const all = new Promise<void>((resolve) => {
+    let giveUp: NodeJS.Timeout | undefined;
+    // A lost event would leave the drain waiting for ever: after a minute it fails, saying how many arrived.
+    const all = new Promise<void>((resolve, reject) => {
       resolveAll = resolve;
+      giveUp = setTimeout(
+        () => reject(new Error(`the consumer had ${received.size} of ${events} events after 60 s`)),
+        60_000,
+      );
     });
     const consumerBus = options.bus === "memory" ? buses[0]! : await openBus();
     if (consumerBus !== buses[0]) buses.push(consumerBus);
@@ -172,20 +180,20 @@ export async function benchDrain(options: {
       const seen = seenByIntent.get(event.aggregate_id) ?? [];
       seenByIntent.set(event.aggregate_id, seen);
       if (!seen.includes(event.id)) seen.push(event.id);
-      if (received.size === EVENTS) resolveAll();
+      if (received.size === events) resolveAll();
     });
     const published = new Map<string, number>();
     let publishedAt = 0;
     const started = performance.now();
     const running = await Promise.all(
       instances.map((instance, n) => {
-        const bus = countingBus(buses[options.bus === "memory" ? 0 : n]!, published, () => {
+        const bus = countingBus(buses[options.bus === "memory" ? 0 : n]!, published, events, () => {
           publishedAt = performance.now();
         });
         return startJobs(instance.outboxPublisher(bus).jobs({ name: "payments" }));
       }),
     );
-    await all;
+    await all.finally(() => clearTimeout(giveUp));
     const seconds = (performance.now() - started) / 1000;
     await Promise.all(running.map((each) => each.stop()));
     await consumer.stop();
@@ -200,7 +208,7 @@ export async function benchDrain(options: {
       publishers: options.publishers,
       events: received.size,
       seconds: Math.round(seconds * 100) / 100,
-      events_per_second: Math.round(EVENTS / seconds),
+      events_per_second: Math.round(events / seconds),
       published_seconds: Math.round((publishedAt - started) / 10) / 100,
       duplicates_at_publisher: duplicates(published),
       duplicates_at_consumer: duplicates(received),
@@ -216,13 +224,22 @@ export async function benchDrain(options: {
   }
 }
 
-export async function benchEvents(postgresBase: string) {
+/** The drains (on PostgreSQL when `postgresBase` is given; on NATS when it answers) and the notification rounds. */
+export async function benchEvents(postgresBase: string | undefined, scale: Scale) {
   const drains: DrainFigures[] = [];
   const withNats = await natsReachable(NATS_URL);
-  for (const bus of withNats ? (["memory", "nats"] as const) : (["memory"] as const)) {
-    drains.push(await benchDrain({ storage: "postgres", bus, publishers: 4, postgresBase }));
+  const { events } = scale;
+  for (const bus of postgresBase ? (withNats ? (["memory", "nats"] as const) : (["memory"] as const)) : []) {
+    drains.push(await benchDrain({ storage: "postgres", bus, publishers: 4, postgresBase, events }));
   }
-  drains.push(await benchDrain({ storage: "pglite", bus: "memory", publishers: 1, postgresBase }));
-  const notification = await benchNotification({ clients: 200, intervalMs: [100, 0] });
+  drains.push(await benchDrain({ storage: "pglite", bus: "memory", publishers: 1, events }));
+  for (const drain of drains) {
+    requireClean(`events drain (${drain.storage}, ${drain.bus})`, {
+      lost: drain.lost,
+      duplicated_at_the_consumer: drain.duplicates_at_consumer,
+      out_of_order: drain.order_violations,
+    });
+  }
+  const notification = await benchNotification({ terminals: scale.terminals, intervalMs: [100, 0] });
   return { drains, nats: withNats ? NATS_URL : "unreachable", notification };
 }

@@ -10,9 +10,8 @@ import { demoUser, logIn } from "../tests/support/platform";
 import { operator } from "../tests/support/portal-seed";
 import { autocannon } from "./autocannon";
 import { startBenchPlatform } from "./platform";
+import { requireClean, type Scale } from "./scale";
 
-const MERCHANTS = 20;
-const STORES_PER_MERCHANT = 20;
 /** A portal UI loads the tree once per page view: a few at a time, not a flood. */
 const CONNECTIONS = 2;
 
@@ -30,19 +29,23 @@ export const hierarchyQuery = readFileSync(
 );
 export const withoutCounts = hierarchyQuery.replace(/\s+open_orders_count\s+payment_intents_count/, "");
 
-/** 20 merchants of 20 stores under the demo PSP; 2 devices, 2 open orders and 3 intents per store. */
-export async function seedHierarchy(platform: RunningPlatform, demo: DemoFile): Promise<number[]> {
+/** The scale's merchants and stores under the demo PSP; 2 devices, 2 open orders and 3 intents per store. */
+export async function seedHierarchy(
+  platform: RunningPlatform,
+  demo: DemoFile,
+  scale: Pick<Scale, "merchants" | "storesPerMerchant">,
+): Promise<number[]> {
   const storeIds: number[] = [];
   const merchantOf: number[] = [];
   const merchantIds: number[] = [];
-  for (let m = 0; m < MERCHANTS; m++) {
+  for (let m = 0; m < scale.merchants; m++) {
     const merchant = await platform.portal.tenants.createMerchant(operator, {
       psp_id: demo.psp.id,
       code: `BENCH${m}`,
       name: `Bench merchant ${m}`,
     });
     merchantIds.push(merchant.id);
-    for (let s = 0; s < STORES_PER_MERCHANT; s++) {
+    for (let s = 0; s < scale.storesPerMerchant; s++) {
       const store = await platform.portal.tenants.createStore(operator, {
         merchant_id: merchant.id,
         code: `S${s}`,
@@ -155,11 +158,12 @@ async function withCpu(run: () => Promise<HierarchyFigures>) {
   return { ...figures, cpu_ms_per_request: Math.round((user + system) / 100 / figures.requests) / 10 };
 }
 
-export async function benchHierarchy(seconds = 10) {
+export async function benchHierarchy(scale: Scale) {
+  const { seconds } = scale;
   const { platform, dir } = await startBenchPlatform("pos-cloud-bench-hierarchy-");
   try {
     const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
-    const storeIds = await seedHierarchy(platform, demo);
+    const storeIds = await seedHierarchy(platform, demo, scale);
     const { access_token } = await logIn(platform.baseUrl, demoUser(demo, "PSP_ADMIN"));
     const url = `${platform.baseUrl}/graphql`;
     // One answer checked before measuring, so a refused or empty query cannot pass for a fast one.
@@ -174,10 +178,15 @@ export async function benchHierarchy(seconds = 10) {
       throw new Error(
         `the hierarchy query answered ${check.status} with ${stores.length} stores: ${JSON.stringify(answer.errors)}`,
       );
-    await throughGateway(url, access_token, hierarchyQuery, 3);
+    await throughGateway(url, access_token, hierarchyQuery, scale.warmupSeconds);
     const full = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, seconds));
     const noCounts = await withCpu(() => throughGateway(url, access_token, withoutCounts, seconds));
     const oneClient = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, seconds, 1));
+    requireClean("hierarchy", {
+      refused_full: full.non_2xx,
+      refused_without_counts: noCounts.non_2xx,
+      refused_one_client: oneClient.non_2xx,
+    });
     const sqlFloor = await floor(platform, demo.psp.id, seconds);
     return {
       stores: stores.length,

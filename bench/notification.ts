@@ -1,15 +1,18 @@
-// Issue 10's notification benchmark (part of `./events`): graphql-ws clients on the embedded platform, each following
-// one intent that the sandbox provider's webhook makes succeed.
+// Issue 10's notification benchmark (part of `./events`): graphql-ws clients on the embedded platform, each a
+// terminal of its own following one intent that the sandbox provider's webhook makes succeed.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { performance } from "node:perf_hooks";
+import type { Caller } from "@pos-cloud/common";
 import { type Client, createClient } from "graphql-ws";
 import WebSocket from "ws";
 import type { DemoFile } from "../apps/platform/src/demo";
 import type { RunningPlatform } from "../apps/platform/src/platform";
 import { deviceToken } from "../tests/support/device";
 import { call, signed } from "../tests/support/gateway";
+import { operator } from "../tests/support/portal-seed";
+import { type SeededDevice, seed } from "../tests/support/seed";
 import { startBenchPlatform } from "./platform";
 
 export interface NotificationFigures {
@@ -85,10 +88,11 @@ async function confirmedIntents(platform: RunningPlatform, demo: DemoFile, count
 }
 
 /**
- * A graphql-ws client per intent (added to `clients`), following it as the device: `ready` once every client heard
- * its intent's first state, `done` once every one heard its success, the latency from `paidAt` (set by the payer).
+ * A graphql-ws client per intent (added to `clients`), following it as the terminal whose token has the same index:
+ * `ready` once every client heard its intent's first state, `done` once every one heard its success, the latency
+ * from `paidAt` (set by the payer).
  */
-function followIntents(demo: DemoFile, device: string, intents: Intent[], clients: Client[]) {
+function followIntents(demo: DemoFile, tokens: string[], intents: Intent[], clients: Client[]) {
   const paidAt = new Map<string, number>();
   const heardAt = new Map<string, number>();
   const latencies: number[] = [];
@@ -103,12 +107,12 @@ function followIntents(demo: DemoFile, device: string, intents: Intent[], client
     onDone = resolve;
     onError = reject;
   });
-  for (const intent of intents) {
+  for (const [n, intent] of intents.entries()) {
     const client = createClient({
       url: demo.graphql_ws_url,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
-      connectionParams: { authorization: `Bearer ${device}` },
+      connectionParams: { authorization: `Bearer ${tokens[n]}` },
     });
     clients.push(client);
     client.subscribe<{ paymentIntentUpdated: { status: string } }>(
@@ -190,18 +194,18 @@ async function timeSegments(
   };
 }
 
-/** One pace: `count` clients follow their intents, then the customer pays each. */
+/** One pace: each terminal follows an intent of its own, then the customer pays each. */
 async function notificationRound(
   platform: RunningPlatform,
   demo: DemoFile,
-  count: number,
+  terminals: SeededDevice[],
   intervalMs: number,
   clients: Client[],
 ): Promise<NotificationFigures> {
-  const intents = await confirmedIntents(platform, demo, count);
+  const intents = await confirmedIntents(platform, demo, terminals.length);
   // A device token lasts 90 s: taken once the intents exist.
-  const device = await deviceToken(platform.baseUrl, demo.device);
-  const following = followIntents(demo, device, intents, clients);
+  const tokens = await Promise.all(terminals.map((terminal) => deviceToken(platform.baseUrl, terminal)));
+  const following = followIntents(demo, tokens, intents, clients);
   // 60 s to subscribe, then 60 s after the last payment: a loaded machine takes long over 200 at once.
   const giveUp = () =>
     setTimeout(() => {
@@ -226,18 +230,33 @@ async function notificationRound(
 }
 
 /**
- * 200 terminals (graphql-ws clients with the demo device's token) each follow one confirmed intent; then the
- * customer pays each intent at the sandbox, which notifies the gateway, and the time is taken from the pay request to
- * the client's `succeeded` message. `intervalMs` paces the payments; 0 sends them all at once.
+ * Who provisions the `n`th terminal: a chain's terminals are set up by several installers over days, and the
+ * provisioning limits (30 activations an hour per person, 60 codes an hour per address) guard that flow, not this
+ * benchmark's hundreds at once. Twenty terminals each, from an address of their own.
  */
-export async function benchNotification(options: { clients: number; intervalMs: number[] }) {
+const installer = (n: number): Caller => ({
+  ...operator,
+  id: `bench-installer-${Math.floor(n / 20)}`,
+  ip: `192.0.2.${Math.floor(n / 20) + 1}`,
+});
+
+/**
+ * `terminals` terminals of the demo store (each a device of its own, as the subscription caps per caller expect;
+ * graphql-ws clients with its token) each follow one confirmed intent; then the customer pays each intent at the
+ * sandbox, which notifies the gateway, and the time is taken from the pay request to the client's `succeeded`
+ * message. `intervalMs` paces the payments; 0 sends them all at once.
+ */
+export async function benchNotification(options: { terminals: number; intervalMs: number[] }) {
   const { platform, dir } = await startBenchPlatform("pos-cloud-bench-events-");
   const clients: Client[] = [];
   try {
     const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
+    const seeded = seed({ ...platform, dataDir: dir.path });
+    const terminals: SeededDevice[] = [];
+    for (let n = 0; n < options.terminals; n++) terminals.push(await seeded.device(demo.store, installer(n)));
     const results: NotificationFigures[] = [];
     for (const intervalMs of options.intervalMs) {
-      results.push(await notificationRound(platform, demo, options.clients, intervalMs, clients));
+      results.push(await notificationRound(platform, demo, terminals, intervalMs, clients));
     }
     return results;
   } finally {

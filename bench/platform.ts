@@ -14,10 +14,12 @@ export async function startBenchPlatform(prefix: string, databaseUrls: PlatformC
   const platform = await startPlatform({
     port: 0,
     host: "127.0.0.1",
+    admin: { port: 0, host: "127.0.0.1" },
     dataDir: dir.path,
     demo: true,
     databaseUrls,
     rateLimits: { merchant: unlimited, store: unlimited, ip: unlimited, global: unlimited, api: unlimited },
+    connectionLimits: { total: unlimited, perIp: unlimited },
   });
   return { platform, dir };
 }

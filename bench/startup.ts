@@ -1,32 +1,47 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DemoFile } from "../apps/platform/src/demo";
 import { temporaryDirectory } from "../tests/support/environment";
 import { runClient } from "./create-intent";
+import type { Scale } from "./scale";
 
 const repositoryRoot = join(import.meta.dirname, "..");
-/** How long the platform idles before its resident memory is read, as the issue measured it. */
-const IDLE_MS = 30_000;
 const unlimited = String(Number.MAX_SAFE_INTEGER);
 
+/**
+ * How the platform is started: `npm start` (compiled; built first when a source changed), or in a smoke run from
+ * its sources, which spares the build (about 40 s) and runs the same scenario. `entry` finds the platform's process
+ * in the group.
+ */
+const launchers = {
+  compiled: { command: ["npm", "start", "--silent"], entry: "apps/platform/start.mjs" },
+  sources: {
+    command: [process.execPath, "--import", "tsx", "apps/platform/src/main.ts"],
+    entry: "apps/platform/src/main.ts",
+  },
+};
+type Launcher = (typeof launchers)[keyof typeof launchers];
+
 /** The resident memory of the platform's own process (`node … start.mjs`, below `npm start`), in MB. */
-function residentMb(npm: ChildProcess): number {
-  const tree = execFileSync("ps", ["-o", "pid=,ppid=,rss=,args=", "-g", String(npm.pid)], { encoding: "utf8" });
-  const platform = tree.split("\n").find((line) => line.includes("apps/platform/start.mjs") && !line.includes("sh -c"));
-  if (!platform) throw new Error(`no platform process under npm start:\n${tree}`);
+function residentMb(launched: ChildProcess, launcher: Launcher): number {
+  const tree = execFileSync("ps", ["-o", "pid=,ppid=,rss=,args=", "-g", String(launched.pid)], { encoding: "utf8" });
+  const platform = tree.split("\n").find((line) => line.includes(launcher.entry) && !line.includes("sh -c"));
+  if (!platform) throw new Error(`no platform process in ${launcher.command.join(" ")}:\n${tree}`);
   return Math.round(Number(platform.trim().split(/\s+/)[2]) / 1024);
 }
 
-/** `npm start` until /health answers; the process keeps running until `stop`. */
-async function start(dataDir: string, port: number) {
+/** The platform until /health answers; the process keeps running until `stop`. */
+async function start(dataDir: string, port: number, launcher: Launcher, idleMs: number) {
   const started = performance.now();
-  const child = spawn("npm", ["start", "--silent"], {
+  const [command, ...args] = launcher.command;
+  const child = spawn(command!, args, {
     cwd: repositoryRoot,
     env: {
       ...process.env,
       PORT: String(port),
+      ADMIN_PORT: "0",
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
       ...Object.fromEntries(["MERCHANT", "STORE", "IP", "GLOBAL", "API"].map((n) => [`RATE_LIMIT_${n}`, unlimited])),
@@ -35,7 +50,7 @@ async function start(dataDir: string, port: number) {
     stdio: "ignore",
   });
   for (;;) {
-    if (child.exitCode !== null) throw new Error("npm start exited before serving /health");
+    if (child.exitCode !== null) throw new Error(`${launcher.command.join(" ")} exited before serving /health`);
     try {
       if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
     } catch {}
@@ -44,8 +59,8 @@ async function start(dataDir: string, port: number) {
   return {
     ms: Math.round(performance.now() - started),
     idleMb: async () => {
-      await sleep(IDLE_MS);
-      return residentMb(child);
+      await sleep(idleMs);
+      return residentMb(child, launcher);
     },
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -55,28 +70,39 @@ async function start(dataDir: string, port: number) {
   };
 }
 
+/** The demo tenant's file, which the platform writes once its edge answers /health, read when it is there. */
+async function demoOf(dataDir: string): Promise<DemoFile> {
+  const file = join(dataDir, "demo.json");
+  for (let waited = 0; !existsSync(file); waited += 100) {
+    if (waited > 60_000) throw new Error(`no demo tenant in ${dataDir} a minute after /health answered`);
+    await sleep(100);
+  }
+  return JSON.parse(readFileSync(file, "utf8"));
+}
+
 /**
  * `npm start` until /health answers: on empty storage (migrations, demo tenant) and again on the same storage; the
  * platform process's resident memory after 30 s idle each time, and again 30 s after 20 s of the create-intent
  * load (10 connections) on the warm start. `npm start` builds first: the build is up to date when measured.
  */
-export async function measureStartup(port: number) {
-  execFileSync("npm", ["run", "build", "--silent"], { cwd: repositoryRoot, stdio: "inherit" });
+export async function measureStartup(port: number, scale: Scale) {
+  const launcher = scale.smoke ? launchers.sources : launchers.compiled;
+  if (!scale.smoke) execFileSync("npm", ["run", "build", "--silent"], { cwd: repositoryRoot, stdio: "inherit" });
   const dir = temporaryDirectory("pos-cloud-startup-");
   try {
-    const cold = await start(dir.path, port);
+    const cold = await start(dir.path, port, launcher, scale.idleMs);
     const cold_idle_rss_mb = await cold.idleMb();
     await cold.stop();
-    const warm = await start(dir.path, port);
+    const warm = await start(dir.path, port, launcher, scale.idleMs);
     try {
       const warm_idle_rss_mb = await warm.idleMb();
-      const demo: DemoFile = JSON.parse(readFileSync(join(dir.path, "demo.json"), "utf8"));
+      const demo = await demoOf(dir.path);
       const load = await runClient({
         baseUrl: `http://127.0.0.1:${port}`,
         partner: demo.partner,
         storeCode: demo.store.code,
         connections: 10,
-        seconds: 20,
+        seconds: scale.seconds * 2,
       });
       return {
         cold_start_ms: cold.ms,

@@ -45,6 +45,8 @@ const operationFolders = [
   { folder: "rest-compat/src/operations", runsOn: ["gateway", "payments"] },
   { folder: "apps/edge/src/operations", runsOn: ["gateway", "payments", "portal"] },
   { folder: "subgraphs/pos/src/modules/stores/operations", runsOn: ["portal"] },
+  { folder: "sdks/terminal/src/operations", runsOn: ["gateway"] },
+  { folder: "sdks/terminal/simulator/operations", runsOn: ["gateway"] },
 ];
 const operationConfig = {
   documentMode: "string",

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { AppError, type Caller, unstorableTextPath } from "@pos-cloud/common";
 import { idempotencyKeyOf } from "./gateway-request";
-import type { HmacVerifier } from "./hmac";
+import type { HmacVerifier, VerifiedSignature } from "./hmac";
 import type { RequestBody } from "./http";
 import { cachedLookup } from "./lookup-cache";
 import type { Bucket, RateLimiter } from "./rate-limit";
@@ -22,13 +22,31 @@ export interface GatewayAdmission {
   body: RequestBody | undefined;
   /** A store the request names (create body, list query), for the per-store and per-merchant limits. */
   storeHint: string | undefined;
+  /** What the request acts on (its path names it): the store of its intent counts the request instead. */
+  subject: GatewaySubject | undefined;
 }
+
+/** A payment intent, or a ledger transaction of one, that a signed call acts on, by the id its path gives. */
+export type GatewaySubject = { kind: NonNullable<RestRoute["actsOn"]>["kind"]; id: string };
 
 /** The store a signed request is for, and its merchant: what the per-store and per-merchant limits count. */
 export type GatewayStore = { store_id: number; merchant_id: number } | null;
 
 /** A store moved to another merchant is counted against the new one within this time. */
 const STORE_CACHE_MS = 30_000;
+
+/**
+ * The buckets a verified signed call counts against besides the global one: the merchant and store it concerns, or,
+ * when it concerns none the edge can find (the key's own settings, sync, a list without a store, an unknown intent),
+ * the partner's own bucket under the per-merchant limit (docs/decisions/gateway.md, "Rate limits").
+ */
+export function partnerBuckets(client_partner_id: number, store: GatewayStore): Bucket[] {
+  if (!store) return [{ limit: "merchant", key: `partner:${client_partner_id}` }];
+  return [
+    { limit: "merchant", key: `merchant:${store.merchant_id}` },
+    { limit: "store", key: String(store.store_id) },
+  ];
+}
 
 const replayed = () =>
   new AppError("unauthorized", "this signature was already used; sign every state-changing request anew");
@@ -49,8 +67,9 @@ function replayKeyOf(route: RestRoute, headers: IncomingHttpHeaders): string | n
  * What every `/v1` request passes before its route runs: rate limits, partner signatures, CORS for web views.
  * Unsigned traffic (web views with a payment token, unknown paths, bad or replayed signatures) counts per IP; a
  * verified signed call counts per merchant and per store of the store it names instead, since many terminals share
- * a POS server's IP and one POS partner serves many merchants. A call that names no store the edge can find (and
- * whose partner has more than one) counts against the partner's own bucket under the per-merchant limit.
+ * a POS server's IP and one POS partner serves many merchants. A call on an intent counts against the intent's store
+ * (a capture, a refund, a read of one of its ledger rows); a call that concerns neither a store nor an intent the edge can find counts against the
+ * partner's own bucket (`partnerBuckets`).
  */
 export function createGatewayFront(options: {
   hmac: HmacVerifier;
@@ -60,11 +79,22 @@ export function createGatewayFront(options: {
   seenSignatures: SeenSignatures;
   /** The partner's store a request names (none named: the partner's only store), from the payments subgraph. */
   fetchStore: (client_partner_id: number, merchant_store_id: string | null) => Promise<GatewayStore>;
+  /** The store of the partner's intent a call acts on (null: unknown, or another partner's), from payments. */
+  fetchSubjectStore: (client_partner_id: number, subject: GatewaySubject) => Promise<GatewayStore>;
 }) {
   const storeOf = cachedLookup(
     ({ partner, hint }: { partner: number; hint: string | null }) => options.fetchStore(partner, hint),
     { ttlMs: STORE_CACHE_MS, keyOf: ({ partner, hint }) => `${partner}:${hint ?? ""}` },
   );
+  const subjectStoreOf = cachedLookup(
+    ({ partner, subject }: { partner: number; subject: GatewaySubject }) => options.fetchSubjectStore(partner, subject),
+    { ttlMs: STORE_CACHE_MS, keyOf: ({ partner, subject }) => `${partner}:${subject.kind}:${subject.id}` },
+  );
+  /** The store a verified call concerns: its intent's when it acts on one, else the store it names. */
+  const storeConcerned = (partner: number, request: GatewayAdmission) =>
+    request.subject === undefined
+      ? storeOf({ partner, hint: request.storeHint ?? null })
+      : subjectStoreOf({ partner, subject: request.subject });
   const origins = new Set(options.corsOrigins);
   const allowedOrigin = (headers: IncomingHttpHeaders) => {
     const origin = headers.origin;
@@ -114,7 +144,7 @@ export function createGatewayFront(options: {
         await limit([{ limit: "ip", key: request.ip }], out);
         return anonymousCaller;
       }
-      let partnerId: number;
+      let signed: Pick<VerifiedSignature, "client_partner_id" | "api_key_id" | "permissions" | "store_ids">;
       try {
         const signature = await options.hmac.verify({
           method: request.method,
@@ -136,20 +166,20 @@ export function createGatewayFront(options: {
         ) {
           throw replayed();
         }
-        partnerId = signature.client_partner_id;
+        signed = signature;
       } catch (error) {
         await limit([{ limit: "ip", key: request.ip }], out);
         throw error;
       }
-      const store = await storeOf({ partner: partnerId, hint: request.storeHint ?? null });
-      const buckets: Bucket[] = store
-        ? [
-            { limit: "merchant", key: `merchant:${store.merchant_id}` },
-            { limit: "store", key: String(store.store_id) },
-          ]
-        : [{ limit: "merchant", key: `partner:${partnerId}` }];
-      await limit(buckets, out);
-      return { type: "partner", id: String(partnerId), scopes: [] };
+      const partnerId = signed.client_partner_id;
+      await limit(partnerBuckets(partnerId, await storeConcerned(partnerId, request)), out);
+      return {
+        type: "partner",
+        id: String(partnerId),
+        scopes: signed.permissions,
+        storeIds: signed.store_ids,
+        apiKeyId: signed.api_key_id,
+      };
     },
   };
 }
@@ -167,4 +197,17 @@ export function storeHintOf(body: RequestBody | undefined, query: URLSearchParam
   // Checked after the cut, which can split a surrogate pair.
   const hint = (typeof fromBody === "string" ? fromBody : query.get("merchant_store_id"))?.slice(0, 255);
   return hint && unstorableTextPath(hint) === undefined ? hint : undefined;
+}
+
+/**
+ * What a gateway request acts on: the path parameter its route names (`RestRoute.actsOn`), when it could be an id at
+ * all; otherwise nothing, and the request counts against the store it names or the partner.
+ */
+export function subjectOf(
+  route: RestRoute | undefined,
+  params: Record<string, string> | undefined,
+): GatewaySubject | undefined {
+  const id = route?.actsOn && params?.[route.actsOn.param];
+  if (!route?.actsOn || !id || id.length > 255 || unstorableTextPath(id) !== undefined) return undefined;
+  return { kind: route.actsOn.kind, id };
 }

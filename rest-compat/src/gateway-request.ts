@@ -5,7 +5,7 @@ import type { RestRequest } from "./router";
  * `Authorization: Bearer <token>`. An absent token is passed on as "" so the payments service answers it as it
  * answers any invalid one.
  */
-export function paymentTokenOf({ query, body, headers }: RestRequest): string {
+export function paymentTokenOf({ query, body, headers }: Pick<RestRequest, "query" | "body" | "headers">): string {
   const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? "")?.[1];
   const fields = body.fields as Record<string, unknown>;
   const fromBody = fields && typeof fields === "object" ? fields.payment_token : undefined;

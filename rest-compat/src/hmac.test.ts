@@ -6,7 +6,7 @@ const rotated = "b".repeat(64);
 const at = 1_800_000_000;
 const body = Buffer.from('{"amount":100}');
 
-function verifier(secrets = [secret]) {
+function verifier(secrets = [secret], revoked = () => false) {
   let fetches = 0;
   const verify = createHmacVerifier({
     fetchSecrets: async (clientId) => {
@@ -15,13 +15,15 @@ function verifier(secrets = [secret]) {
         id: `key_${i}`,
         secret: each,
         expires_at: "2100-01-01",
-        revoked: false,
+        revoked: revoked(),
+        permissions: i === 0 ? [] : ["payment_intents:read"],
+        store_ids: i === 0 ? [] : [100],
       }));
       return clientId === "cl_1" ? { client_partner_id: 7, keys } : null;
     },
     now: () => at * 1000,
   });
-  return { verify: verify.verify, fetches: () => fetches };
+  return { verify: verify.verify, forgetSecrets: verify.forgetSecrets, fetches: () => fetches };
 }
 
 const partner7 = { client_partner_id: 7 };
@@ -34,6 +36,19 @@ const request = (signature: string, timestamp = at, target = "/v1/payment_intent
 });
 
 describe("HMAC verification", () => {
+  it("keeps a client_id's secrets until a revocation makes it forget them", async () => {
+    let isRevoked = false;
+    const { verify, forgetSecrets, fetches } = verifier([secret], () => isRevoked);
+    const signed = request(signatureV1(secret, "POST", "/v1/payment_intents?limit=5", String(at), body));
+    await verify(signed);
+    isRevoked = true;
+    await expect(verify(signed)).resolves.toMatchObject(partner7);
+    expect(fetches()).toBe(1);
+    forgetSecrets();
+    await expect(verify(signed)).rejects.toMatchObject({ code: "api_key_revoked" });
+    expect(fetches()).toBe(2);
+  });
+
   it("accepts the spec's two schemes and names the partner", async () => {
     const { verify } = verifier();
     const target = "/v1/payment_intents?limit=5";
@@ -53,6 +68,16 @@ describe("HMAC verification", () => {
     );
   });
 
+  it("carries the restriction of the key that signed, for the subgraph to enforce", async () => {
+    const { verify } = verifier([secret, rotated]);
+    const target = "/v1/payment_intents?limit=5";
+    await expect(verify(request(signatureV1(rotated, "POST", target, String(at), body)))).resolves.toMatchObject({
+      api_key_id: "key_1",
+      permissions: ["payment_intents:read"],
+      store_ids: [100],
+    });
+  });
+
   it("refuses the edge of the window plus one second, and accepts the edge", async () => {
     const { verify } = verifier();
     const sign = (ts: number) => signatureV1(secret, "POST", "/v1/payment_intents?limit=5", String(ts), body);
@@ -69,6 +94,8 @@ describe("HMAC verification", () => {
     expect(now).toEqual({
       client_partner_id: 7,
       api_key_id: "key_0",
+      permissions: [],
+      store_ids: [],
       fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
       ttl_seconds: 300,
     });

@@ -2,12 +2,16 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { AppError } from "@pos-cloud/common";
 import { cachedLookup } from "./lookup-cache";
 
-/** One secret of a client_id: its key, when it expires and whether it is revoked. */
+/** One secret of a client_id: its key, when it expires, whether it is revoked and what it is restricted to. */
 export interface PartnerKey {
   id: string;
   secret: string;
   expires_at: Date | string;
   revoked: boolean;
+  /** The operations it may call; empty: every partner operation. */
+  permissions: string[];
+  /** The stores it may name; empty: every store of its partner. */
+  store_ids: number[];
 }
 
 /** The recent secrets of a client_id and the partner they belong to; null when the client_id is unknown. */
@@ -26,6 +30,9 @@ export interface VerifiedSignature {
   client_partner_id: number;
   /** The key whose secret signed. */
   api_key_id: string;
+  /** What the key is restricted to (empty: nothing), for the subgraph to enforce. */
+  permissions: string[];
+  store_ids: number[];
   /** Names the signature for the replay check: SHA-256 (hex) of the client_id, timestamp and signature. */
   fingerprint: string;
   /** Seconds until the timestamp leaves the window (at least 1): as long as a replay must be refused. */
@@ -33,7 +40,11 @@ export interface VerifiedSignature {
 }
 
 export const HMAC_WINDOW_SECONDS = 300;
-const SECRETS_CACHE_MS = 30_000;
+/**
+ * How long a client_id's secrets are kept. A revocation makes the edge forget them at once (`forgetSecrets`, on the
+ * bus's `api_keys.revoked`); this bounds how long a revocation whose event an edge missed still lets a key sign.
+ */
+export const SECRETS_CACHE_MS = 30_000;
 /** A key's use is reported at most this often per key: `last_used_at` needs minutes, not a write per request. */
 const USE_REPORT_MS = 60_000;
 
@@ -84,8 +95,8 @@ function retired(key: PartnerKey, at: number): AppError | undefined {
 /**
  * Verifies `Authorization: HMAC-SHA256 <client_id>:<timestamp>:<signature>` under either scheme and any recent
  * secret of the client_id (two usable during a rotation); a revoked or expired one is refused with its own code.
- * Secrets are cached briefly so a burst of signed calls asks the payments subgraph once; so a revocation takes
- * effect within that time. `now` is the time request timestamps are checked against, `clock` the platform's time
+ * Secrets are cached briefly so a burst of signed calls asks the payments subgraph once; a revocation empties the
+ * cache (`forgetSecrets`). `now` is the time request timestamps are checked against, `clock` the platform's time
  * that keys expire by (the same unless a test moves the platform's clock).
  */
 export function createHmacVerifier(options: {
@@ -140,10 +151,14 @@ export function createHmacVerifier(options: {
       return {
         client_partner_id: found.client_partner_id,
         api_key_id: key.id,
+        permissions: key.permissions,
+        store_ids: key.store_ids,
         fingerprint: createHash("sha256").update(`${clientId}:${timestamp}:${signature}`).digest("hex"),
         ttl_seconds: Math.max(1, Math.ceil(HMAC_WINDOW_SECONDS - age)),
       };
     },
+    /** Forgets every client_id's secrets (a key was revoked): the next signature of each is checked against fresh ones. */
+    forgetSecrets: () => secretsOf.clear(),
   };
 }
 

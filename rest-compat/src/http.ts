@@ -18,6 +18,11 @@ export interface RequestBody {
  * deeper) or form-encoded, at most 1 MiB, anything else a clear 4xx.
  */
 export async function readBody(req: IncomingMessage): Promise<RequestBody> {
+  return parseBody(req.headers, await readRawBody(req));
+}
+
+/** A request body's bytes, at most 1 MiB: what a signature is checked over before the body is parsed. */
+export async function readRawBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -27,9 +32,13 @@ export async function readBody(req: IncomingMessage): Promise<RequestBody> {
     if (size > MAX_BODY_BYTES) throw tooLarge();
     chunks.push(chunk);
   }
-  const raw = Buffer.concat(chunks);
+  return Buffer.concat(chunks);
+}
+
+/** A body's bytes parsed by its content type: JSON or form-encoded, anything else a clear 4xx. */
+export function parseBody(headers: IncomingMessage["headers"], raw: Buffer): RequestBody {
   if (raw.length === 0) return { raw, fields: {} };
-  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const type = (headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
     let fields: unknown;
     try {
@@ -92,7 +101,19 @@ export function sendStream(
 /** The one error shape of every REST face: `{code, message, details}`. */
 export function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}) {
   if (error instanceof AppError) {
-    sendJson(res, error.status, { code: error.code, message: error.message, details: error.details }, headers);
+    const { allowed } = error.details;
+    // A 405 names the methods the path has (RFC 9110 §15.5.6); the router puts them in the details.
+    const allow: Record<string, string> =
+      error.code === "method_not_allowed" && Array.isArray(allowed) ? { allow: allowed.join(", ") } : {};
+    sendJson(
+      res,
+      error.status,
+      { code: error.code, message: error.message, details: error.details },
+      {
+        ...headers,
+        ...allow,
+      },
+    );
     return;
   }
   logger.error("unhandled error", { request_id: res.getHeader(REQUEST_ID_HEADER), error });

@@ -8,6 +8,7 @@ import { jwksRoutes } from "./routes/jwks";
 import { partnerRoutes } from "./routes/partners";
 import { paymentFlowRoutes } from "./routes/payment-flow";
 import { paymentIntentRoutes } from "./routes/payment-intents";
+import { posAccountingExportRoutes } from "./routes/pos-accounting-export";
 import { posBillRoutes } from "./routes/pos-bills";
 import { posCustomerRoutes } from "./routes/pos-customers";
 import { posOrderRoutes } from "./routes/pos-orders";
@@ -18,9 +19,11 @@ import { syncRoutes } from "./routes/sync";
 import { tenantRoutes } from "./routes/tenants";
 import { transactionRoutes } from "./routes/transactions";
 import { userRoutes } from "./routes/users";
+import { webhookDeliveryRoutes } from "./routes/webhook-deliveries";
 import { webhookRoutes } from "./routes/webhooks";
 
 export * from "./gateway-front";
+export { paymentTokenOf } from "./gateway-request";
 export * from "./graphql";
 export * from "./hmac";
 export * from "./http";
@@ -47,10 +50,12 @@ export const restRoutes = [
   ...transactionRoutes,
   ...webhookRoutes,
   ...apiKeyWebhookRoutes,
+  ...webhookDeliveryRoutes,
   ...posOrderRoutes,
   ...posBillRoutes,
   ...posPaymentRoutes,
   ...posReceiptRoutes,
   ...posSettlementRoutes,
+  ...posAccountingExportRoutes,
   ...posCustomerRoutes,
 ];

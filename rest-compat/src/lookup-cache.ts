@@ -8,7 +8,7 @@ export function cachedLookup<Arg, Value>(
 ) {
   const now = options.now ?? Date.now;
   const cache = new Map<string, { value: Promise<Value>; until: number }>();
-  return (arg: Arg): Promise<Value> => {
+  const lookUp = (arg: Arg): Promise<Value> => {
     const key = options.keyOf(arg);
     const cached = cache.get(key);
     if (cached && cached.until > now()) return cached.value;
@@ -18,4 +18,6 @@ export function cachedLookup<Arg, Value>(
     value.catch(() => cache.delete(key));
     return value;
   };
+  /** Forgets every answer (what they were drawn from changed): the next request of each asks again. */
+  return Object.assign(lookUp, { clear: () => cache.clear() });
 }

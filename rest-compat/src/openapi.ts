@@ -3,6 +3,7 @@ import {
   buildSchema,
   type FragmentDefinitionNode,
   type GraphQLField,
+  type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLNamedType,
   GraphQLNonNull,
@@ -21,6 +22,13 @@ import {
   type SelectionSetNode,
   typeFromAST,
 } from "graphql";
+import {
+  bodyFieldRequired,
+  bodyFieldSchema,
+  queryParameterSchema,
+  validatorDefinitions,
+  validatorSchema,
+} from "./request-schemas";
 import type { RestRequest, RestRoute, RouteDoc } from "./router";
 
 type Schema = Record<string, unknown>;
@@ -57,23 +65,36 @@ function leafSchema(named: GraphQLNamedType): Schema | undefined {
 /** A value a client sends in a path, query or body field: present or absent, never null. */
 const sentSchema = (type: GraphQLInputType) => inputSchema(isNonNullType(type) ? type : new GraphQLNonNull(type));
 
+/**
+ * An input type as a request carries it: GraphQL checks it against the type, then the service against its validator
+ * (`validatorSchema`), so the reference requires both; a type without a validator is GraphQL's alone.
+ */
 function inputSchema(type: GraphQLInputType): Schema {
   return typeSchema(type, (named) => {
     const leaf = leafSchema(named);
     if (leaf || !isInputObjectType(named)) return leaf ?? {};
-    const fields = Object.values(named.getFields());
-    return {
-      type: "object",
-      properties: Object.fromEntries(
-        fields.map((field) => [
-          field.name,
-          { ...inputSchema(field.type), description: field.description ?? undefined },
-        ]),
-      ),
-      required: fields.filter((field) => isNonNullType(field.type)).map((field) => field.name),
-      additionalProperties: false,
-    };
+    const graphql = inputObjectSchema(named);
+    return checkedBoth(graphql, validatorSchema(named.name));
   });
+}
+
+/** What GraphQL's type and a service's validator both require; the type alone when the validator adds nothing. */
+function checkedBoth(graphql: Schema, validator: Schema | undefined): Schema {
+  if (!validator || Object.keys(validator).length === 0) return graphql;
+  if (JSON.stringify(validator) === JSON.stringify(graphql)) return graphql;
+  return { allOf: [graphql, validator] };
+}
+
+function inputObjectSchema(named: GraphQLInputObjectType): Schema {
+  const fields = Object.values(named.getFields());
+  return {
+    type: "object",
+    properties: Object.fromEntries(
+      fields.map((field) => [field.name, { ...inputSchema(field.type), description: field.description ?? undefined }]),
+    ),
+    required: fields.filter((field) => isNonNullType(field.type)).map((field) => field.name),
+    additionalProperties: false,
+  };
 }
 
 /** The answer's schema: exactly the fields the operation selects, each typed by the schema. */
@@ -188,6 +209,16 @@ function namedInputType(schema: GraphQLSchema, operation: OperationDefinitionNod
   return undefined;
 }
 
+function withoutFields(object: Schema, names: string[]): Schema {
+  const kept = (name: string) => !names.includes(name);
+  const properties = Object.entries(object.properties as Record<string, Schema>).filter(([name]) => kept(name));
+  return {
+    ...object,
+    properties: Object.fromEntries(properties),
+    required: (object.required as string[]).filter(kept),
+  };
+}
+
 function responseSchema(schema: GraphQLSchema, doc: RouteDoc, { operation, fragments, root }: Parsed): Schema {
   const field = operation.selectionSet.selections.find(
     (node) => node.kind === Kind.FIELD && (node.alias?.value ?? node.name.value) === doc.field,
@@ -195,6 +226,7 @@ function responseSchema(schema: GraphQLSchema, doc: RouteDoc, { operation, fragm
   const selection = field?.kind === Kind.FIELD ? field.selectionSet : undefined;
   const whole = selectionSchema(schema, root.type, selection, fragments, doc.omitsNulls ?? false);
   if (doc.page) return (whole.properties as Record<string, Schema>).nodes!;
+  if (doc.omit) return withoutFields(whole, doc.omit);
   if (!doc.result) return whole;
   const properties = whole.properties as Record<string, Schema>;
   const result = properties[doc.result]!;
@@ -225,6 +257,23 @@ const rateLimitHeaders = (scope: "Gateway" | "Api") =>
 const scopeOf = (route: RestRoute) => (route.path.startsWith("/v1/") ? "Gateway" : "Api");
 const errorStatuses = [...new Set(Object.values(errorStatus))].sort();
 
+/**
+ * A body whose fields feed the operation's arguments one by one: as for query parameters, GraphQL's type, then the
+ * service's validator of the field, which says too which fields the body needs.
+ */
+function fieldsBodySchema(
+  names: string[],
+  typeOf: (name: string) => GraphQLInputType | undefined,
+  field: string,
+): Schema {
+  const properties = names.map((name) => {
+    const type = typeOf(name);
+    return [name, checkedBoth(type ? sentSchema(type) : { type: "string" }, bodyFieldSchema(field, name))];
+  });
+  const required = names.filter((name) => bodyFieldRequired(field, name));
+  return { type: "object", properties: Object.fromEntries(properties), ...(required.length > 0 ? { required } : {}) };
+}
+
 function operationOf(schema: GraphQLSchema, route: RestRoute) {
   const { doc } = route;
   const parsedOperation = parsed(schema, doc);
@@ -239,7 +288,9 @@ function operationOf(schema: GraphQLSchema, route: RestRoute) {
   });
   for (const name of read.query) {
     const type = typeOf(name);
-    parameters.push({ name, in: "query", schema: type ? sentSchema(type) : { type: "string" } });
+    const graphql = type ? sentSchema(type) : { type: "string" };
+    // As for bodies: GraphQL's type, then the service's validator of the list's filters.
+    parameters.push({ name, in: "query", schema: checkedBoth(graphql, queryParameterSchema(doc.field, name)) });
   }
   if (read.headers.has("idempotency-key"))
     parameters.push({ $ref: "#/components/parameters/Idempotency-Key" } as Schema);
@@ -249,15 +300,7 @@ function operationOf(schema: GraphQLSchema, route: RestRoute) {
   const bodySchema: Schema | undefined = bodyType
     ? sentSchema(bodyType)
     : read.body.size > 0
-      ? {
-          type: "object",
-          properties: Object.fromEntries(
-            [...read.body].map((name) => {
-              const type = typeOf(name);
-              return [name, type ? sentSchema(type) : { type: "string" }];
-            }),
-          ),
-        }
+      ? fieldsBodySchema([...read.body], typeOf, doc.field)
       : read.raw
         ? { description: "The provider's notification, as its provider sends it." }
         : undefined;
@@ -303,7 +346,10 @@ function operationOf(schema: GraphQLSchema, route: RestRoute) {
     tags: [tagOf(route.path)],
     security: securityOf(route),
     parameters: parameters.length > 0 ? parameters : undefined,
-    requestBody: bodyContent ? { required: bodyVariable !== undefined, content: bodyContent } : undefined,
+    // A nullable input (a restriction of a new API key) may be left out: the request then has no body.
+    requestBody: bodyContent
+      ? { required: bodyVariable !== undefined && isNonNullType(bodyType), content: bodyContent }
+      : undefined,
     responses: { [String(doc.status)]: success, ...errors },
   };
 }
@@ -347,6 +393,9 @@ function errorResponses() {
     const headersOf = (scope: "Gateway" | "Api") => ({
       ...rateLimitHeaders(scope),
       ...(status === 429 ? { "Retry-After": header("Seconds until the limit resets.", { type: "integer" }) } : {}),
+      ...(status === 405
+        ? { Allow: header("The methods the path has (RFC 9110 §10.2.1).", { type: "string" }, true) }
+        : {}),
     });
     for (const scope of ["Gateway", "Api"] as const)
       responses[`${scope}Error${status}`] = {
@@ -475,7 +524,7 @@ export function openApiDocument(routes: RestRoute[], supergraphSdl: string) {
     servers: [{ url: "/" }],
     tags,
     paths,
-    components,
+    components: { ...components, schemas: validatorDefinitions() },
   };
 }
 

@@ -58,13 +58,15 @@ export function operationRoute<Result, Variables>(
     auth,
     subgraph,
     anonymous,
-  }: { status?: number; page?: boolean; anonymous?: boolean } & Pick<RestRoute, "auth" | "subgraph"> = {},
+    actsOn,
+  }: { status?: number; page?: boolean; anonymous?: boolean } & Pick<RestRoute, "auth" | "subgraph" | "actsOn"> = {},
 ): RestRoute {
   return {
     method,
     path,
     auth,
     subgraph,
+    actsOn,
     alsoUnprefixed: path.startsWith("/api/v1/"),
     doc: { operation, field, status, page, anonymous, variables },
     async handle(request, execute) {

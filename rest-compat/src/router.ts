@@ -45,6 +45,8 @@ export interface RouteDoc {
   /** The body is this field of the root field's result (`payment_intent`), with the fields of `merge` beside it. */
   result?: string;
   merge?: string[];
+  /** Fields of the root field's result the body leaves out (`replayed`, which a header tells instead). */
+  omit?: string[];
   /** Null fields are left out of the answer rather than sent as null. */
   omitsNulls?: boolean;
   /** Served without a token (a login, a public key, a device not yet provisioned). */
@@ -74,6 +76,11 @@ export interface RestRoute {
    */
   idempotent?: true;
   /**
+   * What a signed call acts on, named by a path parameter: a payment intent, or a ledger transaction of one. The
+   * call counts against that intent's merchant and store (`createGatewayFront`) rather than against its partner.
+   */
+  actsOn?: { kind: "intent" | "transaction"; param: string };
+  /**
    * The subgraph that runs this route's operation directly, for operations kept out of the public graph
    * (`@inaccessible`: web-view and provider operations `/graphql` must not serve); absent: through the gateway.
    */
@@ -102,6 +109,19 @@ function compile(route: RestRoute, path: string): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
+/**
+ * A known path asked with a method none of its routes has: the methods it has go in `details.allowed`, which
+ * `sendError` sends as the `Allow` header RFC 9110 §15.5.6 requires on a 405. A `/v1` path also answers `OPTIONS`
+ * (the edge's CORS preflight, on every gateway path), so that is allowed there too.
+ */
+function methodNotAllowed(method: string, pathname: string, methods: string[]): AppError {
+  const allowed = [...new Set(pathname.startsWith("/v1/") ? [...methods, "OPTIONS"] : methods)];
+  return new AppError("method_not_allowed", `${method} is not allowed on ${pathname}; use ${allowed.join(", ")}`, {
+    method,
+    allowed,
+  });
+}
+
 export function createRouter(routes: RestRoute[]) {
   const compiled = routes.flatMap((route) => {
     const paths = [route.path];
@@ -111,16 +131,16 @@ export function createRouter(routes: RestRoute[]) {
   return {
     /** The route for a method and path; `undefined` when no route has the path; 405 when only the method is wrong. */
     match(method: string, pathname: string): { route: RestRoute; params: Record<string, string> } | undefined {
-      let pathKnown = false;
+      const allowed: string[] = [];
       for (const { route, pattern, names } of compiled) {
         const found = pattern.exec(pathname);
         if (!found) continue;
-        pathKnown = true;
+        allowed.push(route.method);
         if (route.method !== method) continue;
         const params = Object.fromEntries(names.map((name, i) => [name, decodeParam(found[i + 1]!, name)]));
         return { route, params };
       }
-      if (pathKnown) throw new AppError("method_not_allowed", `${method} is not allowed on ${pathname}`);
+      if (allowed.length > 0) throw methodNotAllowed(method, pathname, allowed);
       return undefined;
     },
     /** Every route at a path, whatever its method (for CORS preflight). */

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repositoryRoot } from "@pos-cloud/common";
 import { describe, expect, it } from "vitest";
+import { unknownNames } from "../support/doc-names";
 
 const flows = join(repositoryRoot, "docs", "flows");
 const pages = readdirSync(flows).filter((name) => name.endsWith(".md"));
@@ -32,5 +33,9 @@ describe("docs/flows", () => {
     const named = filesNamedIn(page);
     expect(named.length).toBeGreaterThan(0);
     expect(named.filter((file) => !existsSync(join(repositoryRoot, file)))).toEqual([]);
+  });
+
+  it.each(pages)("%s names only identifiers, events and scripts that exist", (page) => {
+    expect(unknownNames(readFileSync(join(flows, page), "utf8"))).toEqual([]);
   });
 });

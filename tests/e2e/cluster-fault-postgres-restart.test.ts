@@ -46,7 +46,7 @@ describe.skipIf(!onPostgres)("the cluster while PostgreSQL is away", () => {
   it("answers 503 service_unavailable while it is away, loses no acknowledged intent and recovers by itself", async () => {
     const { cluster, demo } = running;
     // The edge (its /ready asks each subgraph's), the payments subgraph and the worker report the database.
-    const processes = [cluster.baseUrl, cluster.processEnvironment.PAYMENTS_URL!, ...cluster.workerMetricsUrls];
+    const processes = [cluster.adminUrl, cluster.processEnvironment.PAYMENTS_URL!, ...cluster.workerMetricsUrls];
     const readiness = async (url: string) => (await fetch(new URL("/ready", url))).status;
     const run = randomUUID();
     /** When the proxy was cut and restored (milliseconds since the epoch). */

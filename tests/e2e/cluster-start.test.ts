@@ -63,7 +63,7 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
     // REST calls.
     const edge = spawn(process.execPath, ["--import", "tsx", join(repositoryRoot, "apps/edge/src/main.ts")], {
       cwd: repositoryRoot,
-      env: { ...cluster.processEnvironment, PORT: String(otherPort), EDGE_INSTANCES: "1" },
+      env: { ...cluster.processEnvironment, PORT: String(otherPort), ADMIN_PORT: "0", EDGE_INSTANCES: "1" },
       stdio: ["ignore", "pipe", "inherit"],
     });
     closers.unshift(
@@ -137,11 +137,13 @@ describe.skipIf(!onPostgres)("the platform as a cluster of processes", () => {
     expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { status: "ready" } });
   });
 
-  it("answers /metrics on the edge's shared port for all its instances together", async () => {
+  it("answers /metrics on the edge's shared operator port for all its instances together, never on the public port", async () => {
     // A new connection per request, so that the primary spreads them over both instances, as clients would be.
     const get = (path: string) => fetch(`${cluster.baseUrl}${path}`, { headers: { connection: "close" } });
+    const scrape = () => fetch(`${cluster.adminUrl}/metrics`, { headers: { connection: "close" } });
+    for (const path of ["/metrics", "/ready"]) expect((await get(path)).status).toBe(404);
     const healthChecks = async () => {
-      const text = await (await get("/metrics")).text();
+      const text = await (await scrape()).text();
       const series = /^pgw_http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} (\d+)$/m;
       return Number(series.exec(text)?.[1] ?? 0);
     };

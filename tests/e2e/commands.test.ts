@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
@@ -47,7 +47,12 @@ const accepts = (host: string, port: number) =>
 
 /** `npm start` in a process group of its own, stopped with Ctrl-C's signal; resolves once its banner is printed. */
 async function startPlatformProcess(env: NodeJS.ProcessEnv) {
-  const child = spawn("npm", ["start", "--silent"], { cwd: repositoryRoot, env, detached: true });
+  // The operator's port on a free port too: 4001 may be another checkout's.
+  const child = spawn("npm", ["start", "--silent"], {
+    cwd: repositoryRoot,
+    env: { ADMIN_PORT: "0", ...env },
+    detached: true,
+  });
   const output = watchOutput(child);
   // Every pipe closed: npm and the platform under it have exited, and all they wrote has been read.
   let ended = false;
@@ -193,25 +198,58 @@ describe("npm run db:migrate and npm run audit", () => {
     },
   );
 
-  // On the storage the test above migrated: `npm run audit -- verify` walks the chain and names its first broken link
-  // (that an unbroken chain holds is tested on the service, audit.service.test.ts).
+  // On the storage the test above migrated, as a user runs it: no MASTER_KEY, the key in DATA_DIR/master.key as npm start
+  // leaves it. Verify holds on the untouched log, then names what the probe did (every hash set to NULL), which it
+  // used to read as records older than the chain (each attack by itself: audit-chain.test.ts).
   it(
-    "npm run audit -- verify names the first record changed behind the trigger's back",
+    "npm run audit -- verify reads the key beside the data, and names hashes set to NULL",
     { timeout: 120_000 },
     async () => {
-      const portal = await openPortal({ dataDir: dir.path, masterKey: randomBytes(32) });
+      const masterKey = randomBytes(32);
+      writeFileSync(join(dir.path, "master.key"), `${masterKey.toString("hex")}\n`, { mode: 0o600 });
+      const portal = await openPortal({ dataDir: dir.path, masterKey });
       const platform: Caller = { type: "service", id: "platform", scopes: [] };
       for (const event of ["user.login", "user.logout", "user.login"] as const)
         await portal.audit.record({ event, user_id: null, success: true }, platform);
-      const [second] = await portal.db.query<{ id: string }>("SELECT id FROM audit_log WHERE seq = 2");
-      await portal.db.query("ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update_delete");
-      await portal.db.query(`UPDATE audit_log SET event = 'user.login' WHERE id = '${second!.id}'`);
       await portal.close();
-      const verified = await runCommand(["run", "--silent", "audit", "--", "verify"], { DATA_DIR: dir.path });
+      const verify = () =>
+        runCommand(["run", "--silent", "audit", "--", "verify"], { DATA_DIR: dir.path, MASTER_KEY: undefined });
+      expect(await verify()).toEqual({ code: 0, output: "audit chain holds: 3 records\n" });
+
+      const tampering = await openPortal({ dataDir: dir.path, masterKey });
+      const [first] = await tampering.db.query<{ id: string }>("SELECT id FROM audit_log WHERE seq = 1");
+      await tampering.db.exec(
+        "ALTER TABLE audit_log DISABLE TRIGGER USER; UPDATE audit_log SET hash = NULL, prev_hash = NULL; " +
+          "ALTER TABLE audit_log ENABLE TRIGGER USER",
+      );
+      await tampering.close();
+      const verified = await verify();
       expect(verified.code).toBe(1);
       expect(verified.output).toContain(
-        `audit chain broken at seq 2 (record ${second!.id}): hash does not match the record's content`,
+        `audit chain broken at seq 1 (record ${first!.id}): unhashed record inside the chain: its hash was removed`,
       );
     },
   );
+});
+
+// A backup holds the master key and every database: without a passphrase the command writes nothing (the encrypted
+// backup and its restore, through the running platform: platform.test.ts).
+describe("npm run backup", () => {
+  const dir = temporaryDirectory();
+  afterAll(() => dir.remove());
+
+  it("refuses to write a backup without BACKUP_PASSPHRASE, and says what to set", { timeout: 60_000 }, async () => {
+    const file = join(dir.path, "unencrypted.backup");
+    const run = await runCommand(["run", "--silent", "backup", "--", file], {
+      DATA_DIR: join(dir.path, "data"),
+      BACKUP_PASSPHRASE: undefined,
+    });
+    expect(run).toEqual({
+      code: 2,
+      output:
+        "the backup needs BACKUP_PASSPHRASE (at least 12 characters): backups are encrypted with it, and a restore " +
+        "needs the one the backup was made with (docs/operations.md, Backups)\n",
+    });
+    expect(existsSync(file)).toBe(false);
+  });
 });

@@ -38,29 +38,35 @@ describe("operator console: money", () => {
   /** The payment the staff member refunded, with the leader's approval. */
   let refunded = "";
 
-  const rest = async (method: string, path: string, body?: unknown) => {
+  const rest = async (method: string, path: string, body?: unknown, token = terminal) => {
     const response = await fetch(`${platform.baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${terminal}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return (await response.json()) as any;
   };
-  /** A billed order of the demo store, 2684 with tax. */
-  async function bill() {
-    const order = await rest("POST", "/orders", {
-      order_type: "dine_in",
-      table_number: `C${++table}`,
-      items: [
-        { sequence: 1, item_name: "Ramen", quantity: 2, unit_price: 980 },
-        { sequence: 2, item_name: "Gyoza", quantity: 1, unit_price: 480 },
-      ],
-    });
-    const billed = await rest("POST", "/bills", {
-      order_id: order.id,
-      staff_code: demoUser(demo, "STAFF").login_id,
-      tax_percentage: 10,
-    });
+  /** A billed order of the demo store, 2684 with tax (by the terminal unless a token is given). */
+  async function bill(token = terminal) {
+    const order = await rest(
+      "POST",
+      "/orders",
+      {
+        order_type: "dine_in",
+        table_number: `C${++table}`,
+        items: [
+          { sequence: 1, item_name: "Ramen", quantity: 2, unit_price: 980 },
+          { sequence: 2, item_name: "Gyoza", quantity: 1, unit_price: 480 },
+        ],
+      },
+      token,
+    );
+    const billed = await rest(
+      "POST",
+      "/bills",
+      { order_id: order.id, staff_code: demoUser(demo, "STAFF").login_id, tax_percentage: 10 },
+      token,
+    );
     return billed.id as string;
   }
   const cashSale = async () =>
@@ -218,6 +224,31 @@ describe("operator console: money", () => {
     });
   });
 
+  it("marks a cash sale the terminal recorded offline where the day's payments are listed", async () => {
+    const happened = new Date(clock().getTime() - 10 * 60_000);
+    const sale = await rest("POST", "/payments", {
+      bill_id: await bill(),
+      amount: 2684,
+      payment_method: { type: "CASH" },
+      cash_received: 3000,
+      occurred_at: happened.toISOString(),
+    });
+    expect(sale).toMatchObject({ status: "completed", recorded_offline: true });
+    const live = await cashSale();
+    const mark = (page: Page, id: string) => page.getByTestId(`payment-${id}`).getByText("Recorded offline");
+    await mark(managerPage, sale.id).waitFor();
+    await managerPage.getByTestId(`payment-${live.id}`).waitFor();
+    expect(await mark(managerPage, live.id).count()).toBe(0);
+    await totalsMatchApi(managerPage);
+
+    const search = await signedInPage(manager);
+    await search.goto(`${platform.baseUrl}/console/payments?method=CASH`);
+    await mark(search, sale.id).waitFor();
+    expect(await mark(search, live.id).count()).toBe(0);
+    expect(await seriousViolations(search)).toEqual([]);
+    await search.context().close();
+  });
+
   it("shows it is reconnecting when the socket drops, then resubscribes and reads what it missed", async () => {
     proxy.cut();
     await managerPage.getByTestId("live-status").getByText("Reconnecting…").waitFor();
@@ -277,6 +308,31 @@ describe("operator console: money", () => {
     await screenshot(page, "payment-refund");
     expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();
+  });
+
+  // The store manager sells here: the terminal's token (90 s) is kept for the tests before, as the day closes next.
+  it("adds an e-money sale on a line of its own, shows its brand, and finds it by method", async () => {
+    const token = manager.access_token;
+    const line = async () =>
+      (await apiDay()).totals.find((total: { payment_method: string }) => total.payment_method === "EMONEY");
+    const before = await line();
+    const payment_method = { type: "EMONEY", brand: "nanaco" };
+    const sale = await rest("POST", "/payments", { bill_id: await bill(token), amount: 2684, payment_method }, token);
+    const approved = await rest("PATCH", `/payments/${sale.id}`, { card_document_number: "00077" }, token);
+    expect(approved.status).toBe("completed");
+    await managerPage.getByTestId(`payment-${sale.id}`).getByText("EMONEY (nanaco)").waitFor();
+    await totalsMatchApi(managerPage);
+    const shown = (await shownTotals(managerPage)).find((total) => total.payment_method === "EMONEY")!;
+    expect(shown).toMatchObject({ payment_count: before.payment_count + 1, gross_amount: before.gross_amount + 2684 });
+
+    const search = await signedInPage(manager);
+    await search.goto(`${platform.baseUrl}/console/payments?method=EMONEY`);
+    await search.getByTestId(`payment-${sale.id}`).getByText("EMONEY (nanaco)").waitFor();
+    expect(await search.getByRole("table", { name: "Payments found" }).getByText("CASH").count()).toBe(0);
+    await search.goto(`${platform.baseUrl}/console/payments/${sale.id}`);
+    await search.getByText("EMONEY (nanaco)").waitFor();
+    expect(await seriousViolations(search)).toEqual([]);
+    await search.context().close();
   });
 
   it("closes the day and shows the totals the API reports for it", async () => {
@@ -369,6 +425,30 @@ describe("operator console: money", () => {
       })
       .toBe("delivered");
     expect(await page.getByRole("table", { name: "Dead letters" }).getByTestId(`dead-${letter.id}`).count()).toBe(0);
+    const restriction = page.getByRole("group", { name: "API key restriction" });
+    expect(await restriction.textContent()).toContain("every partner operation");
+
+    // A restricted key shows what it may do.
+    const CREATE = `mutation ($name: String!) {
+      createClientPartner(input: { name: $name }) { id }
+    }`;
+    const { body: made } = await postGraphQL(
+      platform.baseUrl,
+      CREATE,
+      { name: "Restricted partner" },
+      operator.access_token,
+    );
+    const { body: issued } = await postGraphQL(
+      platform.baseUrl,
+      'mutation ($id: Int!) { issueApiKey(client_partner_id: $id, input: { permissions: ["webhooks:manage"], store_ids: [7] }) { client_id } }',
+      { id: made.data.createClientPartner.id },
+      operator.access_token,
+    );
+    await page.getByLabel("API key (client_id)").fill(issued.data.issueApiKey.client_id);
+    await page.getByRole("button", { name: "Show" }).click();
+    await expect.poll(() => restriction.textContent()).toContain("webhooks:manage");
+    expect(await restriction.textContent()).toContain("for stores 7 only");
+    expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();
   });
 });

@@ -11,7 +11,7 @@ import {
 } from "../support/browser";
 import { deviceToken } from "../support/device";
 import { PASSWORD } from "../support/identity";
-import { demoUser, postJson, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import { demoUser, getJson, postJson, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
 import { operator } from "../support/portal-seed";
 
 // The operator console in a real browser (Debian's chromium) against the embedded platform. The platform's clock
@@ -43,6 +43,9 @@ describe("operator console", () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await logInInConsole(page, platform.baseUrl, user, nextStep());
+    // L1 to L4 land on the overview (tests/e2e/console-overview.test.ts); these tests start from the tree.
+    await page.getByRole("heading", { name: /^(Overview|Tenant tree)$/ }).waitFor();
+    await page.getByRole("link", { name: "Tenant tree" }).click();
     await page.getByRole("heading", { name: "Tenant tree" }).waitFor();
     return { context, page };
   }
@@ -126,6 +129,26 @@ describe("operator console", () => {
     await context.close();
   });
 
+  it("lets a PSP admin grant a partner a store from the partner's page", async () => {
+    const partner = await platform.partners.createPartner("Console grantee");
+    const { context, page } = await loggedIn(demoUser(demo, "PSP_ADMIN"));
+    await page.getByRole("link", { name: "Client partner" }).click();
+    await page.getByLabel("Client partner id").fill(String(partner.id));
+    await page.getByRole("button", { name: "Show" }).click();
+    await page.getByText("No grants: this partner acts on no store.").waitFor();
+    await page.getByLabel("Merchant id").fill(String(demo.merchant.id));
+    await page.getByLabel("Store ids (none: the whole merchant)").fill(String(demo.store.id));
+    await page.getByRole("button", { name: "Grant" }).click();
+    const row = page.getByRole("table", { name: "Grants" }).getByRole("row").filter({ hasText: "active" });
+    await row.waitFor();
+    expect(await row.locator('[data-field="store"]').textContent()).toBe(String(demo.store.id));
+    expect(await seriousViolations(page)).toEqual([]);
+    await documentationScreenshot(page, "partner-grants");
+    const grants = await platform.payments.grants.partnerGrants(operator, partner.id, {});
+    expect(grants.nodes).toMatchObject([{ merchant_id: demo.merchant.id, store_id: demo.store.id, status: "active" }]);
+    await context.close();
+  });
+
   it("keeps a store manager to its store, in the tree and at a typed URL", async () => {
     const other = await platform.portal.tenants.createStore(operator, {
       merchant_id: demo.merchant.id,
@@ -176,6 +199,20 @@ describe("operator console", () => {
     await banner.getByRole("button", { name: "End impersonation" }).click();
     await page.getByRole("heading", { name: "Users" }).waitFor();
     expect(await page.getByTestId("role").textContent()).toBe("SYSTEM_OP");
+
+    // "Log out" while acting as the user ends the impersonation alone: its token is refused, the operator is back.
+    await actAs.click();
+    await banner.waitFor();
+    const impersonation = await page.evaluate(
+      `JSON.parse(sessionStorage.getItem("pos-cloud-console-session")).access_token`,
+    );
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("heading", { name: "Users" }).waitFor();
+    await banner.waitFor({ state: "detached" });
+    expect(await page.getByTestId("role").textContent()).toBe("SYSTEM_OP");
+    await expect
+      .poll(async () => (await getJson(platform.baseUrl, "/api/v1/users?limit=1", String(impersonation))).status)
+      .toBe(401);
     await context.close();
   });
 

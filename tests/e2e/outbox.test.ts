@@ -33,7 +33,20 @@ const seriesOf = (expr: string) =>
   (expr.replace(/\{[^}]*\}|\[[^\]]*\]/g, "").match(/(?<![\w.])[a-z_:][\w:]*/gi) ?? []).filter(
     (word) => !promqlWords.has(word),
   );
-const promqlWords = new Set(["max", "min", "sum", "avg", "rate", "increase", "offset", "by", "without", "and", "or"]);
+const promqlWords = new Set([
+  "max",
+  "min",
+  "sum",
+  "avg",
+  "rate",
+  "increase",
+  "offset",
+  "by",
+  "without",
+  "and",
+  "or",
+  "time",
+]);
 
 const ofIntent = (events: BusEvent[], id: string) => events.filter((event) => event.aggregate_id === id);
 
@@ -95,7 +108,7 @@ describe("outbox events of a running platform", () => {
 
   // In-process only: a cluster's publisher runs in a worker, which serves them (tests/e2e/cluster-start.test.ts).
   inProcessOnly("serves the outbox metrics at /metrics in Prometheus text format", async () => {
-    const response = await fetch(`${platform.baseUrl}/metrics`);
+    const response = await fetch(`${platform.adminUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
     const text = await response.text();
@@ -112,7 +125,7 @@ describe("outbox events of a running platform", () => {
     const rules = parse(readFileSync(new URL("../../deploy/prometheus/alerts.yml", import.meta.url), "utf8")) as {
       groups: { rules: { alert: string; expr: string }[] }[];
     };
-    const exposed = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+    const exposed = await (await fetch(`${platform.adminUrl}/metrics`)).text();
     const used = rules.groups.flatMap((group) => group.rules.flatMap((rule) => seriesOf(rule.expr)));
     expect(used).toEqual(expect.arrayContaining(["pgw_outbox_pending_count", "pgw_webhook_delivery_total"]));
     for (const series of used) expect(exposed, series).toMatch(new RegExp(`^# TYPE ${series} `, "m"));
@@ -163,7 +176,7 @@ describe.skipIf(clusterWiring)("an outbox event the bus keeps refusing", () => {
     expect(await row()).toMatchObject({ status: "failed", retry_count: 5, last_error: "NATS is unreachable" });
     const failed = (await failedEvents()).find((event) => event.aggregate_id === created.body.id);
     expect(failed).toMatchObject({ retry_count: 5, last_error: "NATS is unreachable" });
-    const metrics = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+    const metrics = await (await fetch(`${platform.adminUrl}/metrics`)).text();
     expect(metrics).toMatch(/^pgw_outbox_failed_count [1-9]\d*$/m);
 
     const admin = await humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: 1 });

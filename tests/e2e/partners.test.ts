@@ -80,21 +80,22 @@ describe("partner onboarding", () => {
       "expires_at",
       "id",
       "last_used_at",
+      "permissions",
       "revoked_at",
       "status",
+      "store_ids",
     ]);
     expect(JSON.stringify(keys.body)).not.toContain(key.body.secret);
     expect(keys.body[0].last_used_at).not.toBeNull();
   });
 
-  inProcessOnly("refuses a third active key with 409 naming the limit, and bad input with 400", async () => {
-    const { id } = await newPartner("Two-key POS");
-    expect((await issue(id)).status).toBe(201);
-    expect((await issue(id)).status).toBe(201);
-    const third = await issue(id);
-    expect(third.status).toBe(409);
-    expect(third.body).toMatchObject({ code: "conflict", details: { field: "api_keys", constraint: "max_active_2" } });
-    expect((await getJson(platform.baseUrl, `/api/v1/partners/${id}/api-keys`, operator)).body).toHaveLength(2);
+  inProcessOnly("refuses a sixth active client_id with 409 naming the limit, and bad input with 400", async () => {
+    const { id } = await newPartner("Five-key POS");
+    for (let issued = 0; issued < 5; issued++) expect((await issue(id)).status).toBe(201);
+    const sixth = await issue(id);
+    expect(sixth.status).toBe(409);
+    expect(sixth.body).toMatchObject({ code: "conflict", details: { field: "api_keys", constraint: "max_active_5" } });
+    expect((await getJson(platform.baseUrl, `/api/v1/partners/${id}/api-keys`, operator)).body).toHaveLength(5);
     const nameless = await postJson(platform.baseUrl, "/api/v1/partners", { name: "" }, operator);
     expect(nameless.status).toBe(400);
     expect(nameless.body).toMatchObject({ code: "invalid_request", details: { field: "name" } });
@@ -151,7 +152,7 @@ describe("partner onboarding", () => {
       });
       expect(notices).toBe(1);
 
-      const metrics = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+      const metrics = await (await fetch(`${platform.adminUrl}/metrics`)).text();
       expect(Number(/^pgw_api_keys_expiring (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
     },
   );
@@ -205,5 +206,9 @@ describe("partner onboarding", () => {
     expect(keys).toEqual([expect.objectContaining({ id: key.id, status: "active" })]);
     expect(JSON.parse((await run("revoke", String(partner.id), key.id)).out)).toMatchObject({ status: "revoked" });
     expect(JSON.parse((await run("list")).out)).toContainEqual(expect.objectContaining({ id: partner.id }));
+    const restricted = JSON.parse(
+      (await run("issue", String(partner.id), "payment_intents:read,refunds:write", "4")).out,
+    );
+    expect(restricted).toMatchObject({ permissions: ["payment_intents:read", "refunds:write"], store_ids: [4] });
   });
 });

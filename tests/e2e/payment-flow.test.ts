@@ -1,9 +1,10 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { type Caller, logger } from "@pos-cloud/common";
+import { createPartnerClient, PartnerApiError, type PartnerClient } from "@pos-cloud/partner-sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DemoProviders } from "../../apps/platform/src/demo";
 import { movableClock } from "../../subgraphs/payments/src/testing";
-import { call, signed } from "../support/gateway";
+import { call } from "../support/gateway";
 import { inProcessOnly, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { callSandbox } from "../support/sandbox-provider";
 import { type SeededStorePartner, seed } from "../support/seed";
@@ -11,6 +12,8 @@ import { type SeededStorePartner, seed } from "../support/seed";
 const clock = movableClock();
 let platform: TestPlatform;
 let partner: SeededStorePartner;
+/** The partner's calls go through the partner SDK, as a partner's own server makes them. */
+let partnerApi: PartnerClient;
 /** The sandbox QR provider that notifies the gateway. */
 let sandbox: DemoProviders["provider"];
 
@@ -22,6 +25,7 @@ beforeAll(async () => {
     demo: false,
   });
   partner = await seed(platform).storePartner();
+  partnerApi = sdkOf(partner);
   sandbox = seed(platform).providers().provider;
 });
 afterAll(() => platform?.close());
@@ -31,15 +35,28 @@ afterEach(() => {
 
 const ref = () => `ref-${randomBytes(6).toString("hex")}`;
 
-async function createIntent(amount = 1200, methods = ["qr_mpm"]) {
-  const created = await signed(platform.baseUrl, partner, "POST", "/v1/payment_intents", {
-    amount,
-    currency: "JPY",
-    payment_method_types: methods,
-    merchant_ref_id: ref(),
+const sdkOf = (key: { client_id: string; secret: string }) =>
+  createPartnerClient({ baseUrl: platform.baseUrl, clientId: key.client_id, secret: key.secret });
+
+/** A call's status and body, a refusal's too (the SDK throws those), for a test that expects either. */
+async function answer(
+  request: Promise<{ data?: unknown; response: Response }>,
+): Promise<{ status: number; body: any }> {
+  try {
+    const { data, response } = await request;
+    return { status: response.status, body: data };
+  } catch (error) {
+    if (!(error instanceof PartnerApiError)) throw error;
+    return { status: error.status, body: error };
+  }
+}
+
+async function createIntent(amount = 1200, methods: ("qr_mpm" | "credit_card")[] = ["qr_mpm"]) {
+  const { data, response } = await partnerApi.POST("/v1/payment_intents", {
+    body: { amount, currency: "JPY", payment_method_types: methods, merchant_ref_id: ref() },
   });
-  expect(created.status).toBe(201);
-  return { id: created.body.id as string, token: created.body.payment_token.token as string };
+  expect(response.status).toBe(201);
+  return { id: data!.id, token: data!.payment_token!.token };
 }
 
 const confirm = (id: string, token: string, provider = "sandbox") =>
@@ -131,8 +148,10 @@ describe("QR payments through the gateway and the sandbox provider", () => {
     expect((await settled(id)).status).toBe("succeeded");
     // The web view follows the payment with its used token; the partner with its signature.
     expect(await retrieve(id, token)).toMatchObject({ status: 200, body: { id, status: "succeeded" } });
-    const listed = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?status=succeeded&limit=100");
-    expect(listed.body.find((intent: { id: string }) => intent.id === id)).toMatchObject({ status: "succeeded" });
+    const { data: listed } = await partnerApi.GET("/v1/payment_intents", {
+      params: { query: { status: "succeeded", limit: 100 } },
+    });
+    expect(listed!.find((intent) => intent.id === id)).toMatchObject({ status: "succeeded" });
     expect(await eventTypes(id)).toEqual([
       "payment_intent.created",
       "payment_intent.requires_action",
@@ -152,7 +171,7 @@ describe("QR payments through the gateway and the sandbox provider", () => {
       where: { payment_intent_id: id },
       orderBy: { id: "asc" },
     });
-    const detail = await signed(platform.baseUrl, partner, "GET", `/v1/transactions/${paidRow!.id}`);
+    const detail = await answer(partnerApi.GET("/v1/transactions/{id}", { params: { path: { id: paidRow!.id } } }));
     expect(detail.status).toBe(200);
     expect(detail.body).toMatchObject({
       id: paidRow!.id,
@@ -167,26 +186,28 @@ describe("QR payments through the gateway and the sandbox provider", () => {
     expect(detail.body.id).toMatch(/^txn_[0-9A-HJKMNP-TV-Z]{26}$/);
 
     const other = await platform.partners.issueApiKey((await platform.partners.createPartner("other")).id);
-    const theirs = await signed(platform.baseUrl, other, "GET", `/v1/transactions/${paidRow!.id}`);
-    expect(theirs.status).toBe(404);
-    expect(theirs.body.code).toBe("not_found");
+    await expect(
+      sdkOf(other).GET("/v1/transactions/{id}", { params: { path: { id: paidRow!.id } } }),
+    ).rejects.toMatchObject({ status: 404, code: "not_found" });
   });
 
   it("lists an intent's ledger for its payment token: a captured and refunded card payment", async () => {
     const { id, token } = await createIntent(1500, ["credit_card"]);
     const list = () => call(platform.baseUrl, "GET", `/v1/payment_intents/${id}/transactions?payment_token=${token}`);
     expect((await list()).body).toEqual([]);
-    expect((await signed(platform.baseUrl, partner, "POST", `/v1/payment_intents/${id}/capture`, {})).status).toBe(200);
-    const refunded = await signed(platform.baseUrl, partner, "POST", `/v1/payment_intents/${id}/refund`, {
-      amount: 300,
-      reason: "returned item",
+    const path = { path: { id } };
+    const captured = await partnerApi.POST("/v1/payment_intents/{id}/capture", { params: path, body: {} });
+    expect(captured.response.status).toBe(200);
+    const { data: refunded } = await partnerApi.POST("/v1/payment_intents/{id}/refund", {
+      params: path,
+      body: { amount: 300, reason: "returned item" },
     });
-    expect(refunded.body).toMatchObject({ amount: 300, status: "succeeded", provider_refund_id: null });
+    expect(refunded).toMatchObject({ amount: 300, status: "succeeded", provider_refund_id: null });
     const ledger = await list();
     expect(ledger.status).toBe(200);
     expect(ledger.body.map((row: any) => [row.type, row.status, row.amount, row.refund_id])).toEqual([
       ["captured", "succeeded", 1500, null],
-      ["refunded", "succeeded", 300, refunded.body.id],
+      ["refunded", "succeeded", 300, refunded!.id],
     ]);
     const wrong = await call(platform.baseUrl, "GET", `/v1/payment_intents/${id}/transactions?payment_token=pt_nope`);
     expect(wrong.status).toBe(401);
@@ -306,10 +327,13 @@ describe("QR payments through the gateway and the sandbox provider", () => {
   });
 
   describe("refunds", () => {
-    const refund = (id: string, body: unknown, key = randomBytes(8).toString("hex")) =>
-      signed(platform.baseUrl, partner, "POST", `/v1/payment_intents/${id}/refund`, body, {
-        headers: { "Idempotency-Key": key },
-      });
+    const refund = (id: string, body: { amount?: number; reason?: string }, key = randomBytes(8).toString("hex")) =>
+      answer(
+        partnerApi.POST("/v1/payment_intents/{id}/refund", {
+          params: { path: { id }, header: { "Idempotency-Key": key } },
+          body,
+        }),
+      );
 
     it("refunds in parts at the provider, refuses more than is left, and keeps the intent succeeded", async () => {
       const { id } = await confirmedAndPaid();
@@ -454,8 +478,8 @@ describe("money safety: cancelled QRs and what providers tell the gateway", () =
       // The intent expires (a signed list sees it past expires_at) while the QR is still open at the provider.
       clock.advance(31 * 60_000);
       try {
-        const listed = await signed(platform.baseUrl, partner, "GET", "/v1/payment_intents?limit=100");
-        expect(listed.body.find((intent: { id: string }) => intent.id === id)).toMatchObject({
+        const { data: listed } = await partnerApi.GET("/v1/payment_intents", { params: { query: { limit: 100 } } });
+        expect(listed!.find((intent) => intent.id === id)).toMatchObject({
           status: "cancelled",
           failure_code: "expired",
         });

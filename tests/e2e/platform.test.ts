@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JobState } from "@pos-cloud/common/jobs";
 import { openDatabase } from "@pos-cloud/common/storage";
@@ -18,8 +18,11 @@ const platformJobs = [
   "pos-outbox",
   "pos-outbox-cleanup",
   "pos-payment-recovery",
+  "pos-refund-recovery",
   "pos-message-retries",
   "card-settlement-exchange",
+  "accounting-export",
+  "accounting-export-retries",
   "payments-outbox",
   "payments-outbox-cleanup",
   "payment-poll",
@@ -27,7 +30,22 @@ const platformJobs = [
   "intent-expiry",
   "confirm-recovery",
   "api-key-expiry",
+  "platform-key-renewal",
+  "webhook-redelivery-probe",
 ];
+
+/** Files and directories under `dir` (and itself) that anyone but their owner may read, write or enter. */
+function filesOthersCanRead(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (path: string) => {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink() || stat.isSocket()) return;
+    if ((stat.mode & 0o077) !== 0) found.push(`${(stat.mode & 0o777).toString(8)} ${path}`);
+    if (stat.isDirectory()) for (const entry of readdirSync(path)) walk(join(path, entry));
+  };
+  walk(dir);
+  return found;
+}
 
 const storeQuery = `query Store($id: Int!) {
   store(id: $id) { id name merchant { id name psp { code } } open_orders_count payment_intents_count }
@@ -56,9 +74,24 @@ describe("the embedded platform", () => {
     expect(await response.json()).toEqual({ status: "ok" });
   });
 
+  // Issue 32: descriptor counts, traffic by route and job schedules were on the public port, in production too.
+  it("serves /ready and /metrics on the operator's loopback port only, never on the public port", async () => {
+    for (const path of ["/ready", "/metrics"]) {
+      const answer = await fetch(`${platform.baseUrl}${path}`);
+      expect({ path, status: answer.status, code: ((await answer.json()) as { code: string }).code }).toEqual({
+        path,
+        status: 404,
+        code: "not_found",
+      });
+    }
+    expect(new URL(platform.adminUrl).hostname).toBe("127.0.0.1");
+    expect((await fetch(`${platform.adminUrl}/ready`)).status).toBe(200);
+    expect(await (await fetch(`${platform.adminUrl}/metrics`)).text()).toMatch(/^process_open_fds \d+$/m);
+  });
+
   // In-process only: a cluster's jobs run in its workers, whose /ready lists them (cluster-start.test.ts).
   inProcessOnly("lists its jobs at /ready and counts their runs in /metrics", async () => {
-    const ready = (await (await fetch(`${platform.baseUrl}/ready`)).json()) as { status: string; jobs: JobState[] };
+    const ready = (await (await fetch(`${platform.adminUrl}/ready`)).json()) as { status: string; jobs: JobState[] };
     expect(ready.status).toBe("ready");
     expect(ready.jobs.map((job) => job.name).sort()).toEqual([...platformJobs].sort());
     // The key rotation check runs at start and the platform's start waits for it.
@@ -70,7 +103,7 @@ describe("the embedded platform", () => {
       schedule: "0 2 * * * (Asia/Tokyo)",
       next_run_at: expect.stringMatching(/T17:00:00.000Z$/),
     });
-    const scraped = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+    const scraped = await (await fetch(`${platform.adminUrl}/metrics`)).text();
     expect(scraped).toMatch(/^pgw_job_runs_total\{job="signing-key-rotation",outcome="succeeded"\} [1-9]/m);
     expect(scraped).toMatch(/^pgw_job_last_success_timestamp_seconds\{job="signing-key-rotation"\} \d+/m);
   });
@@ -201,15 +234,41 @@ describe("the embedded platform", () => {
     });
   });
 
-  // Embedded storage only: cluster mode is backed up with PostgreSQL's tools (docs/operations.md).
+  // Embedded storage only: cluster mode is backed up with PostgreSQL's tools (docs/operations.md). The probe found the
+  // file plaintext, mode 0644, holding master.key and demo.json's secrets; and most database files mode 0666.
   it.skipIf(onPostgres)(
-    "backs up while it runs, and a restore into a new data directory has the same data",
+    "backs up while it runs, encrypted and owner-only, and a restore into a new data directory has the same data",
+    // Four passphrases stretched by scrypt (about a second each on a busy machine) and three databases restored.
+    { timeout: 120_000 },
     async () => {
-      const file = join(scratch.path, "platform.tar");
-      expect(await backup(platform.dataDir, file)).toBe("running");
+      expect(filesOthersCanRead(platform.dataDir)).toEqual([]);
+      const file = join(scratch.path, "platform.backup");
+      const passphrase = "correct horse battery staple";
+      expect(await backup(platform.dataDir, file, passphrase)).toBe("running");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const bytes = readFileSync(file);
+      const masterKey = readFileSync(join(platform.dataDir, "master.key"), "utf8").trim();
+      for (const secret of [masterKey, demo.partner.secret, demoUser(demo, "SYSTEM_OP").password, "PG_VERSION"]) {
+        expect(bytes.includes(secret)).toBe(false);
+      }
       const restored = join(scratch.path, "restored");
-      await restore(restored, file);
-      await expect(restore(restored, file)).rejects.toThrow(/already holds the portal, pos, payments database/);
+      await expect(restore(restored, file, "not the passphrase")).rejects.toThrow(
+        `the passphrase does not open ${file} (BACKUP_PASSPHRASE must be the one it was made with)`,
+      );
+      const changed = join(scratch.path, "changed.backup");
+      writeFileSync(
+        changed,
+        Buffer.concat([bytes.subarray(0, 200), Buffer.from([bytes[200]! ^ 1]), bytes.subarray(201)]),
+      );
+      await expect(restore(restored, changed, passphrase)).rejects.toThrow(
+        `${changed} was changed or cut short since it was written: nothing restored`,
+      );
+      expect(existsSync(join(restored, "portal"))).toBe(false);
+      await restore(restored, file, passphrase);
+      await expect(restore(restored, file, passphrase)).rejects.toThrow(
+        /already holds the portal, pos, payments database/,
+      );
+      expect(filesOthersCanRead(restored)).toEqual([]);
       const reads = {
         portal: [
           "SELECT id, name FROM psps ORDER BY id",

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { PaymentCreate } from "../../subgraphs/pos/src/modules/payments/payment.inputs";
 import { paymentFingerprint } from "../../subgraphs/pos/src/modules/payments/payment.service";
 import { deviceToken, humanToken } from "../support/device";
@@ -211,6 +211,33 @@ describe("POS payments", () => {
     expect(applied).toBeGreaterThan(0);
   });
 
+  it("completes a QR sale through PayPay (its protocol, spoken by the sandbox), learned by polling", async () => {
+    const { bill } = await billedOrder();
+    const qr = await pay({ bill_id: bill.id, amount: 2684, payment_method: { type: "QR" } });
+    expect(qr.status).toBe(201);
+    const confirmed = await callGateway(
+      platform.baseUrl,
+      "POST",
+      `/v1/payment_intents/${qr.body.payment_intent_id}/confirm`,
+      { payment_token: qr.body.payment_token, payment_method_type: "qr_mpm", provider: "paypay" },
+    );
+    expect(confirmed).toMatchObject({ status: 200, body: { provider: "paypay" } });
+    // The code PayPay made opens the sandbox's pay page; the customer pays there.
+    const paid = await fetch(String(confirmed.body.qr_content), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      redirect: "manual",
+    });
+    expect(paid.status).toBe(303);
+    // PayPay sends no notification the gateway takes: a poll (this one, or the poll job's) learns the payment.
+    await platform.payments.poller.pollOnce();
+    await vi.waitFor(async () => expect((await intentRow(qr.body.payment_intent_id)).status).toBe("succeeded"));
+    expect(await intentRow(qr.body.payment_intent_id)).toMatchObject({ provider_name: "paypay", amount: 2684 });
+    const row = await settledRow(qr.body.id);
+    expect(row.status).toBe("completed");
+    expect(await billOf(bill.id)).toMatchObject({ status: "paid", paid_amount: 2684 });
+  });
+
   it("pays a split bill by cash and card, each split on its own, the bill paid when both are", async () => {
     const { order, bill } = await billedOrder();
     const split = await call("POST", `/bills/${bill.id}/split`, terminal, {
@@ -311,10 +338,11 @@ describe("POS payments", () => {
       });
       expect(combine).toMatchObject(inFlight(card.body));
       const date = new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(new Date());
-      const managerCode = (await seed(platform).user("STORE_MANAGER", store)).login_id;
-      const opened = await call("POST", "/settlements", terminal, { date, staff_code: managerCode });
+      const storeManager = await seed(platform).user("STORE_MANAGER", store);
+      const approved = { staff_code: storeManager.login_id, staff_pin: storeManager.password };
+      const opened = await call("POST", "/settlements", terminal, { date, ...approved });
       expect(opened.status).toBe(201);
-      const close = await call("POST", `/settlements/${opened.body.id}/close`, terminal, { staff_code: managerCode });
+      const close = await call("POST", `/settlements/${opened.body.id}/close`, terminal, approved);
       expect(close.status).toBe(409);
       expect(close.body.details.payments).toContainEqual({
         payment_id: card.body.id,
@@ -331,7 +359,7 @@ describe("POS payments", () => {
         staff_code: staffCode,
       });
       expect(combined).toMatchObject({ status: 201, body: { total_amount: 5368 } });
-      const again = await call("POST", `/settlements/${opened.body.id}/close`, terminal, { staff_code: managerCode });
+      const again = await call("POST", `/settlements/${opened.body.id}/close`, terminal, approved);
       expect(again.body.details?.payments ?? []).not.toContainEqual(
         expect.objectContaining({ payment_id: card.body.id }),
       );

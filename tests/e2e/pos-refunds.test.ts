@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoUser } from "../../apps/platform/src/demo";
 import { deviceToken, humanToken } from "../support/device";
 import { call as callGateway } from "../support/gateway";
-import { startTestPlatform, type TestPlatform } from "../support/platform";
+import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { seedBranch } from "../support/portal-seed";
 import { type SeededDevice, type SeededStore, seed } from "../support/seed";
 
@@ -129,7 +129,11 @@ describe("POS refunds", () => {
       refunded_amount: 684,
       remaining_amount: 0,
     });
-    const rest = await refund(payment.id, { refund_amount: 2000, reason: "left", staff_code: leaderCode }, manager);
+    const rest = await refund(
+      payment.id,
+      { refund_amount: 2000, reason: "left", staff_code: leaderCode, staff_pin: leaderPin },
+      manager,
+    );
     expect(rest.status).toBe(201);
     expect(rest.body.payment).toMatchObject({ status: "refunded", refund_amount: 2684 });
     expect(await billOf(bill.id)).toMatchObject({ status: "cancelled", paid_amount: 0, refunded_amount: 2684 });
@@ -320,15 +324,72 @@ describe("POS refunds", () => {
       });
       expect(terminalBare.body.details).toMatchObject({ field: "staff_pin" });
       expect(await refundsOf(payment.id)).toEqual([]);
-      const leader = await humanToken(platform.portal, {
-        role: "STAFF_LEADER",
-        psp_id: store.psp_id,
-        merchant_id: store.merchant_id,
-        store_id: store.id,
-      });
-      const made = await refund(payment.id, { refund_amount: 100, reason: "own", staff_code: leaderCode }, leader);
+      const own = (await logIn(platform.baseUrl, leader)).access_token;
+      const made = await refund(payment.id, { refund_amount: 100, reason: "own", staff_code: leaderCode }, own);
       expect(made.status).toBe(201);
       expect(await audited(made.body.id)).toHaveLength(1);
+    });
+
+    // Issue 38: a refund refused for the payment's state or amount left a `payment.refund_approved` record behind.
+    it("leaves no approval on record when the payment cannot give the amount back", async () => {
+      const payment = await cash((await billedOrder()).id, 2684);
+      const approvals = () =>
+        platform.portal.prisma.auditLog.count({
+          where: { event: "payment.refund_approved", target_id: payment.id },
+        });
+      const approved = { reason: "approved", staff_code: leaderCode, staff_pin: leaderPin };
+      expect(await refund(payment.id, { ...approved, refund_amount: 2685 })).toMatchObject({
+        status: 400,
+        body: { details: { field: "refund_amount", constraint: "refundable_amount" } },
+      });
+      expect(await approvals()).toBe(0);
+      expect((await refund(payment.id, { ...approved, refund_amount: 2684 })).status).toBe(201);
+      expect(await approvals()).toBe(1);
+      expect(await refund(payment.id, { ...approved, refund_amount: 1 })).toMatchObject({
+        status: 409,
+        body: { code: "invalid_state" },
+      });
+      expect(await approvals()).toBe(1);
+    });
+
+    // Issue 32: an L5 token named the store manager or another leader as staff_code and the refund was recorded in
+    // their name. Without that person's PIN the caller can only approve itself.
+    it("refuses an L5 naming another leader or the manager without their PIN, over REST and GraphQL", async () => {
+      const payment = await cash((await billedOrder()).id, 2684);
+      const caller = await seed(platform).user("STAFF_LEADER", store);
+      const managerUser = await seed(platform).user("STORE_MANAGER", store);
+      const token = (await logIn(platform.baseUrl, caller)).access_token;
+      const refusedShape = {
+        status: 400,
+        body: { code: "invalid_request", details: { field: "staff_pin", constraint: "required" } },
+      };
+      const mutation = `mutation ($id: ID!, $input: RefundPosPaymentInput!) {
+        refundPosPayment(payment_id: $id, input: $input) { refund { id staff_code } }
+      }`;
+      for (const named of [leaderCode, managerUser.login_id]) {
+        const body = { refund_amount: 100, reason: "in another's name", staff_code: named };
+        expect(await refund(payment.id, body, token)).toMatchObject(refusedShape);
+        const graphql = await postGraphQL(platform.baseUrl, mutation, { id: payment.id, input: body }, token);
+        expect(graphql.body.errors?.[0]?.extensions).toMatchObject({
+          code: "INVALID_REQUEST",
+          details: { field: "staff_pin", constraint: "required" },
+        });
+      }
+      expect(await refundsOf(payment.id)).toEqual([]);
+      expect(await billOf(payment.bill_id)).toMatchObject({ status: "paid", refunded_amount: 0 });
+      // With the named leader's PIN the refund is theirs; the caller's own code needs none.
+      const withPin = { refund_amount: 100, reason: "approved", staff_code: leaderCode, staff_pin: leaderPin };
+      expect(await refund(payment.id, withPin, token)).toMatchObject({ status: 201, body: { staff_code: leaderCode } });
+      const graphql = await postGraphQL(
+        platform.baseUrl,
+        mutation,
+        { id: payment.id, input: { refund_amount: 100, reason: "own", staff_code: caller.login_id } },
+        token,
+      );
+      expect(graphql.body.data?.refundPosPayment.refund.staff_code).toBe(caller.login_id);
+      expect((await refundsOf(payment.id)).map((row) => row.staff_code).sort()).toEqual(
+        [leaderCode, caller.login_id].sort(),
+      );
     });
 
     it("refunds with the approver's right PIN and audit-logs the approver", async () => {

@@ -30,6 +30,8 @@ describe("POS settlements and the card settlement exchange", () => {
   let staff: string;
   let operator: string;
   let managerCode: string;
+  /** A terminal's settlement needs the manager's secret besides the login id (issue 38): a manager's is its password. */
+  let managerPin: string;
   let leaderCode: string;
   /** A terminal\'s refund needs the approving leader\'s PIN besides the login id (issue 21). */
   let leaderPin: string;
@@ -118,7 +120,9 @@ describe("POS settlements and the card settlement exchange", () => {
     manager = await humanToken(platform.portal, { role: "STORE_MANAGER", ...at });
     staff = await humanToken(platform.portal, { role: "STAFF", ...at });
     operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
-    managerCode = (await seed(platform).user("STORE_MANAGER", store)).login_id;
+    const storeManager = await seed(platform).user("STORE_MANAGER", store);
+    managerCode = storeManager.login_id;
+    managerPin = storeManager.password!;
     const leader = await seed(platform).user("STAFF_LEADER", store);
     leaderCode = leader.login_id;
     leaderPin = leader.pin!;
@@ -129,7 +133,7 @@ describe("POS settlements and the card settlement exchange", () => {
 
   const STORE_DAY = `query ($store_id: Int, $date: String) { storeDay(store_id: $store_id, date: $date) {
     date starts_at ends_at settlement { id status } gross_amount refund_amount net_amount payment_count refund_count csv
-    totals { payment_method gross_amount refund_amount net_amount payment_count refund_count } } }`;
+    totals { payment_method gross_amount tip_amount refund_amount net_amount payment_count refund_count } } }`;
   /** The CSV's lines after its header, each split into its fields. */
   const csvRows = (csv: string) =>
     csv
@@ -162,7 +166,7 @@ describe("POS settlements and the card settlement exchange", () => {
       payment_count: method(before, "CASH").payment_count + 1,
     });
     expect(after.net_amount).toBe(after.gross_amount - after.refund_amount);
-    expect(after.csv.split("\r\n")[0]).toBe("Kind,ID,Date,Time,Payment Method,Amount,Carried Over");
+    expect(after.csv.split("\r\n")[0]).toBe("Kind,ID,Date,Time,Payment Method,Amount,Tip,Carried Over");
     const rows = csvRows(after.csv);
     expect(rows).toContainEqual([
       "payment",
@@ -171,6 +175,7 @@ describe("POS settlements and the card settlement exchange", () => {
       expect.stringMatching(/^\d\d:\d\d:\d\d$/),
       "CASH",
       "2684",
+      "0",
       "no",
     ]);
     expect(rows).toHaveLength(after.payment_count + after.refund_count);
@@ -202,11 +207,13 @@ describe("POS settlements and the card settlement exchange", () => {
 
   it("totals a day of cash and card sales and a refund per method, closes it, and keeps a late payment out", async () => {
     for (const [body, field] of [
-      [{ staff_code: managerCode }, "date"],
-      [{ date: "2026-02-30", staff_code: managerCode }, "date"],
-      [{ date: 20261124, staff_code: managerCode }, "date"],
-      [{ date: today(), staff_code: managerCode, auto_close: "yes" }, "auto_close"],
+      [{ staff_code: managerCode, staff_pin: managerPin }, "date"],
+      [{ date: "2026-02-30", staff_code: managerCode, staff_pin: managerPin }, "date"],
+      [{ date: 20261124, staff_code: managerCode, staff_pin: managerPin }, "date"],
+      [{ date: today(), staff_code: managerCode, staff_pin: managerPin, auto_close: "yes" }, "auto_close"],
       [{ date: today() }, "staff_code"],
+      // A login id is printed on receipts: alone, it is no manager's approval.
+      [{ date: today(), staff_code: managerCode }, "staff_pin"],
     ] as const) {
       const refused = await call("POST", "/settlements", terminal, body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
@@ -218,7 +225,17 @@ describe("POS settlements and the card settlement exchange", () => {
     expect((await call("GET", "/settlements", terminal)).body).not.toContainEqual(
       expect.objectContaining({ date: today() }),
     );
-    const opened = await call("POST", "/settlements", terminal, { date: today(), staff_code: managerCode });
+    const wrongPin = await call("POST", "/settlements", terminal, {
+      date: today(),
+      staff_code: managerCode,
+      staff_pin: "not the password",
+    });
+    expect(wrongPin).toMatchObject({ status: 403, body: { details: { field: "staff_pin" } } });
+    const opened = await call("POST", "/settlements", terminal, {
+      date: today(),
+      staff_code: managerCode,
+      staff_pin: managerPin,
+    });
     expect(opened.status).toBe(201);
     expect(opened.body).toMatchObject({
       store_id: store.id,
@@ -266,7 +283,8 @@ describe("POS settlements and the card settlement exchange", () => {
     const again = await call("POST", "/api/v1/settlements", manager, { store_id: store.id, date: today() });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: "conflict", details: { settlement_id: settlementId } });
-    expect((await call("POST", "/settlements", terminal, { date: today(), staff_code: leaderCode })).status).toBe(403);
+    const byLeader = { date: today(), staff_code: leaderCode, staff_pin: leaderPin };
+    expect((await call("POST", "/settlements", terminal, byLeader)).status).toBe(403);
     expect((await call("GET", `/settlements/${settlementId}`, staff)).status).toBe(403);
 
     const closed = await call("POST", `/api/v1/settlements/${settlementId}/close`, manager, {});
@@ -285,7 +303,16 @@ describe("POS settlements and the card settlement exchange", () => {
       net_amount: open.net_amount,
     });
     const closedRows = csvRows(closedDay.csv);
-    expect(closedRows).toContainEqual(["refund", mine.refund, today(), expect.any(String), "CREDIT_CARD", "684", "no"]);
+    expect(closedRows).toContainEqual([
+      "refund",
+      mine.refund,
+      today(),
+      expect.any(String),
+      "CREDIT_CARD",
+      "684",
+      "0",
+      "no",
+    ]);
     expect(closedRows.map((row) => row[1])).not.toContain(mine.lateCard);
     const net = closedRows.reduce(
       (sum, [kind, , , , , amount]) => sum + (kind === "payment" ? 1 : -1) * Number(amount),

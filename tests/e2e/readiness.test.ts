@@ -66,7 +66,7 @@ describe.runIf(natsReachable)("an edge on NATS, with NATS taken away", () => {
       subgraphs: { portal: { url: subgraphUrl }, pos: { url: subgraphUrl }, payments: { url: subgraphUrl } },
     });
     closers.unshift(() => edge.close());
-    const edgeUrl = `http://127.0.0.1:${edge.port}`;
+    const edgeUrl = edge.adminUrl;
 
     expect(await readiness(edgeUrl)).toEqual({ status: 200, body: { status: "ready" } });
     proxy.cut();

@@ -6,8 +6,6 @@ import { repositoryRoot } from "@pos-cloud/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
 import { runProviderCli as runCliInProcess } from "../../apps/sandbox-provider/src/provider-cli";
-import { providerRegistry } from "../../subgraphs/payments/src/modules/providers/provider-registry";
-import { sandboxProviders } from "../../subgraphs/payments/src/modules/providers/sandbox.provider";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
 
 function runProviderCli(dataDir: string, args: string[]): Promise<{ code: number | null; output: string }> {
@@ -27,10 +25,8 @@ function runProviderCli(dataDir: string, args: string[]): Promise<{ code: number
 describe("the embedded sandbox QR provider", () => {
   let platform: TestPlatform;
   const demo = () => JSON.parse(readFileSync(join(platform.dataDir, "demo.json"), "utf8")) as DemoFile;
-  const sandbox = () =>
-    providerRegistry(sandboxProviders({ baseUrl: demo().provider.base_url, gatewayBaseUrl: platform.baseUrl })).get(
-      "sandbox",
-    );
+  /** The platform's own `sandbox` provider, as configured by default. */
+  const sandbox = () => platform.payments.providers.get("sandbox");
   const request = (amount: number) => ({
     amount,
     currency: "JPY",

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
+import { createTerminalClient, paymentTokenClient, type TerminalClient } from "@pos-cloud/terminal-sdk";
 import { type Client, createClient } from "graphql-ws";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { demoUrls } from "../../apps/platform/src/demo";
 import { movableClock } from "../../subgraphs/payments/src/testing";
-import { deviceToken, humanToken } from "../support/device";
+import { humanToken } from "../support/device";
 import { call, signed } from "../support/gateway";
 import { loggedDuring } from "../support/log";
 import { inProcessOnly, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
@@ -25,7 +26,11 @@ let partner: SeededStorePartner;
 /** The sandbox QR provider's address, where a customer's payment is made. */
 let sandboxUrl: string;
 let device: string;
+/** The terminal as its app has it: the SDK, signing at the platform's (moved) time. */
+let sdk: TerminalClient;
 const clients: Client[] = [];
+/** Ends the SDK's feeds a test left open. */
+let feeds = new AbortController();
 
 const subscription = `subscription Follow($id: String!) {
   paymentIntentUpdated(id: $id) { id status amount currency failure_code }
@@ -43,14 +48,60 @@ beforeAll(async () => {
   terminal = await seed(platform).device(home);
   partner = await seed(platform).storePartner(home);
   sandboxUrl = seed(platform).providers().provider.base_url;
+  sdk = createTerminalClient({
+    baseUrl: platform.baseUrl,
+    clientId: terminal.client_id,
+    privateKey: terminal.private_jwk,
+    WebSocket,
+    now: () => clock().getTime(),
+  });
 });
-// A device token lives 90 s: each test takes its own, signed at the platform's (moved) time.
+// A device token lives 90 s: the SDK renews it at 75 % of its life on the platform's (moved) clock.
 beforeEach(async () => {
-  device = await deviceToken(platform.baseUrl, terminal, clock());
+  device = await sdk.tokens.token();
 });
+/** Ends the SDK feeds a test opened. */
+function endFeeds() {
+  feeds.abort();
+  feeds = new AbortController();
+}
 afterEach(async () => {
+  endFeeds();
   await Promise.all(clients.splice(0).map((client) => client.dispose()));
 });
+
+/** What an SDK feed yields, gathered as it comes, with a way to wait until the items so far satisfy `done`. */
+function gather<T>(feed: AsyncGenerator<T>) {
+  const items: T[] = [];
+  let ended = false;
+  let failure: unknown;
+  const finished = (async () => {
+    try {
+      for await (const item of feed) items.push(item);
+    } catch (error) {
+      failure = error;
+    } finally {
+      ended = true;
+    }
+  })();
+  const until = (done: () => boolean) =>
+    expect
+      .poll(() => {
+        if (failure) throw failure;
+        return done() || (ended && `the feed ended after ${JSON.stringify(items)}`);
+      })
+      .toBe(true);
+  return {
+    items,
+    until,
+    /** Resolves with every item once the feed ended by itself. */
+    finished: async () => {
+      await finished;
+      if (failure) throw failure;
+      return items;
+    },
+  };
+}
 afterAll(() => platform?.close());
 
 function connect(token?: string, onClosed?: (code: number) => void) {
@@ -191,7 +242,7 @@ const codesOf = (ended: { error: unknown } | { complete: true }) =>
 /** Resolves once this edge serves `count` storeEvents subscriptions: the feed sends nothing before an event. */
 async function storeFeeds(count: number) {
   const served = async () => {
-    const text = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+    const text = await (await fetch(`${platform.adminUrl}/metrics`)).text();
     return Number(/pgw_subscriptions_active\{field="storeEvents"\} (\d+)/.exec(text)?.[1] ?? 0);
   };
   await expect.poll(served, { timeout: 10_000, interval: 10 }).toBe(count);
@@ -203,68 +254,63 @@ describe("storeEvents over graphql-ws", () => {
   }`;
   // Before the file's own afterEach, which would close the clients after this waits for them to be gone.
   afterEach(async () => {
+    endFeeds();
     await Promise.all(clients.splice(0).map((client) => client.dispose()));
     await storeFeeds(0);
   });
 
   it("sends a device each change of its store's intents, one message per event, in order", async () => {
-    const events = follow(connect(device), {}, feed);
+    const feed = gather(sdk.storeEvents({ signal: feeds.signal }));
     await storeFeeds(1);
     const intent = await createIntent();
     // The store's other events (the other tests' sales) are not this test's.
-    const mine = () => events.messages.filter((message) => message.data.storeEvents.payment_intent?.id === intent.id);
-    await events.until(() => mine().length >= 1);
+    const mine = () =>
+      feed.items.flatMap((item) =>
+        item.kind === "event" && item.event.payment_intent?.id === intent.id ? [item.event] : [],
+      );
+    await feed.until(() => mine().length >= 1);
     await confirm(intent);
     await cancel(intent);
-    await events.until(() => mine().length >= 3);
-    expect(mine().map((message) => message.data.storeEvents)).toEqual(
-      ["requires_payment_method", "requires_action", "cancelled"].map(() => ({
-        id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
-        type: "payment_intent_updated",
-        occurred_at: expect.any(String),
-        store_id: home.id,
-        payment_intent: { id: intent.id, status: expect.any(String), amount: 1200 },
-      })),
+    await feed.until(() => mine().length >= 3);
+    expect(mine()).toEqual(
+      ["requires_payment_method", "requires_action", "cancelled"].map(() =>
+        expect.objectContaining({
+          id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+          type: "payment_intent_updated",
+          occurred_at: expect.any(String),
+          store_id: home.id,
+          payment_intent: expect.objectContaining({ id: intent.id, status: expect.any(String), amount: 1200 }),
+        }),
+      ),
     );
     // Each message reads the intent when it is sent, so the last one shows where it ended.
-    expect(mine()[2].data.storeEvents.payment_intent.status).toBe("cancelled");
-    expect(new Set(mine().map((message) => message.data.storeEvents.id)).size).toBe(3);
+    expect(mine()[2]?.payment_intent?.status).toBe("cancelled");
+    expect(new Set(mine().map((event) => event.id)).size).toBe(3);
   });
 
   it("sends a terminal its store's order, bill and cash payment as they happen, in order", async () => {
-    const pos = async (path: string, body: unknown) => {
-      const response = await fetch(`${platform.baseUrl}${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${device}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      expect(response.status).toBe(201);
-      return (await response.json()) as { id: string; total_amount: number };
-    };
-    const events = follow(
-      connect(device),
-      {},
-      `subscription { storeEvents { id type order { id status } bill { id status } payment { id status amount } } }`,
-    );
+    const feed = gather(sdk.storeEvents({ signal: feeds.signal }));
     await storeFeeds(1);
-    const order = await pos("/orders", {
+    // The feed starts with the store's open work as it is now.
+    expect(feed.items[0]).toMatchObject({ kind: "current", orders: expect.any(Array) });
+    const order = await sdk.orders.create({
       order_type: "takeaway",
       items: [{ sequence: 1, item_name: "Chashu Bento", quantity: 1, unit_price: 850 }],
     });
-    const bill = await pos("/bills", {
+    const bill = await sdk.bills.create({
       order_id: order.id,
       staff_code: (await seed(platform).user("STAFF", home)).login_id,
       tax_percentage: 8,
     });
-    const payment = await pos("/payments", {
+    const payment = await sdk.payments.create({
       bill_id: bill.id,
       amount: bill.total_amount,
       payment_method: { type: "CASH" },
       cash_received: 1000,
     });
-    const feedOf = () => events.messages.map((message) => message.data.storeEvents);
-    await events.until(() => feedOf().some((event) => event.payment?.id === payment.id));
-    const first = (type: string, id: string, field: string) =>
+    const feedOf = () => feed.items.flatMap((item) => (item.kind === "event" ? [item.event] : []));
+    await feed.until(() => feedOf().some((event) => event.payment?.id === payment.id));
+    const first = (type: string, id: string, field: "order" | "bill" | "payment") =>
       feedOf().findIndex((event) => event.type === type && event[field]?.id === id);
     const [ordered, billed, paid] = [
       first("order_updated", order.id, "order"),
@@ -275,14 +321,14 @@ describe("storeEvents over graphql-ws", () => {
     expect(billed).toBeGreaterThan(ordered);
     expect(paid).toBeGreaterThan(billed);
     // Each event fills the field of its own kind, read as the terminal reads it when the message is sent.
-    expect(feedOf()[paid]).toEqual({
+    expect(feedOf()[paid]).toMatchObject({
       id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
       type: "payment_updated",
       order: null,
       bill: null,
       payment: { id: payment.id, status: "completed", amount: bill.total_amount },
     });
-    await events.until(() =>
+    await feed.until(() =>
       feedOf().some((event) => event.order?.id === order.id && event.order.status === "completed"),
     );
     expect(
@@ -337,6 +383,7 @@ describe("subscription limits over graphql-ws", () => {
   // Issue 21: one socket opened 700 storeEvents subscriptions, and one order sent 700 messages.
   const feed = "subscription { storeEvents { id type } }";
   afterEach(async () => {
+    endFeeds();
     await Promise.all(clients.splice(0).map((client) => client.dispose()));
     await storeFeeds(0);
   });
@@ -375,7 +422,7 @@ describe("subscription limits over graphql-ws", () => {
       const sockets = Array.from({ length: 5 }, () => connect(device));
       for (const client of sockets) for (let n = 0; n < 10; n++) follow(client, {}, feed);
       await storeFeeds(50);
-      const metrics = await (await fetch(`${platform.baseUrl}/metrics`)).text();
+      const metrics = await (await fetch(`${platform.adminUrl}/metrics`)).text();
       expect(metrics).toContain('pgw_subscriptions_active{field="storeEvents"} 50');
       expect(await follow(connect(device), {}, feed).end()).toEqual({ error: [refusal("per_caller", 50)] });
       // Another caller is not counted with this one.
@@ -395,37 +442,34 @@ describe("paymentIntentUpdated over graphql-ws", () => {
   it("sends a device its store's intent from its current state to success, in order, then completes", async () => {
     const intent = await createIntent();
     await confirm(intent);
-    const followed = follow(connect(device), intent.id);
-    await followed.received(1);
-    expect(followed.messages[0]).toEqual({
-      data: {
-        paymentIntentUpdated: {
-          id: intent.id,
-          status: "requires_action",
-          amount: 1200,
-          currency: "JPY",
-          failure_code: null,
-        },
-      },
+    const followed = gather(sdk.followPaymentIntent(intent.id));
+    await followed.until(() => followed.items.length >= 1);
+    expect(followed.items[0]).toEqual({
+      id: intent.id,
+      status: "requires_action",
+      amount: 1200,
+      currency: "JPY",
+      failure_code: null,
     });
     await pay(intent.id);
-    expect(await followed.end()).toEqual({ complete: true });
-    expect(statuses(followed.messages)).toEqual(["requires_action", "succeeded"]);
+    expect((await followed.finished()).map((item) => item.status)).toEqual(["requires_action", "succeeded"]);
   });
 
   it("follows every change from creation, and sends a finished intent once and completes", async () => {
     const intent = await createIntent();
-    const followed = follow(connect(device), intent.id);
-    await followed.received(1);
+    const followed = gather(sdk.followPaymentIntent(intent.id));
+    await followed.until(() => followed.items.length >= 1);
     await confirm(intent);
-    await followed.received(2);
+    await followed.until(() => followed.items.length >= 2);
     await cancel(intent);
-    expect(await followed.end()).toEqual({ complete: true });
-    expect(statuses(followed.messages)).toEqual(["requires_payment_method", "requires_action", "cancelled"]);
+    expect((await followed.finished()).map((item) => item.status)).toEqual([
+      "requires_payment_method",
+      "requires_action",
+      "cancelled",
+    ]);
 
-    const late = follow(connect(device), intent.id);
-    expect(await late.end()).toEqual({ complete: true });
-    expect(statuses(late.messages)).toEqual(["cancelled"]);
+    const late = gather(sdk.followPaymentIntent(intent.id));
+    expect((await late.finished()).map((item) => item.status)).toEqual(["cancelled"]);
   });
 
   it("serves the users who reach the store, with fields of other subgraphs, and never another intent's events", async () => {
@@ -491,15 +535,21 @@ describe("paymentIntentUpdated over graphql-ws", () => {
 
   it("lets a payment token follow its own intent, read on the payments subgraph, until it finishes", async () => {
     const intent = await createIntent();
-    const followed = follow(connect(intent.token), intent.id);
-    await followed.received(1);
+    const view = paymentTokenClient({
+      baseUrl: platform.baseUrl,
+      paymentIntentId: intent.id,
+      paymentToken: intent.token,
+      WebSocket,
+    });
+    const followed = gather(view.follow());
+    await followed.until(() => followed.items.length >= 1);
     // Confirm uses the token up; it still follows the payment it started.
-    await confirm(intent);
-    await followed.received(2);
+    expect(await view.confirm("sandbox")).toMatchObject({ payment_id: intent.id, provider: "sandbox" });
+    await followed.until(() => followed.items.length >= 2);
     await pay(intent.id);
-    expect(await followed.end()).toEqual({ complete: true });
-    expect(statuses(followed.messages)).toEqual(["requires_payment_method", "requires_action", "succeeded"]);
-    expect(followed.messages[0].data.paymentIntentUpdated).toMatchObject({ id: intent.id, amount: 1200 });
+    const states = await followed.finished();
+    expect(states.map((item) => item.status)).toEqual(["requires_payment_method", "requires_action", "succeeded"]);
+    expect(states[0]).toMatchObject({ id: intent.id, amount: 1200 });
   });
 
   it("gives a payment token its own intent and nothing else", async () => {
@@ -673,7 +723,12 @@ describe("paymentIntentUpdated over graphql-ws", () => {
   // Last: it moves the clock past the device token's lifetime (in-process only).
   inProcessOnly("closes the connection when its token has expired, at the next change", async () => {
     const intent = await createIntent();
-    const token = await deviceToken(platform.baseUrl, terminal);
+    // Signed at the real time, behind the clock this test moves on.
+    const token = await createTerminalClient({
+      baseUrl: platform.baseUrl,
+      clientId: terminal.client_id,
+      privateKey: terminal.private_jwk,
+    }).tokens.token();
     let client: Client | undefined;
     const closed = new Promise<number>((resolve) => {
       client = connect(token, resolve);

@@ -26,6 +26,12 @@ function bodyWith(path: string, value: string): unknown {
     .reduce<unknown>((inner, key) => (/^\d+$/.test(key) ? [inner] : { [key]: inner }), value);
 }
 
+/**
+ * Ids no row can have: text where a UUID or an integer is kept, a UUID with a letter past f, an integer past
+ * PostgreSQL's (and JavaScript's) range, a negative one.
+ */
+const malformedIds = ["abc", "00000000-0000-0000-0000-00000000000g", "99999999999999999999", "-1"];
+
 /** The route's path with every parameter set, one of them (if named) to `bad`. */
 const pathOf = ({ path, params }: RouteFields, bad?: { param: string; escape: string }) =>
   params.reduce(
@@ -50,8 +56,45 @@ function casesOf(routes: RouteFields[]): Case[] {
   );
 }
 
+/** Every path parameter of every route, set to each malformed id in turn, the others to an id that could exist. */
+const malformedIdCases = (routes: RouteFields[]): Case[] =>
+  routes.flatMap((route) =>
+    route.params.flatMap((param) =>
+      malformedIds.map((id) => ({
+        route,
+        target: pathOf(route, { param, escape: encodeURIComponent(id) }),
+        body: route.route.method === "GET" || route.route.method === "DELETE" ? undefined : {},
+        field: param,
+      })),
+    ),
+  );
+
 describe("text PostgreSQL cannot store, in every field of every route", () => {
   let platform: TestPlatform;
+  let operator: string;
+  let partner: Awaited<ReturnType<ReturnType<typeof seed>["partner"]>>;
+
+  /**
+   * Each route as its caller sends it: signed by the partner, with a payment token (one the edge cannot tell from a
+   * real one), or with a system operator's token.
+   */
+  const send = ({ route, target, body }: Case) => {
+    const { method, auth } = route.route;
+    if (auth === "hmac") return signed(platform.baseUrl, partner, method, target, body);
+    const bearer = auth === "payment_token" ? "pt_probe" : target.startsWith("/v1/") ? undefined : operator;
+    return call(platform.baseUrl, method, target, body, bearer ? { authorization: `Bearer ${bearer}` } : {});
+  };
+
+  /** The answers to the cases, a few at a time: the machine is shared, and a batch keeps the run short. */
+  async function answersTo(cases: Case[]) {
+    const answers: { kase: Case; status: number; body: any }[] = [];
+    for (let i = 0; i < cases.length; i += 8) {
+      const batch = cases.slice(i, i + 8);
+      const sent = await Promise.all(batch.map(send));
+      answers.push(...sent.map(({ status, body }, j) => ({ kase: batch[j]!, status, body })));
+    }
+    return answers;
+  }
 
   beforeAll(async () => {
     const unlimited = 1_000_000;
@@ -59,14 +102,14 @@ describe("text PostgreSQL cannot store, in every field of every route", () => {
       demo: false,
       rateLimits: { api: unlimited, ip: unlimited, merchant: unlimited, store: unlimited, global: unlimited },
     });
+    // The checks run before any operation, so a token the edge accepts carries a request to them; a system
+    // operator's is refused by no route before that, nor a partner's signature by any of the partner API's.
+    operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
+    partner = await seed(platform).partner();
   }, 120_000);
   afterAll(() => platform?.close());
 
   it("is refused with 400 naming the field, never a 500, as each route's caller sends it", async () => {
-    // The text check runs before any operation, so a token the edge accepts carries a request to it; a system
-    // operator's is refused by no route before that, nor a partner's signature by any of the partner API's.
-    const operator = await humanToken(platform.portal, { role: "SYSTEM_OP" });
-    const partner = await seed(platform).partner();
     const routes = await routeFields(restRoutes);
     // A route with nothing to put text in says why; none is left out without a reason.
     const untested = routes
@@ -81,25 +124,28 @@ describe("text PostgreSQL cannot store, in every field of every route", () => {
       "POST /v1/api_key/rotate: passes no body field on as text (at most the raw bytes)",
     ]);
 
-    const send = ({ route, target, body }: Case) => {
-      const { method, auth } = route.route;
-      if (auth === "hmac") return signed(platform.baseUrl, partner, method, target, body);
-      const token: Record<string, string> = target.startsWith("/v1/") ? {} : { authorization: `Bearer ${operator}` };
-      return call(platform.baseUrl, method, target, body, token);
-    };
     const cases = casesOf(routes);
     const wrong: unknown[] = [];
-    // A few at a time: the machine is shared, and a batch keeps the run short.
-    for (let i = 0; i < cases.length; i += 8) {
-      const batch = cases.slice(i, i + 8);
-      const answers = await Promise.all(batch.map(send));
-      answers.forEach(({ status, body }, j) => {
-        const { route, target, field } = batch[j]!;
-        const refused = status === 400 && body?.code === "invalid_request" && body.details?.field === field;
-        if (!refused) wrong.push({ route: `${route.route.method} ${route.path}`, target, field, status, body });
-      });
+    for (const { kase, status, body } of await answersTo(cases)) {
+      const { route, target, field } = kase;
+      const refused = status === 400 && body?.code === "invalid_request" && body.details?.field === field;
+      if (!refused) wrong.push({ route: `${route.route.method} ${route.path}`, target, field, status, body });
     }
     expect(cases.length).toBeGreaterThan(500);
+    expect(wrong).toEqual([]);
+  }, 180_000);
+
+  it("answers a malformed id in any path parameter with a 4xx in the error format, never a 500", async () => {
+    const cases = malformedIdCases(await routeFields(restRoutes));
+    const wrong: unknown[] = [];
+    for (const { kase, status, body } of await answersTo(cases)) {
+      const { route, target } = kase;
+      const formatted = typeof body?.code === "string" && typeof body.message === "string" && body.details;
+      // 404 (names nothing) or 400 (cannot be an id at all); 401/403 where the route refuses this caller first.
+      if (status >= 500 || status < 400 || !formatted)
+        wrong.push({ route: `${route.route.method} ${route.path}`, target, status, body });
+    }
+    expect(cases.length).toBeGreaterThan(100);
     expect(wrong).toEqual([]);
   }, 180_000);
 });

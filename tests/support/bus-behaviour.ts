@@ -52,6 +52,29 @@ export function busBehaviour(open: () => Promise<MessageBus>) {
     expect((await received.done).map((event) => event.id)).toEqual(events.map((event) => event.id));
   });
 
+  it("lets a stopped consumer finish the event it is handling before its stop resolves (a shutdown closes storage next)", async () => {
+    const started = deferred();
+    const release = deferred();
+    const finished: string[] = [];
+    const subscription = await bus.consume("events.internal", "stopping", async (event) => {
+      started.resolve();
+      await release.promise;
+      finished.push(event.id);
+    });
+    const event = busEvent(1);
+    await bus.publish("events.internal", event);
+    await started.promise;
+    let stopped = false;
+    const stopping = subscription.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    release.resolve();
+    await stopping;
+    expect(finished).toEqual([event.id]);
+  });
+
   it("gives an event again after a failed handler, before the next one", async () => {
     const [first, second] = [busEvent(1), busEvent(2)];
     const received = collector(3);

@@ -1,6 +1,6 @@
 import { DEFAULT_MAIL_FROM, messageTransport } from "@pos-cloud/common/messages";
 import { natsBus } from "@pos-cloud/common/messaging";
-import { openPayments, sandboxSetup } from "@pos-cloud/payments";
+import { openPayments } from "@pos-cloud/payments";
 import { openPortal } from "@pos-cloud/portal";
 import { openPos, portalClient } from "@pos-cloud/pos";
 import { readAcquirerSettings } from "@pos-cloud/sandbox-acquirer";
@@ -9,7 +9,7 @@ import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
 import { type RunningCluster, startCluster } from "../../apps/platform/src/cluster";
 import type { ClusterConfig } from "../../apps/platform/src/cluster-environment";
 import { loadOrCreateMasterKey } from "../../apps/platform/src/master-key";
-import { ensureSyncPartner } from "../../apps/platform/src/sync-partner";
+import { ensurePlatformKeys } from "../../apps/platform/src/sync-partner";
 import { localClusterConfig } from "./cluster";
 import { isolatedStorage } from "./databases";
 import { subgraphNames, temporaryDirectory } from "./environment";
@@ -35,6 +35,10 @@ function processEnvironment(options: TestPlatformOptions): NodeJS.ProcessEnv {
     HTTP_KEEP_ALIVE_TIMEOUT_MS: options.httpTimeouts?.keepAliveMs,
     GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: options.graphqlLimits?.maxSubscriptionsPerConnection,
     GRAPHQL_MAX_SUBSCRIPTIONS_PER_CALLER: options.graphqlLimits?.maxSubscriptionsPerCaller,
+    GRAPHQL_WS_INIT_TIMEOUT_MS: options.graphqlLimits?.connectionInitTimeoutMs,
+    GRAPHQL_WS_IDLE_TIMEOUT_MS: options.graphqlLimits?.idleConnectionMs,
+    CONNECTIONS_MAX: options.connectionLimits?.total,
+    CONNECTIONS_PER_IP: options.connectionLimits?.perIp,
     CORS_ORIGINS: options.corsOrigins,
     // As the embedded test platform: schema details (introspection, suggestions) only when a test asks for them.
     NODE_ENV: options.graphqlSchemaDetails ? "development" : "production",
@@ -77,16 +81,20 @@ async function openServices(config: ClusterConfig, cluster: RunningCluster, opti
     partnerWebhooks: options.partnerWebhooks,
   });
   const sandbox = readSandboxSettings(config.dataDir)!;
-  payments.providers.attach(sandboxSetup({ ...sandbox, baseUrl: sandbox.baseUrl! }, cluster.baseUrl));
+  await payments.providers.configure(undefined, {
+    gatewayUrl: cluster.baseUrl,
+    sandbox: { baseUrl: sandbox.baseUrl!, webhookSecret: sandbox.webhookSecret },
+  });
   const pos = await openPos({
     url: config.databaseUrls.pos,
+    masterKey,
     portal: portalClient({ url: `http://127.0.0.1:${config.ports.portal}/` }, cluster.internalToken),
     messages,
   });
-  const gateway = { ...(await ensureSyncPartner(payments.partners)), url: cluster.baseUrl };
-  pos.gateway.configure(gateway);
+  const keys = await ensurePlatformKeys(payments.partners);
+  await pos.gateway.configure({ ...keys.pos, url: cluster.baseUrl });
   // A fixture store that sells is pushed to the gateway and waited for, as the demo store is.
-  portal.gatewaySync.configure(gateway);
+  portal.gatewaySync.configure({ ...keys.sync, url: cluster.baseUrl });
   pos.cardExchange.configure({ url: readAcquirerSettings(config.dataDir)!.ftpUrl });
   const bus = await natsBus(config.nats);
   return {
@@ -123,12 +131,16 @@ export async function startClusterTestPlatform(options: TestPlatformOptions): Pr
   };
   const environment = processEnvironment(options);
   const start = async () => {
-    // The processes' lines are shown only when the cluster fails: a passing file prints nothing.
+    // The processes' lines are shown only when the cluster or a test fails (held with the test's own log lines,
+    // tests/support/quiet-logs.ts): a passing file prints nothing, a failing test shows what every process said.
     const output: string[] = [];
     const cluster = await startCluster(config, {
       compiled: true,
       environment,
-      output: (line) => output.push(line),
+      output: (line) => {
+        output.push(line);
+        process.stdout.write(`${line}\n`);
+      },
       onFailure: (reason) => console.error(`${reason}\n${output.join("\n")}`),
     }).catch((error: unknown) => {
       console.error(output.join("\n"));
@@ -139,12 +151,14 @@ export async function startClusterTestPlatform(options: TestPlatformOptions): Pr
   let running: Awaited<ReturnType<typeof start>> | undefined = await start();
   const handle: TestPlatform = {
     baseUrl: running.cluster.baseUrl,
+    adminUrl: running.cluster.adminUrl,
     dataDir: dir.path,
     portal: running.services.portal,
     partners: running.services.payments.partners,
     config: {
       port: config.port,
       host: config.host,
+      admin: { port: config.ports.admin, host: config.adminHost ?? "127.0.0.1" },
       dataDir: dir.path,
       demo: config.demo,
       databaseUrls: config.databaseUrls,
@@ -159,6 +173,7 @@ export async function startClusterTestPlatform(options: TestPlatformOptions): Pr
     },
     async restart() {
       running = await start();
+      handle.adminUrl = running.cluster.adminUrl;
       handle.portal = running.services.portal;
       handle.partners = running.services.payments.partners;
       handle.payments = running.services.payments;

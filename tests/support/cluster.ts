@@ -8,13 +8,24 @@ import type { DemoFile } from "../../apps/platform/src/demo";
 import { isolatedStorage } from "./databases";
 import { natsUrl, redisUrl, temporaryDirectory } from "./environment";
 
-/** A port nothing listens on now, for a process that must be told its port before it starts. */
+/**
+ * A port nothing listens on now, for a process that must be told its port before it starts. It is drawn below
+ * Linux's ephemeral range (32768 and up): a port the kernel handed out could meanwhile become the local end of any
+ * outgoing connection (to PostgreSQL, NATS, Redis), and the process told to listen there would die of EADDRINUSE.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (listening) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
 }
 
 /**
@@ -25,13 +36,13 @@ export async function localClusterConfig(
   settings: Pick<ClusterConfig, "dataDir" | "databaseUrls"> & Partial<ClusterConfig>,
 ): Promise<ClusterConfig> {
   const namespace = `test_${randomBytes(4).toString("hex")}`;
-  const [port, sandbox, portal, pos, payments] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+  const [port, admin, sandbox, portal, pos, payments] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
   return {
     port: port!,
     host: "127.0.0.1",
     edgeInstances: 2,
     workers: 1,
-    ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments! },
+    ports: { sandbox: sandbox!, portal: portal!, pos: pos!, payments: payments!, admin: admin! },
     demo: true,
     nats: { url: natsUrl, namespace },
     redis: { url: redisUrl!, keyPrefix: namespace },
@@ -81,9 +92,10 @@ export async function startTestCluster(reach: (url: string) => string = (url) =>
     onFailure: (reason) => {
       failure = reason;
     },
-  }).catch(async (error: unknown) => {
+  }).catch(async (error: Error) => {
     await dropStorage();
-    throw error;
+    // What the processes said is the only account of why one ended: kept with the error, as a failing test's are.
+    throw new Error(`${error.message}\n${output.slice(-100).join("\n")}`, { cause: error });
   });
   const paymentsDatabase = new pg.Client({ connectionString: databaseUrls.payments });
   await paymentsDatabase.connect();

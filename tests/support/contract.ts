@@ -1,6 +1,7 @@
 // A vitest setup file (vitest.config.ts): every REST response a test receives from a platform it started is checked
 // against the API reference (`/openapi.json`): the status is one the operation declares, the body matches its schema,
-// the declared headers are there. A route whose answer drifts from the reference fails the test that called it.
+// the declared headers are there. A route whose answer drifts from the reference fails the test that called it; so
+// does a request the reference calls invalid that the platform accepted (`checkRequest`).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repositoryRoot } from "@pos-cloud/common";
@@ -49,15 +50,19 @@ function resolve(document: Json, value: Json, at: string): { value: Json; at: st
   return { value: target, at: ref.slice(2) };
 }
 
-async function check(method: string, url: URL, response: Response): Promise<string | undefined> {
-  let matched: ReturnType<typeof router.match>;
+/** The route a test's request went to, if any; a method the path does not have (a CORS preflight) has none. */
+function routeOf(method: string, url: URL) {
   try {
-    matched = router.match(method, url.pathname);
+    return router.match(method, url.pathname);
   } catch {
     return undefined;
   }
+}
+
+async function check(method: string, url: URL, response: Response): Promise<string | undefined> {
+  const matched = routeOf(method, url);
   if (!matched) return undefined;
-  const { document, ajv, validators } = referenceOnce();
+  const { document, ajv } = referenceOnce();
   const path = openApiPath(matched.route.path);
   const name = `${method} ${path} answered ${response.status}`;
   const operation = (document.paths as Record<string, Json>)[path]?.[method.toLowerCase()] as Json | undefined;
@@ -78,14 +83,80 @@ async function check(method: string, url: URL, response: Response): Promise<stri
   if (!content[type]) return `${name} as ${type}, not one of ${Object.keys(content).join(", ")}`;
   if (type !== "application/json") return undefined;
   const schemaPath = `${at}/${pointer("content", type, "schema")}`;
+  const validate = validatorAt(schemaPath);
+  const body: unknown = await response.clone().json();
+  if (validate(body)) return undefined;
+  return `${name} with a body that does not match #/${schemaPath}: ${ajv.errorsText(validate.errors)}`;
+}
+
+/** A compiled validator of the schema at a JSON pointer of the document, made once per process. */
+function validatorAt(schemaPath: string): ValidateFunction {
+  const { ajv, validators } = referenceOnce();
   let validate = validators.get(schemaPath);
   if (!validate) {
     validate = ajv.compile({ $ref: `openapi#/${schemaPath}` });
     validators.set(schemaPath, validate);
   }
-  const body: unknown = await response.clone().json();
+  return validate;
+}
+
+/** A path or query value as its schema reads it: text that spells an integer, a number or a boolean is one. */
+function typedValue(value: string, schema: Json | undefined): unknown {
+  const types = [schema, ...((schema?.allOf as Json[] | undefined) ?? [])].flatMap((part) => [part?.type].flat());
+  if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (types.includes("boolean") && (value === "true" || value === "false")) return value === "true";
+  return value;
+}
+
+/** The body a test sent, as the route reads it: JSON, or form fields; undefined when there is none. */
+function sentBody(init: RequestInit | undefined): unknown {
+  if (init?.body === undefined || init.body === null) return undefined;
+  if (init.body instanceof URLSearchParams) return Object.fromEntries(init.body);
+  if (typeof init.body !== "string") return undefined;
+  try {
+    return JSON.parse(init.body);
+  } catch {
+    return Object.fromEntries(new URLSearchParams(init.body));
+  }
+}
+
+/**
+ * What the reference says against a request the platform accepted: a request it calls invalid (a missing required
+ * field, a value out of range, a field it does not know) that was not refused means the reference and the
+ * validation differ. A test sends a deliberately bad request to see it refused with a 4xx, which this never flags.
+ */
+export function checkRequest(
+  method: string,
+  url: URL,
+  init: RequestInit | undefined,
+  status: number,
+): string | undefined {
+  if (status >= 400) return undefined;
+  const matched = routeOf(method, url);
+  if (!matched) return undefined;
+  const path = openApiPath(matched.route.path);
+  const at = pointer("paths", path, method.toLowerCase());
+  const operation = (referenceOnce().document.paths as Record<string, Json>)[path]?.[method.toLowerCase()] as Json;
+  const name = `${method} ${path} answered ${status} to a request its reference calls invalid:`;
+  const parameters = (operation.parameters as Json[] | undefined) ?? [];
+  for (const [i, parameter] of parameters.entries()) {
+    if (parameter.$ref) continue;
+    const given =
+      parameter.in === "path"
+        ? matched.params[parameter.name as string]
+        : url.searchParams.get(parameter.name as string);
+    if (given === null || given === undefined) continue;
+    const validate = validatorAt(`${at}/${pointer("parameters", String(i), "schema")}`);
+    if (!validate(typedValue(given, parameter.schema as Json)))
+      return `${name} ${parameter.in} parameter ${parameter.name}: ${referenceOnce().ajv.errorsText(validate.errors)}`;
+  }
+  const requestBody = operation.requestBody as Json | undefined;
+  const body = sentBody(init);
+  if (!requestBody) return undefined;
+  if (body === undefined) return requestBody.required ? `${name} its body is required` : undefined;
+  const validate = validatorAt(`${at}/${pointer("requestBody", "content", "application/json", "schema")}`);
   if (validate(body)) return undefined;
-  return `${name} with a body that does not match #/${schemaPath}: ${ajv.errorsText(validate.errors)}`;
+  return `${name} body ${referenceOnce().ajv.errorsText(validate.errors)}`;
 }
 
 const original = globalThis.fetch;
@@ -95,9 +166,12 @@ if (!(original as unknown as Record<symbol, boolean>)[wrapped]) {
     const response = await original(input, init);
     const url = new URL(input instanceof Request ? input.url : input);
     const ours = [...platforms].some((platform) => url.href.startsWith(`${platform.baseUrl}/`));
-    if (!ours || !/^\/(api\/)?v1\//.test(url.pathname)) return response;
+    // Every path of the route table, the terminals' unprefixed ones (`/orders`) too; `check` leaves the rest alone.
+    if (!ours) return response;
     const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
-    const violation = await check(method, url, response);
+    const violation =
+      (input instanceof Request ? undefined : checkRequest(method, url, init, response.status)) ??
+      (await check(method, url, response));
     if (violation) {
       violations.push(violation);
       throw new Error(`API reference violated: ${violation}`);

@@ -57,3 +57,15 @@ export function humanToken(
 ) {
   return portal.signingKeys.sign("human", { iss: "pos-cloud-human", sub: randomUUID(), ...claims }, 900);
 }
+
+/** A store manager's (L4) access token for a seeded store, as `humanToken` makes it. */
+export const storeManagerToken = (
+  portal: Parameters<typeof humanToken>[0],
+  store: { id: number; psp_id: number; merchant_id: number },
+) =>
+  humanToken(portal, {
+    role: "STORE_MANAGER",
+    psp_id: store.psp_id,
+    merchant_id: store.merchant_id,
+    store_id: store.id,
+  });

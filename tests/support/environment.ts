@@ -30,9 +30,15 @@ export type SubgraphName = (typeof subgraphNames)[number];
  */
 export const postgresTestWorkers = 2;
 
+/**
+ * The shared databases' name prefix: TEST_DATABASE_PREFIX lets two checkouts run the cluster suite on one PostgreSQL
+ * server at once without dropping each other's databases.
+ */
+const testDatabasePrefix = process.env.TEST_DATABASE_PREFIX ?? "pos_cloud_test";
+
 /** The shared database of a subgraph for tests run by vitest worker `worker` (this process's by default). */
 export function sharedTestDatabase(subgraph: SubgraphName, worker = process.env.VITEST_POOL_ID ?? "1"): string {
-  return `pos_cloud_test_${subgraph}_w${worker}`;
+  return `${testDatabasePrefix}_${subgraph}_w${worker}`;
 }
 
 export function postgresUrl(subgraph: SubgraphName): string | undefined {

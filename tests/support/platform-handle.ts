@@ -3,6 +3,8 @@ import type { RunningPlatform, startPlatform } from "../../apps/platform/src/pla
 
 export interface TestPlatform {
   baseUrl: string;
+  /** The operator's listener: `/health`, `/ready`, `/metrics` (never on the public port). */
+  adminUrl: string;
   dataDir: string;
   /** The running portal's services (valid until stop). */
   portal: RunningPlatform["portal"];
@@ -16,6 +18,8 @@ export interface TestPlatform {
   pos: RunningPlatform["pos"];
   /** The message bus the outbox publishes to (valid until stop). */
   bus: RunningPlatform["bus"];
+  /** The periodic jobs, for a test that moves the clock and runs one (`trigger`); in process only. */
+  jobs?: RunningPlatform["jobs"];
   /** Stops the platform but keeps its storage, for restart tests. */
   stop(): Promise<void>;
   /** Starts it again on the same storage. */
@@ -38,4 +42,5 @@ export type TestPlatformOptions = { demo?: boolean; clock?: () => Date; bus?: Ru
   | "graphqlLimits"
   | "graphqlSchemaDetails"
   | "httpTimeouts"
+  | "connectionLimits"
 >;

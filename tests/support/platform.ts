@@ -43,6 +43,7 @@ async function startEmbeddedPlatform(options: TestPlatformOptions): Promise<Test
     ...gateway,
     port: 0,
     host: "127.0.0.1",
+    admin: { port: 0, host: "127.0.0.1" },
     dataDir: dir.path,
     demo: demo ?? true,
     databaseUrls: databases.urls,
@@ -50,6 +51,7 @@ async function startEmbeddedPlatform(options: TestPlatformOptions): Promise<Test
   let running: Awaited<ReturnType<typeof startPlatform>> | undefined = await startPlatform(config, { clock, bus });
   const handle: TestPlatform = {
     baseUrl: running.baseUrl,
+    adminUrl: running.adminUrl,
     dataDir: dir.path,
     portal: running.portal,
     partners: running.partners,
@@ -57,6 +59,7 @@ async function startEmbeddedPlatform(options: TestPlatformOptions): Promise<Test
     payments: running.payments,
     pos: running.pos,
     bus: running.bus,
+    jobs: running.jobs,
     async stop() {
       await running?.close();
       running = undefined;
@@ -64,11 +67,13 @@ async function startEmbeddedPlatform(options: TestPlatformOptions): Promise<Test
     async restart() {
       running = await startPlatform(config, { clock });
       handle.baseUrl = running.baseUrl;
+      handle.adminUrl = running.adminUrl;
       handle.portal = running.portal;
       handle.partners = running.partners;
       handle.payments = running.payments;
       handle.pos = running.pos;
       handle.bus = running.bus;
+      handle.jobs = running.jobs;
     },
     async close() {
       await handle.stop();
@@ -101,6 +106,27 @@ export const demoUser = (demo: DemoFile, role: DemoUser["role"]) => demo.users.f
 export async function getJson(baseUrl: string, path: string, token?: string) {
   const response = await fetch(`${baseUrl}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+/** Calls a REST path with a bearer token and an optional JSON body; returns the status and the parsed body (or null). */
+export async function callJson(baseUrl: string, method: string, path: string, token: string, body?: unknown) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json().catch(() => null)) as any };
+}
+
+/**
+ * Whether four requests sent at once all answer as `accept` wants: each takes a connection of its own, which the
+ * cluster wiring's edge instances share out, so a revocation heard by one instance only is not taken for all.
+ */
+export async function everyEdgeAnswers<T>(request: () => Promise<T>, accept: (answer: T) => boolean) {
+  return (await Promise.all([1, 2, 3, 4].map(request))).every(accept);
 }
 
 /** POSTs JSON to a REST path; returns the status and the parsed body (null for 204). */

@@ -1,9 +1,10 @@
 import { randomInt } from "node:crypto";
-import type { Role } from "@pos-cloud/common";
+import type { Caller, Role } from "@pos-cloud/common";
 import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { createTierUser, type DemoProviders, type DemoUser, demoProviders } from "../../apps/platform/src/demo";
-import { ensureSyncPartner } from "../../apps/platform/src/sync-partner";
+import { ensurePlatformKeys } from "../../apps/platform/src/sync-partner";
+import { grantMerchant } from "../../subgraphs/payments/src/testing";
 import { uniqueCode } from "./environment";
 import type { TestPlatform } from "./platform-handle";
 import { operator } from "./portal-seed";
@@ -47,9 +48,9 @@ export interface SeededDevice {
 }
 
 /**
- * Fixture builders (STYLE.md): a test says what it needs instead of leaning on the demo tenant, and gets fresh codes
- * so tests never collide. They go through the portal's services as the demo does, so they work in either wiring
- * (`platform.portal` is the running portal, or a client of the cluster's database).
+ * Fixture builders (CONTRIBUTING.md, "How to test"): a test says what it needs instead of leaning on the demo tenant,
+ * and gets fresh codes so tests never collide. They go through the portal's services as the demo does, so they work in
+ * either wiring (`platform.portal` is the running portal, or a client of the cluster's database).
  *
  * ```ts
  * const store = await seed(platform).store();            // with its own PSP and merchant
@@ -88,7 +89,7 @@ export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payme
 
   /**
    * A store under `merchant` or a new one. One that `sells` is set up as the demo store is: the sandbox's accounts
-   * for QR (both configurations) and known at the gateway before this returns, so its terminals take cash, card and
+   * for QR (both configurations, and PayPay's protocol at the sandbox) and known at the gateway before this returns, so its terminals take cash, card and
    * QR at once; `contact_email` is where its mail goes.
    */
   async function store(
@@ -106,6 +107,7 @@ export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payme
             provider_credentials: {
               [sandbox.provider.code]: sandbox.provider.credentials,
               [sandbox.polling_provider.code]: sandbox.polling_provider.credentials,
+              paypay: sandbox.polling_provider.credentials,
             },
           }
         : {}),
@@ -115,17 +117,20 @@ export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payme
     return { id, code, name, merchant_id: owner.id, psp_id: owner.psp_id, merchant: owner };
   }
 
-  /** A terminal provisioned as a real one is: its own key pair, an activation code, activation in `at`. */
-  async function device(at: { id: number }): Promise<SeededDevice> {
+  /**
+   * A terminal provisioned as a real one is: its own key pair, an activation code, activation in `at`, by `installer`
+   * (one installer may activate 30 an hour: a benchmark's hundreds of terminals name several).
+   */
+  async function device(at: { id: number }, installer: Caller = operator): Promise<SeededDevice> {
     const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
     const serial_number = uniqueCode("SN");
-    const { activation_code } = await portal.provisioning.generateActivationCode(operator, {
+    const { activation_code } = await portal.provisioning.generateActivationCode(installer, {
       serial_number,
       public_key_jwk: await exportJWK(publicKey),
       model: "A920",
       manufacturer: "PAX",
     });
-    const activated = await portal.provisioning.activate(operator, { activation_code, store_id: at.id });
+    const activated = await portal.provisioning.activate(installer, { activation_code, store_id: at.id });
     return {
       id: activated.id,
       client_id: activated.client_id!,
@@ -159,15 +164,15 @@ export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payme
   }
 
   /**
-   * A client partner with an API key, serving a merchant and a store of its own at the gateway, granted as an operator
-   * grants them. Ids far above the portal's: the platform's own partner syncs every portal merchant and holds it.
+   * A client partner with an API key, granted a merchant with one store at the gateway, as an operator grants one.
+   * Ids far above the portal's, which the platform's own partner syncs.
    */
   async function partner(): Promise<SeededPartner> {
     const created = await partners.createPartner(uniqueCode("Partner"));
     const { client_id, secret } = await partners.issueApiKey(created.id);
     const gatewayId = () => 2_000_000_000 + randomInt(100_000_000);
     const store = { store_id: gatewayId(), store_code: uniqueCode("GS") };
-    await payments.merchantSync.grant(created.id, { merchants: [{ merchant_id: gatewayId(), stores: [store] }] });
+    await grantMerchant(payments, created.id, { merchant_id: gatewayId(), stores: [store] });
     return { client_id, secret, store_code: store.store_code };
   }
 
@@ -177,7 +182,7 @@ export function seed(platform: Pick<TestPlatform, "portal" | "partners" | "payme
    */
   async function storePartner(serving?: SeededStore): Promise<SeededStorePartner> {
     const { code } = serving ?? (await store({ sells: true }));
-    const { clientPartnerId } = await ensureSyncPartner(partners);
+    const { clientPartnerId } = (await ensurePlatformKeys(partners)).pos;
     const { client_id, secret, webhook_secret } = await partners.issueApiKey(clientPartnerId);
     return { client_id, secret, webhook_secret, client_partner_id: clientPartnerId, store_code: code };
   }

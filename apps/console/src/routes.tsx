@@ -4,6 +4,7 @@ import { Layout } from "./components/Layout";
 import { RouteError } from "./components/RouteError";
 import { may } from "./session/permissions";
 import type { Identity } from "./session/session";
+import { useSession } from "./session/useSession";
 
 interface Page {
   path: string;
@@ -18,6 +19,12 @@ interface Page {
  * Pages load on first visit, so the first load carries only the shell and the login.
  */
 export const pages: Page[] = [
+  {
+    path: "overview",
+    label: "Overview",
+    shownTo: (identity: Identity) => identity.tier <= 4,
+    lazy: async () => ({ Component: (await import("./pages/overview/OverviewPage")).OverviewPage }),
+  },
   {
     path: "tree",
     label: "Tenant tree",
@@ -54,6 +61,12 @@ export const pages: Page[] = [
     lazy: async () => ({ Component: (await import("./pages/webhooks/WebhooksPage")).WebhooksPage }),
   },
   {
+    path: "partners",
+    label: "Client partner",
+    shownTo: (identity: Identity) => identity.tier <= 2,
+    lazy: async () => ({ Component: (await import("./pages/partners/PartnersPage")).PartnersPage }),
+  },
+  {
     path: "audit",
     label: "Audit trail",
     shownTo: (identity: Identity) => identity.tier <= 4,
@@ -77,6 +90,13 @@ export const pages: Page[] = [
   },
 ];
 
+/** Where a person lands after login: the overview for L1 to L4, the tenant tree for the others. */
+function Landing() {
+  const { identity } = useSession();
+  const overview = identity !== null && identity.tier >= 1 && identity.tier <= 4;
+  return <Navigate to={overview ? "/overview" : "/tree"} replace />;
+}
+
 export const router = createBrowserRouter(
   [
     {
@@ -87,7 +107,7 @@ export const router = createBrowserRouter(
       element: <Layout />,
       errorElement: <RouteError />,
       children: [
-        { index: true, element: <Navigate to="/tree" replace /> },
+        { index: true, element: <Landing /> },
         ...pages.map(({ path, lazy }) => ({ path, lazy, errorElement: <RouteError /> })),
         { path: "*", lazy: async () => ({ Component: (await import("./pages/not-found/NotFoundPage")).NotFoundPage }) },
       ],

@@ -144,14 +144,17 @@ describe("bearer token authentication at the edge", () => {
     await expect(auth.authenticate(`Bearer ${deviceAsHuman}`)).rejects.toMatchObject(refused);
   });
 
-  it("refuses tokens signed until their subject's revocation, a terminal's also by its store or merchant", async () => {
+  it("refuses tokens signed until their subject's revocation, a terminal's and a store person's also by its store", async () => {
     const revoke = (subject: string) => ({
       subject,
       revoked_before: now.toISOString(),
       expires_at: new Date(now.getTime() + 900_000).toISOString(),
     });
     const signedNow = await human();
-    const otherUser = await human({ sub: "6f1c2b9e-0000-4000-8000-000000000002" });
+    const otherUser = await human({ sub: "6f1c2b9e-0000-4000-8000-000000000002", store_id: 4 });
+    // Issue 32: the staff of a deactivated store kept working with the tokens they held.
+    const staffOfStore = await human({ sub: "6f1c2b9e-0000-4000-8000-000000000003", role: "STAFF" });
+    const merchantAdmin = await human({ sub: "6f1c2b9e-0000-4000-8000-000000000004", store_id: null });
     const terminal = await new SignJWT({
       ...forTheApi(),
       iss: DEVICE_TOKEN_ISSUER,
@@ -168,8 +171,15 @@ describe("bearer token authentication at the edge", () => {
       const auth = authenticator();
       const revoked = { code: "unauthorized", details: { reason: "revoked" } };
       await expect(auth.authenticate(`Bearer ${signedNow}`)).rejects.toMatchObject(revoked);
-      await expect(auth.authenticate(`Bearer ${terminal}`)).rejects.toMatchObject(revoked);
+      const storeClosed = {
+        code: "unauthorized",
+        message: "the token's store 3 was deactivated",
+        details: { reason: "store_inactive", store_id: 3 },
+      };
+      await expect(auth.authenticate(`Bearer ${terminal}`)).rejects.toMatchObject(storeClosed);
+      await expect(auth.authenticate(`Bearer ${staffOfStore}`)).rejects.toMatchObject(storeClosed);
       expect((await auth.authenticate(`Bearer ${otherUser}`)).caller.type).toBe("user");
+      expect((await auth.authenticate(`Bearer ${merchantAdmin}`)).caller.type).toBe("user");
       now = new Date(now.getTime() + 1000);
       expect((await auth.authenticate(`Bearer ${await human()}`)).caller.type).toBe("user");
     } finally {

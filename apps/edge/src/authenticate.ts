@@ -42,6 +42,19 @@ const invalid = (reason?: string) =>
   new AppError("unauthorized", "the bearer token is invalid or expired", reason ? { reason } : {});
 
 /**
+ * A revoked token's refusal. A store's or merchant's revocation means it was deactivated: the answer names it, so a
+ * terminal or a person of that store learns why rather than logging in again to be refused.
+ */
+function revokedBy(subject: string) {
+  const [kind, id] = subject.split(":");
+  if (kind !== "store" && kind !== "merchant") return invalid("revoked");
+  return new AppError("unauthorized", `the token's ${kind} ${id} was deactivated`, {
+    reason: `${kind}_inactive`,
+    [`${kind}_id`]: Number(id),
+  });
+}
+
+/**
  * Verifies bearer JWTs against the portal's JWKS and turns their claims into the `Caller` that every hop carries.
  * No token means anonymous (subgraphs refuse what anonymous may not do); a bad token is always 401 `unauthorized`.
  */
@@ -111,8 +124,9 @@ export function createAuthenticator(
     const subjects = revocationSubjects(caller);
     // A token without `iat` (device tokens need not carry it) counts as signed before any revocation.
     const issuedAt = typeof payload.iat === "number" ? payload.iat : 0;
-    const revoked = () => revocations.isRevoked(subjects, issuedAt);
-    if (revoked()) throw invalid("revoked");
+    const revoked = () => revocations.revokedBy(subjects, issuedAt) !== undefined;
+    const subject = revocations.revokedBy(subjects, issuedAt);
+    if (subject) throw revokedBy(subject);
     return { caller, expiresAt: new Date(payload.exp! * 1000), revoked };
   }
 
@@ -161,6 +175,7 @@ function humanCaller(claims: JWTPayload): Caller {
     areaId: optionalString(claims.area_id),
     storeId: optionalInteger(claims.store_id),
     impersonatedBy: optionalString(claims.impersonated_by),
+    sessionId: optionalString(claims.sid),
     scopes: [],
   };
 }

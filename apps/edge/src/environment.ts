@@ -2,6 +2,7 @@ import { type HttpTimeouts, parseEnvironment, settings } from "@pos-cloud/common
 import type { MessagingConfig } from "@pos-cloud/common/messaging";
 import type { RateLimits } from "@pos-cloud/rest-compat";
 import { z } from "zod";
+import type { ConnectionLimits } from "./connection-limits";
 import type { GraphQLLimits } from "./graphql-limits";
 
 const subgraphUrl = (port: number) => z.url({ protocol: /^https?$/ }).default(`http://127.0.0.1:${port}/`);
@@ -20,6 +21,12 @@ export const limitSettings = {
   GRAPHQL_TIMEOUT_MS: limit,
   GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: limit,
   GRAPHQL_MAX_SUBSCRIPTIONS_PER_CALLER: limit,
+  /** graphql-ws: how long a socket may take to send `connection_init`, and stay open without any operation. */
+  GRAPHQL_WS_INIT_TIMEOUT_MS: limit,
+  GRAPHQL_WS_IDLE_TIMEOUT_MS: limit,
+  /** Connections (HTTP and WebSocket) one edge process holds at once, in all and per client address. */
+  CONNECTIONS_MAX: limit,
+  CONNECTIONS_PER_IP: limit,
   /** Gateway requests per minute per merchant, per store, per IP and in all; API requests per user and per IP. */
   RATE_LIMIT_MERCHANT: limit,
   RATE_LIMIT_STORE: limit,
@@ -39,6 +46,7 @@ export function limitsFromEnvironment(e: LimitSettings): {
   graphqlLimits: Partial<GraphQLLimits>;
   rateLimits: Partial<RateLimits>;
   httpTimeouts: Partial<HttpTimeouts>;
+  connectionLimits: Partial<ConnectionLimits>;
 } {
   const defined = <T extends object>(values: T) =>
     Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
@@ -53,6 +61,8 @@ export function limitsFromEnvironment(e: LimitSettings): {
       timeoutMs: e.GRAPHQL_TIMEOUT_MS,
       maxSubscriptionsPerConnection: e.GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION,
       maxSubscriptionsPerCaller: e.GRAPHQL_MAX_SUBSCRIPTIONS_PER_CALLER,
+      connectionInitTimeoutMs: e.GRAPHQL_WS_INIT_TIMEOUT_MS,
+      idleConnectionMs: e.GRAPHQL_WS_IDLE_TIMEOUT_MS,
     }),
     rateLimits: defined({
       merchant: e.RATE_LIMIT_MERCHANT,
@@ -66,6 +76,7 @@ export function limitsFromEnvironment(e: LimitSettings): {
       requestMs: e.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     }),
+    connectionLimits: defined({ total: e.CONNECTIONS_MAX, perIp: e.CONNECTIONS_PER_IP }),
   };
 }
 
@@ -74,6 +85,9 @@ const schema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default("127.0.0.1"),
+  /** The operator's `/health`, `/ready` and `/metrics`, shared by the instances like PORT; loopback unless set. */
+  ADMIN_PORT: settings.adminPort,
+  ADMIN_HOST: settings.adminHost,
   /** Processes sharing PORT (node:cluster); a crashed one is replaced. */
   EDGE_INSTANCES: z.coerce.number().int().min(1).max(64).default(1),
   PORTAL_URL: subgraphUrl(4101),
@@ -81,6 +95,7 @@ const schema = z.object({
   PAYMENTS_URL: subgraphUrl(4103),
   /** The credential of the hop to the subgraphs: the same value as theirs. */
   INTERNAL_TOKEN: z.string().min(32, "must be at least 32 characters"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: settings.otlpEndpoint.optional(),
   NATS_URL: settings.natsUrl,
   NATS_NAMESPACE: settings.natsNamespace,
   REDIS_URL: settings.redisUrl.default("redis://127.0.0.1:6379"),
@@ -97,9 +112,12 @@ const schema = z.object({
 export interface EdgeEnvironment {
   port: number;
   host: string;
+  admin: { port: number; host: string };
   instances: number;
   subgraphUrls: Record<"portal" | "pos" | "payments", string>;
   internalToken: string;
+  /** Where traces go; absent, tracing is off. */
+  otlpEndpoint?: string;
   messaging: MessagingConfig;
   redisUrl: string;
   redisKeyPrefix: string;
@@ -111,6 +129,7 @@ export interface EdgeEnvironment {
   graphqlLimits: Partial<GraphQLLimits>;
   rateLimits: Partial<RateLimits>;
   httpTimeouts: Partial<HttpTimeouts>;
+  connectionLimits: Partial<ConnectionLimits>;
 }
 
 /** The standalone edge's configuration (cluster mode); every problem is listed before exiting. */
@@ -119,9 +138,11 @@ export function loadEdgeEnvironment(env: NodeJS.ProcessEnv = process.env): EdgeE
   return {
     port: e.PORT,
     host: e.HOST,
+    admin: { port: e.ADMIN_PORT, host: e.ADMIN_HOST },
     instances: e.EDGE_INSTANCES,
     subgraphUrls: { portal: e.PORTAL_URL, pos: e.POS_URL, payments: e.PAYMENTS_URL },
     internalToken: e.INTERNAL_TOKEN,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     messaging: { driver: "nats", url: e.NATS_URL, namespace: e.NATS_NAMESPACE },
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,

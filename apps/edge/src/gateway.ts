@@ -7,6 +7,7 @@ import {
   callerHeaders,
   type SubgraphEndpoint,
   type SubgraphHost,
+  traceHeaders,
   variableRefusals,
 } from "@pos-cloud/common";
 import type { GraphQLFormattedError, GraphQLSchema } from "graphql";
@@ -55,7 +56,7 @@ class RemoteSubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> {
     context,
   }: Parameters<RemoteGraphQLDataSource<GatewayContext>["willSendRequest"] & {}>[0]) {
     const caller = (context as Partial<GatewayContext>).caller ?? anonymous;
-    for (const [name, value] of Object.entries(callerHeaders(caller, this.internalToken))) {
+    for (const [name, value] of Object.entries({ ...callerHeaders(caller, this.internalToken), ...traceHeaders() })) {
       request.http?.headers.set(name, value);
     }
   }
@@ -88,6 +89,10 @@ export async function startGraphQL(options: {
   schemaDetails: boolean;
 }): Promise<{ server: ApolloServer<GatewayContext>; apiSchema: () => GraphQLSchema }> {
   const budget = timeBudget(options.limits.timeoutMs);
+  // @apollo/gateway reports usage to Apollo's servers, after probing the cloud metadata endpoints of AWS, GCP and
+  // Azure, unless this is set: a payments platform sends nothing out that its operator did not ask for
+  // (docs/decisions/edge.md, "No usage reports to Apollo"). An operator's own setting stands.
+  process.env.APOLLO_TELEMETRY_DISABLED ??= "true";
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     buildService: ({ name }) => {

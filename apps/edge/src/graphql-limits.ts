@@ -43,6 +43,10 @@ export interface GraphQLLimits {
   maxSubscriptionsPerConnection: number;
   /** graphql-ws subscriptions open at once for one authenticated subject, over all its connections to this process. */
   maxSubscriptionsPerCaller: number;
+  /** How long a graphql-ws socket may take to send `connection_init` before it is closed (4408). */
+  connectionInitTimeoutMs: number;
+  /** How long a graphql-ws socket may stay open with no subscription or operation running before it is closed (4408). */
+  idleConnectionMs: number;
 }
 
 export const defaultGraphQLLimits: GraphQLLimits = {
@@ -58,6 +62,9 @@ export const defaultGraphQLLimits: GraphQLLimits = {
   // Each open subscription is a read per event: 700 on one socket made one order 700 messages (issue 21).
   maxSubscriptionsPerConnection: 10,
   maxSubscriptionsPerCaller: 50,
+  // A terminal subscribes as soon as it connects; a socket that asks for nothing only holds a descriptor (issue 32).
+  connectionInitTimeoutMs: 3_000,
+  idleConnectionMs: 15_000,
 };
 
 /** The defaults, with what configuration sets (unset values keep their default). */

@@ -1,9 +1,21 @@
 import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { type HttpTimeouts, type ReadinessChecks, repositoryRoot, type SubgraphEndpoint } from "@pos-cloud/common";
+import {
+  type HttpTimeouts,
+  isOutOfDescriptors,
+  logger,
+  outOfDescriptors,
+  type ReadinessChecks,
+  repositoryRoot,
+  type SubgraphEndpoint,
+  serveOperatorPort,
+  shedWhenOutOfDescriptors,
+} from "@pos-cloud/common";
 import type { JobState } from "@pos-cloud/common/jobs";
 import type { MessageBus } from "@pos-cloud/common/messaging";
+import { metrics } from "@pos-cloud/common/metrics";
 import {
   connectRedis,
   createGatewayFront,
@@ -21,12 +33,17 @@ import {
 import type { Redis } from "ioredis";
 import { createApiReference } from "./api-reference";
 import { createAuthenticator } from "./authenticate";
+import type { ConnectionLimits } from "./connection-limits";
 import { createConsoleAssets } from "./console-assets";
 import { startGraphQL } from "./gateway";
 import { type GraphQLLimits, graphQLLimits } from "./graphql-limits";
+import { edgeMetrics } from "./instance-metrics";
+import { forgetSecretsOnRevocation } from "./key-revocations";
 import {
   ClaimSignatureDocument,
+  GatewayIntentStoreDocument,
   GatewayStoreDocument,
+  GatewayTransactionStoreDocument,
   PartnerCredentialsDocument,
   TouchApiKeyDocument,
 } from "./operations/payments.generated";
@@ -35,12 +52,18 @@ import { type CallSubgraph, createSubgraphClient, subgraphExecutor } from "./sub
 import { attachWebSocket } from "./websocket";
 
 export type { SubgraphEndpoint } from "@pos-cloud/common";
+export type { ConnectionLimits } from "./connection-limits";
 export { limitSettings, limitsFromEnvironment } from "./environment";
 export type { GraphQLLimits } from "./graphql-limits";
 
 export interface EdgeConfig {
   port: number;
   host: string;
+  /**
+   * The operator's listener (`/health`, `/ready`, `/metrics`): `ADMIN_PORT` on `ADMIN_HOST`; a free loopback port
+   * when absent (tests that start an edge of their own).
+   */
+  admin?: { port: number; host: string };
   subgraphs: Record<string, SubgraphEndpoint>;
   internalToken: string;
   /** Web-view origins allowed on the payment-token endpoints. */
@@ -61,6 +84,8 @@ export interface EdgeConfig {
   rateLimits?: Partial<RateLimits>;
   /** How long a client may take to send its headers and its request; the defaults of `defaultHttpTimeouts` where unset. */
   httpTimeouts?: Partial<HttpTimeouts>;
+  /** Connections the public port holds at once, in all and per client address; `defaultConnectionLimits` where unset. */
+  connectionLimits?: Partial<ConnectionLimits>;
   /** Token expiry and key caching read it; tests move it together with the portal's. */
   clock?: () => Date;
   /** What the embedded platform's sandbox mail server and SMS relay received, served at `GET /api/v1/dev/messages`. */
@@ -92,14 +117,21 @@ function createGateway(config: EdgeConfig, limiter: RateLimiter, callSubgraph: C
           (await callSubgraph("payments", ClaimSignatureDocument, { signature, ttl_seconds, idempotency_key }))
             .claimSignature,
       };
-  return createGatewayFront({
+  const front = createGatewayFront({
     hmac,
     limiter,
     corsOrigins: config.corsOrigins ?? [],
     seenSignatures,
     fetchStore: async (client_partner_id, merchant_store_id) =>
       (await callSubgraph("payments", GatewayStoreDocument, { client_partner_id, merchant_store_id })).gatewayStore,
+    fetchSubjectStore: async (client_partner_id, { kind, id }) =>
+      kind === "intent"
+        ? (await callSubgraph("payments", GatewayIntentStoreDocument, { client_partner_id, payment_intent_id: id }))
+            .gatewayIntentStore
+        : (await callSubgraph("payments", GatewayTransactionStoreDocument, { client_partner_id, transaction_id: id }))
+            .gatewayTransactionStore,
   });
+  return { front, forgetSecrets: hmac.forgetSecrets };
 }
 
 /** A route whose operation the public graph leaves out runs on its subgraph directly (`RestRoute.subgraph`). */
@@ -129,6 +161,24 @@ function readinessChecks(config: EdgeConfig, redis: Redis | undefined): Readines
   return checks;
 }
 
+/**
+ * Listens on the public port. Once listening, an error the server emits (a failed accept: descriptors ran out)
+ * is logged and answered by shedding idle connections, never thrown at the process, which would end every
+ * terminal's connection at once.
+ */
+async function listen(server: Server, config: Pick<EdgeConfig, "port" | "host">) {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  server.on("error", (error) => {
+    if (isOutOfDescriptors(error)) return outOfDescriptors(error);
+    logger.error("the public port could not accept a connection", { error });
+  });
+  const unregister = shedWhenOutOfDescriptors(() => server.closeIdleConnections());
+  server.once("close", unregister);
+}
+
 /** How long in-flight requests may take to finish on shutdown before their connections are cut. */
 const DRAIN_MS = 4000;
 
@@ -153,16 +203,17 @@ export async function startEdge(config: EdgeConfig) {
   });
   const callSubgraph = createSubgraphClient(config.subgraphs, config.internalToken);
   const authenticator = createAuthenticator(callSubgraph, config.clock, config.apiAudience);
+  const gateway = createGateway(config, limiter, callSubgraph, redis);
+  const keyRevocations = await forgetSecretsOnRevocation(config.bus, gateway.forgetSecrets);
   const server = createEdgeServer({
     graphql: graphql.server,
     router: createRouter(routesFor(config)),
-    gateway: createGateway(config, limiter, callSubgraph, redis),
+    gateway: gateway.front,
     authenticator,
     limiter,
     devMessages: config.devMessages,
-    readiness: readinessChecks(config, redis),
-    jobs: config.jobs,
     httpTimeouts: config.httpTimeouts,
+    connectionLimits: config.connectionLimits,
     publicUrl: config.publicUrl,
     apiReference: createApiReference(restRoutes, supergraphSdl),
     consoleAssets: createConsoleAssets(join(repositoryRoot, "apps", "console", "dist")),
@@ -175,14 +226,26 @@ export async function startEdge(config: EdgeConfig) {
     payments: subgraphExecutor(config.subgraphs, config.internalToken, "payments"),
     clock: config.clock,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, resolve);
+  await listen(server, config);
+  const admin = await serveOperatorPort(
+    config.admin ?? { port: 0, host: "127.0.0.1" },
+    readinessChecks(config, redis),
+    { text: edgeMetrics, contentType: metrics.contentType },
+    config.jobs,
+  ).catch(async (error: unknown) => {
+    // An operator port already taken stops the start; the public port must not stay open behind it.
+    await websocket.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    throw error;
   });
   const port = (server.address() as AddressInfo).port;
   return {
     port,
+    /** The operator's listener: `${adminUrl}/ready`, `${adminUrl}/metrics`. */
+    adminUrl: admin.url,
     async close() {
+      await admin.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
@@ -190,6 +253,7 @@ export async function startEdge(config: EdgeConfig) {
       await closed;
       clearTimeout(cut);
       await graphql.server.stop();
+      await keyRevocations.stop();
       authenticator.stop();
       redis?.disconnect();
     },

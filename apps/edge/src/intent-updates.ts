@@ -1,5 +1,6 @@
 import type { BusEvent } from "@pos-cloud/common/messaging";
 import {
+  type DefinitionNode,
   type DocumentNode,
   type FieldNode,
   type FormattedExecutionResult,
@@ -36,12 +37,36 @@ export function asQuery(
     });
   }
   const variableDefinitions = operation.variableDefinitions?.filter((node) => used.has(node.variable.name.value));
+  const spread = spreadFragments(definitions, query);
   return {
     ...document,
-    definitions: definitions.map((definition) =>
-      definition === query ? { ...query, variableDefinitions } : definition,
-    ),
+    definitions: definitions.flatMap((definition) => {
+      if (definition === query) return [{ ...query, variableDefinitions }];
+      // A fragment only the other events' fields spread: GraphQL refuses a document with an unused one.
+      return definition.kind === Kind.FRAGMENT_DEFINITION && !spread.has(definition.name.value) ? [] : [definition];
+    }),
   };
+}
+
+/** The fragments `operation` spreads, directly or through other fragments. */
+function spreadFragments(definitions: readonly DefinitionNode[], operation: OperationDefinitionNode) {
+  const fragments = new Map(
+    definitions.flatMap((definition) =>
+      definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [],
+    ),
+  );
+  const spread = new Set<string>();
+  const walk = (node: DefinitionNode) =>
+    visit(node, {
+      FragmentSpread: ({ name: { value } }) => {
+        const fragment = fragments.get(value);
+        if (spread.has(value) || !fragment) return;
+        spread.add(value);
+        walk(fragment);
+      },
+    });
+  walk(operation);
+  return spread;
 }
 
 /** `store(id: <storeId>) { selections }`. */

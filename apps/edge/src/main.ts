@@ -2,7 +2,7 @@
 // from NATS JetStream, rate-limit counters in Redis. EDGE_INSTANCES processes share PORT through node:cluster.
 // Configuration: src/environment.ts.
 import cluster from "node:cluster";
-import { stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
+import { guardAgainstDescriptorExhaustion, stopOnSignals, tracingFor, tuneGarbageCollection } from "@pos-cloud/common";
 import { openMessageBus } from "@pos-cloud/common/messaging";
 import { loadEdgeEnvironment } from "./environment";
 import { startEdge } from "./index";
@@ -48,12 +48,15 @@ function superviseInstances() {
 }
 
 async function serveEdge() {
+  guardAgainstDescriptorExhaustion("edge");
   tuneGarbageCollection();
+  await tracingFor("pos-cloud-edge", config.otlpEndpoint);
   const bus = await openMessageBus(config.messaging);
   const { portal, pos, payments } = config.subgraphUrls;
   const edge = await startEdge({
     port: config.port,
     host: config.host,
+    admin: config.admin,
     internalToken: config.internalToken,
     bus,
     corsOrigins: config.corsOrigins,
@@ -66,12 +69,13 @@ async function serveEdge() {
     graphqlLimits: config.graphqlLimits,
     rateLimits: config.rateLimits,
     httpTimeouts: config.httpTimeouts,
+    connectionLimits: config.connectionLimits,
     subgraphs: { portal: { url: portal }, pos: { url: pos }, payments: { url: payments } },
   }).catch(async (error: unknown) => {
     await bus.close();
     throw error;
   });
-  console.log(`edge ${process.pid} at http://${config.host}:${edge.port}`);
+  console.log(`edge ${process.pid} at http://${config.host}:${edge.port} (operator ${edge.adminUrl})`);
   stopOnSignals("edge", async () => {
     await edge.close();
     await bus.close();

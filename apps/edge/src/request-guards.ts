@@ -37,13 +37,21 @@ export function refuseClientError(error: NodeJS.ErrnoException, socket: Duplex) 
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? new AppError("request_timeout", "the request was not received in time")
         : new AppError("invalid_request", "the request is not valid HTTP", { constraint: "http" });
+  socket.end(rawErrorResponse(refusal));
+}
+
+/**
+ * A whole HTTP/1.1 answer in the error format, written on a socket Node's HTTP server does not answer for us (a
+ * request its parser refused, a connection over the caps); the connection closes after it.
+ */
+export function rawErrorResponse(refusal: AppError, headers: Record<string, string> = {}): string {
   const body = JSON.stringify({ code: refusal.code, message: refusal.message, details: refusal.details });
   const head = [
     `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}`,
     "Content-Type: application/json; charset=utf-8",
     `Content-Length: ${Buffer.byteLength(body)}`,
-    ...Object.entries(securityHeaders).map(([name, value]) => `${name}: ${value}`),
+    ...Object.entries({ ...securityHeaders, ...headers }).map(([name, value]) => `${name}: ${value}`),
     "Connection: close",
   ];
-  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+  return `${head.join("\r\n")}\r\n\r\n${body}`;
 }

@@ -1,18 +1,22 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApolloServer } from "@apollo/server";
-import { AppError, type Caller } from "@pos-cloud/common";
+import { AppError, type Caller, unauthenticated } from "@pos-cloud/common";
 import {
   type ExecuteOperation,
   type GatewayFront,
+  parseBody,
+  paymentTokenOf,
   type RequestBody,
   type RestResponse,
   type Router,
   readBody,
+  readRawBody,
   sendError,
   sendJson,
   sendStream,
   sendText,
   storeHintOf,
+  subjectOf,
 } from "@pos-cloud/rest-compat";
 import type { Seen } from "./access-log";
 import type { GatewayContext } from "./gateway";
@@ -73,6 +77,16 @@ function reply(res: ServerResponse, response: RestResponse, headers: Record<stri
   sendJson(res, response.status, response.body, { ...headers, ...response.headers });
 }
 
+/**
+ * A web view's route without a payment token anywhere the token is read (header, query, a body that parses) is
+ * refused as the payments service refuses a wrong token, before the body's errors or the intent's lookup.
+ */
+function assertPaymentTokenSent(route: MatchedRoute["route"], url: URL, req: IncomingMessage, body: RequestBody) {
+  if (route.auth !== "payment_token") return;
+  if (paymentTokenOf({ query: url.searchParams, headers: req.headers, body }) === "")
+    throw new AppError("invalid_token", "send the payment token of this payment intent");
+}
+
 /** A portal or POS route, for a caller the edge authenticated and admitted. */
 export async function serveRoute(
   { router, execute }: RestRoutes,
@@ -86,6 +100,9 @@ export async function serveRoute(
   const matched = router.match(method, url.pathname);
   if (!matched) throw new AppError("not_found", `no route for ${method} ${url.pathname}`);
   seen.route = matched.route.path;
+  // Before the body is read or any id looked up: a refusal that depended on either would tell a caller without
+  // credentials which ids exist (docs/decisions.md, "Authentication before anything else").
+  if (caller.type === "anonymous" && !matched.route.doc.anonymous) throw unauthenticated();
   const body = await readBody(req);
   reply(res, await run(execute, matched, req, url, method, body, caller));
 }
@@ -108,14 +125,23 @@ export async function serveGateway(
     if (method === "OPTIONS") return reply(res, gateway.preflight(router.routesAt(url.pathname), req.headers));
     let failure: unknown;
     let matched: ReturnType<Router["match"]>;
-    let body: RequestBody | undefined;
+    let raw: Buffer | undefined;
     try {
       matched = router.match(method, url.pathname);
       if (!matched) throw new AppError("not_found", `no route for ${method} ${url.pathname}`);
       seen.route = matched.route.path;
-      body = await readBody(req);
+      raw = await readRawBody(req);
     } catch (error) {
       failure = error;
+    }
+    // The signature covers the bytes, so it is checked before they are parsed: a body that is no JSON is the
+    // signer's to hear about, not an unsigned caller's.
+    let body: RequestBody | undefined;
+    let unparsed: unknown;
+    try {
+      body = raw ? parseBody(req.headers, raw) : undefined;
+    } catch (error) {
+      unparsed = error;
     }
     const admitted = await gateway.admit(
       {
@@ -124,14 +150,17 @@ export async function serveGateway(
         target: req.url ?? "/",
         headers: req.headers,
         ip: req.socket.remoteAddress ?? "unknown",
-        body,
+        body: raw ? (body ?? { raw, fields: {} }) : undefined,
         storeHint: storeHintOf(body, url.searchParams),
+        subject: failure ? undefined : subjectOf(matched?.route, matched?.params),
       },
       headers,
     );
     const caller = { ...admitted, requestId };
     seen.caller = caller;
-    if (failure || !matched || !body) throw failure;
+    if (failure || !matched || !raw) throw failure;
+    assertPaymentTokenSent(matched.route, url, req, body ?? { raw, fields: {} });
+    if (!body) throw unparsed;
     reply(res, await run(execute, matched, req, url, method, body, caller), headers);
   } catch (error) {
     sendError(res, error, headers);

@@ -1,4 +1,4 @@
-import { type Caller, logger } from "@pos-cloud/common";
+import { type Caller, logger, sessionSubject } from "@pos-cloud/common";
 import { EdgeSessionRevocationsDocument } from "./operations/portal.generated";
 import type { CallSubgraph } from "./subgraph-client";
 
@@ -11,14 +11,23 @@ const POLL_MS = 1000;
 const LATE_COMMIT_MS = 30_000;
 
 /**
- * The subjects whose revocation ends a token: its own subject, the admin an impersonation acts for, and a terminal's
- * store and merchant (deactivating either ends its terminals' tokens).
+ * The subjects whose revocation ends a token: its own subject, the admin an impersonation acts for, the session it
+ * belongs to (an impersonation's logout, a refresh token's reuse), and the store and merchant of a terminal or of a
+ * person of one store (L4 to L6): deactivating either ends their tokens, since they work for that store alone (the
+ * portal gives them no new ones either).
  */
 export function revocationSubjects(caller: Caller): string[] {
-  if (caller.type === "user")
-    return [`user:${caller.id}`, ...(caller.impersonatedBy ? [`user:${caller.impersonatedBy}`] : [])];
+  const own =
+    caller.type === "user"
+      ? [
+          `user:${caller.id}`,
+          ...(caller.impersonatedBy ? [`user:${caller.impersonatedBy}`] : []),
+          ...(caller.sessionId ? [sessionSubject(caller.sessionId)] : []),
+        ]
+      : [`device:${caller.id}`];
+  if (caller.type === "user" && caller.storeId === undefined) return own;
   return [
-    `device:${caller.id}`,
+    ...own,
     ...(caller.storeId !== undefined ? [`store:${caller.storeId}`] : []),
     ...(caller.merchantId !== undefined ? [`merchant:${caller.merchantId}`] : []),
   ];
@@ -71,9 +80,12 @@ export function followRevocations(callSubgraph: CallSubgraph, clock: () => Date)
   return {
     /** Resolves once the revocations in force have been read (at least once since start). */
     ready: (): Promise<void> => (loaded ? Promise.resolve() : poll()),
-    /** Whether a token for these subjects signed at `issuedAt` (seconds, as `iat`) is revoked: a look-up in memory. */
-    isRevoked: (subjects: string[], issuedAt: number) =>
-      subjects.some((subject) => {
+    /**
+     * The subject whose revocation ends a token for these subjects signed at `issuedAt` (seconds, as `iat`), or
+     * undefined while none does: a look-up in memory.
+     */
+    revokedBy: (subjects: string[], issuedAt: number) =>
+      subjects.find((subject) => {
         const revocation = revoked.get(subject);
         return revocation !== undefined && issuedAt * 1000 <= revocation.before;
       }),

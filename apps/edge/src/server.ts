@@ -6,17 +6,16 @@ import {
   graphqlCode,
   type HttpTimeouts,
   httpServerOptions,
+  inSpan,
   logger,
   REQUEST_ID_HEADER,
-  type ReadinessChecks,
   requestIdOf,
   roles,
-  sendReadiness,
+  SpanKind,
   serveHttpGraphQL,
   tierOf,
+  traceContextOf,
 } from "@pos-cloud/common";
-import type { JobState } from "@pos-cloud/common/jobs";
-import { metrics } from "@pos-cloud/common/metrics";
 import {
   type GatewayFront,
   type RateLimiter,
@@ -29,10 +28,10 @@ import { logAccess, type Seen } from "./access-log";
 import { takeApiLimit } from "./api-limit";
 import type { ApiReference } from "./api-reference";
 import type { Authenticator } from "./authenticate";
+import { type ConnectionLimits, isRefusedConnection, limitConnections } from "./connection-limits";
 import { CONSOLE_PATH, type ConsoleAssets } from "./console-assets";
 import { authorizationServerMetadata, DISCOVERY_PATH } from "./discovery";
 import type { GatewayContext } from "./gateway";
-import { edgeMetrics } from "./instance-metrics";
 import { refuseClientError, securityHeaders } from "./request-guards";
 import { operationsOn, type RestRoutes, serveGateway, serveRoute } from "./rest-routes";
 
@@ -50,11 +49,9 @@ export interface EdgeOptions {
    * unless the mailbox is configured on.
    */
   devMessages?: () => unknown[];
-  /** What `GET /ready` checks: every dependency by name. */
-  readiness: ReadinessChecks;
-  /** The periodic jobs `GET /ready` lists: the embedded platform's (a cluster's edge runs none). */
-  jobs?: () => JobState[];
   httpTimeouts?: Partial<HttpTimeouts>;
+  /** Connections held at once, in all and per client address; the defaults of `defaultConnectionLimits` where unset. */
+  connectionLimits?: Partial<ConnectionLimits>;
   /** The platform's address as clients reach it (the discovery document's issuer); the request's Host when unknown. */
   publicUrl?: () => string | undefined;
   /** `/openapi.json` and `/docs`. */
@@ -98,14 +95,7 @@ function sendGraphQLError(req: IncomingMessage, res: ServerResponse, error: unkn
 }
 
 /** Paths served outside the router, which are their own route in the request metrics. */
-const fixedPaths = new Set(["/health", "/ready", "/metrics", "/graphql", "/api/v1/dev/messages", DISCOVERY_PATH]);
-
-/** Prometheus's scrape: plain text, no token (like `/health`); keep the port off the internet or filter the path. */
-async function sendMetrics(res: ServerResponse) {
-  const body = await edgeMetrics();
-  res.writeHead(200, { "content-type": metrics.contentType });
-  res.end(body);
-}
+const fixedPaths = new Set(["/health", "/graphql", "/api/v1/dev/messages", DISCOVERY_PATH]);
 
 async function admitApiRequest(limiter: RateLimiter, caller: Caller, res: ServerResponse) {
   const decision = await takeApiLimit(limiter, caller);
@@ -122,8 +112,6 @@ function edgeRequests({
   authenticator,
   limiter,
   devMessages,
-  readiness,
-  jobs,
   publicUrl,
   apiReference,
   consoleAssets,
@@ -136,8 +124,6 @@ function edgeRequests({
     const method = req.method ?? "GET";
     if (servedPaths.has(url.pathname)) seen.route = url.pathname;
     if (url.pathname === "/health" && method === "GET") return sendJson(res, 200, { status: "ok" });
-    if (url.pathname === "/ready" && method === "GET") return sendReadiness(res, readiness, jobs);
-    if (url.pathname === "/metrics" && method === "GET") return sendMetrics(res);
     if (url.pathname === DISCOVERY_PATH && method === "GET")
       return sendJson(res, 200, authorizationServerMetadata(req, publicUrl?.()));
     if (apiReference.serve(url.pathname, method, res)) return;
@@ -162,16 +148,35 @@ function edgeRequests({
   };
 }
 
-/** One port: `/health`, `/ready`, `/metrics`, `/graphql` (HTTP; WebSocket is attached by `attachWebSocket`), and every REST route. */
+/**
+ * The public port: `/health`, `/graphql` (HTTP; WebSocket is attached by `attachWebSocket`), and every REST route,
+ * behind the connection caps. `/ready` and `/metrics` are the operator's, on a port of their own (`./index`).
+ */
+/** The edge's span of a request: the trace a client's `traceparent` names, or a new one. */
+const edgeSpan = (req: IncomingMessage, requestId: string) => ({
+  kind: SpanKind.SERVER,
+  parent: traceContextOf(req.headers),
+  attributes: {
+    "http.request.method": req.method ?? "GET",
+    "url.path": (req.url ?? "/").split("?")[0]!,
+    request_id: requestId,
+  },
+});
+
 export function createEdgeServer(options: EdgeOptions): Server {
   const handle = edgeRequests(options);
   const server = createServer(httpServerOptions(options.httpTimeouts), (req, res) => {
+    // Answered 503 when it connected: nothing it asks for runs.
+    if (isRefusedConnection(req.socket)) return;
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     res.setHeader(REQUEST_ID_HEADER, requestId);
     for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
     const seen: Seen = {};
     logAccess(req, res, requestId, seen);
-    handle(req, res, requestId, seen).catch((error) => {
+    inSpan(`${req.method} ${(req.url ?? "/").split("?")[0]}`, edgeSpan(req, requestId), async (span) => {
+      await handle(req, res, requestId, seen);
+      span.setAttribute("http.response.status_code", res.statusCode);
+    }).catch((error) => {
       if (res.headersSent) {
         res.destroy();
         return;
@@ -181,5 +186,6 @@ export function createEdgeServer(options: EdgeOptions): Server {
     });
   });
   server.on("clientError", refuseClientError);
+  limitConnections(server, options.connectionLimits);
   return server;
 }

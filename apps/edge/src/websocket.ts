@@ -25,6 +25,7 @@ import { clientErrorFormatter, clientErrors, logUnexpectedError, storableLiteral
 import { documentRules, type GraphQLLimits, limitedDocument } from "./graphql-limits";
 import type { CallSubgraph } from "./subgraph-client";
 import { createSubscriptions, type ReadByToken, type RunQuery, type Subscriptions } from "./subscriptions";
+import { idleSockets } from "./websocket-idle";
 import { type ConnectionSessions, connectionSessions, UNAUTHORIZED_CLOSE } from "./websocket-sessions";
 
 /** Close code for a connection whose operations went over the caller's API limit (HTTP's 429). */
@@ -168,23 +169,37 @@ export async function attachWebSocket(
   const rules = [...specifiedRules, ...documentRules(limits), storableLiterals];
   const operations: OperationDeps = { sessions, subscriptions, limiter, limits, apiSchema, rules };
   const { callerOf } = sessions;
+  const idle = idleSockets(limits.idleConnectionMs);
+  wss.on("connection", (socket) => idle.opened(socket));
 
   const cleanup = useServer<Record<string, unknown>, GatewayContext>(
     {
+      // A socket that never initialises is closed (4408) by graphql-ws: it holds a connection slot meanwhile.
+      connectionInitWaitTimeout: limits.connectionInitTimeoutMs,
       onConnect: (ctx) => sessions.connect(ctx.extra, ctx.connectionParams),
       onSubscribe: async (ctx, id, payload) => {
+        idle.started(ctx.extra.socket, id);
+        let refused = true;
         try {
-          return await operation(operations, ctx.extra, id, payload);
+          const result = await operation(operations, ctx.extra, id, payload);
+          refused = Array.isArray(result);
+          return result;
         } catch (error) {
           // graphql-ws would close the socket (4500) with the error's message, and log it without the request.
           logUnexpectedError(callerOf(ctx.extra).requestId, error);
           return [internalError()];
+        } finally {
+          // graphql-ws calls onComplete only for an operation that ran.
+          if (refused) idle.ended(ctx.extra.socket, id);
         }
       },
       // Refusals and a subscription's failure: what no Apollo Server formatted is formatted (and logged) here.
       onError: (ctx, _id, _payload, errors) => clientErrors(format, errors, callerOf(ctx.extra).requestId),
       // Every subscription that was opened ends here: completed by either side, or its socket closed.
-      onComplete: (ctx, id) => sessions.slotsOf(ctx.extra)?.release(id),
+      onComplete: (ctx, id) => {
+        sessions.slotsOf(ctx.extra)?.release(id);
+        idle.ended(ctx.extra.socket, id);
+      },
       context: (ctx) => ({ caller: callerOf(ctx.extra) }),
       // Results come formatted by Apollo Server (plain error objects): sent as they are, where graphql-ws would call
       // each error's toJSON and close the connection (4500) on the first error.

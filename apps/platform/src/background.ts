@@ -4,23 +4,38 @@ import type { PaymentsDeps } from "@pos-cloud/payments";
 import type { PortalDeps } from "@pos-cloud/portal";
 import type { PosDeps } from "@pos-cloud/pos";
 import type { PlatformConfig } from "./environment";
-import { ensureSyncPartner, type SyncPartner } from "./sync-partner";
+import { ensurePlatformKeys, type PlatformKeys, platformKeyRenewalJob } from "./sync-partner";
 
 /**
  * Points the portal's gateway sync at the gateway: the configured client partner, else the platform's own POS
  * partner at this platform's gateway (`gatewayUrl`), which that gateway alone lets create merchant and store ids (a
- * gateway elsewhere designates it at its own start).
+ * gateway elsewhere designates it at its own start). Answers the keys to sign with: a configured partner's one key
+ * serves POS too, the platform's own partner has one for each.
  */
 export async function configureGatewaySync(
   portal: PortalDeps,
   payments: PaymentsDeps,
   configured: PlatformConfig["gatewaySync"],
   gatewayUrl: string,
-): Promise<SyncPartner> {
-  const partner = configured ?? (await ensureSyncPartner(payments.partners));
-  if (!configured?.url) await payments.partners.designateSyncPartner(partner.clientPartnerId);
-  portal.gatewaySync.configure({ ...partner, url: configured?.url ?? gatewayUrl });
-  return partner;
+): Promise<PlatformKeys> {
+  const keys = configured ? { sync: configured, pos: configured } : await ensurePlatformKeys(payments.partners);
+  if (!configured?.url) await payments.partners.designateSyncPartner(keys.sync.clientPartnerId);
+  portal.gatewaySync.configure({ ...keys.sync, url: configured?.url ?? gatewayUrl });
+  return keys;
+}
+
+/**
+ * The platform's own keys at `url`, handed to what signs with them: the sync key to the portal's sync in this
+ * process, POS's key to POS through its database, where every POS process (each cluster subgraph process too) reads
+ * it within a minute.
+ */
+export async function usePlatformKeys(
+  subgraphs: { portal: PortalDeps; pos: PosDeps },
+  keys: PlatformKeys,
+  url: string,
+) {
+  subgraphs.portal.gatewaySync.configure({ ...keys.sync, url });
+  await subgraphs.pos.gateway.configure({ ...keys.pos, url });
 }
 
 export interface BackgroundWork {
@@ -41,7 +56,12 @@ export interface BackgroundWork {
 export async function startBackgroundWork(
   subgraphs: { portal: PortalDeps; payments: PaymentsDeps; pos: PosDeps },
   bus: MessageBus,
-  options: { pollIntervalMs: number; clock?: () => Date },
+  options: {
+    pollIntervalMs: number;
+    clock?: () => Date;
+    /** The gateway's URL when the platform's own keys are in use: the job that renews them then runs here. */
+    ownSyncKeyAt?: string;
+  },
 ): Promise<BackgroundWork> {
   const { portal, payments, pos } = subgraphs;
   const stops: (() => Promise<void>)[] = [];
@@ -62,6 +82,7 @@ export async function startBackgroundWork(
       ...portal.jobs(),
       ...pos.jobs(bus),
       ...payments.jobs(bus, { pollIntervalMs: options.pollIntervalMs }),
+      ...ownKeyJobs(subgraphs, options),
     );
     stops.push(() => jobs.stop());
     await jobs.start();
@@ -70,4 +91,16 @@ export async function startBackgroundWork(
     await stop();
     throw error;
   }
+}
+
+/** The renewal of the platform's own keys, when this platform uses them (not a partner configured elsewhere). */
+function ownKeyJobs(
+  subgraphs: { portal: PortalDeps; payments: PaymentsDeps; pos: PosDeps },
+  options: { clock?: () => Date; ownSyncKeyAt?: string },
+) {
+  const url = options.ownSyncKeyAt;
+  if (!url) return [];
+  const use = (keys: PlatformKeys) => usePlatformKeys(subgraphs, keys, url);
+  const clock = options.clock ?? (() => new Date());
+  return [platformKeyRenewalJob({ partners: subgraphs.payments.partners, clock, use })];
 }

@@ -3,8 +3,9 @@ import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { type Database, openDatabase, restoreEmbeddedDatabase } from "@pos-cloud/common/storage";
+import { type Database, keepOwnerOnly, openDatabase, restoreEmbeddedDatabase } from "@pos-cloud/common/storage";
 import * as tar from "tar";
+import { openBackup, sealBackup } from "./backup-file";
 
 const subgraphs = ["portal", "pos", "payments"] as const;
 type Databases = Record<(typeof subgraphs)[number], Database>;
@@ -16,10 +17,11 @@ const besideTheDatabases = ["master.key", "demo.json", "sandbox-provider", "sand
 const controlSocket = (dataDir: string) => join(resolve(dataDir), "platform.sock");
 
 /**
- * A backup of the embedded platform: a tar file holding each subgraph's database as PGlite dumps it (its files as
- * of a moment between two statements, so every committed transaction and nothing else) and the files beside them.
+ * A backup of the embedded platform: a tar archive holding each subgraph's database as PGlite dumps it (its files as
+ * of a moment between two statements, so every committed transaction and nothing else) and the files beside them,
+ * encrypted under the operator's passphrase (`backup-file.ts`): it holds the master key and the demo's credentials.
  */
-async function writeBackup(dataDir: string, databases: Databases, file: string) {
+async function writeBackup(dataDir: string, databases: Databases, file: string, passphrase: string) {
   const staging = mkdtempSync(join(tmpdir(), "pos-cloud-backup-"));
   try {
     for (const subgraph of subgraphs)
@@ -27,7 +29,7 @@ async function writeBackup(dataDir: string, databases: Databases, file: string) 
     for (const name of besideTheDatabases.filter((each) => existsSync(join(dataDir, each)))) {
       cpSync(join(dataDir, name), join(staging, name), { recursive: true });
     }
-    await tar.create({ file: resolve(file), cwd: staging, portable: true }, readdirSync(staging));
+    await sealBackup(tar.create({ cwd: staging, portable: true }, readdirSync(staging)), resolve(file), passphrase);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -39,8 +41,8 @@ export async function serveBackups(dataDir: string, databases: Databases): Promi
   if (existsSync(path)) unlinkSync(path);
   const server = createServer((socket) => {
     createInterface({ input: socket }).once("line", (line) => {
-      const { backup } = JSON.parse(line) as { backup: string };
-      writeBackup(dataDir, databases, backup).then(
+      const { backup, passphrase } = JSON.parse(line) as { backup: string; passphrase: string };
+      writeBackup(dataDir, databases, backup, passphrase).then(
         () => socket.end(`${JSON.stringify({ ok: true })}\n`),
         (error: Error) => socket.end(`${JSON.stringify({ error: error.message })}\n`),
       );
@@ -51,7 +53,7 @@ export async function serveBackups(dataDir: string, databases: Databases): Promi
 }
 
 /** Asks the running platform for a backup; false when none answers on the data directory's socket. */
-async function backupThroughPlatform(dataDir: string, file: string): Promise<boolean> {
+async function backupThroughPlatform(dataDir: string, file: string, passphrase: string): Promise<boolean> {
   const path = controlSocket(dataDir);
   if (!existsSync(path)) return false;
   const socket = createConnection(path);
@@ -60,7 +62,8 @@ async function backupThroughPlatform(dataDir: string, file: string): Promise<boo
   } catch {
     return false;
   }
-  socket.write(`${JSON.stringify({ backup: resolve(file) })}\n`);
+  // The socket is in the owner-only data directory: only the platform's own user can connect and read the request.
+  socket.write(`${JSON.stringify({ backup: resolve(file), passphrase })}\n`);
   const [line] = await createInterface({ input: socket })
     [Symbol.asyncIterator]()
     .next()
@@ -71,13 +74,14 @@ async function backupThroughPlatform(dataDir: string, file: string): Promise<boo
 }
 
 /** `npm run backup`: through the running platform, or from the data directory while none runs. */
-export async function backup(dataDir: string, file: string): Promise<"running" | "stopped"> {
-  if (await backupThroughPlatform(dataDir, file)) return "running";
+export async function backup(dataDir: string, file: string, passphrase: string): Promise<"running" | "stopped"> {
+  if (await backupThroughPlatform(dataDir, file, passphrase)) return "running";
   const missing = subgraphs.filter((subgraph) => !existsSync(join(dataDir, subgraph, "PG_VERSION")));
   if (missing.length > 0) throw new Error(`${dataDir} holds no embedded database of ${missing.join(", ")}`);
   const opened = await Promise.all(subgraphs.map((subgraph) => openDatabase({ dataDir: join(dataDir, subgraph) })));
   try {
-    await writeBackup(dataDir, Object.fromEntries(subgraphs.map((s, i) => [s, opened[i]!])) as Databases, file);
+    const databases = Object.fromEntries(subgraphs.map((s, i) => [s, opened[i]!])) as Databases;
+    await writeBackup(dataDir, databases, file, passphrase);
   } finally {
     await Promise.all(opened.map((db) => db.close()));
   }
@@ -85,7 +89,7 @@ export async function backup(dataDir: string, file: string): Promise<"running" |
 }
 
 /** `npm run restore`: into a data directory without databases, with the platform stopped. */
-export async function restore(dataDir: string, file: string): Promise<void> {
+export async function restore(dataDir: string, file: string, passphrase: string): Promise<void> {
   const present = subgraphs.filter((subgraph) => existsSync(join(dataDir, subgraph)));
   if (present.length > 0) {
     throw new Error(
@@ -94,7 +98,9 @@ export async function restore(dataDir: string, file: string): Promise<void> {
   }
   const staging = mkdtempSync(join(tmpdir(), "pos-cloud-restore-"));
   try {
-    await tar.extract({ file, cwd: staging });
+    const archive = join(staging, "backup.tar");
+    await openBackup(file, passphrase, archive);
+    await tar.extract({ file: archive, cwd: staging });
     const absent = subgraphs.filter((subgraph) => !existsSync(join(staging, `${subgraph}.tar.gz`)));
     if (absent.length > 0) throw new Error(`${file} is not a backup of the platform: no ${absent.join(", ")} database`);
     for (const name of besideTheDatabases.filter((each) => existsSync(join(staging, each)))) {
@@ -103,6 +109,8 @@ export async function restore(dataDir: string, file: string): Promise<void> {
     for (const subgraph of subgraphs) {
       await restoreEmbeddedDatabase(subgraph, dataDir, readFileSync(join(staging, `${subgraph}.tar.gz`)));
     }
+    // The files beside the databases keep the modes the backup's archive gave them; the databases are done already.
+    keepOwnerOnly(dataDir);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

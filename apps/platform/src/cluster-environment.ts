@@ -18,6 +18,9 @@ const schema = z
   .object({
     PORT: port(4000),
     HOST: z.string().min(1).default("127.0.0.1"),
+    /** The edge's operator port (`/health`, `/ready`, `/metrics`), shared by its instances; on ADMIN_HOST (loopback). */
+    ADMIN_PORT: port(4001),
+    ADMIN_HOST: settings.adminHost,
     EDGE_INSTANCES: z.coerce.number().int().min(1).max(64).default(2),
     WORKERS: z.coerce.number().int().min(1).max(64).default(2),
     SANDBOX_PORT: port(4104),
@@ -29,6 +32,8 @@ const schema = z
     /** The sandbox mail server's SMTP port and SMS relay's HTTP port (unless SMTP_URL and SMS_RELAY_URL are set). */
     SMTP_PORT: port(4106),
     SMS_PORT: port(4107),
+    /** The sandbox SFTP server's port, a merchant's accounting export's server. */
+    SFTP_PORT: port(4108),
     ...messageSettings,
     /** The card acquirer of the settlement exchange, with the merchant account: ftp://user:password@host:port/. */
     ACQUIRER_FTP_URL: z
@@ -69,14 +74,17 @@ export type SubgraphName = "portal" | "pos" | "payments";
 export interface ClusterConfig {
   port: number;
   host: string;
+  adminHost?: string;
   edgeInstances: number;
   workers: number;
   /** `workerMetrics`: the first worker's operations port (the next workers count up); absent or 0: free ports. */
-  ports: Record<SubgraphName | "sandbox", number> & {
+  /** `admin`: the edge's operator port, on `adminHost` (loopback unless set). */
+  ports: Record<SubgraphName | "sandbox" | "admin", number> & {
     workerMetrics?: number;
     acquirer?: number;
     smtp?: number;
     sms?: number;
+    sftp?: number;
   };
   /** The mail server and SMS relay; what is unset goes to the sandbox the cluster starts. */
   messages?: MessageConfig;
@@ -100,10 +108,12 @@ export function loadClusterEnvironment(env: NodeJS.ProcessEnv = process.env): Cl
   return {
     port: e.PORT,
     host: e.HOST,
+    adminHost: e.ADMIN_HOST,
     edgeInstances: e.EDGE_INSTANCES,
     workers: e.WORKERS,
     ports: {
       sandbox: e.SANDBOX_PORT,
+      admin: e.ADMIN_PORT,
       portal: e.PORTAL_PORT,
       pos: e.POS_PORT,
       payments: e.PAYMENTS_PORT,
@@ -111,6 +121,7 @@ export function loadClusterEnvironment(env: NodeJS.ProcessEnv = process.env): Cl
       acquirer: e.ACQUIRER_PORT,
       smtp: e.SMTP_PORT,
       sms: e.SMS_PORT,
+      sftp: e.SFTP_PORT,
     },
     messages: messageConfig(e),
     acquirerFtpUrl: e.ACQUIRER_FTP_URL,

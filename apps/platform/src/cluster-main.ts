@@ -1,5 +1,5 @@
 // npm run start:cluster: the platform as separate processes on this machine (apps/platform/src/cluster.ts).
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { stopOnSignals } from "@pos-cloud/common";
 import { MigrationError } from "@pos-cloud/common/storage";
 import { startCluster } from "./cluster";
@@ -31,6 +31,7 @@ console.log(
     `  portal, POS   ${base}/api/v1`,
     `  GraphQL       ${base}/graphql  (WebSocket: ${base.replace(/^http/, "ws")}/graphql)`,
     `  QR sandbox    ${cluster.sandboxUrl}  (customer pays: npm run provider -- pay <provider_transaction_id>)`,
+    `  SFTP sandbox  ${cluster.sftpUrl}  (accounting export daily at 00:00 Asia/Tokyo; its login: ${relative(process.cwd(), join(config.dataDir, "sandbox-sftp", "config.json"))})`,
     `  data          ${relative(process.cwd(), config.dataDir) || "."}  (databases on PostgreSQL)`,
     cluster.demoFile ? `  demo tenant   ${relative(process.cwd(), cluster.demoFile)}` : "  demo tenant   off",
     "Ctrl-C stops.",

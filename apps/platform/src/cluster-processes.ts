@@ -29,7 +29,8 @@ const START_TIMEOUT_MS = 60_000;
 function waitForPort(port: number, host: string, child: ChildProcess, name: string): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const exited = () => reject(new Error(`${name} ended before it listened (exit code ${child.exitCode})`));
+    const exited = () =>
+      reject(new Error(`${name} ended before it listened (${child.signalCode ?? `exit code ${child.exitCode}`})`));
     child.once("exit", exited);
     const attempt = () => {
       const socket = connect(port, host);
@@ -78,6 +79,8 @@ export function clusterProcesses(
 ) {
   const running: { name: string; child: ChildProcess }[] = [];
   let stopping = false;
+  /** Why the cluster stopped by itself: a process that is still starting is then stopped too, for this reason. */
+  let failure: string | undefined;
   /** Starts a process and resolves once it is up: with the line it said, when `ready` is a pattern. */
   const start = async (
     name: string,
@@ -105,13 +108,17 @@ export function clusterProcesses(
     child.once("exit", (code, signal) => {
       if (stopping) return;
       const reason = `${name} ended unexpectedly (${signal ?? `exit code ${code}`}); stopping the cluster`;
+      failure = reason;
       output(reason);
       onFailure?.(reason);
       void close();
     });
-    if (said) return await said;
-    if (ready && !(ready instanceof RegExp)) await waitForPort(ready.port, ready.host, child, name);
-    return undefined;
+    const listening =
+      ready && !(ready instanceof RegExp) ? waitForPort(ready.port, ready.host, child, name) : undefined;
+    const up: Promise<string | undefined> = said ?? listening?.then(() => undefined) ?? Promise.resolve(undefined);
+    return await up.catch((error: Error) => {
+      throw failure ? new Error(failure, { cause: error }) : error;
+    });
   };
   const close = async () => {
     if (stopping) return;

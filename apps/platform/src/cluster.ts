@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { completeMessageSettings, DEFAULT_MAIL_FROM, type MessageConfig } from "@pos-cloud/common/messages";
-import { openSubgraphDatabase } from "@pos-cloud/common/storage";
+import { keepOwnerOnly, openSubgraphDatabase } from "@pos-cloud/common/storage";
 import { openPayments } from "@pos-cloud/payments";
 import { openPortal } from "@pos-cloud/portal";
 import { readAcquirerSettings } from "@pos-cloud/sandbox-acquirer";
 import { readMessageSandboxSettings } from "@pos-cloud/sandbox-messages";
 import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
+import { readSftpBaseUrl } from "@pos-cloud/sandbox-sftp";
 import pg from "pg";
 import { configureGatewaySync } from "./background";
 import type { ClusterConfig, SubgraphName } from "./cluster-environment";
@@ -14,13 +15,14 @@ import { clusterProcesses } from "./cluster-processes";
 import { type DemoFile, demoProviders, ensureDemoTenant } from "./demo";
 import { ensureDemoOrders } from "./demo-orders";
 import { loadOrCreateMasterKey } from "./master-key";
-import { ensureSyncPartner } from "./sync-partner";
+import { ensurePlatformKeys } from "./sync-partner";
 
 /** Each process of the cluster: its workspace and entry module. */
 const entryPoints = {
   sandbox: "apps/sandbox-provider/main",
   acquirer: "apps/sandbox-acquirer/main",
   messages: "apps/sandbox-messages/main",
+  sftp: "apps/sandbox-sftp/main",
   portal: "subgraphs/portal/server",
   pos: "subgraphs/pos/server",
   payments: "subgraphs/payments/server",
@@ -39,7 +41,11 @@ export interface ClusterOptions {
 
 export interface RunningCluster {
   baseUrl: string;
+  /** The edge's operator port: `/health`, `/ready`, `/metrics` (every instance's series summed). */
+  adminUrl: string;
   sandboxUrl: string;
+  /** The sandbox SFTP server (`sftp://host:port`) a merchant's accounting export may deliver to. */
+  sftpUrl: string;
   demoFile?: string;
   /** The credential of the hop from the edge to the subgraphs, made for this start. */
   internalToken: string;
@@ -100,7 +106,10 @@ function processEnvironment(
   };
 }
 
-/** The sandbox QR provider, and the sandboxes of the card acquirer, mail and SMS where none is configured. */
+/**
+ * The sandbox QR provider, the sandboxes of the card acquirer, mail and SMS where none is configured, and the SFTP
+ * server a merchant's accounting export may deliver to.
+ */
 function startSandboxes(start: StartProcess, config: ClusterConfig, messages: MessageConfig) {
   return Promise.all([
     start(
@@ -128,6 +137,12 @@ function startSandboxes(start: StartProcess, config: ClusterConfig, messages: Me
           { SMTP_PORT: String(config.ports.smtp ?? 0), SMS_PORT: String(config.ports.sms ?? 0), HOST: "127.0.0.1" },
           /^sandbox mail server and SMS relay at/,
         ),
+    start(
+      "sftp",
+      entryPoints.sftp,
+      { PORT: String(config.ports.sftp ?? 0), HOST: "127.0.0.1" },
+      /^sandbox SFTP server at/,
+    ),
   ]);
 }
 
@@ -167,6 +182,8 @@ export async function startCluster(
   options: ClusterOptions & { onFailure?: (reason: string) => void } = {},
 ): Promise<RunningCluster> {
   mkdirSync(config.dataDir, { recursive: true });
+  // The master key and the demo's credentials: owner-only, also a data directory of an older version.
+  keepOwnerOnly(config.dataDir);
   const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
   const internalToken = randomBytes(32).toString("hex");
   const subgraphNames: SubgraphName[] = ["portal", "pos", "payments"];
@@ -179,13 +196,13 @@ export async function startCluster(
   }
   // POS pays through the gateway's signed API as the platform's own POS partner, as it does embedded; found here,
   // before any process starts, by opening the databases that hold secrets, which checks the master key against them.
-  const partner = await platformPartner(config, masterKey);
+  const partner = (await platformPartner(config, masterKey)).pos;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const baseUrl = `http://${shownHost}:${config.port}`;
   const common = processEnvironment(config, options.environment, masterKey, internalToken, baseUrl);
   // Workers first (they publish to the edge's subscribers and push to its gateway), then the edge, the subgraphs
   // and the sandbox.
-  const stopOrder = [["worker"], ["edge"], subgraphNames, ["sandbox", "acquirer", "messages"]];
+  const stopOrder = [["worker"], ["edge"], subgraphNames, ["sandbox", "acquirer", "messages", "sftp"]];
   const { start, close } = clusterProcesses(common, stopOrder, options);
   try {
     await startSandboxes(start, config, messages);
@@ -217,11 +234,20 @@ export async function startCluster(
         ),
       ),
     );
+    const adminHost = config.adminHost ?? "127.0.0.1";
+    const adminReach = ["0.0.0.0", "::"].includes(adminHost) ? "127.0.0.1" : adminHost;
+    // Up once the operator port listens: an instance opens it after the public port.
     await start(
       "edge",
       entryPoints.edge,
-      { PORT: String(config.port), HOST: config.host, EDGE_INSTANCES: String(config.edgeInstances) },
-      { port: config.port, host: shownHost === "localhost" ? "127.0.0.1" : config.host },
+      {
+        PORT: String(config.port),
+        HOST: config.host,
+        ADMIN_PORT: String(config.ports.admin),
+        ADMIN_HOST: adminHost,
+        EDGE_INSTANCES: String(config.edgeInstances),
+      },
+      { port: config.ports.admin, host: adminReach },
     );
     const demoFile = config.demo ? await makeDemo(config, masterKey, baseUrl, sandbox) : undefined;
     // The demo store's few orders, as `npm start` makes them: through the POS API as its terminal, once, while the
@@ -232,7 +258,9 @@ export async function startCluster(
     ]);
     return {
       baseUrl,
+      adminUrl: `http://${adminReach}:${config.ports.admin}`,
       sandboxUrl: sandbox.baseUrl!,
+      sftpUrl: readSftpBaseUrl(config.dataDir)!,
       demoFile,
       internalToken,
       processEnvironment: common,
@@ -253,7 +281,7 @@ async function platformPartner(config: ClusterConfig, masterKey: Buffer) {
   await (await openPortal({ url: config.databaseUrls.portal, masterKey })).close();
   const payments = await openPayments({ url: config.databaseUrls.payments, masterKey });
   try {
-    return await ensureSyncPartner(payments.partners);
+    return await ensurePlatformKeys(payments.partners);
   } finally {
     await payments.close();
   }
@@ -272,7 +300,7 @@ async function makeDemo(
     const partner = await configureGatewaySync(portal, payments, undefined, baseUrl);
     return await ensureDemoTenant(config.dataDir, baseUrl, portal, payments, {
       providers: demoProviders({ ...sandbox, baseUrl: sandbox.baseUrl! }),
-      partnerId: partner.clientPartnerId,
+      syncPartnerId: partner.sync.clientPartnerId,
     });
   } finally {
     await portal.close();

@@ -34,13 +34,17 @@ export interface DemoFile {
   /** The same sandbox configured for polling: no notifications. */
   polling_provider: DemoProvider;
   /**
-   * The platform's POS partner, for which the portal syncs every merchant (the demo's too), with an API key of the
-   * demo's own: rotating or revoking it leaves the portal's key alone.
+   * The demo tenant's own client partner ("Demo partner"), granted the demo merchant, with an unrestricted API key:
+   * it signs `/v1` as any partner would, inside its grant. The platform's sync partner is not the demo's.
    */
-  partner: { client_id: string; secret: string; client_partner_id: number; webhook_secret: string };
+  partner: { client_id: string; secret: string; client_partner_id: number; webhook_secret: string; about: string };
   area: { id: string; name: string };
   users: DemoUser[];
 }
+
+/** What demo.json says of its key, so nobody mistakes it for the portal's sync key or waits for it to renew. */
+const DEMO_KEY_ABOUT =
+  "An unrestricted API key of \"Demo partner\", a client partner of the demo tenant's own: the demo merchant granted it its stores (GET /api/v1/partners/<client_partner_id>/grants), so it creates, confirms and refunds intents there and nowhere else, like any partner. It is not a key of the platform's sync partner (portal-gateway-sync, whose key the platform keeps and renews by itself and which alone syncs every merchant). It expires 180 days after issue: rotate it with `npm run gw -- POST /v1/api_key/rotate`, which writes the new secret here.";
 
 interface DemoProvider {
   code: string;
@@ -90,8 +94,22 @@ const platformOperator: Caller = { type: "user", id: "platform", role: "SYSTEM_O
 /** Start-up settings of the demo: the sandbox's accounts and the client partner the portal syncs for. */
 export interface DemoSettings {
   providers: DemoProviders;
-  /** The platform's POS partner at this platform's gateway; the demo gets an API key of its own for it. */
-  partnerId: number;
+  /** The platform's sync partner at this platform's gateway, which must be there before the demo is made. */
+  syncPartnerId: number;
+}
+
+/** The demo's own client partner, under the demo PSP, granted the whole demo merchant, with an unrestricted key. */
+async function createDemoPartner(payments: PaymentsDeps, psp_id: number, merchant_id: number) {
+  const partner = await payments.partnerAdmin.create(platformOperator, { name: "Demo partner", psp_id });
+  const key = await payments.partnerAdmin.issue(platformOperator, partner.id);
+  await payments.grants.grant(platformOperator, partner.id, { merchant_id });
+  return {
+    client_id: key.client_id,
+    secret: key.secret,
+    client_partner_id: partner.id,
+    webhook_secret: key.webhook_secret,
+    about: DEMO_KEY_ABOUT,
+  };
 }
 
 async function createDemoTenant(
@@ -99,11 +117,11 @@ async function createDemoTenant(
   payments: PaymentsDeps,
   settings: DemoSettings,
 ): Promise<DemoTenant> {
-  // First, so that a partner this gateway does not know stops start-up before any tenant exists.
-  const key = await payments.partners.issueApiKey(settings.partnerId).catch((error: unknown) => {
+  // First, so that a sync partner this gateway does not know stops start-up before any tenant exists.
+  await payments.partnerAdmin.show(platformOperator, settings.syncPartnerId).catch((error: unknown) => {
     if (!(error instanceof AppError && error.code === "not_found")) throw error;
     throw new Error(
-      `the demo needs client partner ${settings.partnerId} at this platform's gateway; with another gateway, set DEMO=off`,
+      `the demo needs client partner ${settings.syncPartnerId} at this platform's gateway; with another gateway, set DEMO=off`,
     );
   });
   const psp = await portal.tenants.createPsp(platformOperator, { code: "DEMO-PSP", name: "Demo PSP" });
@@ -120,10 +138,12 @@ async function createDemoTenant(
     name: "Demo Store Shibuya",
     // Where the store's mail goes (the card settlement exchange's failures; receipts' Reply-To): the sandbox's.
     contact_email: "shibuya@demo.pos-cloud.localhost",
-    // The demo store can take QR payments through both sandbox configurations right away.
+    // The demo store can take QR payments through both sandbox configurations right away, and through PayPay's
+    // protocol at the same sandbox (`paypay` in the default PAYMENT_PROVIDERS) with the polled account.
     provider_credentials: {
       [provider.code]: provider.credentials,
       [polling_provider.code]: polling_provider.credentials,
+      paypay: polling_provider.credentials,
     },
   });
   // The gateway learns of the demo through the portal's sync, as of any tenant; waited for, so that the demo store
@@ -149,12 +169,7 @@ async function createDemoTenant(
     merchant: { id: merchant.id, code: merchant.code },
     store: { id: store.id, code: store.code },
     device: await createDemoDevice(portal, store.id),
-    partner: {
-      client_id: key.client_id,
-      secret: key.secret,
-      client_partner_id: settings.partnerId,
-      webhook_secret: key.webhook_secret,
-    },
+    partner: await createDemoPartner(payments, psp.id, merchant.id),
     area: { id: area.id, name: area.name },
     users,
   };
@@ -220,7 +235,10 @@ export async function ensureDemoTenant(
   const path = join(dataDir, "demo.json");
   if (existsSync(path)) {
     const current = JSON.parse(readFileSync(path, "utf8")) as DemoFile;
-    const refreshed = { ...current, ...demoUrls(baseUrl), ...settings.providers };
+    // A demo.json from before the demo had a partner of its own holds a key of the sync partner: its text stays.
+    const own = current.partner && current.partner.client_partner_id !== settings.syncPartnerId;
+    const partner = own && { ...current.partner, about: DEMO_KEY_ABOUT };
+    const refreshed = { ...current, ...demoUrls(baseUrl), ...settings.providers, ...(partner ? { partner } : {}) };
     writeFileSync(path, `${JSON.stringify(refreshed, null, 2)}\n`, { mode: 0o600 });
     return path;
   }

@@ -1,9 +1,37 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadEdgeEnvironment } from "../../edge/src/environment";
 import { loadEnvironment } from "./environment";
 
 describe("the embedded platform's configuration", () => {
   afterEach(() => vi.restoreAllMocks());
+
+  it("reads PAYMENT_PROVIDERS as a JSON list or @<file>, leaves it unset for the defaults, and refuses a bad one", () => {
+    const providers = [{ code: "paypay", adapter: "paypay", options: { baseUrl: "https://api.paypay.ne.jp" } }];
+    expect(loadEnvironment({}).paymentProviders).toBeUndefined();
+    expect(loadEnvironment({ PAYMENT_PROVIDERS: JSON.stringify(providers) }).paymentProviders).toEqual(providers);
+    const file = join(mkdtempSync(join(tmpdir(), "providers-")), "providers.json");
+    writeFileSync(file, JSON.stringify(providers));
+    expect(loadEnvironment({ PAYMENT_PROVIDERS: `@${file}` }).paymentProviders).toEqual(providers);
+    rmSync(dirname(file), { recursive: true });
+    const exit = vi.spyOn(process, "exit").mockImplementation(() => {
+      throw new Error("exit");
+    });
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    for (const bad of [
+      "[",
+      "[]",
+      '[{"code":"PayPay","adapter":"paypay"}]',
+      '[{"code":"x","adapter":"../x"}]',
+      "@/nowhere",
+    ]) {
+      expect(() => loadEnvironment({ PAYMENT_PROVIDERS: bad })).toThrow("exit");
+    }
+    expect(exit).toHaveBeenCalledTimes(5);
+    expect(printed.mock.calls.flat().join("\n")).toMatch(/PAYMENT_PROVIDERS/);
+  });
 
   it("listens on loopback only unless HOST says otherwise", () => {
     expect(loadEnvironment({}).host).toBe("127.0.0.1");

@@ -7,8 +7,8 @@ import {
   messageSettingsProblems,
 } from "@pos-cloud/common/messages";
 import type { MessagingConfig } from "@pos-cloud/common/messaging";
-import { type GraphQLLimits, limitSettings, limitsFromEnvironment } from "@pos-cloud/edge";
-import type { WebhookDeliverySettings } from "@pos-cloud/payments";
+import { type ConnectionLimits, type GraphQLLimits, limitSettings, limitsFromEnvironment } from "@pos-cloud/edge";
+import { type ProviderSetting, providerSettingsSchema, type WebhookDeliverySettings } from "@pos-cloud/payments";
 import type { RateLimits, RedisDownPolicy } from "@pos-cloud/rest-compat";
 import { z } from "zod";
 
@@ -20,12 +20,20 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   /** Loopback unless told otherwise: the embedded platform is a developer's machine, not a server. */
   HOST: z.string().min(1).default("127.0.0.1"),
+  /** The operator's `/health`, `/ready` and `/metrics`: a listener of their own, loopback unless set. */
+  ADMIN_PORT: settings.adminPort,
+  ADMIN_HOST: settings.adminHost,
   DATA_DIR: z.string().min(1).default(".data"),
   DEMO: z.enum(["on", "off"]).default("on"),
   MASTER_KEY: settings.masterKey.optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: settings.otlpEndpoint.optional(),
+  /** What `npm run backup` encrypts a backup with and `npm run restore` opens it with; the platform itself never reads it. */
+  BACKUP_PASSPHRASE: z.string().min(12, "at least 12 characters").optional(),
   DATABASE_URL_PORTAL: postgresUrl,
   DATABASE_URL_POS: postgresUrl,
   DATABASE_URL_PAYMENTS: postgresUrl,
+  /** The payment providers, `[{code, adapter, options}]` as JSON or `@<file>`; unset: the sandbox's (operations.md). */
+  PAYMENT_PROVIDERS: providerSettingsSchema.optional(),
   /** How often the gateway asks polled providers (`sandbox-poll`) about waiting payments. */
   PAYMENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   SANDBOX_PROCESSING_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
@@ -49,6 +57,7 @@ const schema = z.object({
   /** Partner webhooks may go to loopback and private addresses, over http too: on for the embedded platform. */
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(["true", "false"]).default("true"),
   API_KEY_LIFETIME_DAYS: settings.apiKeyLifetimeDays,
+  OFFLINE_SALES_WINDOW_HOURS: settings.offlineSalesWindowHours,
   NATS_URL: settings.natsUrl,
   ...messageSettings,
   /**
@@ -93,9 +102,15 @@ const checked = schema.superRefine((e, context) => {
 export interface PlatformConfig {
   port: number;
   host: string;
+  /** The operator's listener (`/health`, `/ready`, `/metrics`). */
+  admin: { port: number; host: string };
   dataDir: string;
   demo: boolean;
   masterKey?: Buffer;
+  /** Where traces go (OTLP/HTTP, JSON); absent, tracing is off (docs/operations.md, "Tracing"). */
+  otlpEndpoint?: string;
+  /** Encrypts and opens backups (`npm run backup`, `npm run restore`); absent, both refuse to run. */
+  backupPassphrase?: string;
   databaseUrls: { portal?: string; pos?: string; payments?: string };
   /** Between a customer paying at the sandbox QR provider and the outcome; 0 (or absent) decides at once. */
   sandboxProcessingDelayMs?: number;
@@ -105,6 +120,8 @@ export interface PlatformConfig {
    * platform's own address (the embedded gateway).
    */
   gatewaySync?: { url?: string; clientId: string; secret: string; clientPartnerId: number };
+  /** The payment providers; the sandbox's defaults when absent. */
+  paymentProviders?: ProviderSetting[];
   /** Between polling cycles for polled providers; 5 s when absent. */
   paymentsPollIntervalMs?: number;
   /** The card acquirer of the daily settlement exchange (`ftp://user:password@host:port/`); absent: the sandbox. */
@@ -117,6 +134,8 @@ export interface PlatformConfig {
   partnerWebhooks?: WebhookDeliverySettings;
   /** How long a partner API key works after issue (API_KEY_LIFETIME_DAYS); 180 days unless set. */
   apiKeyLifetimeDays?: number;
+  /** How old a sale recorded offline may be when it arrives (OFFLINE_SALES_WINDOW_HOURS); 72 hours unless set. */
+  offlineSalesWindowHours?: number;
   corsOrigins?: string[];
   /** The `aud` of access tokens (`API_AUDIENCE`); `DEFAULT_API_AUDIENCE` where unset. */
   apiAudience?: string;
@@ -128,6 +147,8 @@ export interface PlatformConfig {
   rateLimits?: Partial<RateLimits>;
   /** How long a client may take to send its headers and its request (HTTP_*_TIMEOUT_MS); the defaults where unset. */
   httpTimeouts?: Partial<HttpTimeouts>;
+  /** Connections the public port holds at once, in all and per client address (CONNECTIONS_*); defaults where unset. */
+  connectionLimits?: Partial<ConnectionLimits>;
   /** The mail server and SMS relay; what is unset goes to the sandbox the platform runs. */
   messages?: MessageConfig;
   /** Pauses between attempts at an e-mail or SMS that failed; tests shorten them. */
@@ -149,9 +170,12 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
   return {
     port: e.PORT,
     host: e.HOST,
+    admin: { port: e.ADMIN_PORT, host: e.ADMIN_HOST },
     dataDir: resolve(e.DATA_DIR),
     demo: e.DEMO === "on",
     masterKey: e.MASTER_KEY ? Buffer.from(e.MASTER_KEY, "hex") : undefined,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+    backupPassphrase: e.BACKUP_PASSPHRASE,
     databaseUrls: { portal: e.DATABASE_URL_PORTAL, pos: e.DATABASE_URL_POS, payments: e.DATABASE_URL_PAYMENTS },
     sandboxProcessingDelayMs: e.SANDBOX_PROCESSING_DELAY_MS,
     gatewaySync:
@@ -163,10 +187,12 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): PlatformC
             clientPartnerId: e.PORTAL_GATEWAY_PARTNER_ID,
           }
         : undefined,
+    paymentProviders: e.PAYMENT_PROVIDERS,
     paymentsPollIntervalMs: e.PAYMENTS_POLL_INTERVAL_MS,
     acquirerFtpUrl: e.ACQUIRER_FTP_URL,
     partnerWebhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === "true" },
     apiKeyLifetimeDays: e.API_KEY_LIFETIME_DAYS,
+    offlineSalesWindowHours: e.OFFLINE_SALES_WINDOW_HOURS,
     messaging: e.MESSAGING_DRIVER === "nats" ? { driver: "nats", url: e.NATS_URL } : { driver: "memory" },
     corsOrigins: e.CORS_ORIGINS,
     apiAudience: e.API_AUDIENCE,

@@ -1,7 +1,8 @@
 // npm run gw -- <METHOD> <PATH> [JSON body] [--idempotency-key <key>]
 // Sends one HMAC-signed request to the running platform as the demo partner (DATA_DIR/demo.json) and prints the
-// status, the headers worth seeing and the body.
-import { existsSync, readFileSync } from "node:fs";
+// status, the headers worth seeing and the body. A rotation of the demo's key (POST /v1/api_key/rotate) writes the
+// new secret to demo.json: it is shown once, and the old one stops signing 7 days later.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { signatureV1 } from "@pos-cloud/rest-compat";
 import type { DemoFile } from "./demo";
@@ -23,7 +24,8 @@ if (!existsSync(demoPath)) {
   console.error(`no ${demoPath}: start the platform once with DEMO=on (npm start)`);
   process.exit(1);
 }
-const { partner } = JSON.parse(readFileSync(demoPath, "utf8")) as Partial<DemoFile>;
+const demo = JSON.parse(readFileSync(demoPath, "utf8")) as Partial<DemoFile>;
+const { partner } = demo;
 if (!partner) {
   console.error(`${demoPath} has no partner: it predates the gateway; remove ${config.dataDir} and start again`);
   process.exit(1);
@@ -58,8 +60,15 @@ for (const name of [
   if (value !== null) console.log(`${name}: ${value}`);
 }
 const text = await response.text();
+let answer: { secret?: string } | undefined;
 try {
-  console.log(JSON.stringify(JSON.parse(text), null, 2));
+  answer = JSON.parse(text);
+  console.log(JSON.stringify(answer, null, 2));
 } catch {
   console.log(text);
+}
+if (upperMethod === "POST" && target === "/v1/api_key/rotate" && response.status === 201 && answer?.secret) {
+  const next = { ...demo, partner: { ...partner, secret: answer.secret } };
+  writeFileSync(demoPath, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  console.log(`the new secret is now in ${demoPath}; the old one signs for 7 more days at most`);
 }

@@ -12,3 +12,16 @@ export function loadOrCreateMasterKey(dataDir: string, configured?: Buffer): Buf
   writeFileSync(path, `${key.toString("hex")}\n`, { mode: 0o600 });
   return key;
 }
+
+/**
+ * For a command that works on existing data (verify, restore): the configured key or the one beside the data, never a
+ * new one, which would open nothing.
+ */
+export function readMasterKey(dataDir: string, configured?: Buffer): Buffer {
+  if (configured) return configured;
+  const path = join(dataDir, "master.key");
+  if (!existsSync(path)) {
+    throw new Error(`no master key: set MASTER_KEY, or keep the platform's key file at ${path}`);
+  }
+  return Buffer.from(readFileSync(path, "utf8").trim(), "hex");
+}

@@ -3,13 +3,14 @@ import { type MessageBus, openMessageBus } from "@pos-cloud/common/messaging";
 import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
 import { startMessageSandbox } from "@pos-cloud/sandbox-messages";
 import { startEmbeddedSandbox } from "@pos-cloud/sandbox-provider";
+import { startEmbeddedSftp } from "@pos-cloud/sandbox-sftp";
 import type { PlatformConfig } from "./environment";
 
 export type OutsideParties = Awaited<ReturnType<typeof startOutsideParties>>;
 
 /**
  * What stands in for the outside world when it is not configured: the sandbox QR provider, card acquirer, mail
- * server and SMS relay; and the bus (`givenBus`, else the configured one) and the message transport. `close` closes
+ * server and SMS relay, and an SFTP server a merchant may point its accounting export at; and the bus (`givenBus`, else the configured one) and the message transport. `close` closes
  * the bus first.
  */
 export async function startOutsideParties(config: PlatformConfig, givenBus?: MessageBus) {
@@ -29,14 +30,17 @@ export async function startOutsideParties(config: PlatformConfig, givenBus?: Mes
   // And the mail server and SMS relay for what is not configured.
   const messages = config.messages ?? { mailFrom: DEFAULT_MAIL_FROM };
   let messageSandbox: Awaited<ReturnType<typeof startMessageSandbox>> | undefined;
+  let sftp: Awaited<ReturnType<typeof startEmbeddedSftp>> | undefined;
   let bus: MessageBus;
   try {
+    sftp = await startEmbeddedSftp({ dataDir: config.dataDir, host: "127.0.0.1" });
     messageSandbox = completeMessageSettings(messages)
       ? undefined
       : await startMessageSandbox({ dataDir: config.dataDir, host: "127.0.0.1" });
     bus = givenBus ?? (await openMessageBus(config.messaging ?? { driver: "memory" }));
   } catch (error) {
     await messageSandbox?.close();
+    await sftp?.close();
     await acquirer?.close();
     await sandbox.close();
     throw error;
@@ -50,6 +54,7 @@ export async function startOutsideParties(config: PlatformConfig, givenBus?: Mes
   const closeParties = async () => {
     transport.close();
     await messageSandbox?.close();
+    await sftp!.close();
     await acquirer?.close();
     await sandbox.close();
   };
@@ -57,5 +62,5 @@ export async function startOutsideParties(config: PlatformConfig, givenBus?: Mes
     await bus.close();
     await closeParties();
   };
-  return { sandbox, acquirer, bus, transport, closeParties, close };
+  return { sandbox, acquirer, sftp: sftp!, bus, transport, closeParties, close };
 }

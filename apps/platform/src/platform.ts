@@ -4,8 +4,9 @@ import { hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
 import type { JobRegistry, JobState } from "@pos-cloud/common/jobs";
 import type { MessageTransport } from "@pos-cloud/common/messages";
 import type { MessageBus } from "@pos-cloud/common/messaging";
+import { keepOwnerOnly } from "@pos-cloud/common/storage";
 import { startEdge } from "@pos-cloud/edge";
-import { openPayments, type PartnerService, type PaymentsDeps, payments, sandboxSetup } from "@pos-cloud/payments";
+import { openPayments, type PartnerService, type PaymentsDeps, payments } from "@pos-cloud/payments";
 import { openPortal, portal } from "@pos-cloud/portal";
 import { openPos, type PortalCall, portalClient, pos } from "@pos-cloud/pos";
 import { sandboxMailbox } from "@pos-cloud/sandbox-messages";
@@ -20,10 +21,14 @@ import { type OutsideParties, startOutsideParties } from "./outside-parties";
 export interface RunningPlatform {
   baseUrl: string;
   port: number;
+  /** The operator's listener: `/health`, `/ready` (with the jobs) and `/metrics`. */
+  adminUrl: string;
   /** The sandbox QR provider's own address (a listener of its own, like an external provider). */
   sandboxUrl: string;
   /** The sandbox card acquirer's FTP address (`ftp://host:port`), when the platform runs it (no ACQUIRER_FTP_URL). */
   acquirerUrl?: string;
+  /** The sandbox SFTP server a merchant's accounting export may deliver to (`sftp://host:port`). */
+  sftpUrl: string;
   /** Path of demo.json, when the demo tenant exists. */
   demoFile?: string;
   /** The portal's services in this process, for tests that need a party only the portal can mint (a human token). */
@@ -69,7 +74,14 @@ async function openSubgraphs(
       publicUrl,
       apiAudience: config.apiAudience,
     }),
-    openPos({ ...storage(config.databaseUrls.pos), portal: portalApi, clock: extras.clock, messages: extras.messages }),
+    openPos({
+      ...storage(config.databaseUrls.pos),
+      masterKey,
+      portal: portalApi,
+      clock: extras.clock,
+      messages: extras.messages,
+      offlineSalesWindowHours: config.offlineSalesWindowHours,
+    }),
     openPayments({
       ...storage(config.databaseUrls.payments),
       masterKey,
@@ -131,6 +143,7 @@ function startEmbeddedEdge(
   return startEdge({
     port: config.port,
     host: config.host,
+    admin: config.admin,
     internalToken: wiring.internalToken,
     bus: wiring.bus,
     corsOrigins: config.corsOrigins,
@@ -147,6 +160,7 @@ function startEmbeddedEdge(
     jobs: wiring.jobs,
     rateLimits: config.rateLimits,
     httpTimeouts: config.httpTimeouts,
+    connectionLimits: config.connectionLimits,
     graphqlLimits: config.graphqlLimits,
     graphqlSchemaDetails: config.graphqlSchemaDetails,
     clock: options.clock,
@@ -170,14 +184,14 @@ async function configureAt(
   deps: OpenSubgraphs,
   { sandbox, acquirer }: Pick<OutsideParties, "sandbox" | "acquirer">,
 ) {
-  deps.payments.providers.attach(sandboxSetup(sandbox, baseUrl));
-  const partner = await configureGatewaySync(deps.portal, deps.payments, config.gatewaySync, baseUrl);
-  // POS pays through the gateway's signed API as the same partner, as it would from a process of its own.
-  deps.pos.gateway.configure({ ...partner, url: config.gatewaySync?.url ?? baseUrl });
+  await deps.payments.providers.configure(config.paymentProviders, { gatewayUrl: baseUrl, sandbox });
+  const keys = await configureGatewaySync(deps.portal, deps.payments, config.gatewaySync, baseUrl);
+  // POS pays through the gateway's signed API as the same partner with its own key, as from a process of its own.
+  await deps.pos.gateway.configure({ ...keys.pos, url: config.gatewaySync?.url ?? baseUrl });
   const demoFile = config.demo
     ? await ensureDemoTenant(config.dataDir, baseUrl, deps.portal, deps.payments, {
         providers: demoProviders(sandbox),
-        partnerId: partner.clientPartnerId,
+        syncPartnerId: keys.sync.clientPartnerId,
       })
     : undefined;
   // A few orders in the demo store, taken through the POS API as its terminal (once: the store has none).
@@ -187,10 +201,17 @@ async function configureAt(
   return demoFile;
 }
 
+/** The data directory and the master key in it (or the configured one). */
+function openDataDir(config: PlatformConfig): Buffer {
+  mkdirSync(config.dataDir, { recursive: true });
+  // The databases, the master key and the demo's credentials: owner-only, also a data directory of an older version.
+  keepOwnerOnly(config.dataDir);
+  return loadOrCreateMasterKey(config.dataDir, config.masterKey);
+}
+
 /** The embedded wiring: every subgraph in this process behind one edge, storage in PGlite unless URLs say otherwise. */
 export async function startPlatform(config: PlatformConfig, options: PlatformOptions = {}): Promise<RunningPlatform> {
-  mkdirSync(config.dataDir, { recursive: true });
-  const masterKey = loadOrCreateMasterKey(config.dataDir, config.masterKey);
+  const masterKey = openDataDir(config);
   const internalToken = randomBytes(32).toString("hex");
   // The public URL is known once the edge listens (the port may be chosen by the system).
   let baseUrl: string | undefined;
@@ -253,6 +274,7 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
     background = await startBackgroundWork(deps, bus, {
       pollIntervalMs: config.paymentsPollIntervalMs ?? 5000,
       clock: options.clock,
+      ownSyncKeyAt: config.gatewaySync ? undefined : baseUrl,
     });
   } catch (error) {
     await edge.close();
@@ -263,8 +285,10 @@ export async function startPlatform(config: PlatformConfig, options: PlatformOpt
   return {
     baseUrl,
     port: edge.port,
+    adminUrl: edge.adminUrl,
     sandboxUrl: sandbox.baseUrl,
     acquirerUrl: acquirer?.baseUrl,
+    sftpUrl: outside.sftp.baseUrl,
     demoFile,
     portal: deps.portal,
     pos: deps.pos,

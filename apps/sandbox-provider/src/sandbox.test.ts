@@ -349,3 +349,30 @@ describe("sandbox QR provider API", () => {
     }
   });
 });
+
+describe("sandbox faults", () => {
+  it("fails the next merchant calls as told, in each protocol's shape, then answers again", async () => {
+    const account = testAccount();
+    const sandbox = await sandboxWith({ accounts: [account] });
+    const tell = (fault: unknown) =>
+      fetch(`${sandbox.baseUrl}/sandbox/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(fault),
+      });
+    expect((await tell({ status: 503, times: 2 })).status).toBe(201);
+    const failed = await callSandbox(sandbox.baseUrl, account, "POST", "/v1/payments", createBody(1500));
+    expect(failed).toMatchObject({ status: 503, body: { error: { code: "unavailable" } } });
+    const paypay = await fetch(`${sandbox.baseUrl}/v2/codes`, { method: "POST" });
+    expect(paypay.status).toBe(503);
+    expect(await paypay.json()).toMatchObject({ resultInfo: { code: "MAINTENANCE_MODE", codeId: "08100999" } });
+    const created = await callSandbox(sandbox.baseUrl, account, "POST", "/v1/payments", createBody(1500));
+    expect(created.status).toBe(201);
+    for (const bad of [{}, { status: 404 }, { delay_ms: -1 }, { status: 500, times: 0 }]) {
+      expect((await tell(bad)).status).toBe(400);
+    }
+    expect(
+      (await callSandbox(sandbox.baseUrl, account, "GET", `/v1/payments/${created.body.transaction_id}`)).status,
+    ).toBe(200);
+  });
+});

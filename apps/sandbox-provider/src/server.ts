@@ -3,6 +3,7 @@ import { httpServerOptions, logger } from "@pos-cloud/common";
 import { authenticate, type MerchantAccount } from "./auth";
 import { SandboxError, sandboxErrors } from "./errors";
 import { payPage } from "./pay-page";
+import { paypayApi, paypayFault } from "./paypay";
 import type { QrMode, SandboxTransaction, TransactionBook } from "./transactions";
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -22,6 +23,29 @@ interface Request {
   form: URLSearchParams | undefined;
   json: Record<string, unknown>;
   req: IncomingMessage;
+}
+
+/**
+ * A failure the next merchant calls meet (`POST /sandbox/faults`), in either protocol: a wait before the call is
+ * handled (a provider that answers too late, having done the work), and/or a 5xx answer instead of handling it.
+ */
+interface Fault {
+  status?: number;
+  delay_ms?: number;
+  times: number;
+}
+
+function faultInput(body: Record<string, unknown>): Fault {
+  const { status, delay_ms, times = 1 } = body;
+  const validStatus =
+    status === undefined || (Number.isInteger(status) && (status as number) >= 500 && (status as number) <= 599);
+  const validDelay =
+    delay_ms === undefined ||
+    (Number.isInteger(delay_ms) && (delay_ms as number) >= 0 && (delay_ms as number) <= 60_000);
+  const validTimes = Number.isInteger(times) && (times as number) >= 1 && (times as number) <= 100;
+  if (!validStatus || !validDelay || !validTimes || (status === undefined && delay_ms === undefined))
+    throw sandboxErrors.invalidRequest("a fault is a status (500-599) and/or delay_ms (0-60000), for 1-100 calls");
+  return { status: status as number | undefined, delay_ms: delay_ms as number | undefined, times: times as number };
 }
 
 type Reply = { status: number; body: unknown } | { status: number; html: string } | { status: 303; location: string };
@@ -87,10 +111,32 @@ export function transactionView(transaction: SandboxTransaction, publicUrl: stri
   return { ...visible, qr_content: `${publicUrl}/pay/${transaction.transaction_id}` };
 }
 
+/** The faults waiting for the next merchant calls, in order. */
+function faultQueue() {
+  const faults: Fault[] = [];
+
+  /** The next call's fault, if any: waits first; a status answers in the protocol's error shape. */
+  async function meetFault(protocol: "sandbox" | "paypay"): Promise<Reply | undefined> {
+    const fault = faults[0];
+    if (!fault) return undefined;
+    if (--fault.times === 0) faults.shift();
+    if (fault.delay_ms) await new Promise((resolve) => setTimeout(resolve, fault.delay_ms));
+    if (fault.status === undefined) return undefined;
+    if (protocol === "paypay") return { ...paypayFault(fault.status), status: fault.status };
+    return { status: fault.status, body: { error: { code: "unavailable", message: "the sandbox failed as told" } } };
+  }
+
+  return {
+    meetFault,
+    addFault: (fault: Fault) => faults.push(fault),
+  };
+}
+
 /** The sandbox's API: `/v1/payments...` for merchants (signed), `/sandbox/...` and `/pay/...` for the customer. */
 export function createSandboxServer(deps: ServerDeps): Server {
   const view = (transaction: SandboxTransaction) => transactionView(transaction, deps.publicUrl());
-
+  const paypay = paypayApi(deps);
+  const { meetFault, addFault } = faultQueue();
   function merchantRoute(request: Request, account: MerchantAccount, parts: string[]): Reply | undefined {
     const [, , , id, action] = parts;
     if (request.method === "POST" && parts.length === 3) {
@@ -130,7 +176,10 @@ export function createSandboxServer(deps: ServerDeps): Server {
     const url = new URL(request.path, "http://sandbox");
     const parts = url.pathname.split("/");
     if (request.method === "GET" && url.pathname === "/health") return { status: 200, body: { status: "ok" } };
+    if (parts[1] === "v2") return (await meetFault("paypay")) ?? paypay.handle(request);
     if (parts[1] === "v1" && parts[2] === "payments" && parts.length <= 5) {
+      const failed = await meetFault("sandbox");
+      if (failed) return failed;
       const account = authenticate(deps.accounts, request.req.headers, {
         method: request.method,
         path: request.path,
@@ -140,6 +189,9 @@ export function createSandboxServer(deps: ServerDeps): Server {
       return merchantRoute(request, account, parts);
     }
     const [, area, resource, id, action] = parts;
+    if (area === "sandbox" && resource === "faults" && parts.length === 3 && request.method === "POST") {
+      return { status: 201, body: { faults: addFault(faultInput(request.json)) } };
+    }
     if (area === "sandbox" && resource === "transactions" && id && action === "pay" && request.method === "POST")
       return { status: 200, body: view(deps.book.pay(id)) };
     if (area === "pay" && resource && parts.length === 3) {

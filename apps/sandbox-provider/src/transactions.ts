@@ -135,6 +135,14 @@ function transactionLedger(options: TransactionOptions) {
     },
     findByKey: (merchantId: string, idempotencyKey: string) =>
       [...transactions.values()].find((t) => t.merchant_id === merchantId && t.idempotency_key === idempotencyKey),
+    findRefund(merchantId: string, idempotencyKey: string) {
+      for (const transaction of transactions.values()) {
+        if (transaction.merchant_id !== merchantId) continue;
+        const refund = transaction.refunds.find((r) => r.idempotency_key === idempotencyKey);
+        if (refund) return { transaction, refund };
+      }
+      return undefined;
+    },
     add(transaction: SandboxTransaction) {
       transactions.set(transaction.transaction_id, transaction);
       open.add(transaction);
@@ -201,6 +209,15 @@ export function transactionBook(options: TransactionOptions) {
     },
 
     get: (merchantId: string | undefined, id: string) => find(merchantId, id),
+
+    /** The transaction a merchant created with this idempotency key, as time has moved it; none when there is none. */
+    findByKey(merchantId: string, idempotencyKey: string): SandboxTransaction | undefined {
+      const earlier = ledger.findByKey(merchantId, idempotencyKey);
+      return earlier && find(merchantId, earlier.transaction_id);
+    },
+
+    /** The refund a merchant made with this idempotency key, with its transaction. */
+    findRefund: (merchantId: string, idempotencyKey: string) => ledger.findRefund(merchantId, idempotencyKey),
 
     /** The customer approves the payment in their app: the outcome follows after the processing delay. */
     pay(id: string): SandboxTransaction {

@@ -1,6 +1,6 @@
 import { parseEnvironment, settings } from "@pos-cloud/common";
 import { messagesFromEnvironment } from "@pos-cloud/common/messages";
-import type { WebhookDeliverySettings } from "@pos-cloud/payments";
+import { type ProviderSetting, providerSettingsSchema, type WebhookDeliverySettings } from "@pos-cloud/payments";
 import { z } from "zod";
 
 const schema = z
@@ -13,6 +13,7 @@ const schema = z
     /** The portal subgraph and the credential of the hop to it, which POS asks about stores and staff. */
     PORTAL_URL: z.url({ protocol: /^https?$/ }).default("http://127.0.0.1:4101/"),
     INTERNAL_TOKEN: z.string().min(32, "must be at least 32 characters"),
+    OTEL_EXPORTER_OTLP_ENDPOINT: settings.otlpEndpoint.optional(),
     /** The operators' port: /health, /ready, /metrics (0: any free port, printed at start). */
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(4110),
     HOST: z.string().min(1).default("127.0.0.1"),
@@ -23,6 +24,8 @@ const schema = z
     /** The sandbox QR provider, for the poller; both or neither. */
     SANDBOX_URL: z.url({ protocol: /^https?$/ }).optional(),
     SANDBOX_WEBHOOK_SECRET: z.string().min(16, "at least 16 characters").optional(),
+    /** The payment providers, `[{code, adapter, options}]` as JSON or `@<file>` (docs/operations.md). */
+    PAYMENT_PROVIDERS: providerSettingsSchema.optional(),
     PAYMENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
     /** The card acquirer of the daily settlement exchange (02:00 Asia/Tokyo); unset: no exchange in this worker. */
     ACQUIRER_FTP_URL: z
@@ -54,10 +57,14 @@ export interface WorkerConfig {
   masterKey: Buffer;
   portalUrl: string;
   internalToken: string;
+  /** Where traces go; absent, tracing is off. */
+  otlpEndpoint?: string;
   metrics: { port: number; host: string };
   messaging: { url: string; namespace: string };
   gatewayUrl: string;
   sandbox?: { baseUrl: string; webhookSecret: string };
+  /** Unset: the sandbox's defaults when SANDBOX_URL is set. */
+  paymentProviders?: ProviderSetting[];
   paymentsPollIntervalMs: number;
   partnerWebhooks: WebhookDeliverySettings;
   acquirerFtpUrl?: string;
@@ -73,6 +80,7 @@ export function loadWorkerEnvironment(env: NodeJS.ProcessEnv = process.env): Wor
     masterKey: Buffer.from(e.MASTER_KEY, "hex"),
     portalUrl: e.PORTAL_URL,
     internalToken: e.INTERNAL_TOKEN,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     metrics: { port: e.METRICS_PORT, host: e.HOST },
     messaging: { url: e.NATS_URL, namespace: e.NATS_NAMESPACE },
     gatewayUrl: e.GATEWAY_URL.replace(/\/$/, ""),
@@ -80,6 +88,7 @@ export function loadWorkerEnvironment(env: NodeJS.ProcessEnv = process.env): Wor
       e.SANDBOX_URL && e.SANDBOX_WEBHOOK_SECRET
         ? { baseUrl: e.SANDBOX_URL, webhookSecret: e.SANDBOX_WEBHOOK_SECRET }
         : undefined,
+    paymentProviders: e.PAYMENT_PROVIDERS,
     paymentsPollIntervalMs: e.PAYMENTS_POLL_INTERVAL_MS,
     messages: messagesFromEnvironment(env),
     acquirerFtpUrl: e.ACQUIRER_FTP_URL,

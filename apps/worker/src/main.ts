@@ -4,18 +4,26 @@
 // an acquirer is configured), on PostgreSQL and NATS JetStream, with /health, /ready (which lists the jobs) and
 // /metrics on METRICS_PORT. Any number may run at once: each part claims its rows (FOR UPDATE SKIP LOCKED) or shares a consumer
 // group. Configuration: src/environment.ts.
-import { stopOnSignals, tuneGarbageCollection } from "@pos-cloud/common";
-import { natsBus } from "@pos-cloud/common/messaging";
+import {
+  guardAgainstDescriptorExhaustion,
+  serveOperatorPort,
+  stopOnSignals,
+  tracingFor,
+  tuneGarbageCollection,
+} from "@pos-cloud/common";
+import { natsBus, tracedBus } from "@pos-cloud/common/messaging";
+import { metrics } from "@pos-cloud/common/metrics";
 import { MigrationError } from "@pos-cloud/common/storage";
-import { openPayments, sandboxSetup } from "@pos-cloud/payments";
+import { openPayments } from "@pos-cloud/payments";
 import { configureGatewaySync, startBackgroundWork } from "@pos-cloud/platform";
 import { openPortal } from "@pos-cloud/portal";
 import { openPos, portalClient } from "@pos-cloud/pos";
 import { loadWorkerEnvironment } from "./environment";
-import { serveOperations } from "./operations";
 
+guardAgainstDescriptorExhaustion("worker");
 tuneGarbageCollection();
 const config = loadWorkerEnvironment();
+await tracingFor("pos-cloud-worker", config.otlpEndpoint);
 
 /** Starts every part in order; if one fails, what already started is stopped, last first. */
 async function startWorker() {
@@ -38,23 +46,28 @@ async function startWorker() {
     stops.push(() => payments.close());
     const pos = await openPos({
       url: config.databaseUrls.pos,
+      masterKey: config.masterKey,
       portal: portalClient({ url: config.portalUrl }, config.internalToken),
       messages: config.messages,
     });
     stops.push(() => pos.close());
-    const bus = await natsBus(config.messaging);
+    const bus = tracedBus(await natsBus(config.messaging));
     stops.push(() => bus.close());
-    if (config.sandbox) payments.providers.attach(sandboxSetup(config.sandbox, config.gatewayUrl));
-    const partner = await configureGatewaySync(portal, payments, undefined, config.gatewayUrl);
+    await payments.providers.configure(config.paymentProviders, {
+      gatewayUrl: config.gatewayUrl,
+      sandbox: config.sandbox,
+    });
+    const keys = await configureGatewaySync(portal, payments, undefined, config.gatewayUrl);
     // POS undoes a QR payment its bill can no longer take through the gateway's API, as the same partner.
-    pos.gateway.configure({ ...partner, url: config.gatewayUrl });
+    await pos.gateway.configure({ ...keys.pos, url: config.gatewayUrl });
     // The daily card settlement exchange: every worker runs the job; each store's day is claimed by one.
     if (config.acquirerFtpUrl) pos.cardExchange.configure({ url: config.acquirerFtpUrl });
     const background = await startBackgroundWork({ portal, payments, pos }, bus, {
       pollIntervalMs: config.paymentsPollIntervalMs,
+      ownSyncKeyAt: config.gatewayUrl,
     });
     stops.push(() => background.stop());
-    const operations = await serveOperations(
+    const operations = await serveOperatorPort(
       config.metrics,
       {
         portal_database: () => portal.db.query("SELECT 1"),
@@ -62,6 +75,7 @@ async function startWorker() {
         pos_database: () => pos.db.query("SELECT 1"),
         nats: () => bus.ping(),
       },
+      { text: () => metrics.metrics(), contentType: metrics.contentType },
       background.jobs.list,
     );
     stops.push(() => operations.close());

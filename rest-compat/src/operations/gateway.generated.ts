@@ -4,6 +4,31 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** How the platform logs in to the merchant's SFTP server. */
+export type AccountingExportAuthMethod =
+  /** A password, sealed at rest. */
+  | 'password'
+  /** An SSH private key, sealed at rest. */
+  | 'private_key';
+
+/** Where a delivery of a settlement file stands. */
+export type AccountingExportDeliveryStatus =
+  /** On the merchant's server. */
+  | 'delivered'
+  /** Every attempt failed; an operator sends the day again. */
+  | 'failed'
+  /** Waiting for its next attempt. */
+  | 'pending';
+
+/** The format of a merchant's daily settlement files. */
+export type AccountingExportFormat =
+  /** Comma-separated, a row per transaction and a totals row. */
+  | 'csv'
+  /** The spec's JSON shape. */
+  | 'json'
+  /** The JSON's fields as XML elements. */
+  | 'xml';
+
 /** Binds a waiting device to a store. */
 export type ActivateDeviceInput = {
   /** The code the device shows, with or without its dashes and in any case. */
@@ -42,6 +67,8 @@ export type ApiKeyStatus =
 
 /** A webhook URL for an API key. */
 export type ApiKeyWebhookInput = {
+  /** Dead letters sent again by themselves once the endpoint answers 2xx again, in this order, or off; absent leaves it. */
+  auto_redelivery?: WebhookAutoRedelivery | null | undefined;
   /** The API key's client_id. */
   client_id: string;
   /** An https:// URL at a public address. */
@@ -132,25 +159,27 @@ export type CardExchangeStatus =
   /** A worker is exchanging it now. */
   | 'running';
 
-/** The card app's result for a card payment. */
+/** The result of the terminal's card app (card payment) or e-money reader (e-money payment). */
 export type CardResultInput = {
-  /** The approval code; required on success. */
+  /** What the terminal charged, when it reports it: must be the payment's amount. */
+  amount?: number | null | undefined;
+  /** The approval code; required on a card's success, optional for e-money (only iD and QUICPay give one). */
   approval_code?: string | null | undefined;
-  /** The acquirer reference. */
+  /** Card only: the acquirer reference. */
   card_arn?: string | null | undefined;
-  /** The card's brand. */
+  /** Card only: the card's brand (an e-money payment's brand is its payment method's). */
   card_brand?: string | null | undefined;
-  /** The card slip number; required on success. */
+  /** The slip number; required on success. */
   card_document_number?: string | null | undefined;
-  /** The last four digits of the card. */
+  /** The last four digits of the card (or of the e-money IC card's number). */
   card_last_4?: string | null | undefined;
-  /** The card app's message on failure. */
+  /** The card app's or reader's message on failure. */
   error_message?: string | null | undefined;
-  /** What the card app reports; success when absent. */
+  /** What the card app or reader reports; success when absent. */
   status?: CardResultStatus | null | undefined;
 };
 
-/** What the terminal's card app reports for a card payment. */
+/** What the terminal's card app or e-money reader reports for a payment it took. */
 export type CardResultStatus =
   /** Cancelled at the terminal. */
   | 'cancelled'
@@ -172,6 +201,8 @@ export type ClientPartnerStatus =
 export type CloseSettlementInput = {
   /** Required from a terminal: the login id of the store's manager (L4) or above it acts for. */
   staff_code?: string | null | undefined;
+  /** Required with a staff_code that is not the caller's own (always from a terminal): that manager's PIN or password. */
+  staff_pin?: string | null | undefined;
 };
 
 /** Tables whose unpaid bills become one. */
@@ -182,6 +213,26 @@ export type CombineBillsInput = {
   store_id?: number | null | undefined;
   /** 2 to 20 distinct tables, each with an unpaid, unsplit bill. */
   table_numbers: Array<string>;
+};
+
+/** A merchant's accounting export: the format and the SFTP server, with exactly one of password and private_key. */
+export type ConfigureAccountingExportInput = {
+  /** The files' format. */
+  format: AccountingExportFormat;
+  /** The SFTP server's host name or address. */
+  host: string;
+  /** The merchant. */
+  merchant_id: number;
+  /** The login's password. */
+  password?: string | null | undefined;
+  /** The folder the files go into, absolute (/ by default). */
+  path?: string | null | undefined;
+  /** The SFTP server's port (22 by default). */
+  port?: number | null | undefined;
+  /** The login's SSH private key (OpenSSH or PEM, unencrypted). */
+  private_key?: string | null | undefined;
+  /** The login on the SFTP server. */
+  username: string;
 };
 
 /** A device's report of an install. */
@@ -198,6 +249,8 @@ export type ConfirmAppInstallInput = {
 
 /** A bill for an open order. */
 export type CreateBillInput = {
+  /** When the bill happened, for one recorded offline (RFC 3339 with its offset); it numbers the bill on that business day: at most OFFLINE_SALES_WINDOW_HOURS (72 by default) ago and no later than now plus 5 minutes of clock skew. Absent: now. */
+  occurred_at?: string | null | undefined;
   /** The order to bill; it must be open. */
   order_id: string | number;
   /** Login id of a staff member of the store (its staff, staff leader, manager, or a tier above over it). */
@@ -284,6 +337,8 @@ export type CreateOrderInput = {
   discount_amount?: number | null | undefined;
   /** 1 to 200 lines. */
   items: Array<OrderItemInput>;
+  /** When the order happened, for one recorded offline (RFC 3339 with its offset); it numbers the order on that business day: at most OFFLINE_SALES_WINDOW_HOURS (72 by default) ago and no later than now plus 5 minutes of clock skew. Absent: now. */
+  occurred_at?: string | null | undefined;
   /** Where the order is eaten. */
   order_type: OrderType;
   /** The store; a terminal's own store by default (another is refused), a store user's own store by default. */
@@ -332,14 +387,18 @@ export type CreatePosPaymentInput = {
   amount: number;
   /** The bill to pay. */
   bill_id: string | number;
-  /** Cash only, required: at least the amount. */
+  /** Cash only, required: at least the amount and its tip. */
   cash_received?: number | null | undefined;
+  /** When the cash payment happened, for one recorded offline (RFC 3339 with its offset), cash only (400 for card or QR); the payment counts on that business day, or goes forward when its settlement is closed: at most OFFLINE_SALES_WINDOW_HOURS (72 by default) ago and no later than now plus 5 minutes of clock skew. Absent: now. */
+  occurred_at?: string | null | undefined;
   /** How the money comes. */
   payment_method: PosPaymentMethodInput;
   /** The terminal's own reference of the provider method it takes the payment with (a positive integer), if it keeps one. */
   payment_provider_method_id?: number | null | undefined;
   /** The split to pay; required on a split bill. */
   split_id?: string | number | null | undefined;
+  /** The customer's tip on top of the amount (0 or more, 0 when absent): charged with it, it does not pay the bill. */
+  tip_amount?: number | null | undefined;
 };
 
 /** A new PSP. The formats are checked by the service; a refused value names its field. */
@@ -362,6 +421,8 @@ export type CreateSettlementInput = {
   date: string;
   /** Required from a terminal: the login id of the store's manager (L4) or above it acts for. */
   staff_code?: string | null | undefined;
+  /** Required with a staff_code that is not the caller's own (always from a terminal): that manager's PIN or password. */
+  staff_pin?: string | null | undefined;
   /** The store; a terminal's own store by default, a store user's own store by default. */
   store_id?: number | null | undefined;
 };
@@ -506,6 +567,21 @@ export type DeviceStatus =
   /** Registered ahead of provisioning; it has no key yet. */
   | 'unprovisioned';
 
+/** The e-money brands a terminal's reader takes. */
+export type EmoneyBrand =
+  /** iD (postpaid, approved by its issuer). */
+  | 'id'
+  /** nanaco (prepaid). */
+  | 'nanaco'
+  /** QUICPay (postpaid, approved by its issuer). */
+  | 'quicpay'
+  /** Rakuten Edy (prepaid). */
+  | 'rakuten_edy'
+  /** Transport IC cards (Suica, PASMO, ICOCA and the others that interoperate with them). */
+  | 'transport_ic'
+  /** WAON (prepaid). */
+  | 'waon';
+
 /** A new device asking for an activation code. */
 export type GenerateActivationCodeInput = {
   /** Device manufacturer, 1 to 100 characters. */
@@ -516,6 +592,14 @@ export type GenerateActivationCodeInput = {
   public_key_jwk: PublicKeyJwkInput;
   /** 3 to 64 letters, digits, '.', '_' or '-'. */
   serial_number: string;
+};
+
+/** What to grant a client partner. */
+export type GrantPartnerInput = {
+  /** The merchant whose stores the partner may act on. */
+  merchant_id: number;
+  /** Some of the merchant's stores (1 to 100); absent: the whole merchant, its stores now and later. */
+  store_ids?: Array<number> | null | undefined;
 };
 
 /** The outcome a device reports for an install. */
@@ -529,6 +613,17 @@ export type InstallStatus =
 export type IssueActivationCodeInput = {
   /** A store the caller reaches. */
   store_id: number;
+};
+
+/** What a new API key is restricted to; absent fields leave it unrestricted. */
+export type IssueApiKeyInput = {
+  /**
+   * The operations it may call, 1 to 5 of `payment_intents:write`, `payment_intents:read`, `refunds:write`,
+   * `sync:write`, `webhooks:manage`; absent: every partner operation.
+   */
+  permissions?: Array<string> | null | undefined;
+  /** The ids of 1 to 100 of the partner's stores it may name; absent: every store of the partner. */
+  store_ids?: Array<number> | null | undefined;
 };
 
 /**
@@ -663,6 +758,37 @@ export type PaperStatus =
   /** Enough paper. */
   | 'OK';
 
+/** Whether a grant still lets its partner act. */
+export type PartnerGrantStatus =
+  /** The partner acts on what it grants. */
+  | 'active'
+  /** Revoked: no new intents or refunds; the partner's open intents finish. */
+  | 'revoked';
+
+/** What a partner lists its deliveries by. */
+export type PartnerWebhookDeliveryFilterStatus =
+  /** Every attempt failed: a dead letter, until redelivered. */
+  | 'dead'
+  /** A 2xx answer arrived. */
+  | 'delivered'
+  /** Not sent: the key lost its webhook or was revoked first. */
+  | 'dropped'
+  /** Its last attempt failed: waiting for its next attempt, or dead. */
+  | 'failed'
+  /** Waiting for an attempt (its first, or the next after a failure). */
+  | 'pending';
+
+/** Where a partner webhook delivery stands. */
+export type PartnerWebhookDeliveryStatus =
+  /** Every attempt failed: a dead letter, until replayed. */
+  | 'dead'
+  /** A 2xx answer arrived. */
+  | 'delivered'
+  /** Not sent: the key lost its webhook or was revoked first. */
+  | 'dropped'
+  /** Waiting for its next attempt. */
+  | 'pending';
+
 /** Where a payment intent stands. The values are the spec's wire strings. */
 export type PaymentIntentStatus =
   /** Cancelled by the caller, or expired unpaid. */
@@ -681,8 +807,8 @@ export type PaymentIntentStatus =
   | 'succeeded';
 
 /**
- * A payment method a merchant, store or terminal can offer. The gateway's PaymentMethodType plus emoney, which the
- * spec lists as a method with no gateway type yet; the values are the spec's wire strings.
+ * A payment method a merchant, store or terminal can offer: the values of the gateway's PaymentMethodType, a portal
+ * enum of its own so the two subgraphs need not agree on it; the values are the spec's wire strings.
  */
 export type PaymentMethodOption =
   /** Cash at the till. */
@@ -702,6 +828,8 @@ export type PaymentMethodType =
   | 'cash'
   /** Credit card, through the terminal's card app. */
   | 'credit_card'
+  /** E-money (transport IC, iD, QUICPay, ...), read and authorised by the terminal's own reader. */
+  | 'emoney'
   /** QR code shown by the payer (consumer-presented mode), scanned by the terminal. */
   | 'qr_cpm'
   /** QR code shown by the merchant (merchant-presented mode), scanned by the payer. */
@@ -717,9 +845,11 @@ export type PinLoginInput = {
 
 /** How a payment is made. */
 export type PosPaymentMethodInput = {
+  /** EMONEY only, and required there: the brand the clerk chose on the reader. */
+  brand?: EmoneyBrand | null | undefined;
   /** QR only: the provider's code. */
   provider?: string | null | undefined;
-  /** CASH, CREDIT_CARD or QR. */
+  /** CASH, CREDIT_CARD, EMONEY or QR. */
   type: PosPaymentMethodType;
 };
 
@@ -729,6 +859,8 @@ export type PosPaymentMethodType =
   | 'CASH'
   /** Card through the terminal's card app; the gateway intent is external. */
   | 'CREDIT_CARD'
+  /** E-money through the terminal's own reader, reported like a card; the gateway intent is external. */
+  | 'EMONEY'
   /** QR through the gateway's provider; the terminal's web view confirms the intent. */
   | 'QR';
 
@@ -777,7 +909,7 @@ export type PrinterProtocol =
 
 /** Who completes a payment. */
 export type ProcessingMode =
-  /** An external app on the terminal completes it (card payments). */
+  /** An external app on the terminal completes it (card and e-money payments). */
   | 'external'
   /** Completed by hand at the till (cash). */
   | 'manual'
@@ -820,6 +952,14 @@ export type ReceiptType =
   /** A qualified simplified invoice (適格簡易請求書): needs the issuer's registration number in the portal. */
   | 'tax_invoice';
 
+/** The dead letters of an API key to send again. */
+export type RedeliverPartnerWebhooksInput = {
+  /** The API key's client_id. */
+  client_id: string;
+  /** Every dead letter created at or after this time. */
+  since: string;
+};
+
 /** A refund of a succeeded intent. */
 export type RefundPaymentIntentInput = {
   /** Amount to refund in the currency's minor unit, at most what is left to refund. Absent: all that is left. */
@@ -834,11 +974,14 @@ export type RefundPaymentIntentInput = {
 export type RefundPosPaymentInput = {
   /** Why, 1 to 255 characters. */
   reason: string;
-  /** What to give back, above 0; with earlier refunds at most the payment's amount. */
+  /** What to give back, above 0; with earlier refunds at most the payment's total_amount (its amount and tip). It is taken from the amount first, the tip last. */
   refund_amount: number;
   /** The login id of a staff leader (L5) or above of the store. */
   staff_code: string;
-  /** That staff member's PIN (its password from L4 up): required when the caller is below L5 (staff, a terminal). */
+  /**
+   * That staff member's PIN (its password from L4 up): required when the caller is below L5 (staff, a terminal) or when
+   * staff_code names anyone but the caller; an L5 or above who names itself approves without it.
+   */
   staff_pin?: string | null | undefined;
 };
 
@@ -896,6 +1039,14 @@ export type ReleaseStatus =
   /** Devices within the rollout percentage. */
   | 'stable';
 
+/** A store's ended business day to deliver again. */
+export type ResendAccountingExportInput = {
+  /** The business day, YYYY-MM-DD, before today (Asia/Tokyo). */
+  date: string;
+  /** The store. */
+  store_id: number;
+};
+
 /** A human user's role, one per tier (the number in brackets). */
 export type Role =
   /** Manager of one area of a merchant's stores (3). */
@@ -947,6 +1098,8 @@ export type SyncMerchantInput = {
   merchant_id?: number | null | undefined;
   /** Display name of the merchant, 1 to 255 characters. */
   name?: string | null | undefined;
+  /** The PSP the merchant is under (our addition, sent by the platform's sync): its admins (L1) grant partners access. */
+  psp_id?: number | null | undefined;
   /** The merchant's stores. */
   stores?: Array<SyncStoreInput> | null | undefined;
 };
@@ -1203,19 +1356,28 @@ export type VerifyMfaCodeInput = {
   user_id: string | number;
 };
 
+/** Whether a key's dead letters are sent again once its endpoint answers 2xx again, and in which order. */
+export type WebhookAutoRedelivery =
+  /** The newest dead letter first. */
+  | 'newest_first'
+  /** Not sent again by themselves (the default). */
+  | 'off'
+  /** The oldest dead letter first. */
+  | 'oldest_first';
+
 export type SetApiKeyWebhookMutationVariables = Exact<{
   input: ApiKeyWebhookInput;
 }>;
 
 
-export type SetApiKeyWebhookMutation = { setApiKeyWebhook: { client_id: string, webhook_url: string | null } };
+export type SetApiKeyWebhookMutation = { setApiKeyWebhook: { client_id: string, webhook_url: string | null, auto_redelivery: WebhookAutoRedelivery } };
 
 export type ApiKeyWebhookQueryVariables = Exact<{
   client_id: string;
 }>;
 
 
-export type ApiKeyWebhookQuery = { apiKeyWebhook: { client_id: string, webhook_url: string | null } };
+export type ApiKeyWebhookQuery = { apiKeyWebhook: { client_id: string, webhook_url: string | null, auto_redelivery: WebhookAutoRedelivery } };
 
 export type DeleteApiKeyWebhookMutationVariables = Exact<{
   client_id: string;
@@ -1230,6 +1392,47 @@ export type RotateApiKeyWebhookSecretMutationVariables = Exact<{
 
 
 export type RotateApiKeyWebhookSecretMutation = { rotateApiKeyWebhookSecret: { client_id: string, webhook_secret: string, previous_secret_expires_at: string } };
+
+export type WebhookDeliveryFieldsFragment = { id: string, event_type: string, status: PartnerWebhookDeliveryStatus, attempts: number, last_status_code: number | null, last_error: string | null, created_at: string, updated_at: string, delivered_at: string | null, attempt_log: Array<{ attempted_at: string, status_code: number | null, error: string | null, latency_ms: number }> };
+
+export type WebhookDeliveriesQueryVariables = Exact<{
+  client_id: string;
+  status?: PartnerWebhookDeliveryFilterStatus | null | undefined;
+  event_type?: string | null | undefined;
+  created_after?: string | null | undefined;
+  created_before?: string | null | undefined;
+  limit?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type WebhookDeliveriesQuery = { webhookDeliveries: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, event_type: string, status: PartnerWebhookDeliveryStatus, attempts: number, last_status_code: number | null, last_error: string | null, created_at: string, updated_at: string, delivered_at: string | null, attempt_log: Array<{ attempted_at: string, status_code: number | null, error: string | null, latency_ms: number }> }> } };
+
+export type RedeliverWebhookMutationVariables = Exact<{
+  client_id: string;
+  id: string;
+}>;
+
+
+export type RedeliverWebhookMutation = { redeliverPartnerWebhook: { id: string, event_type: string, status: PartnerWebhookDeliveryStatus, attempts: number, last_status_code: number | null, last_error: string | null, created_at: string, updated_at: string, delivered_at: string | null, attempt_log: Array<{ attempted_at: string, status_code: number | null, error: string | null, latency_ms: number }> } };
+
+export type RedeliverWebhooksMutationVariables = Exact<{
+  input: RedeliverPartnerWebhooksInput;
+}>;
+
+
+export type RedeliverWebhooksMutation = { redeliverPartnerWebhooks: { has_more: boolean, queued: Array<{ id: string, event_type: string, status: PartnerWebhookDeliveryStatus, attempts: number, last_status_code: number | null, last_error: string | null, created_at: string, updated_at: string, delivered_at: string | null, attempt_log: Array<{ attempted_at: string, status_code: number | null, error: string | null, latency_ms: number }> }> } };
+
+export type PartnerEventsQueryVariables = Exact<{
+  client_id: string;
+  type?: string | null | undefined;
+  created_after?: string | null | undefined;
+  limit?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type PartnerEventsQuery = { partnerEvents: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, type: string, created_at: string, data: unknown, delivery_status: PartnerWebhookDeliveryStatus | null }> } };
 
 export type AppVersionFieldsFragment = { id: number, app_name: string, version_code: number, version_name: string, apk_url: string, apk_size: number, apk_checksum: string, release_notes: string, min_os_version: string, is_mandatory: boolean, rollout_percentage: number, release_status: ReleaseStatus, enrolled_device_ids: Array<string>, created_at: string, published_at: string | null };
 
@@ -1479,9 +1682,9 @@ export type JwksQuery = { jwks: unknown };
 
 export type ClientPartnerFieldsFragment = { id: number, name: string, psp_id: number | null, status: ClientPartnerStatus, created_at: string, deactivated_at: string | null };
 
-export type ApiKeyFieldsFragment = { id: string, client_partner_id: number, client_id: string, created_at: string, expires_at: string, last_used_at: string | null, revoked_at: string | null, status: ApiKeyStatus };
+export type ApiKeyFieldsFragment = { id: string, client_partner_id: number, client_id: string, created_at: string, expires_at: string, last_used_at: string | null, revoked_at: string | null, status: ApiKeyStatus, permissions: Array<string>, store_ids: Array<number> };
 
-export type IssuedApiKeyFieldsFragment = { id: string, client_partner_id: number, client_id: string, secret: string, webhook_secret: string, created_at: string, expires_at: string };
+export type IssuedApiKeyFieldsFragment = { id: string, client_partner_id: number, client_id: string, secret: string, webhook_secret: string, created_at: string, expires_at: string, permissions: Array<string>, store_ids: Array<number> };
 
 export type ClientPartnersQueryVariables = Exact<{
   limit?: number | null | undefined;
@@ -1517,14 +1720,15 @@ export type ClientPartnerApiKeysQueryVariables = Exact<{
 }>;
 
 
-export type ClientPartnerApiKeysQuery = { clientPartnerApiKeys: Array<{ id: string, client_partner_id: number, client_id: string, created_at: string, expires_at: string, last_used_at: string | null, revoked_at: string | null, status: ApiKeyStatus }> };
+export type ClientPartnerApiKeysQuery = { clientPartnerApiKeys: Array<{ id: string, client_partner_id: number, client_id: string, created_at: string, expires_at: string, last_used_at: string | null, revoked_at: string | null, status: ApiKeyStatus, permissions: Array<string>, store_ids: Array<number> }> };
 
 export type IssueApiKeyMutationVariables = Exact<{
   client_partner_id: number;
+  input?: IssueApiKeyInput | null | undefined;
 }>;
 
 
-export type IssueApiKeyMutation = { issueApiKey: { id: string, client_partner_id: number, client_id: string, secret: string, webhook_secret: string, created_at: string, expires_at: string } };
+export type IssueApiKeyMutation = { issueApiKey: { id: string, client_partner_id: number, client_id: string, secret: string, webhook_secret: string, created_at: string, expires_at: string, permissions: Array<string>, store_ids: Array<number> } };
 
 export type RevokeApiKeyMutationVariables = Exact<{
   client_partner_id: number;
@@ -1532,14 +1736,58 @@ export type RevokeApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type RevokeApiKeyMutation = { revokeApiKey: { id: string, client_partner_id: number, client_id: string, created_at: string, expires_at: string, last_used_at: string | null, revoked_at: string | null, status: ApiKeyStatus } };
+export type RevokeApiKeyMutation = { revokeApiKey: { id: string, client_partner_id: number, client_id: string, created_at: string, expires_at: string, last_used_at: string | null, revoked_at: string | null, status: ApiKeyStatus, permissions: Array<string>, store_ids: Array<number> } };
 
 export type RotateApiKeyMutationVariables = Exact<{
   client_id: string;
 }>;
 
 
-export type RotateApiKeyMutation = { rotateApiKey: { id: string, client_partner_id: number, client_id: string, secret: string, webhook_secret: string, created_at: string, expires_at: string } };
+export type RotateApiKeyMutation = { rotateApiKey: { id: string, client_partner_id: number, client_id: string, secret: string, webhook_secret: string, created_at: string, expires_at: string, permissions: Array<string>, store_ids: Array<number> } };
+
+export type PartnerGrantFieldsFragment = { id: string, client_partner_id: number, merchant_id: number, store_id: number | null, granted_by: string, granted_at: string, revoked_by: string | null, revoked_at: string | null, status: PartnerGrantStatus };
+
+export type OwnPartnerGrantsQueryVariables = Exact<{
+  limit?: number | null | undefined;
+  offset?: number | null | undefined;
+}>;
+
+
+export type OwnPartnerGrantsQuery = { ownPartnerGrants: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, client_partner_id: number, merchant_id: number, store_id: number | null, granted_by: string, granted_at: string, revoked_by: string | null, revoked_at: string | null, status: PartnerGrantStatus }> } };
+
+export type ClientPartnerGrantsQueryVariables = Exact<{
+  client_partner_id: number;
+  limit?: number | null | undefined;
+  offset?: number | null | undefined;
+}>;
+
+
+export type ClientPartnerGrantsQuery = { clientPartnerGrants: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, client_partner_id: number, merchant_id: number, store_id: number | null, granted_by: string, granted_at: string, revoked_by: string | null, revoked_at: string | null, status: PartnerGrantStatus }> } };
+
+export type GrantPartnerMutationVariables = Exact<{
+  client_partner_id: number;
+  input: GrantPartnerInput;
+}>;
+
+
+export type GrantPartnerMutation = { grantPartner: { grants: Array<{ id: string, client_partner_id: number, merchant_id: number, store_id: number | null, granted_by: string, granted_at: string, revoked_by: string | null, revoked_at: string | null, status: PartnerGrantStatus }> } };
+
+export type RevokePartnerGrantMutationVariables = Exact<{
+  client_partner_id: number;
+  id: string | number;
+}>;
+
+
+export type RevokePartnerGrantMutation = { revokePartnerGrant: { id: string, client_partner_id: number, merchant_id: number, store_id: number | null, granted_by: string, granted_at: string, revoked_by: string | null, revoked_at: string | null, status: PartnerGrantStatus } };
+
+export type MerchantPartnerGrantsQueryVariables = Exact<{
+  merchant_id: number;
+  limit?: number | null | undefined;
+  offset?: number | null | undefined;
+}>;
+
+
+export type MerchantPartnerGrantsQuery = { merchantPartnerGrants: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, client_partner_id: number, merchant_id: number, store_id: number | null, granted_by: string, granted_at: string, revoked_by: string | null, revoked_at: string | null, status: PartnerGrantStatus }> } };
 
 export type PaymentRefundFieldsFragment = { id: string, payment_intent_id: string, amount: number, currency: string, reason: string | null, merchant_ref_id: string | null, status: RefundStatus, provider_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string };
 
@@ -1568,6 +1816,7 @@ export type PaymentIntentsQueryVariables = Exact<{
   limit?: number | null | undefined;
   offset?: number | null | undefined;
   after?: string | null | undefined;
+  updated_since?: string | null | undefined;
 }>;
 
 
@@ -1582,14 +1831,48 @@ export type CapturePaymentIntentMutationVariables = Exact<{
 
 export type CapturePaymentIntentMutation = { capturePaymentIntent: { replayed: boolean, payment_intent: { id: string, status: PaymentIntentStatus, amount: number, currency: string } } };
 
-export type BillFieldsFragment = { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> };
+export type AccountingExportFieldsFragment = { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, updated_by: string, created_at: string, updated_at: string };
+
+export type AccountingExportDeliveryFieldsFragment = { id: string, merchant_id: number, store_id: number, date: string, settlement_id: string, file_name: string, format: AccountingExportFormat, status: AccountingExportDeliveryStatus, attempts: number, next_attempt_at: string | null, last_error: string | null, delivered_at: string | null, created_at: string, updated_at: string };
+
+export type AccountingExportQueryVariables = Exact<{
+  merchant_id: number;
+}>;
+
+
+export type AccountingExportQuery = { accountingExport: { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, updated_by: string, created_at: string, updated_at: string } };
+
+export type ConfigureAccountingExportMutationVariables = Exact<{
+  input: ConfigureAccountingExportInput;
+}>;
+
+
+export type ConfigureAccountingExportMutation = { configureAccountingExport: { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, updated_by: string, created_at: string, updated_at: string } };
+
+export type AccountingExportDeliveriesQueryVariables = Exact<{
+  merchant_id: number;
+  store_id?: number | null | undefined;
+  date?: string | null | undefined;
+}>;
+
+
+export type AccountingExportDeliveriesQuery = { accountingExportDeliveries: Array<{ id: string, merchant_id: number, store_id: number, date: string, settlement_id: string, file_name: string, format: AccountingExportFormat, status: AccountingExportDeliveryStatus, attempts: number, next_attempt_at: string | null, last_error: string | null, delivered_at: string | null, created_at: string, updated_at: string }> };
+
+export type ResendAccountingExportMutationVariables = Exact<{
+  input: ResendAccountingExportInput;
+}>;
+
+
+export type ResendAccountingExportMutation = { resendAccountingExport: { id: string, merchant_id: number, store_id: number, date: string, settlement_id: string, file_name: string, format: AccountingExportFormat, status: AccountingExportDeliveryStatus, attempts: number, next_attempt_at: string | null, last_error: string | null, delivered_at: string | null, created_at: string, updated_at: string } };
+
+export type BillFieldsFragment = { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> };
 
 export type CreateBillMutationVariables = Exact<{
   input: CreateBillInput;
 }>;
 
 
-export type CreateBillMutation = { createBill: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
+export type CreateBillMutation = { createBill: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
 
 export type BillsQueryVariables = Exact<{
   store_id?: number | null | undefined;
@@ -1604,21 +1887,21 @@ export type BillsQueryVariables = Exact<{
 }>;
 
 
-export type BillsQuery = { bills: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> }> } };
+export type BillsQuery = { bills: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> }> } };
 
 export type CombineBillsMutationVariables = Exact<{
   input: CombineBillsInput;
 }>;
 
 
-export type CombineBillsMutation = { combineBills: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
+export type CombineBillsMutation = { combineBills: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
 
 export type BillQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type BillQuery = { bill: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
+export type BillQuery = { bill: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
 
 export type SplitBillMutationVariables = Exact<{
   id: string | number;
@@ -1626,14 +1909,14 @@ export type SplitBillMutationVariables = Exact<{
 }>;
 
 
-export type SplitBillMutation = { splitBill: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
+export type SplitBillMutation = { splitBill: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
 
 export type CancelBillMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type CancelBillMutation = { cancelBill: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
+export type CancelBillMutation = { cancelBill: { id: string, merchant_id: number, store_id: number, order_id: string | null, bill_number: string, staff_code: string, customer_id: string | null, tax_percentage: number | null, subtotal: number, discount_amount: number, tax_amount: number, total_amount: number, paid_amount: number, refunded_amount: number, remaining_amount: number, status: BillStatus, is_split: boolean, is_combined: boolean, combined_bill_ids: Array<string>, combined_table_numbers: Array<string>, combined_into_bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, paid_at: string | null, cancelled_at: string | null, splits: Array<{ id: string, sequence: number, amount: number, paid_amount: number, remaining_amount: number, item_ids: Array<string>, status: BillSplitStatus }> } };
 
 export type CustomerFieldsFragment = { id: string, merchant_id: number, customer_number: string, name: string | null, name_kana: string | null, phone: string | null, email: string | null, date_of_birth: string | null, gender: CustomerGender | null, total_spent: number, total_visits: number, is_active: boolean, created_at: string, updated_at: string, last_visit: string | null, address: { postal_code: string | null, prefecture: string | null, city: string | null, street: string | null } | null, preferences: { receipt_delivery: CustomerReceiptDelivery | null, language: CustomerLanguage | null } };
 
@@ -1685,16 +1968,16 @@ export type CustomerOrdersQueryVariables = Exact<{
 }>;
 
 
-export type CustomerOrdersQuery = { customerOrders: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> }> } };
+export type CustomerOrdersQuery = { customerOrders: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> }> } };
 
-export type OrderFieldsFragment = { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> };
+export type OrderFieldsFragment = { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> };
 
 export type CreateOrderMutationVariables = Exact<{
   input: CreateOrderInput;
 }>;
 
 
-export type CreateOrderMutation = { createOrder: { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> } };
+export type CreateOrderMutation = { createOrder: { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> } };
 
 export type OrdersQueryVariables = Exact<{
   store_id?: number | null | undefined;
@@ -1709,14 +1992,14 @@ export type OrdersQueryVariables = Exact<{
 }>;
 
 
-export type OrdersQuery = { orders: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> }> } };
+export type OrdersQuery = { orders: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> }> } };
 
 export type OrderQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type OrderQuery = { order: { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> } };
+export type OrderQuery = { order: { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> } };
 
 export type UpdateOrderMutationVariables = Exact<{
   id: string | number;
@@ -1724,16 +2007,16 @@ export type UpdateOrderMutationVariables = Exact<{
 }>;
 
 
-export type UpdateOrderMutation = { updateOrder: { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> } };
+export type UpdateOrderMutation = { updateOrder: { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> } };
 
 export type CancelOrderMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type CancelOrderMutation = { cancelOrder: { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> } };
+export type CancelOrderMutation = { cancelOrder: { id: string, merchant_id: number, store_id: number, device_id: string | null, order_number: string, order_type: OrderType, table_number: string | null, customer_id: string | null, subtotal: number, tax_amount: number, discount_amount: number, total_amount: number, status: OrderStatus, bill_id: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, cancelled_at: string | null, items: Array<{ id: string, sequence: number, item_name: string, quantity: number, unit_price: number, subtotal: number }> } };
 
-export type PosPaymentFieldsFragment = { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } };
+export type PosPaymentFieldsFragment = { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null, brand: EmoneyBrand | null } };
 
 export type PosRefundFieldsFragment = { id: string, payment_id: string, bill_id: string, merchant_id: number, store_id: number, amount: number, reason: string, staff_code: string, device_id: string | null, user_id: string | null, status: PosRefundStatus, gateway_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, completed_at: string | null };
 
@@ -1743,7 +2026,7 @@ export type CreatePosPaymentMutationVariables = Exact<{
 }>;
 
 
-export type CreatePosPaymentMutation = { createPosPayment: { replayed: boolean, payment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } } };
+export type CreatePosPaymentMutation = { createPosPayment: { replayed: boolean, payment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null, brand: EmoneyBrand | null } } } };
 
 export type PosPaymentsQueryVariables = Exact<{
   store_id?: number | null | undefined;
@@ -1755,14 +2038,14 @@ export type PosPaymentsQueryVariables = Exact<{
 }>;
 
 
-export type PosPaymentsQuery = { posPayments: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } }> } };
+export type PosPaymentsQuery = { posPayments: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null, brand: EmoneyBrand | null } }> } };
 
 export type PosPaymentQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PosPaymentQuery = { posPayment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } };
+export type PosPaymentQuery = { posPayment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null, brand: EmoneyBrand | null } } };
 
 export type RecordCardResultMutationVariables = Exact<{
   id: string | number;
@@ -1770,7 +2053,7 @@ export type RecordCardResultMutationVariables = Exact<{
 }>;
 
 
-export type RecordCardResultMutation = { recordCardResult: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } };
+export type RecordCardResultMutation = { recordCardResult: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null, brand: EmoneyBrand | null } } };
 
 export type RefundPosPaymentMutationVariables = Exact<{
   payment_id: string | number;
@@ -1779,7 +2062,7 @@ export type RefundPosPaymentMutationVariables = Exact<{
 }>;
 
 
-export type RefundPosPaymentMutation = { refundPosPayment: { replayed: boolean, refund: { id: string, payment_id: string, bill_id: string, merchant_id: number, store_id: number, amount: number, reason: string, staff_code: string, device_id: string | null, user_id: string | null, status: PosRefundStatus, gateway_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, completed_at: string | null }, payment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null } } } };
+export type RefundPosPaymentMutation = { refundPosPayment: { replayed: boolean, refund: { id: string, payment_id: string, bill_id: string, merchant_id: number, store_id: number, amount: number, reason: string, staff_code: string, device_id: string | null, user_id: string | null, status: PosRefundStatus, gateway_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, completed_at: string | null }, payment: { id: string, merchant_id: number, store_id: number, bill_id: string, split_id: string | null, device_id: string | null, amount: number, tip_amount: number, total_amount: number, payment_provider_method_id: number | null, status: PosPaymentStatus, payment_intent_id: string | null, transaction_id: string | null, payment_token: string | null, approval_code: string | null, card_document_number: string | null, card_last_4: string | null, card_brand: string | null, card_arn: string | null, cash_received: number | null, change_amount: number | null, refund_amount: number, refund_reason: string | null, failure_code: string | null, failure_message: string | null, created_at: string, occurred_at: string, recorded_offline: boolean, updated_at: string, completed_at: string | null, payment_method: { type: PosPaymentMethodType, provider: string | null, brand: EmoneyBrand | null } } } };
 
 export type PosRefundStatusQueryVariables = Exact<{
   payment_id: string | number;
@@ -1796,16 +2079,16 @@ export type PosReceiptQueryVariables = Exact<{
 }>;
 
 
-export type PosReceiptQuery = { posReceipt: { text?: string } & { receipt_number?: string, type?: ReceiptType, payment_id?: string, merchant_id?: number, store_id?: number, bill_id?: string, bill_number?: string, issued_at?: string, currency?: string, subtotal?: number, discount_amount?: number, tax_amount?: number, total_amount?: number, amount?: number, card_brand?: string | null, masked_card_number?: string | null, approval_code?: string | null, cash_received?: number | null, change_amount?: number | null, status?: PosPaymentStatus, refund_amount?: number, net_amount?: number, issuer?: { store_name: string, name: string, address: string | null, phone: string | null, registration_number: string | null, header: string | null, footer: string | null }, items?: Array<{ item_name: string, quantity: number, unit_price: number, subtotal: number, tax_rate: number }>, split?: { sequence: number, count: number } | null, tax_lines?: Array<{ rate: number, taxable_amount: number, tax_amount: number }>, payment_method?: { type: PosPaymentMethodType, provider: string | null } } };
+export type PosReceiptQuery = { posReceipt: { text?: string } & { receipt_number?: string, type?: ReceiptType, payment_id?: string, merchant_id?: number, store_id?: number, bill_id?: string, bill_number?: string, issued_at?: string, currency?: string, subtotal?: number, discount_amount?: number, tax_amount?: number, total_amount?: number, amount?: number, tip_amount?: number, charged_amount?: number, card_brand?: string | null, masked_card_number?: string | null, approval_code?: string | null, cash_received?: number | null, change_amount?: number | null, status?: PosPaymentStatus, refund_amount?: number, net_amount?: number, issuer?: { store_name: string, name: string, address: string | null, phone: string | null, registration_number: string | null, header: string | null, footer: string | null }, items?: Array<{ item_name: string, quantity: number, unit_price: number, subtotal: number, tax_rate: number }>, split?: { sequence: number, count: number } | null, tax_lines?: Array<{ rate: number, taxable_amount: number, tax_amount: number }>, payment_method?: { type: PosPaymentMethodType, provider: string | null, brand: EmoneyBrand | null } } };
 
-export type SettlementFieldsFragment = { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null };
+export type SettlementFieldsFragment = { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null };
 
 export type CreateSettlementMutationVariables = Exact<{
   input: CreateSettlementInput;
 }>;
 
 
-export type CreateSettlementMutation = { createSettlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
+export type CreateSettlementMutation = { createSettlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
 
 export type SettlementsQueryVariables = Exact<{
   store_id?: number | null | undefined;
@@ -1817,14 +2100,14 @@ export type SettlementsQueryVariables = Exact<{
 }>;
 
 
-export type SettlementsQuery = { settlements: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null }> } };
+export type SettlementsQuery = { settlements: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null }> } };
 
 export type SettlementQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type SettlementQuery = { settlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
+export type SettlementQuery = { settlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
 
 export type CloseSettlementMutationVariables = Exact<{
   id: string | number;
@@ -1832,14 +2115,15 @@ export type CloseSettlementMutationVariables = Exact<{
 }>;
 
 
-export type CloseSettlementMutation = { closeSettlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
+export type CloseSettlementMutation = { closeSettlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
 
 export type SyncMerchantsMutationVariables = Exact<{
   input: SyncMerchantsInput;
+  idempotency_key?: string | null | undefined;
 }>;
 
 
-export type SyncMerchantsMutation = { syncMerchants: { synced_merchants: number, synced_stores: number } };
+export type SyncMerchantsMutation = { syncMerchants: { synced_merchants: number, synced_stores: number, replayed: boolean } };
 
 export type PspFieldsFragment = { id: number, code: string, name: string, contact_email: string | null, contact_phone: string | null, status: TenantStatus, created_at: string, updated_at: string };
 
@@ -2036,6 +2320,25 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
+export const WebhookDeliveryFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WebhookDeliveryFields on PartnerWebhookDelivery {
+  id
+  event_type
+  status
+  attempts
+  last_status_code
+  last_error
+  created_at
+  updated_at
+  delivered_at
+  attempt_log {
+    attempted_at
+    status_code
+    error
+    latency_ms
+  }
+}
+    `, {"fragmentName":"WebhookDeliveryFields"}) as unknown as TypedDocumentString<WebhookDeliveryFieldsFragment, unknown>;
 export const AppVersionFieldsFragmentDoc = new TypedDocumentString(`
     fragment AppVersionFields on AppVersion {
   id
@@ -2142,6 +2445,8 @@ export const ApiKeyFieldsFragmentDoc = new TypedDocumentString(`
   last_used_at
   revoked_at
   status
+  permissions
+  store_ids
 }
     `, {"fragmentName":"ApiKeyFields"}) as unknown as TypedDocumentString<ApiKeyFieldsFragment, unknown>;
 export const IssuedApiKeyFieldsFragmentDoc = new TypedDocumentString(`
@@ -2153,8 +2458,23 @@ export const IssuedApiKeyFieldsFragmentDoc = new TypedDocumentString(`
   webhook_secret
   created_at
   expires_at
+  permissions
+  store_ids
 }
     `, {"fragmentName":"IssuedApiKeyFields"}) as unknown as TypedDocumentString<IssuedApiKeyFieldsFragment, unknown>;
+export const PartnerGrantFieldsFragmentDoc = new TypedDocumentString(`
+    fragment PartnerGrantFields on PartnerGrant {
+  id
+  client_partner_id
+  merchant_id
+  store_id
+  granted_by
+  granted_at
+  revoked_by
+  revoked_at
+  status
+}
+    `, {"fragmentName":"PartnerGrantFields"}) as unknown as TypedDocumentString<PartnerGrantFieldsFragment, unknown>;
 export const PaymentRefundFieldsFragmentDoc = new TypedDocumentString(`
     fragment PaymentRefundFields on Refund {
   id
@@ -2199,6 +2519,38 @@ export const PaymentIntentFieldsFragmentDoc = new TypedDocumentString(`
   expires_at
 }
     `, {"fragmentName":"PaymentIntentFields"}) as unknown as TypedDocumentString<PaymentIntentFieldsFragment, unknown>;
+export const AccountingExportFieldsFragmentDoc = new TypedDocumentString(`
+    fragment AccountingExportFields on AccountingExport {
+  merchant_id
+  format
+  host
+  port
+  username
+  path
+  auth_method
+  updated_by
+  created_at
+  updated_at
+}
+    `, {"fragmentName":"AccountingExportFields"}) as unknown as TypedDocumentString<AccountingExportFieldsFragment, unknown>;
+export const AccountingExportDeliveryFieldsFragmentDoc = new TypedDocumentString(`
+    fragment AccountingExportDeliveryFields on AccountingExportDelivery {
+  id
+  merchant_id
+  store_id
+  date
+  settlement_id
+  file_name
+  format
+  status
+  attempts
+  next_attempt_at
+  last_error
+  delivered_at
+  created_at
+  updated_at
+}
+    `, {"fragmentName":"AccountingExportDeliveryFields"}) as unknown as TypedDocumentString<AccountingExportDeliveryFieldsFragment, unknown>;
 export const BillFieldsFragmentDoc = new TypedDocumentString(`
     fragment BillFields on Bill {
   id
@@ -2232,6 +2584,8 @@ export const BillFieldsFragmentDoc = new TypedDocumentString(`
     status
   }
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   paid_at
   cancelled_at
@@ -2291,6 +2645,8 @@ export const OrderFieldsFragmentDoc = new TypedDocumentString(`
   status
   bill_id
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
   cancelled_at
@@ -2310,6 +2666,7 @@ export const PosPaymentFieldsFragmentDoc = new TypedDocumentString(`
   payment_method {
     type
     provider
+    brand
   }
   payment_provider_method_id
   status
@@ -2328,6 +2685,8 @@ export const PosPaymentFieldsFragmentDoc = new TypedDocumentString(`
   failure_code
   failure_message
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
 }
@@ -2364,12 +2723,14 @@ export const SettlementFieldsFragmentDoc = new TypedDocumentString(`
   totals {
     payment_method
     gross_amount
+    tip_amount
     refund_amount
     net_amount
     payment_count
     refund_count
   }
   gross_amount
+  tip_amount
   refund_amount
   net_amount
   payment_count
@@ -2542,6 +2903,7 @@ export const SetApiKeyWebhookDocument = new TypedDocumentString(`
   setApiKeyWebhook(input: $input) {
     client_id
     webhook_url
+    auto_redelivery
   }
 }
     `) as unknown as TypedDocumentString<SetApiKeyWebhookMutation, SetApiKeyWebhookMutationVariables>;
@@ -2550,6 +2912,7 @@ export const ApiKeyWebhookDocument = new TypedDocumentString(`
   apiKeyWebhook(client_id: $client_id) {
     client_id
     webhook_url
+    auto_redelivery
   }
 }
     `) as unknown as TypedDocumentString<ApiKeyWebhookQuery, ApiKeyWebhookQueryVariables>;
@@ -2567,6 +2930,117 @@ export const RotateApiKeyWebhookSecretDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RotateApiKeyWebhookSecretMutation, RotateApiKeyWebhookSecretMutationVariables>;
+export const WebhookDeliveriesDocument = new TypedDocumentString(`
+    query WebhookDeliveries($client_id: String!, $status: PartnerWebhookDeliveryFilterStatus, $event_type: String, $created_after: DateTime, $created_before: DateTime, $limit: Int, $after: String) {
+  webhookDeliveries(
+    client_id: $client_id
+    status: $status
+    event_type: $event_type
+    created_after: $created_after
+    created_before: $created_before
+    limit: $limit
+    after: $after
+  ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
+    nodes {
+      ...WebhookDeliveryFields
+    }
+  }
+}
+    fragment WebhookDeliveryFields on PartnerWebhookDelivery {
+  id
+  event_type
+  status
+  attempts
+  last_status_code
+  last_error
+  created_at
+  updated_at
+  delivered_at
+  attempt_log {
+    attempted_at
+    status_code
+    error
+    latency_ms
+  }
+}`) as unknown as TypedDocumentString<WebhookDeliveriesQuery, WebhookDeliveriesQueryVariables>;
+export const RedeliverWebhookDocument = new TypedDocumentString(`
+    mutation RedeliverWebhook($client_id: String!, $id: String!) {
+  redeliverPartnerWebhook(client_id: $client_id, id: $id) {
+    ...WebhookDeliveryFields
+  }
+}
+    fragment WebhookDeliveryFields on PartnerWebhookDelivery {
+  id
+  event_type
+  status
+  attempts
+  last_status_code
+  last_error
+  created_at
+  updated_at
+  delivered_at
+  attempt_log {
+    attempted_at
+    status_code
+    error
+    latency_ms
+  }
+}`) as unknown as TypedDocumentString<RedeliverWebhookMutation, RedeliverWebhookMutationVariables>;
+export const RedeliverWebhooksDocument = new TypedDocumentString(`
+    mutation RedeliverWebhooks($input: RedeliverPartnerWebhooksInput!) {
+  redeliverPartnerWebhooks(input: $input) {
+    queued {
+      ...WebhookDeliveryFields
+    }
+    has_more
+  }
+}
+    fragment WebhookDeliveryFields on PartnerWebhookDelivery {
+  id
+  event_type
+  status
+  attempts
+  last_status_code
+  last_error
+  created_at
+  updated_at
+  delivered_at
+  attempt_log {
+    attempted_at
+    status_code
+    error
+    latency_ms
+  }
+}`) as unknown as TypedDocumentString<RedeliverWebhooksMutation, RedeliverWebhooksMutationVariables>;
+export const PartnerEventsDocument = new TypedDocumentString(`
+    query PartnerEvents($client_id: String!, $type: String, $created_after: DateTime, $limit: Int, $after: String) {
+  partnerEvents(
+    client_id: $client_id
+    type: $type
+    created_after: $created_after
+    limit: $limit
+    after: $after
+  ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
+    nodes {
+      id
+      type
+      created_at
+      data
+      delivery_status
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PartnerEventsQuery, PartnerEventsQueryVariables>;
 export const RegisterAppVersionDocument = new TypedDocumentString(`
     mutation RegisterAppVersion($input: RegisterAppVersionInput!) {
   registerAppVersion(input: $input) {
@@ -3248,10 +3722,12 @@ export const ClientPartnerApiKeysDocument = new TypedDocumentString(`
   last_used_at
   revoked_at
   status
+  permissions
+  store_ids
 }`) as unknown as TypedDocumentString<ClientPartnerApiKeysQuery, ClientPartnerApiKeysQueryVariables>;
 export const IssueApiKeyDocument = new TypedDocumentString(`
-    mutation IssueApiKey($client_partner_id: Int!) {
-  issueApiKey(client_partner_id: $client_partner_id) {
+    mutation IssueApiKey($client_partner_id: Int!, $input: IssueApiKeyInput) {
+  issueApiKey(client_partner_id: $client_partner_id, input: $input) {
     ...IssuedApiKeyFields
   }
 }
@@ -3263,6 +3739,8 @@ export const IssueApiKeyDocument = new TypedDocumentString(`
   webhook_secret
   created_at
   expires_at
+  permissions
+  store_ids
 }`) as unknown as TypedDocumentString<IssueApiKeyMutation, IssueApiKeyMutationVariables>;
 export const RevokeApiKeyDocument = new TypedDocumentString(`
     mutation RevokeApiKey($client_partner_id: Int!, $id: ID!) {
@@ -3279,6 +3757,8 @@ export const RevokeApiKeyDocument = new TypedDocumentString(`
   last_used_at
   revoked_at
   status
+  permissions
+  store_ids
 }`) as unknown as TypedDocumentString<RevokeApiKeyMutation, RevokeApiKeyMutationVariables>;
 export const RotateApiKeyDocument = new TypedDocumentString(`
     mutation RotateApiKey($client_id: String!) {
@@ -3294,7 +3774,121 @@ export const RotateApiKeyDocument = new TypedDocumentString(`
   webhook_secret
   created_at
   expires_at
+  permissions
+  store_ids
 }`) as unknown as TypedDocumentString<RotateApiKeyMutation, RotateApiKeyMutationVariables>;
+export const OwnPartnerGrantsDocument = new TypedDocumentString(`
+    query OwnPartnerGrants($limit: Int, $offset: Int) {
+  ownPartnerGrants(limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
+    nodes {
+      ...PartnerGrantFields
+    }
+  }
+}
+    fragment PartnerGrantFields on PartnerGrant {
+  id
+  client_partner_id
+  merchant_id
+  store_id
+  granted_by
+  granted_at
+  revoked_by
+  revoked_at
+  status
+}`) as unknown as TypedDocumentString<OwnPartnerGrantsQuery, OwnPartnerGrantsQueryVariables>;
+export const ClientPartnerGrantsDocument = new TypedDocumentString(`
+    query ClientPartnerGrants($client_partner_id: Int!, $limit: Int, $offset: Int) {
+  clientPartnerGrants(
+    client_partner_id: $client_partner_id
+    limit: $limit
+    offset: $offset
+  ) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
+    nodes {
+      ...PartnerGrantFields
+    }
+  }
+}
+    fragment PartnerGrantFields on PartnerGrant {
+  id
+  client_partner_id
+  merchant_id
+  store_id
+  granted_by
+  granted_at
+  revoked_by
+  revoked_at
+  status
+}`) as unknown as TypedDocumentString<ClientPartnerGrantsQuery, ClientPartnerGrantsQueryVariables>;
+export const GrantPartnerDocument = new TypedDocumentString(`
+    mutation GrantPartner($client_partner_id: Int!, $input: GrantPartnerInput!) {
+  grantPartner(client_partner_id: $client_partner_id, input: $input) {
+    grants {
+      ...PartnerGrantFields
+    }
+  }
+}
+    fragment PartnerGrantFields on PartnerGrant {
+  id
+  client_partner_id
+  merchant_id
+  store_id
+  granted_by
+  granted_at
+  revoked_by
+  revoked_at
+  status
+}`) as unknown as TypedDocumentString<GrantPartnerMutation, GrantPartnerMutationVariables>;
+export const RevokePartnerGrantDocument = new TypedDocumentString(`
+    mutation RevokePartnerGrant($client_partner_id: Int!, $id: ID!) {
+  revokePartnerGrant(client_partner_id: $client_partner_id, id: $id) {
+    ...PartnerGrantFields
+  }
+}
+    fragment PartnerGrantFields on PartnerGrant {
+  id
+  client_partner_id
+  merchant_id
+  store_id
+  granted_by
+  granted_at
+  revoked_by
+  revoked_at
+  status
+}`) as unknown as TypedDocumentString<RevokePartnerGrantMutation, RevokePartnerGrantMutationVariables>;
+export const MerchantPartnerGrantsDocument = new TypedDocumentString(`
+    query MerchantPartnerGrants($merchant_id: Int!, $limit: Int, $offset: Int) {
+  merchantPartnerGrants(merchant_id: $merchant_id, limit: $limit, offset: $offset) {
+    total_count
+    page_info {
+      has_next_page
+      end_cursor
+    }
+    nodes {
+      ...PartnerGrantFields
+    }
+  }
+}
+    fragment PartnerGrantFields on PartnerGrant {
+  id
+  client_partner_id
+  merchant_id
+  store_id
+  granted_by
+  granted_at
+  revoked_by
+  revoked_at
+  status
+}`) as unknown as TypedDocumentString<MerchantPartnerGrantsQuery, MerchantPartnerGrantsQueryVariables>;
 export const RefundPaymentIntentDocument = new TypedDocumentString(`
     mutation RefundPaymentIntent($id: String!, $input: RefundPaymentIntentInput!, $idempotency_key: String) {
   refundPaymentIntent(id: $id, input: $input, idempotency_key: $idempotency_key) {
@@ -3342,13 +3936,14 @@ export const CreatePaymentIntentDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<CreatePaymentIntentMutation, CreatePaymentIntentMutationVariables>;
 export const PaymentIntentsDocument = new TypedDocumentString(`
-    query PaymentIntents($merchant_store_id: String, $status: PaymentIntentStatus, $limit: Int, $offset: Int, $after: String) {
+    query PaymentIntents($merchant_store_id: String, $status: PaymentIntentStatus, $limit: Int, $offset: Int, $after: String, $updated_since: DateTime) {
   paymentIntents(
     merchant_store_id: $merchant_store_id
     status: $status
     limit: $limit
     offset: $offset
     after: $after
+    updated_since: $updated_since
   ) {
     total_count
     page_info {
@@ -3399,6 +3994,90 @@ export const CapturePaymentIntentDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CapturePaymentIntentMutation, CapturePaymentIntentMutationVariables>;
+export const AccountingExportDocument = new TypedDocumentString(`
+    query AccountingExport($merchant_id: Int!) {
+  accountingExport(merchant_id: $merchant_id) {
+    ...AccountingExportFields
+  }
+}
+    fragment AccountingExportFields on AccountingExport {
+  merchant_id
+  format
+  host
+  port
+  username
+  path
+  auth_method
+  updated_by
+  created_at
+  updated_at
+}`) as unknown as TypedDocumentString<AccountingExportQuery, AccountingExportQueryVariables>;
+export const ConfigureAccountingExportDocument = new TypedDocumentString(`
+    mutation ConfigureAccountingExport($input: ConfigureAccountingExportInput!) {
+  configureAccountingExport(input: $input) {
+    ...AccountingExportFields
+  }
+}
+    fragment AccountingExportFields on AccountingExport {
+  merchant_id
+  format
+  host
+  port
+  username
+  path
+  auth_method
+  updated_by
+  created_at
+  updated_at
+}`) as unknown as TypedDocumentString<ConfigureAccountingExportMutation, ConfigureAccountingExportMutationVariables>;
+export const AccountingExportDeliveriesDocument = new TypedDocumentString(`
+    query AccountingExportDeliveries($merchant_id: Int!, $store_id: Int, $date: String) {
+  accountingExportDeliveries(
+    merchant_id: $merchant_id
+    store_id: $store_id
+    date: $date
+  ) {
+    ...AccountingExportDeliveryFields
+  }
+}
+    fragment AccountingExportDeliveryFields on AccountingExportDelivery {
+  id
+  merchant_id
+  store_id
+  date
+  settlement_id
+  file_name
+  format
+  status
+  attempts
+  next_attempt_at
+  last_error
+  delivered_at
+  created_at
+  updated_at
+}`) as unknown as TypedDocumentString<AccountingExportDeliveriesQuery, AccountingExportDeliveriesQueryVariables>;
+export const ResendAccountingExportDocument = new TypedDocumentString(`
+    mutation ResendAccountingExport($input: ResendAccountingExportInput!) {
+  resendAccountingExport(input: $input) {
+    ...AccountingExportDeliveryFields
+  }
+}
+    fragment AccountingExportDeliveryFields on AccountingExportDelivery {
+  id
+  merchant_id
+  store_id
+  date
+  settlement_id
+  file_name
+  format
+  status
+  attempts
+  next_attempt_at
+  last_error
+  delivered_at
+  created_at
+  updated_at
+}`) as unknown as TypedDocumentString<ResendAccountingExportMutation, ResendAccountingExportMutationVariables>;
 export const CreateBillDocument = new TypedDocumentString(`
     mutation CreateBill($input: CreateBillInput!) {
   createBill(input: $input) {
@@ -3437,6 +4116,8 @@ export const CreateBillDocument = new TypedDocumentString(`
     status
   }
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   paid_at
   cancelled_at
@@ -3496,6 +4177,8 @@ export const BillsDocument = new TypedDocumentString(`
     status
   }
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   paid_at
   cancelled_at
@@ -3538,6 +4221,8 @@ export const CombineBillsDocument = new TypedDocumentString(`
     status
   }
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   paid_at
   cancelled_at
@@ -3580,6 +4265,8 @@ export const BillDocument = new TypedDocumentString(`
     status
   }
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   paid_at
   cancelled_at
@@ -3622,6 +4309,8 @@ export const SplitBillDocument = new TypedDocumentString(`
     status
   }
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   paid_at
   cancelled_at
@@ -3664,6 +4353,8 @@ export const CancelBillDocument = new TypedDocumentString(`
     status
   }
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   paid_at
   cancelled_at
@@ -3862,6 +4553,8 @@ export const CustomerOrdersDocument = new TypedDocumentString(`
   status
   bill_id
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
   cancelled_at
@@ -3896,6 +4589,8 @@ export const CreateOrderDocument = new TypedDocumentString(`
   status
   bill_id
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
   cancelled_at
@@ -3947,6 +4642,8 @@ export const OrdersDocument = new TypedDocumentString(`
   status
   bill_id
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
   cancelled_at
@@ -3981,6 +4678,8 @@ export const OrderDocument = new TypedDocumentString(`
   status
   bill_id
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
   cancelled_at
@@ -4015,6 +4714,8 @@ export const UpdateOrderDocument = new TypedDocumentString(`
   status
   bill_id
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
   cancelled_at
@@ -4049,6 +4750,8 @@ export const CancelOrderDocument = new TypedDocumentString(`
   status
   bill_id
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
   cancelled_at
@@ -4075,6 +4778,7 @@ export const CreatePosPaymentDocument = new TypedDocumentString(`
   payment_method {
     type
     provider
+    brand
   }
   payment_provider_method_id
   status
@@ -4093,6 +4797,8 @@ export const CreatePosPaymentDocument = new TypedDocumentString(`
   failure_code
   failure_message
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
 }`) as unknown as TypedDocumentString<CreatePosPaymentMutation, CreatePosPaymentMutationVariables>;
@@ -4129,6 +4835,7 @@ export const PosPaymentsDocument = new TypedDocumentString(`
   payment_method {
     type
     provider
+    brand
   }
   payment_provider_method_id
   status
@@ -4147,6 +4854,8 @@ export const PosPaymentsDocument = new TypedDocumentString(`
   failure_code
   failure_message
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
 }`) as unknown as TypedDocumentString<PosPaymentsQuery, PosPaymentsQueryVariables>;
@@ -4169,6 +4878,7 @@ export const PosPaymentDocument = new TypedDocumentString(`
   payment_method {
     type
     provider
+    brand
   }
   payment_provider_method_id
   status
@@ -4187,6 +4897,8 @@ export const PosPaymentDocument = new TypedDocumentString(`
   failure_code
   failure_message
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
 }`) as unknown as TypedDocumentString<PosPaymentQuery, PosPaymentQueryVariables>;
@@ -4209,6 +4921,7 @@ export const RecordCardResultDocument = new TypedDocumentString(`
   payment_method {
     type
     provider
+    brand
   }
   payment_provider_method_id
   status
@@ -4227,6 +4940,8 @@ export const RecordCardResultDocument = new TypedDocumentString(`
   failure_code
   failure_message
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
 }`) as unknown as TypedDocumentString<RecordCardResultMutation, RecordCardResultMutationVariables>;
@@ -4259,6 +4974,7 @@ export const RefundPosPaymentDocument = new TypedDocumentString(`
   payment_method {
     type
     provider
+    brand
   }
   payment_provider_method_id
   status
@@ -4277,6 +4993,8 @@ export const RefundPosPaymentDocument = new TypedDocumentString(`
   failure_code
   failure_message
   created_at
+  occurred_at
+  recorded_offline
   updated_at
   completed_at
 }
@@ -4369,6 +5087,8 @@ export const PosReceiptDocument = new TypedDocumentString(`
       tax_amount
       total_amount
       amount
+      tip_amount
+      charged_amount
       tax_lines {
         rate
         taxable_amount
@@ -4377,6 +5097,7 @@ export const PosReceiptDocument = new TypedDocumentString(`
       payment_method {
         type
         provider
+        brand
       }
       card_brand
       masked_card_number
@@ -4407,12 +5128,14 @@ export const CreateSettlementDocument = new TypedDocumentString(`
   totals {
     payment_method
     gross_amount
+    tip_amount
     refund_amount
     net_amount
     payment_count
     refund_count
   }
   gross_amount
+  tip_amount
   refund_amount
   net_amount
   payment_count
@@ -4483,12 +5206,14 @@ export const SettlementsDocument = new TypedDocumentString(`
   totals {
     payment_method
     gross_amount
+    tip_amount
     refund_amount
     net_amount
     payment_count
     refund_count
   }
   gross_amount
+  tip_amount
   refund_amount
   net_amount
   payment_count
@@ -4545,12 +5270,14 @@ export const SettlementDocument = new TypedDocumentString(`
   totals {
     payment_method
     gross_amount
+    tip_amount
     refund_amount
     net_amount
     payment_count
     refund_count
   }
   gross_amount
+  tip_amount
   refund_amount
   net_amount
   payment_count
@@ -4607,12 +5334,14 @@ export const CloseSettlementDocument = new TypedDocumentString(`
   totals {
     payment_method
     gross_amount
+    tip_amount
     refund_amount
     net_amount
     payment_count
     refund_count
   }
   gross_amount
+  tip_amount
   refund_amount
   net_amount
   payment_count
@@ -4653,10 +5382,11 @@ export const CloseSettlementDocument = new TypedDocumentString(`
   }
 }`) as unknown as TypedDocumentString<CloseSettlementMutation, CloseSettlementMutationVariables>;
 export const SyncMerchantsDocument = new TypedDocumentString(`
-    mutation SyncMerchants($input: SyncMerchantsInput!) {
-  syncMerchants(input: $input) {
+    mutation SyncMerchants($input: SyncMerchantsInput!, $idempotency_key: String) {
+  syncMerchants(input: $input, idempotency_key: $idempotency_key) {
     synced_merchants
     synced_stores
+    replayed
   }
 }
     `) as unknown as TypedDocumentString<SyncMerchantsMutation, SyncMerchantsMutationVariables>;

@@ -51,6 +51,8 @@ export type PaymentMethodType =
   | 'cash'
   /** Credit card, through the terminal's card app. */
   | 'credit_card'
+  /** E-money (transport IC, iD, QUICPay, ...), read and authorised by the terminal's own reader. */
+  | 'emoney'
   /** QR code shown by the payer (consumer-presented mode), scanned by the terminal. */
   | 'qr_cpm'
   /** QR code shown by the merchant (merchant-presented mode), scanned by the payer. */

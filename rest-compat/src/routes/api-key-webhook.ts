@@ -10,12 +10,13 @@ import {
 import type { RestRequest, RestRoute } from "../router";
 
 /** The API key a partner manages is the one it signs the request with. */
-const signingKey = (request: RestRequest) => ({ client_id: signingClientId(request.headers.authorization) });
+export const signingKey = (request: RestRequest) => ({ client_id: signingClientId(request.headers.authorization) });
 
-const webhookUrlOf = ({ body }: RestRequest) => {
+/** A body field, when the body is an object. */
+export const fieldOf = ({ body }: RestRequest, name: string) => {
   const fields = body.fields;
   return fields && typeof fields === "object" && !Array.isArray(fields)
-    ? (fields as Record<string, unknown>).webhook_url
+    ? (fields as Record<string, unknown>)[name]
     : undefined;
 };
 
@@ -26,7 +27,13 @@ export const apiKeyWebhookRoutes: RestRoute[] = [
     "/v1/api_key/webhook",
     "setApiKeyWebhook",
     SetApiKeyWebhookDocument,
-    (request) => ({ input: { ...signingKey(request), webhook_url: webhookUrlOf(request) } }),
+    (request) => ({
+      input: {
+        ...signingKey(request),
+        webhook_url: fieldOf(request, "webhook_url"),
+        auto_redelivery: fieldOf(request, "auto_redelivery"),
+      },
+    }),
     { auth: "hmac" },
   ),
   operationRoute("GET", "/v1/api_key/webhook", "apiKeyWebhook", ApiKeyWebhookDocument, signingKey, { auth: "hmac" }),

@@ -1,5 +1,4 @@
-import { invalidField } from "@pos-cloud/common";
-import { stringify } from "csv-stringify/sync";
+import { invalidField, toCsv } from "@pos-cloud/common";
 import { runOperation } from "../graphql";
 import { operationRoute as route } from "../operation-route";
 import {
@@ -57,11 +56,14 @@ const columns = Object.keys({
   hash: 0,
 } satisfies Record<keyof Omit<AuditRecordFieldsFragment, "__typename">, 0>);
 
-/** One page of records in the format asked: CSV rows (metadata as JSON text) or one JSON object a line. */
+/**
+ * One page of records in the format asked: CSV rows (metadata as JSON text, text cells spreadsheet-safe: a user agent
+ * is the caller's to choose) or one JSON object a line.
+ */
 function lines(records: AuditRecordFieldsFragment[], format: Format, header: boolean): string {
   if (format === "ndjson") return records.map((record) => `${JSON.stringify(record)}\n`).join("");
   const rows = records.map((record) => ({ ...record, metadata: JSON.stringify(record.metadata) }));
-  return stringify(rows, { header, columns, cast: { boolean: String } });
+  return toCsv(rows, { header, columns, cast: { boolean: String } });
 }
 
 /** Audit trail routes: the list (paged like every list) and its export, streamed a page at a time. */

@@ -66,7 +66,8 @@ export const deviceRoutes: RestRoute[] = [
     "generateActivationCode",
     GenerateActivationCodeDocument,
     input,
-    { status: 201 },
+    // A terminal not yet provisioned has no credentials: it is limited per IP and per serial instead.
+    { status: 201, anonymous: true },
   ),
   route(
     "POST",

@@ -45,6 +45,7 @@ export const paymentFlowRoutes: RestRoute[] = [
     path: "/v1/payment_intents/:id/refund",
     auth: "hmac",
     idempotent: true,
+    actsOn: { kind: "intent", param: "id" },
     doc: {
       operation: RefundPaymentIntentDocument,
       field: "refundPaymentIntent",

@@ -59,6 +59,7 @@ export const paymentIntentRoutes: RestRoute[] = [
       merchant_store_id: query.get("merchant_store_id"),
       status: query.get("status"),
       after: query.get("after"),
+      updated_since: query.get("updated_since"),
       ...pageParams(query),
     }),
     { auth: "hmac", page: true },
@@ -84,6 +85,7 @@ export const paymentIntentRoutes: RestRoute[] = [
     path: "/v1/payment_intents/:id/capture",
     auth: "hmac",
     idempotent: true,
+    actsOn: { kind: "intent", param: "id" },
     doc: {
       operation: CapturePaymentIntentDocument,
       field: "capturePaymentIntent",

@@ -20,6 +20,6 @@ export const transactionRoutes: RestRoute[] = [
     "transaction",
     TransactionDocument,
     (request) => ({ id: request.params.id }),
-    { auth: "hmac" },
+    { auth: "hmac", actsOn: { kind: "transaction", param: "id" } },
   ),
 ];

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   canReach,
+  keyReachesStore,
   partnerIdOf,
   reachableStoreReference,
   reachOf,
+  requireAccountingExportAdmin,
   requireDevice,
+  requireGrantAccess,
+  requireKeyStore,
   requireOperator,
   requireService,
   requireTier,
@@ -82,7 +86,7 @@ describe("checks", () => {
       () => requireTier(anonymous, 6),
       () => requireUser(anonymous),
       () => requireDevice(anonymous),
-      () => partnerIdOf(anonymous),
+      () => partnerIdOf(anonymous, null),
       () => requireOperator(anonymous),
     ]) {
       expect(check).toThrow(expect.objectContaining({ code: "unauthorized" }));
@@ -108,14 +112,33 @@ describe("checks", () => {
   });
 
   it("partnerIdOf, requireService and requireOperator each admit their caller only", () => {
-    expect(partnerIdOf(partner)).toBe(7);
-    expect(() => partnerIdOf(user("SYSTEM_OP"))).toThrow(expect.objectContaining({ code: "unauthorized" }));
+    expect(partnerIdOf(partner, "payment_intents:write")).toBe(7);
+    expect(() => partnerIdOf(user("SYSTEM_OP"), null)).toThrow(expect.objectContaining({ code: "unauthorized" }));
     expect(() => requireService(service)).not.toThrow();
     expect(() => requireService(user("SYSTEM_OP"))).toThrow(expect.objectContaining({ code: "forbidden" }));
     expect(() => requireOperator(service)).not.toThrow();
     expect(() => requireOperator(user("SYSTEM_OP"))).not.toThrow();
     expect(() => requireOperator(user("PSP_ADMIN", { pspId: 1 }))).toThrow(/system operator/);
     expect(() => requireOperator(partner)).toThrow(expect.objectContaining({ code: "forbidden" }));
+  });
+
+  it("requireAccountingExportAdmin admits a system operator and the merchant's own admin only", () => {
+    expect(() => requireAccountingExportAdmin(user("SYSTEM_OP"), 10)).not.toThrow();
+    expect(() => requireAccountingExportAdmin(user("MERCHANT_ADMIN", { pspId: 1, merchantId: 10 }), 10)).not.toThrow();
+    for (const caller of [
+      user("MERCHANT_ADMIN", { pspId: 1, merchantId: 11 }),
+      user("PSP_ADMIN", { pspId: 1 }),
+      user("STORE_MANAGER", { merchantId: 10, storeId: 100 }),
+      device({ merchantId: 10, storeId: 100 }),
+      partner,
+      service,
+    ])
+      expect(() => requireAccountingExportAdmin(caller, 10), JSON.stringify(caller)).toThrow(
+        expect.objectContaining({ code: "forbidden" }),
+      );
+    expect(() => requireAccountingExportAdmin(anonymous, 10)).toThrow(
+      expect.objectContaining({ code: "unauthorized" }),
+    );
   });
 });
 
@@ -138,5 +161,71 @@ describe("reachableStoreReference", () => {
     expect(() => reachableStoreReference(anonymous, reference)).toThrow(
       expect.objectContaining({ code: "unauthorized" }),
     );
+  });
+});
+
+describe("a restricted API key", () => {
+  const reader: Caller = { ...partner, scopes: ["payment_intents:read"] };
+  const oneStore: Caller = { ...partner, storeIds: [100] };
+
+  it("calls only the operations of its permissions, and is refused the others naming the one it lacks", () => {
+    expect(partnerIdOf(reader, "payment_intents:read")).toBe(7);
+    expect(() => partnerIdOf(reader, "payment_intents:write")).toThrow(
+      expect.objectContaining({ code: "missing_permission", details: { permission: "payment_intents:write" } }),
+    );
+    expect(() => partnerIdOf(reader, "sync:write")).toThrow(
+      expect.objectContaining({ details: { permission: "sync:write" } }),
+    );
+    expect(partnerIdOf(reader, null)).toBe(7);
+  });
+
+  it("without permissions calls every partner operation", () => {
+    for (const permission of ["payment_intents:write", "refunds:write", "sync:write", "webhooks:manage"] as const)
+      expect(partnerIdOf(partner, permission)).toBe(7);
+  });
+
+  it("names only its stores; a key without stores, and every other caller, names any", () => {
+    expect(keyReachesStore(oneStore, 100)).toBe(true);
+    expect(keyReachesStore(oneStore, 101)).toBe(false);
+    expect(() => requireKeyStore(oneStore, 101)).toThrow(
+      expect.objectContaining({ code: "forbidden", details: { field: "merchant_store_id" } }),
+    );
+    expect(keyReachesStore(partner, 101)).toBe(true);
+    expect(keyReachesStore(user("SYSTEM_OP"), 101)).toBe(true);
+  });
+});
+
+describe("requireGrantAccess", () => {
+  const merchant = { id: 10, psp_id: 1 };
+  const may = (
+    caller: Caller,
+    action: "read" | "revoke" | "grant",
+    of: { id: number; psp_id: number | null } = merchant,
+  ) => {
+    try {
+      requireGrantAccess(caller, of, action);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it("lets L0 and the merchant's PSP admin grant, and its merchant admin only read and revoke", () => {
+    const l2 = user("MERCHANT_ADMIN", { pspId: 1, merchantId: 10 });
+    expect(may(user("SYSTEM_OP"), "grant")).toBe(true);
+    expect(may(user("PSP_ADMIN", { pspId: 1 }), "grant")).toBe(true);
+    expect(may(user("PSP_ADMIN", { pspId: 2 }), "read")).toBe(false);
+    expect([may(l2, "read"), may(l2, "revoke"), may(l2, "grant")]).toEqual([true, true, false]);
+    expect(may(user("MERCHANT_ADMIN", { pspId: 1, merchantId: 11 }), "read")).toBe(false);
+    expect(may(user("STORE_MANAGER", { merchantId: 10, storeId: 100 }), "read")).toBe(false);
+    expect(may(partner, "read")).toBe(false);
+    expect(may(device(), "read")).toBe(false);
+  });
+
+  it("leaves a merchant not yet placed under a PSP to system operators", () => {
+    const unplaced = { id: 10, psp_id: null };
+    expect(may(user("SYSTEM_OP"), "grant", unplaced)).toBe(true);
+    expect(may(user("PSP_ADMIN", { pspId: 1 }), "grant", unplaced)).toBe(false);
+    expect(may(user("MERCHANT_ADMIN", { pspId: 1, merchantId: 10 }), "revoke", unplaced)).toBe(false);
   });
 });

@@ -121,11 +121,51 @@ export function requireDevice(caller: Caller, need: { id?: string; scope?: strin
     throw forbidden(`the token lacks the ${need.scope} scope`);
 }
 
-/** The client partner behind an HMAC-signed call; every other caller is refused the partner operations. */
-export function partnerIdOf(caller: Caller): number {
+/**
+ * What a partner's API key may be restricted to, one name per group of partner operations, as Stripe's restricted
+ * keys are (docs/decisions/gateway.md, "Restricted API keys"). A key restricted to some carries them as the caller's
+ * `scopes`; a key without a restriction carries none and may call every partner operation.
+ */
+export const partnerPermissions = [
+  "payment_intents:write",
+  "payment_intents:read",
+  "refunds:write",
+  "sync:write",
+  "webhooks:manage",
+] as const;
+
+export type PartnerPermission = (typeof partnerPermissions)[number];
+
+/** 403 `missing_permission`, naming the permission the signing key lacks. */
+export const missingPermission = (permission: PartnerPermission) =>
+  new AppError("missing_permission", `this API key is restricted and lacks the ${permission} permission`, {
+    permission,
+  });
+
+/**
+ * The client partner behind an HMAC-signed call, for an operation that needs `permission` (null: any key of the
+ * partner, for what a key does to itself); every other caller is refused the partner operations.
+ */
+export function partnerIdOf(caller: Caller, permission: PartnerPermission | null): number {
   const id = caller.type === "partner" ? Number(caller.id) : Number.NaN;
   if (!Number.isSafeInteger(id) || id <= 0) throw unauthenticated("a signed partner request is required");
+  if (permission && caller.scopes.length > 0 && !caller.scopes.includes(permission))
+    throw missingPermission(permission);
   return id;
+}
+
+/**
+ * Whether the signing key may name this store: a key restricted to some stores reaches only those; every other
+ * caller (an unrestricted key, a person) is limited by its other rules alone.
+ */
+export function keyReachesStore(caller: Caller, storeId: number): boolean {
+  return !caller.storeIds?.length || caller.storeIds.includes(storeId);
+}
+
+/** 403 unless the signing key may name this store, as a store of another partner is refused. */
+export function requireKeyStore(caller: Caller, storeId: number): void {
+  if (!keyReachesStore(caller, storeId))
+    throw new AppError("forbidden", "this API key is restricted to other stores", { field: "merchant_store_id" });
 }
 
 /**
@@ -134,11 +174,32 @@ export function partnerIdOf(caller: Caller): number {
  */
 export function requireApiKeyAccess(caller: Caller, key: { client_partner_id: number; psp_id: number | null }): void {
   if (caller.type === "partner") {
-    if (partnerIdOf(caller) !== key.client_partner_id) throw forbidden("this API key is another partner's");
+    if (partnerIdOf(caller, "webhooks:manage") !== key.client_partner_id)
+      throw forbidden("this API key is another partner's");
     return;
   }
   if (key.psp_id === null) requireTier(caller, roles.SYSTEM_OP);
   else requireTier(caller, roles.PSP_ADMIN, { pspId: key.psp_id });
+}
+
+/** What a caller does with a merchant's grants to client partners. */
+export type GrantAction = "read" | "revoke" | "grant";
+
+/**
+ * A merchant's grants to client partners: a system operator (L0) anywhere, the admin (L1) of the merchant's PSP,
+ * and, to read and revoke but not grant, the merchant's own admin (L2). A merchant the platform's sync has not
+ * placed under a PSP yet is an operator's alone.
+ */
+export function requireGrantAccess(
+  caller: Caller,
+  merchant: { id: number; psp_id: number | null },
+  action: GrantAction,
+) {
+  if (merchant.psp_id === null) return requireTier(caller, roles.SYSTEM_OP);
+  requireTier(caller, action === "grant" ? roles.PSP_ADMIN : roles.MERCHANT_ADMIN, {
+    pspId: merchant.psp_id,
+    merchantId: merchant.id,
+  });
 }
 
 /** Edge-only fields (partner secrets) answer the edge itself and nobody else. */
@@ -155,6 +216,17 @@ export function requireAuditReader(caller: Caller): void {
   const tier = tierOf(caller);
   if (tier === undefined || tier > roles.STORE_MANAGER)
     throw forbidden("the audit trail is for store managers and above");
+}
+
+/**
+ * A merchant's accounting export (its SFTP server and credentials, a day sent again): a system operator, or that
+ * merchant's own admin (docs/decisions/pos.md, "The accounting export").
+ */
+export function requireAccountingExportAdmin(caller: Caller, merchantId: number): void {
+  requireTier(caller, roles.MERCHANT_ADMIN);
+  const reach = reachOf(caller);
+  if (reach.level === "platform" || (reach.level === "merchant" && reach.merchantId === merchantId)) return;
+  throw forbidden("the accounting export is configured by a system operator or the merchant's admin");
 }
 
 /** Platform operations (dead letters): the edge or the platform itself, or a system operator. */

@@ -17,6 +17,19 @@ describe("caller headers", () => {
     expect(read).toMatchObject(device);
   });
 
+  it("carry a restricted key's permissions and stores across a hop, and none for an unrestricted key", () => {
+    const restricted = {
+      type: "partner" as const,
+      id: "7",
+      scopes: ["payment_intents:read", "refunds:write"],
+      storeIds: [100, 101],
+      apiKeyId: "key_1",
+    };
+    expect(callerFromHeaders(callerHeaders(restricted, token), token)).toMatchObject(restricted);
+    const unrestricted = callerFromHeaders(callerHeaders({ type: "partner", id: "7", scopes: [] }, token), token);
+    expect(unrestricted).toMatchObject({ scopes: [], storeIds: undefined });
+  });
+
   it("are refused without the internal credential, so a client cannot forge them", () => {
     const forged = { ...callerHeaders({ type: "user", role: "SYSTEM_OP", scopes: [] }, token) };
     delete forged["x-internal-token"];

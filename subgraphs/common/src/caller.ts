@@ -20,6 +20,15 @@ export interface Caller {
   areaId?: string;
   scopes: string[];
   impersonatedBy?: string;
+  /** A person's session (the token's `sid`): what a logout of an impersonation or a refresh token's reuse ends. */
+  sessionId?: string;
+  /**
+   * For a partner, the API key whose secret signed the request: a key rotated out may do less than its successor
+   * (docs/decisions/gateway.md, "What a rotated-out key may still do").
+   */
+  apiKeyId?: string;
+  /** For a partner whose key is restricted to some stores, their ids (the permissions it is restricted to are `scopes`). */
+  storeIds?: number[];
   /** The client's address and user agent as the edge saw them, for the audit log. */
   ip?: string;
   userAgent?: string;
@@ -41,6 +50,9 @@ const headerNames = {
   areaId: "x-area-id",
   scopes: "x-scopes",
   impersonatedBy: "x-impersonated-by",
+  sessionId: "x-session-id",
+  apiKeyId: "x-api-key-id",
+  storeIds: "x-api-key-store-ids",
   ip: "x-client-ip",
   userAgent: "x-client-user-agent",
 } as const;
@@ -59,6 +71,9 @@ export function callerHeaders(caller: Caller, internalToken: string): Record<str
   if (caller.areaId) headers[headerNames.areaId] = caller.areaId;
   if (caller.scopes.length > 0) headers[headerNames.scopes] = caller.scopes.join(" ");
   if (caller.impersonatedBy) headers[headerNames.impersonatedBy] = caller.impersonatedBy;
+  if (caller.sessionId) headers[headerNames.sessionId] = caller.sessionId;
+  if (caller.apiKeyId) headers[headerNames.apiKeyId] = caller.apiKeyId;
+  if (caller.storeIds?.length) headers[headerNames.storeIds] = caller.storeIds.join(" ");
   if (caller.ip) headers[headerNames.ip] = caller.ip;
   // Only visible ASCII survives every HTTP hop unchanged; a user agent is informational, so the rest is dropped.
   if (caller.userAgent) headers[headerNames.userAgent] = caller.userAgent.replace(/[^\x20-\x7e]/g, "").slice(0, 512);
@@ -98,6 +113,9 @@ export function callerFromHeaders(headers: HeaderBag, internalToken: string): Ca
     areaId: read(headerNames.areaId),
     scopes: read(headerNames.scopes)?.split(" ") ?? [],
     impersonatedBy: read(headerNames.impersonatedBy),
+    sessionId: read(headerNames.sessionId),
+    apiKeyId: read(headerNames.apiKeyId),
+    storeIds: read(headerNames.storeIds)?.split(" ").map(Number),
     ip: read(headerNames.ip),
     userAgent: read(headerNames.userAgent),
     requestId: read(REQUEST_ID_HEADER),

@@ -1,5 +1,5 @@
 import { parse } from "csv-parse/sync";
-import { stringify } from "csv-stringify/sync";
+import { toCsv } from "./csv";
 
 /**
  * The card settlement exchange's two files (the spec's File exchange), defined once for both parties: the merchant
@@ -30,8 +30,9 @@ export type CsvRecord<C extends Columns> = Record<C[number]["key"], string>;
 /** A file that is not of its columns: the message names the line. */
 export class MalformedCsv extends Error {}
 
+/** Amounts go in as numbers, so a refund's -100 stays -100 where text cells are made spreadsheet-safe (`toCsv`). */
 export const writeCsv = <C extends Columns>(columns: C, rows: Record<C[number]["key"], string | number>[]) =>
-  stringify(rows, { header: true, columns: [...columns], record_delimiter: "\r\n" });
+  toCsv(rows, { header: true, columns: [...columns], record_delimiter: "\r\n" });
 
 /** The rows of a file whose first line is exactly the columns' headers, each row as many fields as there are columns. */
 export function readCsv<C extends Columns>(columns: C, text: string): CsvRecord<C>[] {

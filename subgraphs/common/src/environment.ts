@@ -3,6 +3,10 @@ import { DEFAULT_API_AUDIENCE } from "./tokens";
 
 /** The formats of settings that several processes read, so each is checked the same way everywhere. */
 export const settings = {
+  /** The operator's port (`/health`, `/ready`, `/metrics`) of the embedded platform and the edge. */
+  adminPort: z.coerce.number().int().min(0).max(65535).default(4001),
+  /** Loopback: descriptor counts, traffic by route and job schedules are the operator's, never the internet's. */
+  adminHost: z.string().min(1).default("127.0.0.1"),
   postgresUrl: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
   natsUrl: z
     .string()
@@ -19,6 +23,8 @@ export const settings = {
     .regex(/^[\w.-]{1,64}$/, "letters, digits, . _ - only")
     .default("pgw"),
   masterKey: z.string().regex(/^[0-9a-f]{64}$/i, "must be 64 hex characters (32 bytes)"),
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: an OTLP/HTTP collector's base URL; set, the process exports its traces there. */
+  otlpEndpoint: z.string().regex(/^https?:\/\/\S+$/, "must be an http:// or https:// URL"),
   /** The `aud` of access tokens: the portal signs it and the edge requires it. */
   apiAudience: z
     .string()
@@ -26,6 +32,8 @@ export const settings = {
     .default(DEFAULT_API_AUDIENCE),
   /** How long a partner API key works after issue; the spec's rotation period is 180 days. */
   apiKeyLifetimeDays: z.coerce.number().int().min(1).max(3650).default(180),
+  /** How old a sale recorded offline (an order, a bill, a cash payment with `occurred_at`) may be when it arrives. */
+  offlineSalesWindowHours: z.coerce.number().int().min(1).max(720).default(72),
   /** Web-view origins allowed to call the payment-token endpoints, comma-separated. */
   corsOrigins: z
     .string()
@@ -44,12 +52,21 @@ export const settings = {
     .transform((value) => value.split(",").map(Number)),
 };
 
+/** A sandbox run as a process of its own (cluster mode): its state under DATA_DIR, where it listens. */
+export const sandboxProcessSettings = z.object({
+  DATA_DIR: z.string().min(1).default(".data"),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  /** 0 keeps the port of the last start when free. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(0),
+});
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535),
   HOST: z.string().min(1).default("0.0.0.0"),
   DATABASE_URL: settings.postgresUrl,
   INTERNAL_TOKEN: z.string().min(32, "must be at least 32 characters"),
   MASTER_KEY: settings.masterKey,
+  OTEL_EXPORTER_OTLP_ENDPOINT: settings.otlpEndpoint.optional(),
 });
 
 export interface SubgraphServerConfig {
@@ -58,6 +75,8 @@ export interface SubgraphServerConfig {
   databaseUrl: string;
   internalToken: string;
   masterKey: Buffer;
+  /** Where traces go; absent, tracing is off. */
+  otlpEndpoint?: string;
 }
 
 /** Parses the environment with a zod schema; on failure lists every problem and exits, as every app must. */
@@ -81,5 +100,6 @@ export function loadSubgraphEnvironment(env: NodeJS.ProcessEnv = process.env): S
     databaseUrl: e.DATABASE_URL,
     internalToken: e.INTERNAL_TOKEN,
     masterKey: Buffer.from(e.MASTER_KEY, "hex"),
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }

@@ -8,6 +8,7 @@ export const errorStatus = {
   api_key_expired: 401,
   api_key_revoked: 401,
   forbidden: 403,
+  missing_permission: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

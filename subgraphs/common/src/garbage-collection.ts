@@ -16,20 +16,26 @@ const GROWTH_WORTH_COLLECTING = 32 * 1024 * 1024;
  * and V8's memory reducer starts only after a full collection: after a burst of requests the garbage it left (about
  * 80 MB after the create-intent benchmark's 20 s) stayed resident until the next burst.
  */
-function collectWhenIdle() {
+export function collectWhenIdle(intervalMs = IDLE_CHECK_MS) {
   v8.setFlagsFromString("--expose-gc");
   const collect = vm.runInNewContext("gc") as () => void;
-  let collected = process.memoryUsage().heapUsed;
+  let collected = heapUsed();
   let last = performance.eventLoopUtilization();
   setInterval(() => {
     const current = performance.eventLoopUtilization();
     const idle = performance.eventLoopUtilization(current, last).utilization < IDLE_UTILIZATION;
     last = current;
-    if (!idle || process.memoryUsage().heapUsed - collected < GROWTH_WORTH_COLLECTING) return;
+    if (!idle || heapUsed() - collected < GROWTH_WORTH_COLLECTING) return;
     collect();
-    collected = process.memoryUsage().heapUsed;
-  }, IDLE_CHECK_MS).unref();
+    collected = heapUsed();
+  }, intervalMs).unref();
 }
+
+/**
+ * V8's own count, read from memory. `process.memoryUsage()` also reads the resident size from /proc, which needs a
+ * file descriptor: with none left it threw EMFILE from this timer and ended the process (issue 32).
+ */
+const heapUsed = () => v8.getHeapStatistics().used_heap_size;
 
 /**
  * Server processes let the old generation grow to four times what survived the last full collection before the next

@@ -1,4 +1,4 @@
-import { randomFillSync } from "node:crypto";
+import { createHash, randomFillSync } from "node:crypto";
 import { ulid } from "ulid";
 
 const pool = new Uint8Array(4096);
@@ -15,6 +15,16 @@ function pooledRandom(): number {
 
 /** A ULID of the given time (milliseconds): sortable by time, 80 random bits. */
 export const newUlid = (time: number = Date.now()) => ulid(time, pooledRandom);
+
+/**
+ * The ULID of the given time whose random part is the SHA-256 of `seed`: the same id each time it is derived, as
+ * unlikely as a random one to meet another.
+ */
+export function derivedUlid(time: number, seed: string): string {
+  const digest = createHash("sha256").update(seed).digest();
+  let index = 0;
+  return ulid(time, () => digest[index++]! / 256);
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Whether a string can name a row with a UUID key: PostgreSQL refuses any other in a uuid column, failing the statement. */

@@ -78,3 +78,7 @@ function inPlatformWords(issue: z.core.$ZodRawIssue): string | undefined {
       return undefined;
   }
 }
+
+/** GraphQL's null arguments (an absent filter field) as absent ones, which input schemas know. */
+export const withoutNulls = (fields: object | null | undefined) =>
+  Object.fromEntries(Object.entries(fields ?? {}).filter(([, value]) => value !== null));

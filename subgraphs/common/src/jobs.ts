@@ -116,9 +116,10 @@ function scheduledJob(job: Job, clock: () => Date, stopping: AbortSignal) {
 }
 
 /**
- * The process's periodic work in one place (STYLE.md, `<module>.jobs.ts`): each job runs on its schedule, never
- * twice at once (a trigger during a run runs it again right after), and counts its runs, failures and last success
- * in `/metrics`. A failed run is logged and the job keeps its schedule. `clock` dates the runs and places cron times.
+ * The process's periodic work in one place (CONTRIBUTING.md, "A module, whole": each subgraph's `jobs.ts`): each job
+ * runs on its schedule, never twice at once (a trigger during a run runs it again right after), and counts its runs,
+ * failures and last success in `/metrics`. A failed run is logged and the job keeps its schedule. `clock` dates the
+ * runs and places cron times.
  */
 export function jobRegistry(options: { clock?: () => Date } = {}) {
   const clock = options.clock ?? (() => new Date());

@@ -12,6 +12,7 @@ import { httpServerOptions } from "./http-timeouts";
 import { logger, REQUEST_ID_HEADER, requestIdOf } from "./logger";
 import { type ReadinessChecks, sendReadiness } from "./readiness";
 import { formatError, logHiddenError, type SubgraphHost } from "./subgraph";
+import { inSpan, SpanKind, traceContextOf } from "./tracing";
 import { variableRefusals } from "./variables";
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -95,7 +96,8 @@ export async function serveSubgraph(
         duration_ms: Math.round(performance.now() - started),
       }),
     );
-    handle(req, res).catch((error) => {
+    const hop = { kind: SpanKind.SERVER, parent: traceContextOf(req.headers) };
+    inSpan(`subgraph ${host.name}`, hop, () => handle(req, res)).catch((error) => {
       logger.error("subgraph request failed", { request_id: requestId, error });
       if (res.headersSent) {
         res.destroy();

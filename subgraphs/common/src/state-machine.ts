@@ -9,7 +9,7 @@ export interface Move<State extends string, Event extends string> {
 }
 
 /**
- * An aggregate's states and moves as one table (STYLE.md, "One state machine per aggregate"): the only code that
+ * An aggregate's states and moves as one table (CONTRIBUTING.md, "One state machine per aggregate"): the only code that
  * decides a status. A move the table lacks is a 409 naming the current state and the event, never a silent update.
  */
 export function stateMachine<const State extends string, const Event extends string>(definition: {

@@ -19,6 +19,8 @@ import { type Caller, callerFromHeaders, callerHeaders, type HeaderBag } from ".
 import { isConnectionLost } from "./connection-errors";
 import { AppError } from "./errors";
 import { logger, REQUEST_ID_HEADER } from "./logger";
+import { isMalformedId } from "./malformed-ids";
+import { inSpan, traceHeaders } from "./tracing";
 import { refusedVariable } from "./variables";
 
 /**
@@ -114,13 +116,16 @@ function resolveReferencesInBatches<Context>(schema: GraphQLSchema, batches: Rec
   };
 }
 
+/** An id the database refused as no UUID names no row: docs/decisions.md, "Malformed ids are not found". */
+const malformedId = () => new AppError("not_found", "no such record: the id is not one this platform issues");
+
 /**
  * Expected failures keep their code and details; a lost database connection is `service_unavailable` (retry
- * later); anything else reaches the client as `internal_error` without its message, which may carry internals
+ * later); an id that is no UUID is `not_found`; anything else reaches the client as `internal_error` without its message, which may carry internals
  * (`logHiddenError` logs what this hides).
  */
 export function formatError(error: GraphQLError): GraphQLFormattedError {
-  const original = error.originalError;
+  const original = isMalformedId(error.originalError) ? malformedId() : error.originalError;
   if (original instanceof AppError) {
     return {
       message: original.message,
@@ -142,7 +147,7 @@ export function formatError(error: GraphQLError): GraphQLFormattedError {
 /** Logs, under the request's id, the errors whose message `formatError` keeps from the client. */
 export function logHiddenError(error: GraphQLError, requestId: string | undefined) {
   const original = error.originalError;
-  if (!original || original instanceof AppError || original instanceof GraphQLError) return;
+  if (!original || original instanceof AppError || original instanceof GraphQLError || isMalformedId(original)) return;
   const path = error.path?.join(".");
   if (isConnectionLost(original))
     logger.warn("the database is unavailable", { request_id: requestId, path, error: original.message });
@@ -174,11 +179,17 @@ export function hostSubgraph<Deps, Context>(
   };
 
   return {
+    name: definition.name,
     schema,
     contextFor(headers: HeaderBag): Context {
       return definition.createContext(deps, callerFromHeaders(headers, internalToken));
     },
-    async execute(request: GraphQLRequest, headers: HeaderBag): Promise<FormattedExecutionResult> {
+    execute(request: GraphQLRequest, headers: HeaderBag): Promise<FormattedExecutionResult> {
+      return inSpan(`subgraph ${definition.name}`, { attributes: subgraphSpanAttributes(request) }, () =>
+        this.run(request, headers),
+      );
+    },
+    async run(request: GraphQLRequest, headers: HeaderBag): Promise<FormattedExecutionResult> {
       let result: ExecutionResult;
       try {
         const document = documentOf(request.query);
@@ -214,6 +225,10 @@ export function hostSubgraph<Deps, Context>(
 
 export type SubgraphHost = ReturnType<typeof hostSubgraph>;
 
+/** What a subgraph operation's span says of it: the operation's name, when it has one. */
+export const subgraphSpanAttributes = (request: Pick<GraphQLRequest, "operationName">) =>
+  request.operationName ? { "graphql.operation.name": request.operationName } : {};
+
 /** Where a subgraph answers: in this process (embedded wiring) or at a URL (cluster wiring). */
 export type SubgraphEndpoint = { host: SubgraphHost } | { url: string };
 
@@ -228,7 +243,7 @@ export async function callSubgraphAs(
   if ("host" in endpoint) return endpoint.host.execute(request, headers);
   const response = await fetch(endpoint.url, {
     method: "POST",
-    headers: { ...headers, "content-type": "application/json" },
+    headers: { ...headers, ...traceHeaders(), "content-type": "application/json" },
     body: JSON.stringify(request),
   });
   return (await response.json()) as FormattedExecutionResult;

@@ -16,3 +16,9 @@ export const DEVICE_SCOPES = ["order:create", "bill:create", "payment:create", "
 
 /** Human access tokens live 15 minutes (the spec's Limits). */
 export const HUMAN_TOKEN_LIFETIME_SECONDS = 900;
+
+/**
+ * The session revocation subject of one session (a human access token's `sid`: a login's refresh-token family, or
+ * one impersonation): revoking it ends that session's access tokens and no other session of the same person.
+ */
+export const sessionSubject = (sessionId: string) => `session:${sessionId}`;

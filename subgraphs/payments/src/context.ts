@@ -10,6 +10,7 @@ import type { TransactionService } from "./modules/ledger/transaction.service";
 import type { OutboxService } from "./modules/outbox/outbox.service";
 import type { OutboxPublisher } from "./modules/outbox/outbox-publisher";
 import type { ApiKeyExpiry } from "./modules/partners/api-key-expiry";
+import type { GrantService } from "./modules/partners/grant.service";
 import type { MerchantSyncService } from "./modules/partners/merchant-sync.service";
 import type { PartnerService } from "./modules/partners/partner.service";
 import type { PartnerAdminService } from "./modules/partners/partner-admin.service";
@@ -30,6 +31,8 @@ export interface PaymentsDeps {
   /** Key expiry notices and records; a job, which tests may run themselves. */
   apiKeyExpiry: ApiKeyExpiry;
   merchantSync: MerchantSyncService;
+  /** Merchants' grants to client partners. */
+  grants: GrantService;
   paymentIntents: PaymentIntentService;
   /** Attach the providers once their addresses are known (`providers.attach`). */
   providers: ProviderDirectory;
@@ -62,6 +65,7 @@ export interface PaymentsContext {
   partners: PartnerService;
   partnerAdmin: PartnerAdminService;
   merchantSync: MerchantSyncService;
+  grants: GrantService;
   paymentIntents: PaymentIntentService;
   confirmations: ConfirmService;
   webhooks: WebhookService;
@@ -78,6 +82,7 @@ export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsConte
     partners: deps.partners,
     partnerAdmin: deps.partnerAdmin,
     merchantSync: deps.merchantSync,
+    grants: deps.grants,
     paymentIntents: deps.paymentIntents,
     confirmations: deps.confirmations,
     webhooks: deps.webhooks,

@@ -21,6 +21,8 @@ import { outboxService } from "./modules/outbox/outbox.service";
 import { outboxPublisher } from "./modules/outbox/outbox-publisher";
 import { outboxResolvers } from "./modules/outbox/resolvers";
 import { apiKeyExpiry } from "./modules/partners/api-key-expiry";
+import { grantRepository } from "./modules/partners/grant.repository";
+import { grantService } from "./modules/partners/grant.service";
 import { merchantSyncRepository } from "./modules/partners/merchant-sync.repository";
 import { merchantSyncService } from "./modules/partners/merchant-sync.service";
 import { partnerRepository } from "./modules/partners/partner.repository";
@@ -50,7 +52,8 @@ export type { Clock } from "./clock";
 export type { PaymentsContext, PaymentsDeps } from "./context";
 export type { IssuedApiKey } from "./modules/partners/api-key-issuance";
 export { DEFAULT_KEY_LIFETIME_DAYS, type PartnerService } from "./modules/partners/partner.service";
-export { sandboxSetup } from "./modules/providers/sandbox.provider";
+export type { ProviderContext, ProviderSetting } from "./modules/providers/provider";
+export { DEFAULT_PROVIDER_SETTINGS, providerSettingsSchema } from "./modules/providers/provider-settings";
 export type { WebhookDeliverySettings } from "./modules/webhooks/webhook-dispatcher";
 
 export interface PaymentsConfig extends StorageOptions {
@@ -84,6 +87,33 @@ export const payments: SubgraphDefinition<PaymentsDeps, PaymentsContext> = {
   createContext,
 };
 
+/**
+ * The partner webhook dispatcher and the webhook settings and recovery its partners use, each told of the other: a
+ * delivery that succeeds lets the key's dead letters go again, a redelivery wakes the dispatcher.
+ */
+function webhookServices(deps: {
+  deliveries: ReturnType<typeof webhookDeliveryRepository>;
+  partners: ReturnType<typeof partnerService>;
+  outbox: ReturnType<typeof outboxService>;
+  clock: Clock;
+  settings: PaymentsConfig["partnerWebhooks"];
+}) {
+  const { deliveries, partners, outbox, clock, settings } = deps;
+  const partnerWebhooks = webhookDispatcher(
+    { deliveries, partners, clock, onDelivered: (client_id) => apiKeyWebhooks.afterDelivered(client_id) },
+    settings,
+  );
+  const apiKeyWebhooks = apiKeyWebhookService({
+    partners,
+    deliveries,
+    outbox,
+    clock,
+    allowPrivateUrls: settings?.allowPrivateUrls ?? false,
+    onDue: partnerWebhooks.wake,
+  });
+  return { partnerWebhooks, apiKeyWebhooks };
+}
+
 export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps> {
   const db = await openSubgraphDatabase("payments", config);
   const prisma = new PrismaClient({ adapter: db.adapter });
@@ -95,10 +125,18 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   const providers = providerDirectory();
   const credentials = providerCredentialStore(prisma, box);
   const events = providerEventRepository(prisma);
-  const refunds = refundService({ refunds: refundRepository(prisma), idempotency, providers, credentials, clock });
-  const outcomes = providerOutcomeService({ events, refunds, providers, credentials, clock });
   const stores = storeResolver(partners);
+  const refunds = refundService({
+    refunds: refundRepository(prisma),
+    idempotency,
+    providers,
+    credentials,
+    stores,
+    clock,
+  });
+  const outcomes = providerOutcomeService({ events, refunds, providers, credentials, clock });
   const outbox = outboxRepository(db);
+  const outboxEvents = outboxService(outbox);
   const paymentIntents = paymentIntentService({
     intents: paymentIntentRepository(prisma, sql),
     stores,
@@ -106,6 +144,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     outcomes,
     clock,
   });
+  const transactions = transactionService({ ledger: transactionRepository(prisma), intents: paymentIntents });
   const confirmations = confirmRepository(prisma);
   const partnerKeys = partnerService(partners, box, clock, config.apiKeyLifetimeDays);
   // Before anything reads a secret: a database made with another master key stops the open here.
@@ -115,11 +154,13 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     throw error;
   });
   const keyExpiry = apiKeyExpiry({ repository: partners, clock });
-  const webhookDeliveries = webhookDeliveryRepository(prisma);
-  const partnerWebhooks = webhookDispatcher(
-    { deliveries: webhookDeliveries, partners: partnerKeys, clock },
-    config.partnerWebhooks,
-  );
+  const { partnerWebhooks, apiKeyWebhooks } = webhookServices({
+    deliveries: webhookDeliveryRepository(prisma),
+    partners: partnerKeys,
+    outbox: outboxEvents,
+    clock,
+    settings: config.partnerWebhooks,
+  });
   const confirmRecovery = confirmRecoveryService({ confirmations, providers, credentials, clock });
   const poller = paymentPoller({ events, outcomes, providers, credentials, clock });
   return {
@@ -128,7 +169,8 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     partners: partnerKeys,
     partnerAdmin: partnerAdminService({ partners: partnerKeys, repository: partners, clock }),
     apiKeyExpiry: keyExpiry,
-    merchantSync: merchantSyncService(merchantSyncRepository(prisma), box, clock),
+    merchantSync: merchantSyncService(merchantSyncRepository(prisma), box, clock, idempotency),
+    grants: grantService({ grants: grantRepository(prisma), partners, clock }),
     paymentIntents,
     providers,
     confirmations: confirmService({ intents: paymentIntents, confirmations, providers, credentials, clock }),
@@ -136,24 +178,24 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     webhooks: webhookService({ events, outcomes, providers, clock, retryDelaysMs: config.webhookRetryDelaysMs }),
     poller,
     refunds,
-    transactions: transactionService({ ledger: transactionRepository(prisma), intents: paymentIntents }),
-    gatewayFront: gatewayFrontService({ signatures: seenSignatureRepository(prisma, sql), stores, clock }),
-    outbox: outboxService(outbox),
+    transactions,
+    gatewayFront: gatewayFrontService({
+      signatures: seenSignatureRepository(prisma, sql),
+      stores,
+      intents: paymentIntents,
+      transactions,
+      clock,
+    }),
+    outbox: outboxEvents,
     outboxPublisher: (bus) => outboxPublisher({ outbox, bus, clock }),
     jobs: (bus, options) =>
       paymentsJobs(
-        { poller, refunds, paymentIntents, confirmRecovery, apiKeyExpiry: keyExpiry },
+        { poller, refunds, paymentIntents, confirmRecovery, apiKeyExpiry: keyExpiry, apiKeyWebhooks },
         outboxPublisher({ outbox, bus, clock }),
         options.pollIntervalMs,
       ),
     partnerWebhooks,
-    apiKeyWebhooks: apiKeyWebhookService({
-      partners: partnerKeys,
-      deliveries: webhookDeliveries,
-      clock,
-      allowPrivateUrls: config.partnerWebhooks?.allowPrivateUrls ?? false,
-      onDue: partnerWebhooks.wake,
-    }),
+    apiKeyWebhooks,
     close: async () => {
       await prisma.$disconnect();
       await db.close();

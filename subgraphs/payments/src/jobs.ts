@@ -3,6 +3,8 @@ import type { PaymentsDeps } from "./context";
 
 const MIN_POLL_INTERVAL_MS = 100;
 const MAX_POLL_INTERVAL_MS = 60_000;
+/** Between probes of the endpoints of keys with automatic redelivery and dead letters. */
+const PROBE_INTERVAL_MS = 60_000;
 
 /**
  * The gateway's periodic work: the outbox publisher and its cleanup, the poll of providers that must be asked, and
@@ -10,7 +12,10 @@ const MAX_POLL_INTERVAL_MS = 60_000;
  * keys reaching their expiry). Every job claims its rows, so any number of processes may run them.
  */
 export function paymentsJobs(
-  deps: Pick<PaymentsDeps, "poller" | "refunds" | "paymentIntents" | "confirmRecovery" | "apiKeyExpiry">,
+  deps: Pick<
+    PaymentsDeps,
+    "poller" | "refunds" | "paymentIntents" | "confirmRecovery" | "apiKeyExpiry" | "apiKeyWebhooks"
+  >,
   publisher: { jobs(options: { name: string }): Job[] },
   pollIntervalMs: number,
 ): Job[] {
@@ -22,5 +27,11 @@ export function paymentsJobs(
     { name: "intent-expiry", schedule, run: () => deps.paymentIntents.expireOverdue() },
     { name: "confirm-recovery", schedule, run: () => deps.confirmRecovery.recoverAttempts() },
     { name: "api-key-expiry", schedule, run: () => deps.apiKeyExpiry.sweep() },
+    // Once a minute: each probe is a delivery of its own, with its three attempts over about 25 s.
+    {
+      name: "webhook-redelivery-probe",
+      schedule: { everyMs: PROBE_INTERVAL_MS },
+      run: () => deps.apiKeyWebhooks.probeDeadLetters(),
+    },
   ];
 }

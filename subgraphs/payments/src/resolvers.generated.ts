@@ -35,10 +35,17 @@ export type ApiKey = {
   id: Scalars['ID']['output'];
   /** When it last signed a verified request (noted at most once a minute); null if never. */
   last_used_at?: Maybe<Scalars['DateTime']['output']>;
+  /**
+   * The operations it may call, of `payment_intents:write`, `payment_intents:read`, `refunds:write`, `sync:write`,
+   * `webhooks:manage` (strings: an enum value cannot hold the colon); empty: every partner operation.
+   */
+  permissions: Array<Scalars['String']['output']>;
   /** When it was revoked; null unless revoked. */
   revoked_at?: Maybe<Scalars['DateTime']['output']>;
   /** Where it stands. */
   status: ApiKeyStatus;
+  /** The ids of the stores it may name; empty: every store of its partner. */
+  store_ids: Array<Scalars['Int']['output']>;
 };
 
 /** Where an API key stands. */
@@ -53,14 +60,22 @@ export type ApiKeyStatus =
 /** The webhook of a partner API key (client_id): where the gateway posts the key's terminal payment events. */
 export type ApiKeyWebhook = {
   __typename?: 'ApiKeyWebhook';
+  /** Whether dead letters are sent again once the endpoint answers 2xx again, and in which order. */
+  auto_redelivery: WebhookAutoRedelivery;
   /** The API key's client_id. */
   client_id: Scalars['String']['output'];
+  /** The operations the key may call (as `ApiKey.permissions`); empty: every partner operation. */
+  permissions: Array<Scalars['String']['output']>;
+  /** The ids of the stores the key may name; empty: every store of its partner. */
+  store_ids: Array<Scalars['Int']['output']>;
   /** Where events are posted; null when the key has no webhook. */
   webhook_url?: Maybe<Scalars['String']['output']>;
 };
 
 /** A webhook URL for an API key. */
 export type ApiKeyWebhookInput = {
+  /** Dead letters sent again by themselves once the endpoint answers 2xx again, in this order, or off; absent leaves it. */
+  auto_redelivery?: InputMaybe<WebhookAutoRedelivery>;
   /** The API key's client_id. */
   client_id: Scalars['String']['input'];
   /** An https:// URL at a public address. */
@@ -183,6 +198,25 @@ export type GatewayStore = {
   store_id: Scalars['Int']['output'];
 };
 
+/** What to grant a client partner. */
+export type GrantPartnerInput = {
+  /** The merchant whose stores the partner may act on. */
+  merchant_id: Scalars['Int']['input'];
+  /** Some of the merchant's stores (1 to 100); absent: the whole merchant, its stores now and later. */
+  store_ids?: InputMaybe<Array<Scalars['Int']['input']>>;
+};
+
+/** What a new API key is restricted to; absent fields leave it unrestricted. */
+export type IssueApiKeyInput = {
+  /**
+   * The operations it may call, 1 to 5 of `payment_intents:write`, `payment_intents:read`, `refunds:write`,
+   * `sync:write`, `webhooks:manage`; absent: every partner operation.
+   */
+  permissions?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The ids of 1 to 100 of the partner's stores it may name; absent: every store of the partner. */
+  store_ids?: InputMaybe<Array<Scalars['Int']['input']>>;
+};
+
 /** A newly issued API key with its secrets, shown in this answer only. */
 export type IssuedApiKey = {
   __typename?: 'IssuedApiKey';
@@ -196,8 +230,15 @@ export type IssuedApiKey = {
   expires_at: Scalars['DateTime']['output'];
   /** The key's id. */
   id: Scalars['ID']['output'];
+  /**
+   * The operations it may call, of `payment_intents:write`, `payment_intents:read`, `refunds:write`, `sync:write`,
+   * `webhooks:manage` (strings: an enum value cannot hold the colon); empty: every partner operation.
+   */
+  permissions: Array<Scalars['String']['output']>;
   /** The HMAC secret; kept only encrypted and never shown again. */
   secret: Scalars['String']['output'];
+  /** The ids of the stores it may name; empty: every store of its partner. */
+  store_ids: Array<Scalars['Int']['output']>;
   /** The client_id's webhook secret (`whsec_` and base64), which signs its webhooks. */
   webhook_secret: Scalars['String']['output'];
 };
@@ -260,6 +301,8 @@ export type LedgerTransactionType =
 /** How many merchants and stores a sync created or updated. */
 export type MerchantSyncResult = {
   __typename?: 'MerchantSyncResult';
+  /** True when this is the stored answer to an earlier request with the same Idempotency-Key. */
+  replayed: Scalars['Boolean']['output'];
   /** Merchants created or updated. */
   synced_merchants: Scalars['Int']['output'];
   /** Stores created or updated. */
@@ -294,13 +337,25 @@ export type Mutation = {
   deactivateClientPartner: ClientPartner;
   /** Removes an API key's webhook; its events are no longer posted. */
   deleteApiKeyWebhook: Scalars['Boolean']['output'];
-  /** System operators (L0): issues a key of a new client_id; 409 when the partner holds two active keys already. */
+  /**
+   * L0, or L1 for merchants of its PSP: grants a client partner a whole merchant (no store_ids: its stores now and
+   * later) or some of its stores. What a live grant covers already answers that grant; nothing is granted twice.
+   */
+  grantPartner: PartnerGrantResult;
+  /**
+   * System operators (L0): issues a key of a new client_id, restricted to `input`'s permissions and stores when it
+   * names them; 409 when the partner holds active keys of two client_ids already.
+   */
   issueApiKey: IssuedApiKey;
   /**
    * An inbound provider notification: the raw body (base64, as signed) and the request's *-signature headers.
    * REST only (`POST /v1/webhooks/{provider}`), under its per-IP limit.
    */
   receiveProviderWebhook: WebhookReceipt;
+  /** Sends a delivered or dead delivery of an API key again: the same event id and body, a new round of attempts. */
+  redeliverPartnerWebhook: PartnerWebhookDelivery;
+  /** Sends an API key's dead letters since a time again, oldest first, up to 100 at once. */
+  redeliverPartnerWebhooks: PartnerWebhookRedelivery;
   /** Refunds all (no amount) or part of a succeeded intent; the refunds never add up to more than its amount. */
   refundPaymentIntent: RefundResult;
   /** SYSTEM_OP only: failed events back to pending with their attempts reset; an intent's later events follow them. */
@@ -311,16 +366,22 @@ export type Mutation = {
   replayWebhookDeadLetter: WebhookReplay;
   /** System operators (L0): revokes a key at once. */
   revokeApiKey: ApiKey;
+  /** L0, L1 of the merchant's PSP or L2 of the merchant: revokes a grant; a revoked grant is answered as it is. */
+  revokePartnerGrant: PartnerGrant;
   /**
    * The signing partner: its next secret of the client_id it signs with; its other secrets of that client_id expire
-   * within 7 days. The new key keeps the client_id's webhook URL and secret.
+   * within 7 days. The new key keeps the client_id's webhook URL and secret. Only the client_id's newest key rotates
+   * (a rotated-out one gets 403 `newest_api_key`, even once its successor is revoked); 409 while two secrets are usable.
    */
   rotateApiKey: IssuedApiKey;
   /** Gives an API key a new webhook secret; for 24 hours the old one signs every delivery too. */
   rotateApiKeyWebhookSecret: WebhookSecretRotation;
   /** Sets where an API key's events are posted. */
   setApiKeyWebhook: ApiKeyWebhook;
-  /** Upserts the signing partner's merchants, stores and provider configs (either body variant of the spec). */
+  /**
+   * Upserts the signing partner's merchants, stores and provider configs (either body variant of the spec). A repeated
+   * `idempotency_key` with the same input within 24 hours answers the first result again.
+   */
   syncMerchants: MerchantSyncResult;
   /** Edge only: notes that a key signed a verified request. */
   touchApiKey: Scalars['Boolean']['output'];
@@ -376,8 +437,15 @@ export type MutationDeleteApiKeyWebhookArgs = {
 };
 
 
+export type MutationGrantPartnerArgs = {
+  client_partner_id: Scalars['Int']['input'];
+  input: GrantPartnerInput;
+};
+
+
 export type MutationIssueApiKeyArgs = {
   client_partner_id: Scalars['Int']['input'];
+  input?: InputMaybe<IssueApiKeyInput>;
 };
 
 
@@ -385,6 +453,17 @@ export type MutationReceiveProviderWebhookArgs = {
   provider: Scalars['String']['input'];
   raw_body: Scalars['String']['input'];
   signatures: Scalars['JSON']['input'];
+};
+
+
+export type MutationRedeliverPartnerWebhookArgs = {
+  client_id: Scalars['String']['input'];
+  id: Scalars['String']['input'];
+};
+
+
+export type MutationRedeliverPartnerWebhooksArgs = {
+  input: RedeliverPartnerWebhooksInput;
 };
 
 
@@ -416,6 +495,12 @@ export type MutationRevokeApiKeyArgs = {
 };
 
 
+export type MutationRevokePartnerGrantArgs = {
+  client_partner_id: Scalars['Int']['input'];
+  id: Scalars['ID']['input'];
+};
+
+
 export type MutationRotateApiKeyArgs = {
   client_id: Scalars['String']['input'];
 };
@@ -432,6 +517,7 @@ export type MutationSetApiKeyWebhookArgs = {
 
 
 export type MutationSyncMerchantsArgs = {
+  idempotency_key?: InputMaybe<Scalars['String']['input']>;
   input: SyncMerchantsInput;
 };
 
@@ -470,8 +556,10 @@ export type PartnerCredentialKey = {
   __typename?: 'PartnerCredentialKey';
   expires_at: Scalars['DateTime']['output'];
   id: Scalars['String']['output'];
+  permissions: Array<Scalars['String']['output']>;
   revoked: Scalars['Boolean']['output'];
   secret: Scalars['String']['output'];
+  store_ids: Array<Scalars['Int']['output']>;
 };
 
 /** The recent HMAC secrets of one client_id, for the edge to verify signed requests. Never part of the public API. */
@@ -481,9 +569,98 @@ export type PartnerCredentials = {
   keys: Array<PartnerCredentialKey>;
 };
 
+/** An event an API key was sent, or would have been sent had it had a webhook: the body of its webhook. */
+export type PartnerEvent = {
+  __typename?: 'PartnerEvent';
+  /** When it happened. */
+  created_at: Scalars['DateTime']['output'];
+  /** The object it tells of, as in the webhook's body. */
+  data: Scalars['JSON']['output'];
+  /** Where its webhook delivery to this key stands; null when there is none (no webhook then, or not enqueued yet). */
+  delivery_status?: Maybe<PartnerWebhookDeliveryStatus>;
+  /** The event id (`evt_` + ULID): the webhook's X-Gw-Event-ID for this key. */
+  id: Scalars['String']['output'];
+  /** The event type, for example payment_intent.succeeded. */
+  type: Scalars['String']['output'];
+};
+
+/** A page of an API key's events, in the order they were written. */
+export type PartnerEventPage = {
+  __typename?: 'PartnerEventPage';
+  /** The events of this page. */
+  nodes: Array<PartnerEvent>;
+  /** Whether another page follows, and the cursor to ask for it with. */
+  page_info: PageInfo;
+  /** How many events match, in all pages. */
+  total_count: Scalars['Int']['output'];
+};
+
+/** A merchant's grant to a client partner: the partner acts on the merchant's stores (or one of them) until revoked. */
+export type PartnerGrant = {
+  __typename?: 'PartnerGrant';
+  /** The partner it lets act. */
+  client_partner_id: Scalars['Int']['output'];
+  /** When it was granted. */
+  granted_at: Scalars['DateTime']['output'];
+  /** Who granted it (user:<id>, service:<id> or platform). */
+  granted_by: Scalars['String']['output'];
+  /** The grant's id (grt_...). */
+  id: Scalars['ID']['output'];
+  /** The merchant that granted. */
+  merchant_id: Scalars['Int']['output'];
+  /** When it was revoked; null while active. */
+  revoked_at?: Maybe<Scalars['DateTime']['output']>;
+  /** Who revoked it; null while active. */
+  revoked_by?: Maybe<Scalars['String']['output']>;
+  /** Whether it is active. */
+  status: PartnerGrantStatus;
+  /** The one store granted; null: the whole merchant, its stores now and later. */
+  store_id?: Maybe<Scalars['Int']['output']>;
+};
+
+/** A page of grants, newest first. */
+export type PartnerGrantPage = {
+  __typename?: 'PartnerGrantPage';
+  /** The grants of this page. */
+  nodes: Array<PartnerGrant>;
+  /** Whether another page follows. */
+  page_info: PageInfo;
+  /** How many grants there are in all pages. */
+  total_count: Scalars['Int']['output'];
+};
+
+/** What a grant request made or found: one grant for a whole merchant, else one per store. */
+export type PartnerGrantResult = {
+  __typename?: 'PartnerGrantResult';
+  /** The live grants that cover what was asked. */
+  grants: Array<PartnerGrant>;
+};
+
+/** Whether a grant still lets its partner act. */
+export type PartnerGrantStatus =
+  /** The partner acts on what it grants. */
+  | 'active'
+  /** Revoked: no new intents or refunds; the partner's open intents finish. */
+  | 'revoked';
+
+/** One POST of a delivery and what the partner's endpoint answered. */
+export type PartnerWebhookAttempt = {
+  __typename?: 'PartnerWebhookAttempt';
+  /** When it was made. */
+  attempted_at: Scalars['DateTime']['output'];
+  /** Why it failed (`HTTP 503`, a timeout, a refused connection); null when the answer was 2xx. */
+  error?: Maybe<Scalars['String']['output']>;
+  /** How long the attempt took, in milliseconds. */
+  latency_ms: Scalars['Int']['output'];
+  /** The HTTP status of the answer; null when none came. */
+  status_code?: Maybe<Scalars['Int']['output']>;
+};
+
 /** One terminal payment event posted to one API key's webhook, with its attempts. */
 export type PartnerWebhookDelivery = {
   __typename?: 'PartnerWebhookDelivery';
+  /** Every attempt, in every round (a redelivery starts a new one), first attempt first. */
+  attempt_log: Array<PartnerWebhookAttempt>;
   /** Attempts made since it was enqueued or last replayed. */
   attempts: Scalars['Int']['output'];
   /** The JSON body posted. */
@@ -508,6 +685,30 @@ export type PartnerWebhookDelivery = {
   updated_at: Scalars['DateTime']['output'];
 };
 
+/** What a partner lists its deliveries by. */
+export type PartnerWebhookDeliveryFilterStatus =
+  /** Every attempt failed: a dead letter, until redelivered. */
+  | 'dead'
+  /** A 2xx answer arrived. */
+  | 'delivered'
+  /** Not sent: the key lost its webhook or was revoked first. */
+  | 'dropped'
+  /** Its last attempt failed: waiting for its next attempt, or dead. */
+  | 'failed'
+  /** Waiting for an attempt (its first, or the next after a failure). */
+  | 'pending';
+
+/** A page of an API key's webhook deliveries, newest first. */
+export type PartnerWebhookDeliveryPage = {
+  __typename?: 'PartnerWebhookDeliveryPage';
+  /** The deliveries of this page. */
+  nodes: Array<PartnerWebhookDelivery>;
+  /** Whether another page follows, and the cursor to ask for it with. */
+  page_info: PageInfo;
+  /** How many deliveries match, in all pages. */
+  total_count: Scalars['Int']['output'];
+};
+
 /** Where a partner webhook delivery stands. */
 export type PartnerWebhookDeliveryStatus =
   /** Every attempt failed: a dead letter, until replayed. */
@@ -518,6 +719,15 @@ export type PartnerWebhookDeliveryStatus =
   | 'dropped'
   /** Waiting for its next attempt. */
   | 'pending';
+
+/** The dead letters a redelivery queued. */
+export type PartnerWebhookRedelivery = {
+  __typename?: 'PartnerWebhookRedelivery';
+  /** Whether more dead letters since that time wait: ask again. */
+  has_more: Scalars['Boolean']['output'];
+  /** The deliveries queued again, in the order they are sent. */
+  queued: Array<PartnerWebhookDelivery>;
+};
 
 /** What the web view shows after confirm: the QR to scan and how long it can be paid. */
 export type PaymentConfirmation = {
@@ -658,6 +868,8 @@ export type PaymentMethodType =
   | 'cash'
   /** Credit card, through the terminal's card app. */
   | 'credit_card'
+  /** E-money (transport IC, iD, QUICPay, ...), read and authorised by the terminal's own reader. */
+  | 'emoney'
   /** QR code shown by the payer (consumer-presented mode), scanned by the terminal. */
   | 'qr_cpm'
   /** QR code shown by the merchant (merchant-presented mode), scanned by the payer. */
@@ -683,7 +895,7 @@ export type PosPayment = {
 
 /** Who completes a payment. */
 export type ProcessingMode =
-  /** An external app on the terminal completes it (card payments). */
+  /** An external app on the terminal completes it (card and e-money payments). */
   | 'external'
   /** Completed by hand at the till (cash). */
   | 'manual'
@@ -698,16 +910,28 @@ export type Query = {
   clientPartner: ClientPartner;
   /** System operators (L0): a partner's API keys, newest first, without their secrets. */
   clientPartnerApiKeys: Array<ApiKey>;
+  /** L0 all, L1 those on its PSP's merchants, L2 those on its merchant: a client partner's grants, newest first. */
+  clientPartnerGrants: PartnerGrantPage;
   /** System operators (L0): the client partners, oldest first; limit 1 to 100 (default 20). */
   clientPartners: ClientPartnerPage;
   /** System operators (L0): usable keys that expire within `days` (1 to 366, default 30), soonest first. */
   expiringApiKeys: Array<ApiKey>;
   /** SYSTEM_OP only: events that failed permanently, oldest first (at most 100). */
   failedOutboxEvents: Array<FailedOutboxEvent>;
+  /** Edge only: the store of the partner's payment intent `payment_intent_id`; null for an unknown id or another partner's. */
+  gatewayIntentStore?: Maybe<GatewayStore>;
   /** Edge only: the partner's store `merchant_store_id` names (without one, the partner's only store); null if none. */
   gatewayStore?: Maybe<GatewayStore>;
+  /** Edge only: the store of the intent of the partner's ledger row `transaction_id`; null when the partner has none. */
+  gatewayTransactionStore?: Maybe<GatewayStore>;
+  /** L0, L1 of the merchant's PSP or L2 of the merchant: which partners may act on the merchant's stores, newest first. */
+  merchantPartnerGrants: PartnerGrantPage;
+  /** A signed partner's own grants, live and revoked, newest first: the merchants and stores it may act on. */
+  ownPartnerGrants: PartnerGrantPage;
   /** Edge only: the recent secrets of a client_id; null when the client_id is unknown. */
   partnerCredentials?: Maybe<PartnerCredentials>;
+  /** The events an API key was or would have been sent, kept 7 days, oldest first: each intent's in order. */
+  partnerEvents: PartnerEventPage;
   /** Dead-lettered partner webhooks, newest first: of one API key, or of every key (system operators). */
   partnerWebhookDeadLetters: Array<PartnerWebhookDelivery>;
   /** An API key's recent deliveries, last changed first, for the admins of its webhook (as `apiKeyWebhook`). */
@@ -729,6 +953,8 @@ export type Query = {
   transaction: LedgerTransaction;
   /** SYSTEM_OP only: open dead letters, oldest first. */
   webhookDeadLetters: Array<WebhookDeadLetter>;
+  /** An API key's deliveries with their attempts, newest first: its partner or the admins of its webhook. */
+  webhookDeliveries: PartnerWebhookDeliveryPage;
 };
 
 
@@ -747,6 +973,13 @@ export type QueryClientPartnerApiKeysArgs = {
 };
 
 
+export type QueryClientPartnerGrantsArgs = {
+  client_partner_id: Scalars['Int']['input'];
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  offset?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type QueryClientPartnersArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   offset?: InputMaybe<Scalars['Int']['input']>;
@@ -758,14 +991,48 @@ export type QueryExpiringApiKeysArgs = {
 };
 
 
+export type QueryGatewayIntentStoreArgs = {
+  client_partner_id: Scalars['Int']['input'];
+  payment_intent_id: Scalars['String']['input'];
+};
+
+
 export type QueryGatewayStoreArgs = {
   client_partner_id: Scalars['Int']['input'];
   merchant_store_id?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+export type QueryGatewayTransactionStoreArgs = {
+  client_partner_id: Scalars['Int']['input'];
+  transaction_id: Scalars['String']['input'];
+};
+
+
+export type QueryMerchantPartnerGrantsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  merchant_id: Scalars['Int']['input'];
+  offset?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryOwnPartnerGrantsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  offset?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type QueryPartnerCredentialsArgs = {
   client_id: Scalars['String']['input'];
+};
+
+
+export type QueryPartnerEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  client_id: Scalars['String']['input'];
+  created_after?: InputMaybe<Scalars['DateTime']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  type?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -804,6 +1071,7 @@ export type QueryPaymentIntentsArgs = {
   merchant_store_id?: InputMaybe<Scalars['String']['input']>;
   offset?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<PaymentIntentStatus>;
+  updated_since?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -814,6 +1082,25 @@ export type QuerySubscribedPaymentIntentArgs = {
 
 export type QueryTransactionArgs = {
   id: Scalars['String']['input'];
+};
+
+
+export type QueryWebhookDeliveriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  client_id: Scalars['String']['input'];
+  created_after?: InputMaybe<Scalars['DateTime']['input']>;
+  created_before?: InputMaybe<Scalars['DateTime']['input']>;
+  event_type?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<PartnerWebhookDeliveryFilterStatus>;
+};
+
+/** The dead letters of an API key to send again. */
+export type RedeliverPartnerWebhooksInput = {
+  /** The API key's client_id. */
+  client_id: Scalars['String']['input'];
+  /** Every dead letter created at or after this time. */
+  since: Scalars['DateTime']['input'];
 };
 
 /** A refund of all or part of a succeeded intent. */
@@ -976,6 +1263,8 @@ export type SyncMerchantInput = {
   merchant_id?: InputMaybe<Scalars['Int']['input']>;
   /** Display name of the merchant, 1 to 255 characters. */
   name?: InputMaybe<Scalars['String']['input']>;
+  /** The PSP the merchant is under (our addition, sent by the platform's sync): its admins (L1) grant partners access. */
+  psp_id?: InputMaybe<Scalars['Int']['input']>;
   /** The merchant's stores. */
   stores?: InputMaybe<Array<SyncStoreInput>>;
 };
@@ -1024,6 +1313,15 @@ export type SyncStoreInput = {
   store_id?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** Whether a key's dead letters are sent again once its endpoint answers 2xx again, and in which order. */
+export type WebhookAutoRedelivery =
+  /** The newest dead letter first. */
+  | 'newest_first'
+  /** Not sent again by themselves (the default). */
+  | 'off'
+  /** The oldest dead letter first. */
+  | 'oldest_first';
+
 /** A provider notification whose processing kept failing. Platform operators (SYSTEM_OP) only. */
 export type WebhookDeadLetter = {
   __typename?: 'WebhookDeadLetter';
@@ -1051,7 +1349,7 @@ export type WebhookDeadLetter = {
 export type WebhookReceipt = {
   __typename?: 'WebhookReceipt';
   received: Scalars['Boolean']['output'];
-  /** applied, duplicate, stale, pending, late_payment (a payment for a closed intent, refunded) or dead_lettered. */
+  /** applied, duplicate, stale, pending, late_payment (a payment for a closed intent, refunded), dead_lettered, or ignored (not about a payment). */
   result: Scalars['String']['output'];
 };
 
@@ -1211,6 +1509,8 @@ export type ResolversTypes = {
   DateTime: ResolverTypeWrapper<any>;
   FailedOutboxEvent: ResolverTypeWrapper<any>;
   GatewayStore: ResolverTypeWrapper<any>;
+  GrantPartnerInput: ResolverTypeWrapper<any>;
+  IssueApiKeyInput: ResolverTypeWrapper<any>;
   IssuedApiKey: ResolverTypeWrapper<any>;
   JSON: ResolverTypeWrapper<any>;
   JSONObject: ResolverTypeWrapper<any>;
@@ -1218,15 +1518,25 @@ export type ResolversTypes = {
   LedgerTransactionStatus: ResolverTypeWrapper<any>;
   LedgerTransactionType: ResolverTypeWrapper<any>;
   MerchantSyncResult: ResolverTypeWrapper<any>;
-  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Boolean: ResolverTypeWrapper<any>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Order: ResolverTypeWrapper<any>;
   OutboxReplay: ResolverTypeWrapper<any>;
   PageInfo: ResolverTypeWrapper<any>;
   PartnerCredentialKey: ResolverTypeWrapper<any>;
   PartnerCredentials: ResolverTypeWrapper<any>;
+  PartnerEvent: ResolverTypeWrapper<any>;
+  PartnerEventPage: ResolverTypeWrapper<any>;
+  PartnerGrant: ResolverTypeWrapper<any>;
+  PartnerGrantPage: ResolverTypeWrapper<any>;
+  PartnerGrantResult: ResolverTypeWrapper<any>;
+  PartnerGrantStatus: ResolverTypeWrapper<any>;
+  PartnerWebhookAttempt: ResolverTypeWrapper<any>;
   PartnerWebhookDelivery: ResolverTypeWrapper<any>;
+  PartnerWebhookDeliveryFilterStatus: ResolverTypeWrapper<any>;
+  PartnerWebhookDeliveryPage: ResolverTypeWrapper<any>;
   PartnerWebhookDeliveryStatus: ResolverTypeWrapper<any>;
+  PartnerWebhookRedelivery: ResolverTypeWrapper<any>;
   PaymentConfirmation: ResolverTypeWrapper<any>;
   PaymentIntent: ResolverTypeWrapper<any>;
   PaymentIntentEvent: ResolverTypeWrapper<any>;
@@ -1238,6 +1548,7 @@ export type ResolversTypes = {
   PosPayment: ResolverTypeWrapper<any>;
   ProcessingMode: ResolverTypeWrapper<any>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RedeliverPartnerWebhooksInput: ResolverTypeWrapper<any>;
   Refund: ResolverTypeWrapper<any>;
   RefundPaymentIntentInput: ResolverTypeWrapper<any>;
   RefundResult: ResolverTypeWrapper<any>;
@@ -1251,6 +1562,7 @@ export type ResolversTypes = {
   SyncMerchantsInput: ResolverTypeWrapper<any>;
   SyncProviderConfigInput: ResolverTypeWrapper<any>;
   SyncStoreInput: ResolverTypeWrapper<any>;
+  WebhookAutoRedelivery: ResolverTypeWrapper<any>;
   WebhookDeadLetter: ResolverTypeWrapper<any>;
   WebhookReceipt: ResolverTypeWrapper<any>;
   WebhookReplay: ResolverTypeWrapper<any>;
@@ -1275,19 +1587,29 @@ export type ResolversParentTypes = {
   DateTime: any;
   FailedOutboxEvent: any;
   GatewayStore: any;
+  GrantPartnerInput: any;
+  IssueApiKeyInput: any;
   IssuedApiKey: any;
   JSON: any;
   JSONObject: any;
   LedgerTransaction: any;
   MerchantSyncResult: any;
-  Mutation: Record<PropertyKey, never>;
   Boolean: any;
+  Mutation: Record<PropertyKey, never>;
   Order: any;
   OutboxReplay: any;
   PageInfo: any;
   PartnerCredentialKey: any;
   PartnerCredentials: any;
+  PartnerEvent: any;
+  PartnerEventPage: any;
+  PartnerGrant: any;
+  PartnerGrantPage: any;
+  PartnerGrantResult: any;
+  PartnerWebhookAttempt: any;
   PartnerWebhookDelivery: any;
+  PartnerWebhookDeliveryPage: any;
+  PartnerWebhookRedelivery: any;
   PaymentConfirmation: any;
   PaymentIntent: any;
   PaymentIntentEvent: any;
@@ -1296,6 +1618,7 @@ export type ResolversParentTypes = {
   PaymentTokenGrant: any;
   PosPayment: any;
   Query: Record<PropertyKey, never>;
+  RedeliverPartnerWebhooksInput: any;
   Refund: any;
   RefundPaymentIntentInput: any;
   RefundResult: any;
@@ -1320,12 +1643,17 @@ export type ApiKeyResolvers<ContextType = PaymentsContext, ParentType extends Re
   expires_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   last_used_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  permissions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   revoked_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['ApiKeyStatus'], ParentType, ContextType>;
+  store_ids?: Resolver<Array<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type ApiKeyWebhookResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['ApiKeyWebhook'] = ResolversParentTypes['ApiKeyWebhook']> = {
+  auto_redelivery?: Resolver<ResolversTypes['WebhookAutoRedelivery'], ParentType, ContextType>;
   client_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  permissions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  store_ids?: Resolver<Array<ResolversTypes['Int']>, ParentType, ContextType>;
   webhook_url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
@@ -1373,7 +1701,9 @@ export type IssuedApiKeyResolvers<ContextType = PaymentsContext, ParentType exte
   created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   expires_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  permissions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  store_ids?: Resolver<Array<ResolversTypes['Int']>, ParentType, ContextType>;
   webhook_secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -1402,6 +1732,7 @@ export type LedgerTransactionResolvers<ContextType = PaymentsContext, ParentType
 };
 
 export type MerchantSyncResultResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['MerchantSyncResult'] = ResolversParentTypes['MerchantSyncResult']> = {
+  replayed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   synced_merchants?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   synced_stores?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
@@ -1415,13 +1746,17 @@ export type MutationResolvers<ContextType = PaymentsContext, ParentType extends 
   createPaymentIntent?: Resolver<ResolversTypes['PaymentIntentResult'], ParentType, ContextType, RequireFields<MutationCreatePaymentIntentArgs, 'input'>>;
   deactivateClientPartner?: Resolver<ResolversTypes['ClientPartner'], ParentType, ContextType, RequireFields<MutationDeactivateClientPartnerArgs, 'id'>>;
   deleteApiKeyWebhook?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteApiKeyWebhookArgs, 'client_id'>>;
+  grantPartner?: Resolver<ResolversTypes['PartnerGrantResult'], ParentType, ContextType, RequireFields<MutationGrantPartnerArgs, 'client_partner_id' | 'input'>>;
   issueApiKey?: Resolver<ResolversTypes['IssuedApiKey'], ParentType, ContextType, RequireFields<MutationIssueApiKeyArgs, 'client_partner_id'>>;
   receiveProviderWebhook?: Resolver<ResolversTypes['WebhookReceipt'], ParentType, ContextType, RequireFields<MutationReceiveProviderWebhookArgs, 'provider' | 'raw_body' | 'signatures'>>;
+  redeliverPartnerWebhook?: Resolver<ResolversTypes['PartnerWebhookDelivery'], ParentType, ContextType, RequireFields<MutationRedeliverPartnerWebhookArgs, 'client_id' | 'id'>>;
+  redeliverPartnerWebhooks?: Resolver<ResolversTypes['PartnerWebhookRedelivery'], ParentType, ContextType, RequireFields<MutationRedeliverPartnerWebhooksArgs, 'input'>>;
   refundPaymentIntent?: Resolver<ResolversTypes['RefundResult'], ParentType, ContextType, RequireFields<MutationRefundPaymentIntentArgs, 'id' | 'input'>>;
   replayOutboxEvents?: Resolver<ResolversTypes['OutboxReplay'], ParentType, ContextType, RequireFields<MutationReplayOutboxEventsArgs, 'input'>>;
   replayPartnerWebhook?: Resolver<ResolversTypes['PartnerWebhookDelivery'], ParentType, ContextType, RequireFields<MutationReplayPartnerWebhookArgs, 'id'>>;
   replayWebhookDeadLetter?: Resolver<ResolversTypes['WebhookReplay'], ParentType, ContextType, RequireFields<MutationReplayWebhookDeadLetterArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'client_partner_id' | 'id'>>;
+  revokePartnerGrant?: Resolver<ResolversTypes['PartnerGrant'], ParentType, ContextType, RequireFields<MutationRevokePartnerGrantArgs, 'client_partner_id' | 'id'>>;
   rotateApiKey?: Resolver<ResolversTypes['IssuedApiKey'], ParentType, ContextType, RequireFields<MutationRotateApiKeyArgs, 'client_id'>>;
   rotateApiKeyWebhookSecret?: Resolver<ResolversTypes['WebhookSecretRotation'], ParentType, ContextType, RequireFields<MutationRotateApiKeyWebhookSecretArgs, 'client_id'>>;
   setApiKeyWebhook?: Resolver<ResolversTypes['ApiKeyWebhook'], ParentType, ContextType, RequireFields<MutationSetApiKeyWebhookArgs, 'input'>>;
@@ -1446,8 +1781,10 @@ export type PageInfoResolvers<ContextType = PaymentsContext, ParentType extends 
 export type PartnerCredentialKeyResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerCredentialKey'] = ResolversParentTypes['PartnerCredentialKey']> = {
   expires_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  permissions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   revoked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  store_ids?: Resolver<Array<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type PartnerCredentialsResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerCredentials'] = ResolversParentTypes['PartnerCredentials']> = {
@@ -1455,7 +1792,51 @@ export type PartnerCredentialsResolvers<ContextType = PaymentsContext, ParentTyp
   keys?: Resolver<Array<ResolversTypes['PartnerCredentialKey']>, ParentType, ContextType>;
 };
 
+export type PartnerEventResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerEvent'] = ResolversParentTypes['PartnerEvent']> = {
+  created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  delivery_status?: Resolver<Maybe<ResolversTypes['PartnerWebhookDeliveryStatus']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type PartnerEventPageResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerEventPage'] = ResolversParentTypes['PartnerEventPage']> = {
+  nodes?: Resolver<Array<ResolversTypes['PartnerEvent']>, ParentType, ContextType>;
+  page_info?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type PartnerGrantResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerGrant'] = ResolversParentTypes['PartnerGrant']> = {
+  client_partner_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  granted_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  granted_by?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  merchant_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  revoked_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  revoked_by?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['PartnerGrantStatus'], ParentType, ContextType>;
+  store_id?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PartnerGrantPageResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerGrantPage'] = ResolversParentTypes['PartnerGrantPage']> = {
+  nodes?: Resolver<Array<ResolversTypes['PartnerGrant']>, ParentType, ContextType>;
+  page_info?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type PartnerGrantResultResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerGrantResult'] = ResolversParentTypes['PartnerGrantResult']> = {
+  grants?: Resolver<Array<ResolversTypes['PartnerGrant']>, ParentType, ContextType>;
+};
+
+export type PartnerWebhookAttemptResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerWebhookAttempt'] = ResolversParentTypes['PartnerWebhookAttempt']> = {
+  attempted_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  latency_ms?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status_code?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PartnerWebhookDeliveryResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerWebhookDelivery'] = ResolversParentTypes['PartnerWebhookDelivery']> = {
+  attempt_log?: Resolver<Array<ResolversTypes['PartnerWebhookAttempt']>, ParentType, ContextType>;
   attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   body?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   client_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1467,6 +1848,17 @@ export type PartnerWebhookDeliveryResolvers<ContextType = PaymentsContext, Paren
   last_status_code?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['PartnerWebhookDeliveryStatus'], ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type PartnerWebhookDeliveryPageResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerWebhookDeliveryPage'] = ResolversParentTypes['PartnerWebhookDeliveryPage']> = {
+  nodes?: Resolver<Array<ResolversTypes['PartnerWebhookDelivery']>, ParentType, ContextType>;
+  page_info?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type PartnerWebhookRedeliveryResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PartnerWebhookRedelivery'] = ResolversParentTypes['PartnerWebhookRedelivery']> = {
+  has_more?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  queued?: Resolver<Array<ResolversTypes['PartnerWebhookDelivery']>, ParentType, ContextType>;
 };
 
 export type PaymentConfirmationResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PaymentConfirmation'] = ResolversParentTypes['PaymentConfirmation']> = {
@@ -1543,11 +1935,17 @@ export type QueryResolvers<ContextType = PaymentsContext, ParentType extends Res
   apiKeyWebhook?: Resolver<ResolversTypes['ApiKeyWebhook'], ParentType, ContextType, RequireFields<QueryApiKeyWebhookArgs, 'client_id'>>;
   clientPartner?: Resolver<ResolversTypes['ClientPartner'], ParentType, ContextType, RequireFields<QueryClientPartnerArgs, 'id'>>;
   clientPartnerApiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType, RequireFields<QueryClientPartnerApiKeysArgs, 'client_partner_id'>>;
+  clientPartnerGrants?: Resolver<ResolversTypes['PartnerGrantPage'], ParentType, ContextType, RequireFields<QueryClientPartnerGrantsArgs, 'client_partner_id'>>;
   clientPartners?: Resolver<ResolversTypes['ClientPartnerPage'], ParentType, ContextType, Partial<QueryClientPartnersArgs>>;
   expiringApiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType, Partial<QueryExpiringApiKeysArgs>>;
   failedOutboxEvents?: Resolver<Array<ResolversTypes['FailedOutboxEvent']>, ParentType, ContextType>;
+  gatewayIntentStore?: Resolver<Maybe<ResolversTypes['GatewayStore']>, ParentType, ContextType, RequireFields<QueryGatewayIntentStoreArgs, 'client_partner_id' | 'payment_intent_id'>>;
   gatewayStore?: Resolver<Maybe<ResolversTypes['GatewayStore']>, ParentType, ContextType, RequireFields<QueryGatewayStoreArgs, 'client_partner_id'>>;
+  gatewayTransactionStore?: Resolver<Maybe<ResolversTypes['GatewayStore']>, ParentType, ContextType, RequireFields<QueryGatewayTransactionStoreArgs, 'client_partner_id' | 'transaction_id'>>;
+  merchantPartnerGrants?: Resolver<ResolversTypes['PartnerGrantPage'], ParentType, ContextType, RequireFields<QueryMerchantPartnerGrantsArgs, 'merchant_id'>>;
+  ownPartnerGrants?: Resolver<ResolversTypes['PartnerGrantPage'], ParentType, ContextType, Partial<QueryOwnPartnerGrantsArgs>>;
   partnerCredentials?: Resolver<Maybe<ResolversTypes['PartnerCredentials']>, ParentType, ContextType, RequireFields<QueryPartnerCredentialsArgs, 'client_id'>>;
+  partnerEvents?: Resolver<ResolversTypes['PartnerEventPage'], ParentType, ContextType, RequireFields<QueryPartnerEventsArgs, 'client_id'>>;
   partnerWebhookDeadLetters?: Resolver<Array<ResolversTypes['PartnerWebhookDelivery']>, ParentType, ContextType, Partial<QueryPartnerWebhookDeadLettersArgs>>;
   partnerWebhookDeliveries?: Resolver<Array<ResolversTypes['PartnerWebhookDelivery']>, ParentType, ContextType, RequireFields<QueryPartnerWebhookDeliveriesArgs, 'client_id'>>;
   paymentIntentByToken?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType, RequireFields<QueryPaymentIntentByTokenArgs, 'id' | 'payment_token'>>;
@@ -1557,6 +1955,7 @@ export type QueryResolvers<ContextType = PaymentsContext, ParentType extends Res
   subscribedPaymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType, RequireFields<QuerySubscribedPaymentIntentArgs, 'id'>>;
   transaction?: Resolver<ResolversTypes['LedgerTransaction'], ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
   webhookDeadLetters?: Resolver<Array<ResolversTypes['WebhookDeadLetter']>, ParentType, ContextType>;
+  webhookDeliveries?: Resolver<ResolversTypes['PartnerWebhookDeliveryPage'], ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'client_id'>>;
 };
 
 export type RefundResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['Refund'] = ResolversParentTypes['Refund']> = {
@@ -1650,7 +2049,15 @@ export type Resolvers<ContextType = PaymentsContext> = {
   PageInfo?: PageInfoResolvers<ContextType>;
   PartnerCredentialKey?: PartnerCredentialKeyResolvers<ContextType>;
   PartnerCredentials?: PartnerCredentialsResolvers<ContextType>;
+  PartnerEvent?: PartnerEventResolvers<ContextType>;
+  PartnerEventPage?: PartnerEventPageResolvers<ContextType>;
+  PartnerGrant?: PartnerGrantResolvers<ContextType>;
+  PartnerGrantPage?: PartnerGrantPageResolvers<ContextType>;
+  PartnerGrantResult?: PartnerGrantResultResolvers<ContextType>;
+  PartnerWebhookAttempt?: PartnerWebhookAttemptResolvers<ContextType>;
   PartnerWebhookDelivery?: PartnerWebhookDeliveryResolvers<ContextType>;
+  PartnerWebhookDeliveryPage?: PartnerWebhookDeliveryPageResolvers<ContextType>;
+  PartnerWebhookRedelivery?: PartnerWebhookRedeliveryResolvers<ContextType>;
   PaymentConfirmation?: PaymentConfirmationResolvers<ContextType>;
   PaymentIntent?: PaymentIntentResolvers<ContextType>;
   PaymentIntentEvent?: PaymentIntentEventResolvers<ContextType>;

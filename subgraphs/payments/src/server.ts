@@ -1,11 +1,19 @@
 // The payments subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY, and
 // SANDBOX_URL, SANDBOX_WEBHOOK_SECRET, GATEWAY_URL, WEBHOOK_ALLOW_PRIVATE_URLS (src/environment.ts).
-import { hostSubgraph, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
+import {
+  guardAgainstDescriptorExhaustion,
+  hostSubgraph,
+  serveSubgraph,
+  tracingFor,
+  tuneGarbageCollection,
+} from "@pos-cloud/common";
 import { loadPaymentsEnvironment } from "./environment";
-import { openPayments, payments, sandboxSetup } from "./index";
+import { openPayments, payments } from "./index";
 
+guardAgainstDescriptorExhaustion("payments");
 tuneGarbageCollection();
 const config = loadPaymentsEnvironment();
+await tracingFor("pos-cloud-payments", config.otlpEndpoint);
 const deps = await openPayments({
   url: config.databaseUrl,
   masterKey: config.masterKey,
@@ -13,7 +21,10 @@ const deps = await openPayments({
   webhookRetryDelaysMs: config.webhookRetryDelaysMs,
   apiKeyLifetimeDays: config.apiKeyLifetimeDays,
 });
-if (config.sandbox) deps.providers.attach(sandboxSetup(config.sandbox, config.sandbox.gatewayUrl));
+await deps.providers.configure(config.paymentProviders, {
+  gatewayUrl: config.gatewayUrl ?? "",
+  sandbox: config.sandbox,
+});
 const server = await serveSubgraph(
   hostSubgraph(payments, deps, config.internalToken),
   {

@@ -3,7 +3,7 @@ import { AppError, type Caller } from "@pos-cloud/common";
 import { isolatedStorage } from "../../../tests/support/databases";
 import { testStorage } from "../../../tests/support/environment";
 import { type Clock, openPayments, type PaymentsConfig, type PaymentsDeps } from "./index";
-import type { OutcomeDelivery, PaymentProvider, ProviderPayment } from "./modules/providers/provider";
+import type { FollowMode, PaymentProvider, ProviderPayment } from "./modules/providers/provider";
 
 /** A clock tests move by hand: `clock.advance(ms)`. */
 export function movableClock() {
@@ -43,17 +43,54 @@ export interface SeedProviderConfig {
   is_active: boolean;
 }
 
-/** A client partner with one API key and one merchant with one store, all with ids unique to this test. */
+/** A system operator (L0), as the edge passes one on. */
+export const systemOperator: Caller = {
+  type: "user",
+  id: "00000000-0000-4000-8000-000000000000",
+  role: "SYSTEM_OP",
+  scopes: [],
+};
+
+/**
+ * Merchant and store rows as the platform's sync would have created them (unleased; kept when there already), and an operator's grant of the
+ * whole merchant to the partner.
+ */
+export async function grantMerchant(
+  deps: Pick<PaymentsDeps, "prisma" | "grants">,
+  client_partner_id: number,
+  merchant: { merchant_id: number; stores: { store_id: number; store_code?: string }[] },
+) {
+  const { merchant_id } = merchant;
+  await deps.prisma.merchant.upsert({
+    where: { id: merchant_id },
+    create: { id: merchant_id, client_partner_id },
+    update: {},
+  });
+  for (const { store_id, store_code } of merchant.stores) {
+    const fields = { merchant_id, store_code };
+    await deps.prisma.store.upsert({ where: { id: store_id }, create: { id: store_id, ...fields }, update: fields });
+  }
+  return deps.grants.grant(systemOperator, client_partner_id, { merchant_id: merchant.merchant_id });
+}
+
+/**
+ * A client partner with one API key and one merchant with one store, all with ids unique to this test. The merchant
+ * and store rows stand for what the platform's sync would have created; an operator grants the merchant, and the
+ * partner syncs its store's provider configurations itself, as a granted partner may.
+ */
 export async function seedPartner(deps: PaymentsDeps, provider_configs: SeedProviderConfig[] = []) {
   const partner = await deps.partners.createPartner(`partner ${randomBytes(4).toString("hex")}`);
   const key = await deps.partners.issueApiKey(partner.id);
-  const caller: Caller = { type: "partner", id: String(partner.id), scopes: [] };
+  // As the edge makes it: the partner, and the key whose secret signed.
+  const caller: Caller = { type: "partner", id: String(partner.id), scopes: [], apiKeyId: key.id };
   const merchantId = randomInt(1, 2_000_000_000);
   const store = { store_id: randomInt(1, 2_000_000_000), store_code: `S${randomBytes(3).toString("hex")}` };
-  // Only the platform's sync partner creates ids by syncing; a test's partner is granted them, as by an operator.
-  await deps.merchantSync.grant(partner.id, {
-    merchants: [{ merchant_id: merchantId, stores: [{ ...store, provider_configs }] }],
-  });
+  await grantMerchant(deps, partner.id, { merchant_id: merchantId, stores: [store] });
+  if (provider_configs.length > 0) {
+    await deps.merchantSync.syncMerchants(caller, {
+      merchants: [{ merchant_id: merchantId, stores: [{ ...store, provider_configs }] }],
+    });
+  }
   return { partner, key, caller, merchantId, store };
 }
 
@@ -69,7 +106,7 @@ export const intentBody = (overrides: Record<string, unknown> = {}) => ({
  * A provider the test scripts: every QR is pending until `settle`, and the calls are recorded, so a test can count
  * how often a worker asked. `hold` makes status calls wait until released, as a worker that hangs or died would.
  */
-export function scriptedProvider(name: string, delivery: OutcomeDelivery = "polling") {
+export function scriptedProvider(name: string, mode: FollowMode = "polling") {
   const payments = new Map<string, ProviderPayment>();
   const statusCalls: string[] = [];
   const refundKeys: string[] = [];
@@ -81,7 +118,7 @@ export function scriptedProvider(name: string, delivery: OutcomeDelivery = "poll
   };
   const provider: PaymentProvider = {
     name,
-    delivery,
+    follow: { mode, pollIntervalMs: 5_000 },
     notificationMaxAgeSeconds: 600,
     async createQr(request) {
       const id = `txn_${randomBytes(8).toString("hex")}`;

@@ -1,11 +1,6 @@
 import type { AuditPlace, AuditTarget, Caller } from "@pos-cloud/common";
 import type { Prisma } from "./generated/prisma/client";
-import {
-  type AuditLog,
-  appendAudit,
-  auditRecordOf,
-  type AuditEvent as LoggedEvent,
-} from "./modules/audit/audit.repository";
+import { type AuditLog, auditRecordOf, type AuditEvent as LoggedEvent } from "./modules/audit/audit.repository";
 
 /** A security-relevant action, as the spec's audit records name it (device.activate, device.suspend, ...). */
 export interface AuditEvent {
@@ -45,6 +40,6 @@ export function auditLogSink(audit: AuditLog, clock: () => Date): AuditSink {
     step:
       ({ event, caller, user_id = null, ...entry }) =>
       (tx) =>
-        appendAudit(tx, auditRecordOf({ event, user_id, ...entry }, caller, clock())),
+        audit.append(tx, auditRecordOf({ event, user_id, ...entry }, caller, clock())),
   };
 }

@@ -21,6 +21,7 @@ import { areaService } from "./modules/areas/area.service";
 import { areaResolvers } from "./modules/areas/resolvers";
 import { auditLog } from "./modules/audit/audit.repository";
 import { auditService } from "./modules/audit/audit.service";
+import { headSeal } from "./modules/audit/audit-chain";
 import { auditResolvers } from "./modules/audit/resolvers";
 import { authRepository } from "./modules/auth/auth.repository";
 import { authService } from "./modules/auth/auth.service";
@@ -110,7 +111,8 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const prisma = new PrismaClient({ adapter: db.adapter });
   const clock = config.clock ?? (() => new Date());
   const box = secretBox(config.masterKey);
-  const audit = auditLog(prisma, clock);
+  const chainSeal = headSeal(config.masterKey);
+  const audit = auditLog(prisma, clock, chainSeal);
   const auditSink = auditLogSink(audit, clock);
   const gatewaySync = gatewaySyncService(gatewaySyncRepository(prisma), box, { clock });
   const tenants = tenantService(tenantRepository(prisma, db, clock), box, gatewaySync.changed);
@@ -153,7 +155,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
         messages,
         clock,
       }),
-      sessions: sessionService({ users: users.authentication, auth, audit, signingKeys, clock }),
+      sessions: sessionService({ users: users.authentication, auth, audit, signingKeys, tenants, clock }),
       audit,
       clock,
     }),
@@ -170,7 +172,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     ),
     appUpdates: appUpdateService(appUpdateRepository(prisma), clock),
     revocations: revocationService(revocationRepository(prisma), clock),
-    auditTrail: auditService(audit, clock),
+    auditTrail: auditService(audit, clock, chainSeal),
     close: async () => {
       await messages.stop();
       await prisma.$disconnect();

@@ -186,9 +186,25 @@ export type ApproveRefundInput = {
   payment_id: Scalars['ID']['input'];
   /** The refund being made. */
   refund_id: Scalars['ID']['input'];
-  /** The approver's PIN (password from L4 up); null when the refund's caller is L5 or above itself. */
+  /** The approver's PIN (password from L4 up); null only when the approver is the refund's caller, L5 or above. */
   secret?: InputMaybe<Scalars['String']['input']>;
   /** The store of the refunded payment. */
+  store_id: Scalars['Int']['input'];
+};
+
+/** A store day's settlement to approve: who approves it, with which secret, and the day for the audit log. */
+export type ApproveSettlementInput = {
+  /** The business date settled, YYYY-MM-DD. */
+  business_date: Scalars['String']['input'];
+  /** Who asks: user:<id> or device:<id>. */
+  caller: Scalars['String']['input'];
+  /** The approver's login id (the settlement's staff_code). */
+  login_id: Scalars['String']['input'];
+  /** The approver's PIN or password; null only when the approver is the caller itself, L4 or above. */
+  secret?: InputMaybe<Scalars['String']['input']>;
+  /** The settlement closed, when it exists already. */
+  settlement_id?: InputMaybe<Scalars['ID']['input']>;
+  /** The settled store. */
   store_id: Scalars['Int']['input'];
 };
 
@@ -696,6 +712,8 @@ export type Mutation = {
   activateDevice: Device;
   /** For the platform's services (the POS): approves a refund by a staff leader (L5) or above of the store, checking the approver's PIN (or password) when given; audit-logged as payment.refund_approved. */
   approveRefund?: Maybe<User>;
+  /** For the platform's services (the POS): approves a store day's settlement (opened or closed) by a store manager (L4) or above of the store, checking the approver's secret when given; audit-logged as settlement.approved. */
+  approveSettlement?: Maybe<User>;
   /** Moves a store into an area of its merchant, or out of any area (area_id null). */
   assignStoreToArea: Store;
   /** A device reports the outcome of an install, with its device token. */
@@ -734,7 +752,7 @@ export type Mutation = {
   lockUser: User;
   /** Password login with a login id or an e-mail address. */
   loginUser: LoginResult;
-  /** Ends the session of the refresh token, or all sessions of the calling user. */
+  /** Ends the session of the refresh token, or all sessions of the calling user; called with an impersonation's token and no refresh token, ends that impersonation only. */
   logout: Scalars['Boolean']['output'];
   /** PIN login for staff leaders and staff (L5, L6); five wrong PINs lock the user. */
   pinLogin: TokenPair;
@@ -790,6 +808,12 @@ export type MutationActivateDeviceArgs = {
 /** Writes: create and change tenants, users and devices, log in, and move payments. */
 export type MutationApproveRefundArgs = {
   input: ApproveRefundInput;
+};
+
+
+/** Writes: create and change tenants, users and devices, log in, and move payments. */
+export type MutationApproveSettlementArgs = {
+  input: ApproveSettlementInput;
 };
 
 
@@ -1060,8 +1084,8 @@ export type PaperStatus =
   | 'OK';
 
 /**
- * A payment method a merchant, store or terminal can offer. The gateway's PaymentMethodType plus emoney, which the
- * spec lists as a method with no gateway type yet; the values are the spec's wire strings.
+ * A payment method a merchant, store or terminal can offer: the values of the gateway's PaymentMethodType, a portal
+ * enum of its own so the two subgraphs need not agree on it; the values are the spec's wire strings.
  */
 export type PaymentMethodOption =
   /** Cash at the till. */
@@ -1925,6 +1949,7 @@ export type ResolversTypes = {
   AppVersionPage: ResolverTypeWrapper<any>;
   AppVersionPolicyInput: ResolverTypeWrapper<any>;
   ApproveRefundInput: ResolverTypeWrapper<any>;
+  ApproveSettlementInput: ResolverTypeWrapper<any>;
   Area: ResolverTypeWrapper<any>;
   AssignStoreToAreaInput: ResolverTypeWrapper<any>;
   AuditLogFilter: ResolverTypeWrapper<any>;
@@ -2012,6 +2037,7 @@ export type ResolversParentTypes = {
   AppVersionPage: any;
   AppVersionPolicyInput: any;
   ApproveRefundInput: any;
+  ApproveSettlementInput: any;
   Area: any;
   AssignStoreToAreaInput: any;
   AuditLogFilter: any;
@@ -2279,6 +2305,7 @@ export type MfaSendResultResolvers<ContextType = PortalContext, ParentType exten
 export type MutationResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   activateDevice?: Resolver<ResolversTypes['Device'], ParentType, ContextType, RequireFields<MutationActivateDeviceArgs, 'input'>>;
   approveRefund?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<MutationApproveRefundArgs, 'input'>>;
+  approveSettlement?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<MutationApproveSettlementArgs, 'input'>>;
   assignStoreToArea?: Resolver<ResolversTypes['Store'], ParentType, ContextType, RequireFields<MutationAssignStoreToAreaArgs, 'input'>>;
   confirmAppInstall?: Resolver<ResolversTypes['AppInstall'], ParentType, ContextType, RequireFields<MutationConfirmAppInstallArgs, 'input'>>;
   createArea?: Resolver<ResolversTypes['Area'], ParentType, ContextType, RequireFields<MutationCreateAreaArgs, 'input'>>;

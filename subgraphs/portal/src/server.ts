@@ -1,10 +1,18 @@
 // The portal subgraph on its own, for the cluster wiring: PORT, DATABASE_URL, INTERNAL_TOKEN, MASTER_KEY, PUBLIC_URL, API_AUDIENCE.
-import { hostSubgraph, serveSubgraph, tuneGarbageCollection } from "@pos-cloud/common";
+import {
+  guardAgainstDescriptorExhaustion,
+  hostSubgraph,
+  serveSubgraph,
+  tracingFor,
+  tuneGarbageCollection,
+} from "@pos-cloud/common";
 import { loadPortalEnvironment } from "./environment";
 import { openPortal, portal } from "./index";
 
+guardAgainstDescriptorExhaustion("portal");
 tuneGarbageCollection();
 const config = loadPortalEnvironment();
+await tracingFor("pos-cloud-portal", config.otlpEndpoint);
 const deps = await openPortal({
   url: config.databaseUrl,
   masterKey: config.masterKey,

@@ -5,10 +5,12 @@ import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { OutboxPublisher } from "@pos-cloud/common/outbox";
 import type { Database } from "@pos-cloud/common/storage";
 import type { PrismaClient } from "./generated/prisma/client";
+import type { AccountingExportService } from "./modules/accounting-exports/accounting-export.service";
 import type { BillService } from "./modules/bills/bill.service";
 import type { CustomerService } from "./modules/customers/customer.service";
 import type { NotificationService } from "./modules/notifications/notification.service";
 import type { OrderService } from "./modules/orders/order.service";
+import type { OverviewService } from "./modules/overview/overview.service";
 import type { GatewayClient } from "./modules/payments/gateway.client";
 import type { PaymentService } from "./modules/payments/payment.service";
 import type { ReceiptService } from "./modules/receipts/receipt.service";
@@ -31,6 +33,8 @@ export interface PosDeps {
   refunds: RefundService;
   /** Receipts and tax invoices of completed payments. */
   receipts: ReceiptService;
+  /** The business at a glance over the stores a person reaches. */
+  overview: OverviewService;
   /** The exchange's failure e-mails and customers' e-mail receipts, queued; the platform runs `retryDueMessages`. */
   messages: MessageOutbox;
   /** The publisher of the POS outbox (order, bill and payment changes) onto `bus`; its jobs are among `jobs`. */
@@ -41,6 +45,8 @@ export interface PosDeps {
   /** The daily card settlement exchange: `configure` (the acquirer), `run` (a day), `job` (02:00 Asia/Tokyo). */
   cardExchange: CardExchangeService;
   notifications: NotificationService;
+  /** The daily accounting export by SFTP: settings, deliveries, `exportDay`, `deliverDue`, a day sent again. */
+  accountingExports: AccountingExportService;
   close(): Promise<void>;
 }
 
@@ -55,6 +61,8 @@ export interface PosContext {
   receipts: ReceiptService;
   settlements: SettlementService;
   notifications: NotificationService;
+  accountingExports: AccountingExportService;
+  overview: OverviewService;
 }
 
 export function createContext(deps: PosDeps, caller: Caller): PosContext {
@@ -68,5 +76,7 @@ export function createContext(deps: PosDeps, caller: Caller): PosContext {
     receipts: deps.receipts,
     settlements: deps.settlements,
     notifications: deps.notifications,
+    accountingExports: deps.accountingExports,
+    overview: deps.overview,
   };
 }

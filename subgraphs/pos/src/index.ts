@@ -1,10 +1,13 @@
-import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers } from "@pos-cloud/common";
+import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers, secretBox } from "@pos-cloud/common";
 import { type MessageOutbox, type MessageTransport, messageOutbox } from "@pos-cloud/common/messages";
 import { outboxPublisher, outboxRepository } from "@pos-cloud/common/outbox";
 import { type Database, openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
 import { createContext, type PosContext, type PosDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
 import { posJobs } from "./jobs";
+import { accountingExportRepository } from "./modules/accounting-exports/accounting-export.repository";
+import { accountingExportService } from "./modules/accounting-exports/accounting-export.service";
+import { accountingExportResolvers } from "./modules/accounting-exports/resolvers";
 import { billRepository } from "./modules/bills/bill.repository";
 import { billService } from "./modules/bills/bill.service";
 import { billResolvers } from "./modules/bills/resolvers";
@@ -17,9 +20,15 @@ import { notificationResolvers } from "./modules/notifications/resolvers";
 import { orderRepository } from "./modules/orders/order.repository";
 import { orderService } from "./modules/orders/order.service";
 import { orderResolvers, storeReferenceBatch } from "./modules/orders/resolvers";
+import { overviewService } from "./modules/overview/overview.service";
+import { overviewResolvers } from "./modules/overview/resolvers";
 import { type GatewayClientConfig, gatewayClient } from "./modules/payments/gateway.client";
+import { gatewayCredentialRepository } from "./modules/payments/gateway-credential.repository";
+import { gatewayCredentialService } from "./modules/payments/gateway-credential.service";
 import { paymentRepository } from "./modules/payments/payment.repository";
 import { paymentService } from "./modules/payments/payment.service";
+import { paymentFiguresRepository } from "./modules/payments/payment-figures.repository";
+import { paymentFigures } from "./modules/payments/payment-figures.service";
 import { paymentsInFlight } from "./modules/payments/payments-in-flight";
 import { paymentResolvers } from "./modules/payments/resolvers";
 import { receiptRepository } from "./modules/receipts/receipt.repository";
@@ -35,6 +44,7 @@ import { settlementRepository } from "./modules/settlements/settlement.repositor
 import { settlementService } from "./modules/settlements/settlement.service";
 import type { PortalCall } from "./modules/stores/portal.client";
 import { storeAccess } from "./modules/stores/store-access.service";
+import { saleTimes } from "./sale-time";
 
 export type { PosContext, PosDeps } from "./context";
 export type { GatewayClientConfig } from "./modules/payments/gateway.client";
@@ -52,8 +62,15 @@ export interface PosConfig extends StorageOptions {
   portal: PortalCall;
   /** Tests move time through it: business days of order and bill numbers. */
   clock?: () => Date;
-  /** The payment gateway and POS's partner there; the embedded platform configures it once its edge listens. */
+  /** How old a sale recorded offline may be when it arrives (OFFLINE_SALES_WINDOW_HOURS); 72 hours unless set. */
+  offlineSalesWindowHours?: number;
+  /**
+   * The payment gateway and POS's partner there, from the process's environment: the first credential, kept in POS's
+   * database unless one is there already (the embedded platform configures it once its edge listens).
+   */
   gateway?: GatewayClientConfig;
+  /** Seals POS's gateway credential in its database; without it POS cannot sign gateway calls. */
+  masterKey?: Buffer;
   /** The card acquirer of the daily settlement exchange; configurable later (the embedded sandbox starts first). */
   acquirer?: Partial<CardExchangeSettings>;
   /**
@@ -88,6 +105,8 @@ export const pos: SubgraphDefinition<PosDeps, PosContext> = {
     settlementResolvers,
     notificationResolvers,
     receiptResolvers,
+    accountingExportResolvers,
+    overviewResolvers,
   ),
   referenceBatches: { Store: storeReferenceBatch },
   createContext,
@@ -98,12 +117,19 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const prisma = new PrismaClient({ adapter: db.adapter });
   const clock = config.clock ?? (() => new Date());
   const access = storeAccess(config.portal);
+  const saleTime = saleTimes(clock, config.offlineSalesWindowHours);
   const customers = customerService(customerRepository(prisma), access);
-  const orders = orderService(orderRepository(prisma, preparedSql(db)), access, clock, customers);
+  const orders = orderService(orderRepository(prisma, preparedSql(db)), access, clock, customers, saleTime);
   const paymentRows = paymentRepository(prisma);
   const inFlight = paymentsInFlight(paymentRows);
-  const bills = billService(billRepository(prisma), orders, access, clock, inFlight);
-  const gateway = gatewayClient(config.gateway);
+  const bills = billService(billRepository(prisma), orders, access, clock, inFlight, saleTime);
+  const credentials = gatewayCredentialService(
+    gatewayCredentialRepository(prisma),
+    config.masterKey && secretBox(config.masterKey),
+    clock,
+  );
+  const gateway = gatewayClient(credentials, config.gateway?.url);
+  if (config.gateway) await gateway.seed(config.gateway);
   const receiptRows = receiptRepository(prisma);
   const payments = paymentService({
     payments: paymentRows,
@@ -111,6 +137,7 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
     access,
     gateway,
     clock,
+    saleTime,
     customers,
     receipts: receiptRows,
   });
@@ -118,6 +145,17 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const receipts = receiptService({ receipts: receiptRows, payments, bills, orders, access, customers, messages });
   const outbox = outboxRepository(db);
   const settlement = settlementParts(prisma, access, clock, messages, config.acquirer);
+  const refunds = refundService(refundRepository(prisma), payments, access, gateway, clock);
+  const accountingExports = accountingExportService({
+    exports: accountingExportRepository(prisma),
+    settlements: settlement.settlements,
+    receipts,
+    access,
+    box: config.masterKey && secretBox(config.masterKey),
+    clock,
+  });
+  const figures = paymentFigures(paymentFiguresRepository(prisma));
+  const overview = overviewService(settlement.settlements, figures, access, clock);
   return {
     db,
     prisma,
@@ -126,13 +164,18 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
     customers,
     gateway,
     payments,
-    refunds: refundService(refundRepository(prisma), payments, access, gateway, clock),
+    refunds,
     receipts,
+    overview,
     messages,
+    accountingExports,
     // The store feed's events: order, bill and payment changes, written by triggers (migration pos_outbox_receipts).
     outboxPublisher: (bus) => outboxPublisher({ outbox, bus, clock }),
     jobs: (bus) =>
-      posJobs({ payments, cardExchange: settlement.cardExchange, messages }, outboxPublisher({ outbox, bus, clock })),
+      posJobs(
+        { payments, refunds, cardExchange: settlement.cardExchange, messages, accountingExports },
+        outboxPublisher({ outbox, bus, clock }),
+      ),
     ...settlement,
     close: async () => {
       await messages.stop();

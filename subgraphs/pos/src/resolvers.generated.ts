@@ -18,6 +18,89 @@ export type Scalars = {
   _FieldSet: { input: unknown; output: unknown; }
 };
 
+/** A merchant's accounting export: the daily settlement file of each store with sales, delivered by SFTP. */
+export type AccountingExport = {
+  __typename?: 'AccountingExport';
+  /** Which secret is kept (never shown). */
+  auth_method: AccountingExportAuthMethod;
+  /** When it was first set. */
+  created_at: Scalars['DateTime']['output'];
+  /** The files' format. */
+  format: AccountingExportFormat;
+  /** The SFTP server's host name or address. */
+  host: Scalars['String']['output'];
+  /** The merchant. */
+  merchant_id: Scalars['Int']['output'];
+  /** The folder the files go into. */
+  path: Scalars['String']['output'];
+  /** The SFTP server's port. */
+  port: Scalars['Int']['output'];
+  /** When it was last changed. */
+  updated_at: Scalars['DateTime']['output'];
+  /** Who last changed it: user:<id>. */
+  updated_by: Scalars['String']['output'];
+  /** The login on the SFTP server. */
+  username: Scalars['String']['output'];
+};
+
+/** How the platform logs in to the merchant's SFTP server. */
+export type AccountingExportAuthMethod =
+  /** A password, sealed at rest. */
+  | 'password'
+  /** An SSH private key, sealed at rest. */
+  | 'private_key';
+
+/** One store's settlement file of one business day and its delivery. */
+export type AccountingExportDelivery = {
+  __typename?: 'AccountingExportDelivery';
+  /** Attempts made so far (five at most). */
+  attempts: Scalars['Int']['output'];
+  /** When the day was queued. */
+  created_at: Scalars['DateTime']['output'];
+  /** The business day, YYYY-MM-DD (Asia/Tokyo). */
+  date: Scalars['String']['output'];
+  /** When the file reached the server. */
+  delivered_at?: Maybe<Scalars['DateTime']['output']>;
+  /** settlement_{merchant_id}_{store_id}_{YYYYMMDD}.{format} */
+  file_name: Scalars['String']['output'];
+  /** The file's format. */
+  format: AccountingExportFormat;
+  /** The delivery's id. */
+  id: Scalars['ID']['output'];
+  /** The last failed attempt's error. */
+  last_error?: Maybe<Scalars['String']['output']>;
+  /** The merchant. */
+  merchant_id: Scalars['Int']['output'];
+  /** When the next attempt is due, while pending. */
+  next_attempt_at?: Maybe<Scalars['DateTime']['output']>;
+  /** The closed settlement the file was made from. */
+  settlement_id: Scalars['ID']['output'];
+  /** Where it stands. */
+  status: AccountingExportDeliveryStatus;
+  /** The store. */
+  store_id: Scalars['Int']['output'];
+  /** When it last changed. */
+  updated_at: Scalars['DateTime']['output'];
+};
+
+/** Where a delivery of a settlement file stands. */
+export type AccountingExportDeliveryStatus =
+  /** On the merchant's server. */
+  | 'delivered'
+  /** Every attempt failed; an operator sends the day again. */
+  | 'failed'
+  /** Waiting for its next attempt. */
+  | 'pending';
+
+/** The format of a merchant's daily settlement files. */
+export type AccountingExportFormat =
+  /** Comma-separated, a row per transaction and a totals row. */
+  | 'csv'
+  /** The spec's JSON shape. */
+  | 'json'
+  /** The JSON's fields as XML elements. */
+  | 'xml';
+
 /** The acquirer's settlement file of a store's day (the spec's columns). */
 export type AcquirerSettlementReport = {
   __typename?: 'AcquirerSettlementReport';
@@ -54,7 +137,7 @@ export type Bill = {
   combined_into_bill_id?: Maybe<Scalars['ID']['output']>;
   /** The tables of a combined bill. */
   combined_table_numbers: Array<Scalars['String']['output']>;
-  /** When the bill was made. */
+  /** When the platform received the bill. */
   created_at: Scalars['DateTime']['output'];
   /** The customer, when known. */
   customer_id?: Maybe<Scalars['ID']['output']>;
@@ -68,12 +151,16 @@ export type Bill = {
   is_split: Scalars['Boolean']['output'];
   /** The merchant of the bill's store. */
   merchant_id: Scalars['Int']['output'];
+  /** When the bill happened (the business time): the terminal's occurred_at when it was recorded offline, else created_at. */
+  occurred_at: Scalars['DateTime']['output'];
   /** The order billed; null on a combined bill (its orders are those of combined_bill_ids). */
   order_id?: Maybe<Scalars['ID']['output']>;
   /** What has been paid and kept: payments add to it, refunds take from it. */
   paid_amount: Scalars['Int']['output'];
   /** When nothing remained to pay; null until then. */
   paid_at?: Maybe<Scalars['DateTime']['output']>;
+  /** Whether the terminal recorded it offline and sent it later: occurred_at is earlier than created_at by more than the clock skew allowed (5 minutes). */
+  recorded_offline: Scalars['Boolean']['output'];
   /** What refunds gave back; it is not asked for again. */
   refunded_amount: Scalars['Int']['output'];
   /** total_amount - paid_amount - refunded_amount. */
@@ -169,25 +256,27 @@ export type CardExchangeStatus =
   /** A worker is exchanging it now. */
   | 'running';
 
-/** The card app's result for a card payment. */
+/** The result of the terminal's card app (card payment) or e-money reader (e-money payment). */
 export type CardResultInput = {
-  /** The approval code; required on success. */
+  /** What the terminal charged, when it reports it: must be the payment's amount. */
+  amount?: InputMaybe<Scalars['Int']['input']>;
+  /** The approval code; required on a card's success, optional for e-money (only iD and QUICPay give one). */
   approval_code?: InputMaybe<Scalars['String']['input']>;
-  /** The acquirer reference. */
+  /** Card only: the acquirer reference. */
   card_arn?: InputMaybe<Scalars['String']['input']>;
-  /** The card's brand. */
+  /** Card only: the card's brand (an e-money payment's brand is its payment method's). */
   card_brand?: InputMaybe<Scalars['String']['input']>;
-  /** The card slip number; required on success. */
+  /** The slip number; required on success. */
   card_document_number?: InputMaybe<Scalars['String']['input']>;
-  /** The last four digits of the card. */
+  /** The last four digits of the card (or of the e-money IC card's number). */
   card_last_4?: InputMaybe<Scalars['String']['input']>;
-  /** The card app's message on failure. */
+  /** The card app's or reader's message on failure. */
   error_message?: InputMaybe<Scalars['String']['input']>;
-  /** What the card app reports; success when absent. */
+  /** What the card app or reader reports; success when absent. */
   status?: InputMaybe<CardResultStatus>;
 };
 
-/** What the terminal's card app reports for a card payment. */
+/** What the terminal's card app or e-money reader reports for a payment it took. */
 export type CardResultStatus =
   /** Cancelled at the terminal. */
   | 'cancelled'
@@ -227,6 +316,8 @@ export type CardSettlementExchange = {
 export type CloseSettlementInput = {
   /** Required from a terminal: the login id of the store's manager (L4) or above it acts for. */
   staff_code?: InputMaybe<Scalars['String']['input']>;
+  /** Required with a staff_code that is not the caller's own (always from a terminal): that manager's PIN or password. */
+  staff_pin?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Tables whose unpaid bills become one. */
@@ -239,8 +330,30 @@ export type CombineBillsInput = {
   table_numbers: Array<Scalars['String']['input']>;
 };
 
+/** A merchant's accounting export: the format and the SFTP server, with exactly one of password and private_key. */
+export type ConfigureAccountingExportInput = {
+  /** The files' format. */
+  format: AccountingExportFormat;
+  /** The SFTP server's host name or address. */
+  host: Scalars['String']['input'];
+  /** The merchant. */
+  merchant_id: Scalars['Int']['input'];
+  /** The login's password. */
+  password?: InputMaybe<Scalars['String']['input']>;
+  /** The folder the files go into, absolute (/ by default). */
+  path?: InputMaybe<Scalars['String']['input']>;
+  /** The SFTP server's port (22 by default). */
+  port?: InputMaybe<Scalars['Int']['input']>;
+  /** The login's SSH private key (OpenSSH or PEM, unencrypted). */
+  private_key?: InputMaybe<Scalars['String']['input']>;
+  /** The login on the SFTP server. */
+  username: Scalars['String']['input'];
+};
+
 /** A bill for an open order. */
 export type CreateBillInput = {
+  /** When the bill happened, for one recorded offline (RFC 3339 with its offset); it numbers the bill on that business day: at most OFFLINE_SALES_WINDOW_HOURS (72 by default) ago and no later than now plus 5 minutes of clock skew. Absent: now. */
+  occurred_at?: InputMaybe<Scalars['DateTime']['input']>;
   /** The order to bill; it must be open. */
   order_id: Scalars['ID']['input'];
   /** Login id of a staff member of the store (its staff, staff leader, manager, or a tier above over it). */
@@ -281,6 +394,8 @@ export type CreateOrderInput = {
   discount_amount?: InputMaybe<Scalars['Int']['input']>;
   /** 1 to 200 lines. */
   items: Array<OrderItemInput>;
+  /** When the order happened, for one recorded offline (RFC 3339 with its offset); it numbers the order on that business day: at most OFFLINE_SALES_WINDOW_HOURS (72 by default) ago and no later than now plus 5 minutes of clock skew. Absent: now. */
+  occurred_at?: InputMaybe<Scalars['DateTime']['input']>;
   /** Where the order is eaten. */
   order_type: OrderType;
   /** The store; a terminal's own store by default (another is refused), a store user's own store by default. */
@@ -295,14 +410,18 @@ export type CreatePosPaymentInput = {
   amount: Scalars['Int']['input'];
   /** The bill to pay. */
   bill_id: Scalars['ID']['input'];
-  /** Cash only, required: at least the amount. */
+  /** Cash only, required: at least the amount and its tip. */
   cash_received?: InputMaybe<Scalars['Int']['input']>;
+  /** When the cash payment happened, for one recorded offline (RFC 3339 with its offset), cash only (400 for card or QR); the payment counts on that business day, or goes forward when its settlement is closed: at most OFFLINE_SALES_WINDOW_HOURS (72 by default) ago and no later than now plus 5 minutes of clock skew. Absent: now. */
+  occurred_at?: InputMaybe<Scalars['DateTime']['input']>;
   /** How the money comes. */
   payment_method: PosPaymentMethodInput;
   /** The terminal's own reference of the provider method it takes the payment with (a positive integer), if it keeps one. */
   payment_provider_method_id?: InputMaybe<Scalars['Int']['input']>;
   /** The split to pay; required on a split bill. */
   split_id?: InputMaybe<Scalars['ID']['input']>;
+  /** The customer's tip on top of the amount (0 or more, 0 when absent): charged with it, it does not pay the bill. */
+  tip_amount?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A payment taken, and whether it is the replay of an earlier request with the same Idempotency-Key. */
@@ -322,6 +441,8 @@ export type CreateSettlementInput = {
   date: Scalars['String']['input'];
   /** Required from a terminal: the login id of the store's manager (L4) or above it acts for. */
   staff_code?: InputMaybe<Scalars['String']['input']>;
+  /** Required with a staff_code that is not the caller's own (always from a terminal): that manager's PIN or password. */
+  staff_pin?: InputMaybe<Scalars['String']['input']>;
   /** The store; a terminal's own store by default, a store user's own store by default. */
   store_id?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -463,6 +584,32 @@ export type CustomerSortOrder =
   /** Largest, latest or Z first. */
   | 'desc';
 
+/** The e-money brands a terminal's reader takes. */
+export type EmoneyBrand =
+  /** iD (postpaid, approved by its issuer). */
+  | 'id'
+  /** nanaco (prepaid). */
+  | 'nanaco'
+  /** QUICPay (postpaid, approved by its issuer). */
+  | 'quicpay'
+  /** Rakuten Edy (prepaid). */
+  | 'rakuten_edy'
+  /** Transport IC cards (Suica, PASMO, ICOCA and the others that interoperate with them). */
+  | 'transport_ic'
+  /** WAON (prepaid). */
+  | 'waon';
+
+/** Payments completed within one hour of a business day. */
+export type HourlySales = {
+  __typename?: 'HourlySales';
+  /** What they came to (the payments' amounts, minor units). */
+  amount: Scalars['Int']['output'];
+  /** How many. */
+  count: Scalars['Int']['output'];
+  /** The hour, 0 to 23, in the day's time zone. */
+  hour: Scalars['Int']['output'];
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   /** Cancels a bill nothing was paid on; its orders are open again. */
@@ -473,6 +620,8 @@ export type Mutation = {
   closeSettlement: Settlement;
   /** Combines the unpaid bills of several tables into one new bill; the sources are closed. */
   combineBills: Bill;
+  /** Sets a merchant's accounting export; the password or key is sealed (system operators and the merchant's admins). */
+  configureAccountingExport: AccountingExport;
   /** Bills an open order (terminals need the bill:create scope); the order becomes billed. */
   createBill: Bill;
   /** Registers a customer of a merchant; the phone and the email must be the merchant's only customer's (409). */
@@ -481,12 +630,14 @@ export type Mutation = {
   createOrder: Order;
   /** Takes a payment of a bill (terminals need the payment:create scope); a repeated Idempotency-Key replays the first answer. */
   createPosPayment: CreatePosPaymentResult;
-  /** Settles a store's business day (store managers and above; terminals with a manager's staff_code); one per store and day. */
+  /** Settles a store's business day (store managers and above; terminals with a manager's staff_code and staff_pin); one per store and day. */
   createSettlement: Settlement;
-  /** Writes the card app's result to a card payment: approved completes it (and captures the intent), else it fails. */
+  /** Writes the result of the card app (card) or of the e-money reader (e-money): approved completes the payment (and captures the intent), else it fails. */
   recordCardResult: PosPayment;
   /** Refunds all or part of a completed payment through the gateway (terminals need the payment:create scope). */
   refundPosPayment: RefundPosPaymentResult;
+  /** Builds a store's day's settlement file again and delivers it now, its attempts started over. */
+  resendAccountingExport: AccountingExportDelivery;
   /** Splits a bill nothing was paid on, once, by amounts or by items. */
   splitBill: Bill;
   /** Changes a customer; merchant_id and customer_number never change. */
@@ -514,6 +665,11 @@ export type MutationCloseSettlementArgs = {
 
 export type MutationCombineBillsArgs = {
   input: CombineBillsInput;
+};
+
+
+export type MutationConfigureAccountingExportArgs = {
+  input: ConfigureAccountingExportInput;
 };
 
 
@@ -556,6 +712,11 @@ export type MutationRefundPosPaymentArgs = {
 };
 
 
+export type MutationResendAccountingExportArgs = {
+  input: ResendAccountingExportInput;
+};
+
+
 export type MutationSplitBillArgs = {
   id: Scalars['ID']['input'];
   input: SplitBillInput;
@@ -582,7 +743,7 @@ export type Order = {
   cancelled_at?: Maybe<Scalars['DateTime']['output']>;
   /** When its bill was paid in full; null until then. */
   completed_at?: Maybe<Scalars['DateTime']['output']>;
-  /** When the order was taken. */
+  /** When the platform received the order. */
   created_at: Scalars['DateTime']['output'];
   /** The customer, when known. */
   customer_id?: Maybe<Scalars['ID']['output']>;
@@ -596,10 +757,14 @@ export type Order = {
   items: Array<OrderItem>;
   /** The merchant of the order's store. */
   merchant_id: Scalars['Int']['output'];
+  /** When the order happened (the business time): the terminal's occurred_at when it was recorded offline, else created_at. */
+  occurred_at: Scalars['DateTime']['output'];
   /** Readable and unique per store per business day (Asia/Tokyo): YYYYMMDD-NNNN. */
   order_number: Scalars['String']['output'];
   /** Where the order is eaten. */
   order_type: OrderType;
+  /** Whether the terminal recorded it offline and sent it later: occurred_at is earlier than created_at by more than the clock skew allowed (5 minutes). */
+  recorded_offline: Scalars['Boolean']['output'];
   /** Where the order is in its lifecycle. */
   status: OrderStatus;
   /** The store that took the order. */
@@ -678,6 +843,25 @@ export type OrderType =
   /** Taken away by the customer. */
   | 'takeaway';
 
+/** A business day's money over many stores, as their days count it. */
+export type OverviewDay = {
+  __typename?: 'OverviewDay';
+  /** The business day, YYYY-MM-DD. */
+  date: Scalars['String']['output'];
+  /** Payments counted, all methods. */
+  gross_amount: Scalars['Int']['output'];
+  /** Payments less refunds. */
+  net_amount: Scalars['Int']['output'];
+  /** How many payments (sales). */
+  payment_count: Scalars['Int']['output'];
+  /** Refunds counted, all methods. */
+  refund_amount: Scalars['Int']['output'];
+  /** How many refunds. */
+  refund_count: Scalars['Int']['output'];
+  /** Per payment method (cash, card, QR), each listed even when nothing was taken by it. */
+  totals: Array<SettlementMethodTotal>;
+};
+
 /** Where a page of a list stands, the same in every list a UI pages through. */
 export type PageInfo = {
   __typename?: 'PageInfo';
@@ -685,6 +869,23 @@ export type PageInfo = {
   end_cursor?: Maybe<Scalars['String']['output']>;
   /** True when rows follow this page: ask again with offset + limit, or with after: end_cursor where the list takes it. */
   has_next_page: Scalars['Boolean']['output'];
+};
+
+/** How the payments that happened during a day ended. */
+export type PaymentOutcomes = {
+  __typename?: 'PaymentOutcomes';
+  /** Declined by the card app or the acquirer. */
+  declined: Scalars['Int']['output'];
+  /** Expired at the gateway: nobody paid it in time. */
+  expired: Scalars['Int']['output'];
+  /** Failed for another reason: the gateway unreachable, the provider or the card app failing, a bill that refused it. */
+  failed: Scalars['Int']['output'];
+  /** Not decided yet (pending or processing). */
+  in_flight: Scalars['Int']['output'];
+  /** Completed (refunded later or not). */
+  succeeded: Scalars['Int']['output'];
+  /** succeeded / (succeeded + failed + declined + expired); null when none is decided. */
+  success_rate?: Maybe<Scalars['Float']['output']>;
 };
 
 /** Something an operator must look at, about a store's day. */
@@ -728,12 +929,12 @@ export type PosNotificationPage = {
   total_count: Scalars['Int']['output'];
 };
 
-/** A payment of a bill, or of one split of it, by cash, card or QR. Amounts in minor units. */
+/** A payment of a bill, or of one split of it, by cash, card, e-money or QR. Amounts in minor units. */
 export type PosPayment = {
   __typename?: 'PosPayment';
   /** What the payment pays of the bill. */
   amount: Scalars['Int']['output'];
-  /** Card: the card app's approval code. */
+  /** Card, and e-money whose brand gives one: the approval code. */
   approval_code?: Maybe<Scalars['String']['output']>;
   /** The bill paid. */
   bill_id: Scalars['ID']['output'];
@@ -741,17 +942,17 @@ export type PosPayment = {
   card_arn?: Maybe<Scalars['String']['output']>;
   /** Card: the brand. */
   card_brand?: Maybe<Scalars['String']['output']>;
-  /** Card: the card slip number. */
+  /** Card and e-money: the slip number the terminal printed. */
   card_document_number?: Maybe<Scalars['String']['output']>;
-  /** Card: the last four digits. */
+  /** Card, or an e-money IC card's number: the last four digits. */
   card_last_4?: Maybe<Scalars['String']['output']>;
   /** Cash: what the customer handed over. */
   cash_received?: Maybe<Scalars['Int']['output']>;
-  /** Cash: cash_received - amount. */
+  /** Cash: cash_received - total_amount (the amount and its tip). */
   change_amount?: Maybe<Scalars['Int']['output']>;
   /** When it completed. */
   completed_at?: Maybe<Scalars['DateTime']['output']>;
-  /** When the payment was taken. */
+  /** When the platform received the payment. */
   created_at: Scalars['DateTime']['output'];
   /** The terminal that took the payment, when a terminal did. */
   device_id?: Maybe<Scalars['ID']['output']>;
@@ -763,6 +964,8 @@ export type PosPayment = {
   id: Scalars['ID']['output'];
   /** The merchant of the payment's store. */
   merchant_id: Scalars['Int']['output'];
+  /** When the payment happened (the business time): the terminal's occurred_at when it was recorded offline, else created_at. */
+  occurred_at: Scalars['DateTime']['output'];
   /** The payment gateway's intent id. */
   payment_intent_id?: Maybe<Scalars['String']['output']>;
   /** How the money comes. */
@@ -771,6 +974,8 @@ export type PosPayment = {
   payment_provider_method_id?: Maybe<Scalars['Int']['output']>;
   /** QR: the intent's payment token, for the terminal's web view (5 minutes, used up by confirm). */
   payment_token?: Maybe<Scalars['String']['output']>;
+  /** Whether the terminal recorded it offline and sent it later: occurred_at is earlier than created_at by more than the clock skew allowed (5 minutes). */
+  recorded_offline: Scalars['Boolean']['output'];
   /** What was refunded (0 so far). */
   refund_amount: Scalars['Int']['output'];
   /** Why it was refunded. */
@@ -783,7 +988,7 @@ export type PosPayment = {
   store: Store;
   /** The store of the payment. */
   store_id: Scalars['Int']['output'];
-  /** Tip on top of the amount (0: tips are not taken yet). */
+  /** Tip on top of the amount (0: no tip): charged with it, kept by the payment, never owed by the bill nor taxed. */
   tip_amount: Scalars['Int']['output'];
   /** amount + tip_amount. */
   total_amount: Scalars['Int']['output'];
@@ -796,17 +1001,21 @@ export type PosPayment = {
 /** How a payment is made. */
 export type PosPaymentMethod = {
   __typename?: 'PosPaymentMethod';
+  /** E-money: the brand the terminal's reader took it by. */
+  brand?: Maybe<EmoneyBrand>;
   /** QR: the provider's code, when given. */
   provider?: Maybe<Scalars['String']['output']>;
-  /** CASH, CREDIT_CARD or QR. */
+  /** CASH, CREDIT_CARD, EMONEY or QR. */
   type: PosPaymentMethodType;
 };
 
 /** How a payment is made. */
 export type PosPaymentMethodInput = {
+  /** EMONEY only, and required there: the brand the clerk chose on the reader. */
+  brand?: InputMaybe<EmoneyBrand>;
   /** QR only: the provider's code. */
   provider?: InputMaybe<Scalars['String']['input']>;
-  /** CASH, CREDIT_CARD or QR. */
+  /** CASH, CREDIT_CARD, EMONEY or QR. */
   type: PosPaymentMethodType;
 };
 
@@ -816,6 +1025,8 @@ export type PosPaymentMethodType =
   | 'CASH'
   /** Card through the terminal's card app; the gateway intent is external. */
   | 'CREDIT_CARD'
+  /** E-money through the terminal's own reader, reported like a card; the gateway intent is external. */
+  | 'EMONEY'
   /** QR through the gateway's provider; the terminal's web view confirms the intent. */
   | 'QR';
 
@@ -850,7 +1061,7 @@ export type PosPaymentStatus =
  */
 export type PosReceipt = {
   __typename?: 'PosReceipt';
-  /** What this payment paid (the bill's total, or a part of it). */
+  /** What this payment paid of the bill (the bill's total, or a part of it), tip excluded. */
   amount: Scalars['Int']['output'];
   /** Card: the card app's approval code. */
   approval_code?: Maybe<Scalars['String']['output']>;
@@ -864,6 +1075,8 @@ export type PosReceipt = {
   cash_received?: Maybe<Scalars['Int']['output']>;
   /** Cash: the change given. */
   change_amount?: Maybe<Scalars['Int']['output']>;
+  /** What was charged: amount + tip_amount. */
+  charged_amount: Scalars['Int']['output'];
   /** ISO 4217 currency: JPY. */
   currency: Scalars['String']['output'];
   /** The bill's discount. */
@@ -878,7 +1091,7 @@ export type PosReceipt = {
   masked_card_number?: Maybe<Scalars['String']['output']>;
   /** The merchant of the payment's store. */
   merchant_id: Scalars['Int']['output'];
-  /** amount - refund_amount. */
+  /** charged_amount - refund_amount. */
   net_amount: Scalars['Int']['output'];
   /** The payment. */
   payment_id: Scalars['ID']['output'];
@@ -902,6 +1115,8 @@ export type PosReceipt = {
   tax_lines: Array<ReceiptTaxLine>;
   /** The receipt as printed: fixed-width lines of `width` columns (a CJK character takes two), 24 to 64, 42 by default. */
   text: Scalars['String']['output'];
+  /** The customer's tip on top of the amount: outside the bill, so outside its tax lines (0 when none). */
+  tip_amount: Scalars['Int']['output'];
   /** The bill's total. */
   total_amount: Scalars['Int']['output'];
   /** A receipt, or a tax invoice (with the issuer's registration number and the tax per rate). */
@@ -967,7 +1182,7 @@ export type PosRefundStatus =
 /** A payment's refunds and what remains refundable. */
 export type PosRefundStatusResult = {
   __typename?: 'PosRefundStatusResult';
-  /** What the payment paid. */
+  /** What the payment charged: its amount and its tip (the payment's total_amount). */
   amount: Scalars['Int']['output'];
   /** The payment. */
   payment_id: Scalars['ID']['output'];
@@ -985,6 +1200,10 @@ export type PosRefundStatusResult = {
 
 export type Query = {
   __typename?: 'Query';
+  /** A merchant's accounting export (system operators and the merchant's admins); not found when it has none. */
+  accountingExport: AccountingExport;
+  /** A merchant's settlement file deliveries, latest day first (system operators and the merchant's admins). */
+  accountingExportDeliveries: Array<AccountingExportDelivery>;
   /** One bill the caller may see; another store's bill is not found. */
   bill: Bill;
   /** Bills the caller may see, newest first; combined-away bills are left out. limit 1 to 100 (default 20). */
@@ -1020,6 +1239,11 @@ export type Query = {
   posReceipt: PosReceipt;
   /** A payment's refunds and what remains refundable; another store's payment is not found. */
   posRefundStatus: PosRefundStatusResult;
+  /**
+   * The business at a glance for people of tier L4 and above: the stores they reach (or the one named) on a business
+   * day, today by default; a future day is 400 not_future.
+   */
+  salesOverview: SalesOverview;
   /** One settlement the caller may see; another store's is not found. */
   settlement: Settlement;
   /** Settlements the caller may see (store managers and above, terminals), latest day first. limit 1 to 100 (default 20). */
@@ -1029,6 +1253,18 @@ export type Query = {
    * terminals). The store's own for terminals and store users by default; today in the store's time zone by default.
    */
   storeDay: StoreDay;
+};
+
+
+export type QueryAccountingExportArgs = {
+  merchant_id: Scalars['Int']['input'];
+};
+
+
+export type QueryAccountingExportDeliveriesArgs = {
+  date?: InputMaybe<Scalars['String']['input']>;
+  merchant_id: Scalars['Int']['input'];
+  store_id?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1136,6 +1372,12 @@ export type QueryPosRefundStatusArgs = {
 };
 
 
+export type QuerySalesOverviewArgs = {
+  date?: InputMaybe<Scalars['String']['input']>;
+  store_id?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type QuerySettlementArgs = {
   id: Scalars['ID']['input'];
 };
@@ -1235,11 +1477,14 @@ export type ReconciliationDifference = {
 export type RefundPosPaymentInput = {
   /** Why, 1 to 255 characters. */
   reason: Scalars['String']['input'];
-  /** What to give back, above 0; with earlier refunds at most the payment's amount. */
+  /** What to give back, above 0; with earlier refunds at most the payment's total_amount (its amount and tip). It is taken from the amount first, the tip last. */
   refund_amount: Scalars['Int']['input'];
   /** The login id of a staff leader (L5) or above of the store. */
   staff_code: Scalars['String']['input'];
-  /** That staff member's PIN (its password from L4 up): required when the caller is below L5 (staff, a terminal). */
+  /**
+   * That staff member's PIN (its password from L4 up): required when the caller is below L5 (staff, a terminal) or when
+   * staff_code names anyone but the caller; an L5 or above who names itself approves without it.
+   */
   staff_pin?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -1252,6 +1497,42 @@ export type RefundPosPaymentResult = {
   refund: PosRefund;
   /** True when the Idempotency-Key was seen before and this is the first answer again. */
   replayed: Scalars['Boolean']['output'];
+};
+
+/** A store's ended business day to deliver again. */
+export type ResendAccountingExportInput = {
+  /** The business day, YYYY-MM-DD, before today (Asia/Tokyo). */
+  date: Scalars['String']['input'];
+  /** The store. */
+  store_id: Scalars['Int']['input'];
+};
+
+/**
+ * The business of the stores a person reaches, at a glance, for a business day: its money as the stores' days count it,
+ * sales by hour, how payments ended, and the stores where most failed.
+ */
+export type SalesOverview = {
+  __typename?: 'SalesOverview';
+  /** Payments completed in each hour of the day (0 to 23, local time), every hour listed. */
+  by_hour: Array<HourlySales>;
+  /** The business day, YYYY-MM-DD in the stores' time zone. */
+  date: Scalars['String']['output'];
+  /** When the day ends: the next local midnight. */
+  ends_at: Scalars['DateTime']['output'];
+  /** The stores with the most failed payments during the day, most first (at most 5). */
+  failing_stores: Array<StoreFailures>;
+  /** The same weekday a week before, counted the same way, whole. */
+  last_week: OverviewDay;
+  /** How the payments that happened during the day ended. */
+  outcomes: PaymentOutcomes;
+  /** When the day begins: local midnight. */
+  starts_at: Scalars['DateTime']['output'];
+  /** The store named; null when the overview covers every store the caller reaches. */
+  store_id?: Maybe<Scalars['Int']['output']>;
+  /** The time zone of the business day (Asia/Tokyo for every store). */
+  timezone: Scalars['String']['output'];
+  /** The day's money: the sum of each store's day (storeDay) over the stores covered. */
+  today: OverviewDay;
 };
 
 /** A store's business day settled: what its POS payments and refunds came to, per payment method. Amounts in minor units. */
@@ -1275,7 +1556,7 @@ export type Settlement = {
   created_by: Scalars['String']['output'];
   /** The business day, YYYY-MM-DD in the store's time zone. */
   date: Scalars['String']['output'];
-  /** Payments counted, all methods. */
+  /** Payments counted, all methods: what they charged, tips included. */
   gross_amount: Scalars['Int']['output'];
   /** The settlement's id. */
   id: Scalars['ID']['output'];
@@ -1299,7 +1580,9 @@ export type Settlement = {
   store_id: Scalars['Int']['output'];
   /** The time zone of the business day (Asia/Tokyo for every store). */
   timezone: Scalars['String']['output'];
-  /** Per payment method (cash, card, QR), each listed even when nothing was taken by it. */
+  /** The tips in gross_amount, all methods (refunds are not split into tip and amount). */
+  tip_amount: Scalars['Int']['output'];
+  /** Per payment method (cash, card, e-money, QR), each listed even when nothing was taken by it. */
   totals: Array<SettlementMethodTotal>;
   /** When it last changed. */
   updated_at: Scalars['DateTime']['output'];
@@ -1308,7 +1591,7 @@ export type Settlement = {
 /** What one payment method came to in a settlement. */
 export type SettlementMethodTotal = {
   __typename?: 'SettlementMethodTotal';
-  /** Payments counted. */
+  /** Payments counted: what they charged, tips included. */
   gross_amount: Scalars['Int']['output'];
   /** gross_amount - refund_amount. */
   net_amount: Scalars['Int']['output'];
@@ -1320,6 +1603,8 @@ export type SettlementMethodTotal = {
   refund_amount: Scalars['Int']['output'];
   /** How many refunds. */
   refund_count: Scalars['Int']['output'];
+  /** The tips in gross_amount. */
+  tip_amount: Scalars['Int']['output'];
 };
 
 /** A page of settlements, latest business day first. */
@@ -1397,14 +1682,14 @@ export type StoreDay = {
   carried_over_count: Scalars['Int']['output'];
   /**
    * The day for the merchant's books, CSV with CRLF line ends: a header, then each payment and refund counted, in time
-   * order (Kind, ID, Date, Time in the store's time zone, Payment Method, Amount, Carried Over).
+   * order (Kind, ID, Date, Time in the store's time zone, Payment Method, Amount charged or refunded, Tip, Carried Over).
    */
   csv: Scalars['String']['output'];
   /** The business day, YYYY-MM-DD. */
   date: Scalars['String']['output'];
   /** When the day ends: the next local midnight. */
   ends_at: Scalars['DateTime']['output'];
-  /** Payments counted, all methods. */
+  /** Payments counted, all methods: what they charged, tips included. */
   gross_amount: Scalars['Int']['output'];
   /** Payments less refunds. */
   net_amount: Scalars['Int']['output'];
@@ -1424,8 +1709,23 @@ export type StoreDay = {
   store_id: Scalars['Int']['output'];
   /** The time zone the day is counted in. */
   timezone: Scalars['String']['output'];
-  /** Per payment method (cash, card, QR), each listed even when nothing was taken by it. */
+  /** The tips in gross_amount, all methods (refunds are not split into tip and amount). */
+  tip_amount: Scalars['Int']['output'];
+  /** Per payment method (cash, card, e-money, QR), each listed even when nothing was taken by it. */
   totals: Array<SettlementMethodTotal>;
+};
+
+/** A store's payments that did not succeed during a day. */
+export type StoreFailures = {
+  __typename?: 'StoreFailures';
+  /** Every payment it attempted during the day. */
+  attempt_count: Scalars['Int']['output'];
+  /** Payments that failed, were declined or expired. */
+  failed_count: Scalars['Int']['output'];
+  /** The store. */
+  store: Store;
+  /** The store. */
+  store_id: Scalars['Int']['output'];
 };
 
 /** Changes to a customer: only the fields given change, and null clears one (a phone or an email must remain). */
@@ -1585,11 +1885,16 @@ export type FederationReferenceTypes = {
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
-  AcquirerSettlementReport: ResolverTypeWrapper<any>;
+  AccountingExport: ResolverTypeWrapper<any>;
   String: ResolverTypeWrapper<any>;
   Int: ResolverTypeWrapper<any>;
-  Bill: ResolverTypeWrapper<any>;
+  AccountingExportAuthMethod: ResolverTypeWrapper<any>;
+  AccountingExportDelivery: ResolverTypeWrapper<any>;
   ID: ResolverTypeWrapper<any>;
+  AccountingExportDeliveryStatus: ResolverTypeWrapper<any>;
+  AccountingExportFormat: ResolverTypeWrapper<any>;
+  AcquirerSettlementReport: ResolverTypeWrapper<any>;
+  Bill: ResolverTypeWrapper<any>;
   Boolean: ResolverTypeWrapper<any>;
   BillPage: ResolverTypeWrapper<any>;
   BillSplit: ResolverTypeWrapper<any>;
@@ -1602,6 +1907,7 @@ export type ResolversTypes = {
   CardSettlementExchange: ResolverTypeWrapper<any>;
   CloseSettlementInput: ResolverTypeWrapper<any>;
   CombineBillsInput: ResolverTypeWrapper<any>;
+  ConfigureAccountingExportInput: ResolverTypeWrapper<any>;
   CreateBillInput: ResolverTypeWrapper<any>;
   CreateCustomerInput: ResolverTypeWrapper<any>;
   CreateOrderInput: ResolverTypeWrapper<any>;
@@ -1620,6 +1926,8 @@ export type ResolversTypes = {
   CustomerSortField: ResolverTypeWrapper<any>;
   CustomerSortOrder: ResolverTypeWrapper<any>;
   DateTime: ResolverTypeWrapper<any>;
+  EmoneyBrand: ResolverTypeWrapper<any>;
+  HourlySales: ResolverTypeWrapper<any>;
   JSON: ResolverTypeWrapper<any>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Order: ResolverTypeWrapper<any>;
@@ -1628,7 +1936,10 @@ export type ResolversTypes = {
   OrderPage: ResolverTypeWrapper<any>;
   OrderStatus: ResolverTypeWrapper<any>;
   OrderType: ResolverTypeWrapper<any>;
+  OverviewDay: ResolverTypeWrapper<any>;
   PageInfo: ResolverTypeWrapper<any>;
+  PaymentOutcomes: ResolverTypeWrapper<any>;
+  Float: ResolverTypeWrapper<any>;
   PosNotification: ResolverTypeWrapper<any>;
   PosNotificationKind: ResolverTypeWrapper<any>;
   PosNotificationPage: ResolverTypeWrapper<any>;
@@ -1651,6 +1962,8 @@ export type ResolversTypes = {
   ReconciliationDifference: ResolverTypeWrapper<any>;
   RefundPosPaymentInput: ResolverTypeWrapper<any>;
   RefundPosPaymentResult: ResolverTypeWrapper<any>;
+  ResendAccountingExportInput: ResolverTypeWrapper<any>;
+  SalesOverview: ResolverTypeWrapper<any>;
   Settlement: ResolverTypeWrapper<any>;
   SettlementMethodTotal: ResolverTypeWrapper<any>;
   SettlementPage: ResolverTypeWrapper<any>;
@@ -1658,17 +1971,20 @@ export type ResolversTypes = {
   SplitBillInput: ResolverTypeWrapper<any>;
   Store: ResolverTypeWrapper<any>;
   StoreDay: ResolverTypeWrapper<any>;
+  StoreFailures: ResolverTypeWrapper<any>;
   UpdateCustomerInput: ResolverTypeWrapper<any>;
   UpdateOrderInput: ResolverTypeWrapper<any>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
-  AcquirerSettlementReport: any;
+  AccountingExport: any;
   String: any;
   Int: any;
-  Bill: any;
+  AccountingExportDelivery: any;
   ID: any;
+  AcquirerSettlementReport: any;
+  Bill: any;
   Boolean: any;
   BillPage: any;
   BillSplit: any;
@@ -1677,6 +1993,7 @@ export type ResolversParentTypes = {
   CardSettlementExchange: any;
   CloseSettlementInput: any;
   CombineBillsInput: any;
+  ConfigureAccountingExportInput: any;
   CreateBillInput: any;
   CreateCustomerInput: any;
   CreateOrderInput: any;
@@ -1690,13 +2007,17 @@ export type ResolversParentTypes = {
   CustomerPreferences: any;
   CustomerPreferencesInput: any;
   DateTime: any;
+  HourlySales: any;
   JSON: any;
   Mutation: Record<PropertyKey, never>;
   Order: any;
   OrderItem: any;
   OrderItemInput: any;
   OrderPage: any;
+  OverviewDay: any;
   PageInfo: any;
+  PaymentOutcomes: any;
+  Float: any;
   PosNotification: any;
   PosNotificationPage: any;
   PosPayment: any;
@@ -1714,14 +2035,47 @@ export type ResolversParentTypes = {
   ReconciliationDifference: any;
   RefundPosPaymentInput: any;
   RefundPosPaymentResult: any;
+  ResendAccountingExportInput: any;
+  SalesOverview: any;
   Settlement: any;
   SettlementMethodTotal: any;
   SettlementPage: any;
   SplitBillInput: any;
   Store: any;
   StoreDay: any;
+  StoreFailures: any;
   UpdateCustomerInput: any;
   UpdateOrderInput: any;
+};
+
+export type AccountingExportResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['AccountingExport'] = ResolversParentTypes['AccountingExport']> = {
+  auth_method?: Resolver<ResolversTypes['AccountingExportAuthMethod'], ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  format?: Resolver<ResolversTypes['AccountingExportFormat'], ParentType, ContextType>;
+  host?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchant_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  path?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  port?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  updated_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updated_by?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  username?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AccountingExportDeliveryResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['AccountingExportDelivery'] = ResolversParentTypes['AccountingExportDelivery']> = {
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  delivered_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  file_name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  format?: Resolver<ResolversTypes['AccountingExportFormat'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  last_error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  merchant_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  next_attempt_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  settlement_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['AccountingExportDeliveryStatus'], ParentType, ContextType>;
+  store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  updated_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type AcquirerSettlementReportResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['AcquirerSettlementReport'] = ResolversParentTypes['AcquirerSettlementReport']> = {
@@ -1750,9 +2104,11 @@ export type BillResolvers<ContextType = PosContext, ParentType extends Resolvers
   is_combined?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   is_split?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   merchant_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  occurred_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   order_id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   paid_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   paid_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  recorded_offline?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   refunded_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   remaining_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   splits?: Resolver<Array<ResolversTypes['BillSplit']>, ParentType, ContextType>;
@@ -1843,6 +2199,12 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'DateTime';
 }
 
+export type HourlySalesResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['HourlySales'] = ResolversParentTypes['HourlySales']> = {
+  amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  hour?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
@@ -1852,6 +2214,7 @@ export type MutationResolvers<ContextType = PosContext, ParentType extends Resol
   cancelOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
   closeSettlement?: Resolver<ResolversTypes['Settlement'], ParentType, ContextType, RequireFields<MutationCloseSettlementArgs, 'id'>>;
   combineBills?: Resolver<ResolversTypes['Bill'], ParentType, ContextType, RequireFields<MutationCombineBillsArgs, 'input'>>;
+  configureAccountingExport?: Resolver<ResolversTypes['AccountingExport'], ParentType, ContextType, RequireFields<MutationConfigureAccountingExportArgs, 'input'>>;
   createBill?: Resolver<ResolversTypes['Bill'], ParentType, ContextType, RequireFields<MutationCreateBillArgs, 'input'>>;
   createCustomer?: Resolver<ResolversTypes['Customer'], ParentType, ContextType, RequireFields<MutationCreateCustomerArgs, 'input'>>;
   createOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationCreateOrderArgs, 'input'>>;
@@ -1859,6 +2222,7 @@ export type MutationResolvers<ContextType = PosContext, ParentType extends Resol
   createSettlement?: Resolver<ResolversTypes['Settlement'], ParentType, ContextType, RequireFields<MutationCreateSettlementArgs, 'input'>>;
   recordCardResult?: Resolver<ResolversTypes['PosPayment'], ParentType, ContextType, RequireFields<MutationRecordCardResultArgs, 'id' | 'input'>>;
   refundPosPayment?: Resolver<ResolversTypes['RefundPosPaymentResult'], ParentType, ContextType, RequireFields<MutationRefundPosPaymentArgs, 'input' | 'payment_id'>>;
+  resendAccountingExport?: Resolver<ResolversTypes['AccountingExportDelivery'], ParentType, ContextType, RequireFields<MutationResendAccountingExportArgs, 'input'>>;
   splitBill?: Resolver<ResolversTypes['Bill'], ParentType, ContextType, RequireFields<MutationSplitBillArgs, 'id' | 'input'>>;
   updateCustomer?: Resolver<ResolversTypes['Customer'], ParentType, ContextType, RequireFields<MutationUpdateCustomerArgs, 'id' | 'input'>>;
   updateOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationUpdateOrderArgs, 'id' | 'input'>>;
@@ -1876,8 +2240,10 @@ export type OrderResolvers<ContextType = PosContext, ParentType extends Resolver
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   items?: Resolver<Array<ResolversTypes['OrderItem']>, ParentType, ContextType>;
   merchant_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  occurred_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   order_number?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   order_type?: Resolver<ResolversTypes['OrderType'], ParentType, ContextType>;
+  recorded_offline?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
   store?: Resolver<ResolversTypes['Store'], ParentType, ContextType>;
   store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1903,9 +2269,28 @@ export type OrderPageResolvers<ContextType = PosContext, ParentType extends Reso
   total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type OverviewDayResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['OverviewDay'] = ResolversParentTypes['OverviewDay']> = {
+  date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  gross_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  net_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payment_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  refund_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  refund_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totals?: Resolver<Array<ResolversTypes['SettlementMethodTotal']>, ParentType, ContextType>;
+};
+
 export type PageInfoResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
   end_cursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   has_next_page?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type PaymentOutcomesResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PaymentOutcomes'] = ResolversParentTypes['PaymentOutcomes']> = {
+  declined?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  expired?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  in_flight?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  succeeded?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  success_rate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
 };
 
 export type PosNotificationResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosNotification'] = ResolversParentTypes['PosNotification']> = {
@@ -1944,10 +2329,12 @@ export type PosPaymentResolvers<ContextType = PosContext, ParentType extends Res
   failure_message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   merchant_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  occurred_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   payment_intent_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   payment_method?: Resolver<ResolversTypes['PosPaymentMethod'], ParentType, ContextType>;
   payment_provider_method_id?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   payment_token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  recorded_offline?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   refund_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   refund_reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   split_id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
@@ -1961,6 +2348,7 @@ export type PosPaymentResolvers<ContextType = PosContext, ParentType extends Res
 };
 
 export type PosPaymentMethodResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosPaymentMethod'] = ResolversParentTypes['PosPaymentMethod']> = {
+  brand?: Resolver<Maybe<ResolversTypes['EmoneyBrand']>, ParentType, ContextType>;
   provider?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['PosPaymentMethodType'], ParentType, ContextType>;
 };
@@ -1979,6 +2367,7 @@ export type PosReceiptResolvers<ContextType = PosContext, ParentType extends Res
   card_brand?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   cash_received?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   change_amount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  charged_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   discount_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   issued_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -1998,6 +2387,7 @@ export type PosReceiptResolvers<ContextType = PosContext, ParentType extends Res
   tax_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   tax_lines?: Resolver<Array<ResolversTypes['ReceiptTaxLine']>, ParentType, ContextType>;
   text?: Resolver<ResolversTypes['String'], ParentType, ContextType, Partial<PosReceiptTextArgs>>;
+  tip_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   total_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['ReceiptType'], ParentType, ContextType>;
 };
@@ -2032,6 +2422,8 @@ export type PosRefundStatusResultResolvers<ContextType = PosContext, ParentType 
 };
 
 export type QueryResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  accountingExport?: Resolver<ResolversTypes['AccountingExport'], ParentType, ContextType, RequireFields<QueryAccountingExportArgs, 'merchant_id'>>;
+  accountingExportDeliveries?: Resolver<Array<ResolversTypes['AccountingExportDelivery']>, ParentType, ContextType, RequireFields<QueryAccountingExportDeliveriesArgs, 'merchant_id'>>;
   bill?: Resolver<ResolversTypes['Bill'], ParentType, ContextType, RequireFields<QueryBillArgs, 'id'>>;
   bills?: Resolver<ResolversTypes['BillPage'], ParentType, ContextType, Partial<QueryBillsArgs>>;
   customer?: Resolver<ResolversTypes['Customer'], ParentType, ContextType, RequireFields<QueryCustomerArgs, 'id'>>;
@@ -2044,6 +2436,7 @@ export type QueryResolvers<ContextType = PosContext, ParentType extends Resolver
   posPayments?: Resolver<ResolversTypes['PosPaymentPage'], ParentType, ContextType, Partial<QueryPosPaymentsArgs>>;
   posReceipt?: Resolver<ResolversTypes['PosReceipt'], ParentType, ContextType, RequireFields<QueryPosReceiptArgs, 'payment_id'>>;
   posRefundStatus?: Resolver<ResolversTypes['PosRefundStatusResult'], ParentType, ContextType, RequireFields<QueryPosRefundStatusArgs, 'payment_id'>>;
+  salesOverview?: Resolver<ResolversTypes['SalesOverview'], ParentType, ContextType, Partial<QuerySalesOverviewArgs>>;
   settlement?: Resolver<ResolversTypes['Settlement'], ParentType, ContextType, RequireFields<QuerySettlementArgs, 'id'>>;
   settlements?: Resolver<ResolversTypes['SettlementPage'], ParentType, ContextType, Partial<QuerySettlementsArgs>>;
   storeDay?: Resolver<ResolversTypes['StoreDay'], ParentType, ContextType, Partial<QueryStoreDayArgs>>;
@@ -2090,6 +2483,19 @@ export type RefundPosPaymentResultResolvers<ContextType = PosContext, ParentType
   replayed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
+export type SalesOverviewResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['SalesOverview'] = ResolversParentTypes['SalesOverview']> = {
+  by_hour?: Resolver<Array<ResolversTypes['HourlySales']>, ParentType, ContextType>;
+  date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ends_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  failing_stores?: Resolver<Array<ResolversTypes['StoreFailures']>, ParentType, ContextType>;
+  last_week?: Resolver<ResolversTypes['OverviewDay'], ParentType, ContextType>;
+  outcomes?: Resolver<ResolversTypes['PaymentOutcomes'], ParentType, ContextType>;
+  starts_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  store_id?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  timezone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  today?: Resolver<ResolversTypes['OverviewDay'], ParentType, ContextType>;
+};
+
 export type SettlementResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['Settlement'] = ResolversParentTypes['Settlement']> = {
   auto_close?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   card_exchange?: Resolver<Maybe<ResolversTypes['CardSettlementExchange']>, ParentType, ContextType>;
@@ -2112,6 +2518,7 @@ export type SettlementResolvers<ContextType = PosContext, ParentType extends Res
   store?: Resolver<ResolversTypes['Store'], ParentType, ContextType>;
   store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   timezone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tip_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totals?: Resolver<Array<ResolversTypes['SettlementMethodTotal']>, ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
@@ -2123,6 +2530,7 @@ export type SettlementMethodTotalResolvers<ContextType = PosContext, ParentType 
   payment_method?: Resolver<ResolversTypes['PosPaymentMethodType'], ParentType, ContextType>;
   refund_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   refund_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  tip_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type SettlementPageResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['SettlementPage'] = ResolversParentTypes['SettlementPage']> = {
@@ -2155,10 +2563,20 @@ export type StoreDayResolvers<ContextType = PosContext, ParentType extends Resol
   store?: Resolver<ResolversTypes['Store'], ParentType, ContextType>;
   store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   timezone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tip_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totals?: Resolver<Array<ResolversTypes['SettlementMethodTotal']>, ParentType, ContextType>;
 };
 
+export type StoreFailuresResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['StoreFailures'] = ResolversParentTypes['StoreFailures']> = {
+  attempt_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  store?: Resolver<ResolversTypes['Store'], ParentType, ContextType>;
+  store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = PosContext> = {
+  AccountingExport?: AccountingExportResolvers<ContextType>;
+  AccountingExportDelivery?: AccountingExportDeliveryResolvers<ContextType>;
   AcquirerSettlementReport?: AcquirerSettlementReportResolvers<ContextType>;
   Bill?: BillResolvers<ContextType>;
   BillPage?: BillPageResolvers<ContextType>;
@@ -2170,12 +2588,15 @@ export type Resolvers<ContextType = PosContext> = {
   CustomerPage?: CustomerPageResolvers<ContextType>;
   CustomerPreferences?: CustomerPreferencesResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  HourlySales?: HourlySalesResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
   OrderPage?: OrderPageResolvers<ContextType>;
+  OverviewDay?: OverviewDayResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  PaymentOutcomes?: PaymentOutcomesResolvers<ContextType>;
   PosNotification?: PosNotificationResolvers<ContextType>;
   PosNotificationPage?: PosNotificationPageResolvers<ContextType>;
   PosPayment?: PosPaymentResolvers<ContextType>;
@@ -2191,9 +2612,11 @@ export type Resolvers<ContextType = PosContext> = {
   ReceiptTaxLine?: ReceiptTaxLineResolvers<ContextType>;
   ReconciliationDifference?: ReconciliationDifferenceResolvers<ContextType>;
   RefundPosPaymentResult?: RefundPosPaymentResultResolvers<ContextType>;
+  SalesOverview?: SalesOverviewResolvers<ContextType>;
   Settlement?: SettlementResolvers<ContextType>;
   SettlementMethodTotal?: SettlementMethodTotalResolvers<ContextType>;
   SettlementPage?: SettlementPageResolvers<ContextType>;
   Store?: StoreResolvers<ContextType>;
   StoreDay?: StoreDayResolvers<ContextType>;
+  StoreFailures?: StoreFailuresResolvers<ContextType>;
 };

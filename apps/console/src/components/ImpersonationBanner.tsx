@@ -1,25 +1,18 @@
 import { Alert, Button, Group, Text } from "@mantine/core";
-import { useNavigate } from "react-router";
-import { client } from "../session/client";
-import { session } from "../session/session";
+import { useLogOut } from "../session/useLogOut";
 import { useSession } from "../session/useSession";
 
 /** Cannot be missed: whoever acts as another user sees whom, and the way back, on every page. */
 export function ImpersonationBanner() {
   const { identity } = useSession();
-  const navigate = useNavigate();
-  async function stop() {
-    if (!session.endImpersonation()) session.end("logged_out");
-    await client.clearStore();
-    navigate("/users");
-  }
+  const { endImpersonation, loading } = useLogOut();
   return (
     <Alert color="red" variant="filled" title="You are acting as another user" mb="md" role="alert">
       <Group justify="space-between">
         <Text size="sm">
           Every action is taken as this {identity?.role} user (id {identity?.user_id}) and audit-logged with your id.
         </Text>
-        <Button color="dark" onClick={stop}>
+        <Button color="dark" onClick={endImpersonation} loading={loading}>
           End impersonation
         </Button>
       </Group>

@@ -1,12 +1,9 @@
-import { useMutation } from "@apollo/client/react";
 import { AppShell, Burger, Button, Group, NavLink, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { Suspense } from "react";
 import { Navigate, Outlet, NavLink as RouterLink, useLocation } from "react-router";
-import { LogoutDocument } from "../graphql/graphql";
 import { pages } from "../routes";
-import { client } from "../session/client";
-import { session } from "../session/session";
+import { useLogOut } from "../session/useLogOut";
 import { useSession, useTokenRefresh } from "../session/useSession";
 import { ImpersonationBanner } from "./ImpersonationBanner";
 import { Loading } from "./Loading";
@@ -16,15 +13,9 @@ export function Layout() {
   const { identity } = useSession();
   const location = useLocation();
   const [opened, { toggle }] = useDisclosure();
-  const [logout, { loading }] = useMutation(LogoutDocument);
+  const { logOut, loading } = useLogOut();
   useTokenRefresh();
   if (!identity) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
-
-  async function logOut() {
-    await logout({ variables: { refresh_token: session.refreshToken() } }).catch(() => undefined);
-    session.end("logged_out");
-    await client.clearStore();
-  }
 
   return (
     <AppShell

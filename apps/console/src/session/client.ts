@@ -48,8 +48,14 @@ export function refreshSession(): Promise<void> {
   return refreshing;
 }
 
+/**
+ * A logout is never sent again with a fresh token: an impersonation's expired token would be swapped for the
+ * operator's own, and a logout without a refresh token in the operator's name ends every session of theirs.
+ */
+const neverRetried = new Set([...anonymousOperations, "Logout"]);
+
 const retryWithFreshToken = new ErrorLink(({ error, operation, forward }) => {
-  if (anonymousOperations.has(operation.operationName ?? "")) return;
+  if (neverRetried.has(operation.operationName ?? "")) return;
   if (!CombinedGraphQLErrors.is(error) || !error.errors.some((e) => e.extensions?.code === "UNAUTHENTICATED")) return;
   return from(refreshSession()).pipe(mergeMap(() => forward(operation)));
 });

@@ -26,7 +26,7 @@ export type PartnerCredentialsQueryVariables = Exact<{
 }>;
 
 
-export type PartnerCredentialsQuery = { partnerCredentials: { client_partner_id: number, keys: Array<{ id: string, secret: string, expires_at: string, revoked: boolean }> } | null };
+export type PartnerCredentialsQuery = { partnerCredentials: { client_partner_id: number, keys: Array<{ id: string, secret: string, expires_at: string, revoked: boolean, permissions: Array<string>, store_ids: Array<number> }> } | null };
 
 export type TouchApiKeyMutationVariables = Exact<{
   id: string;
@@ -42,6 +42,22 @@ export type GatewayStoreQueryVariables = Exact<{
 
 
 export type GatewayStoreQuery = { gatewayStore: { store_id: number, merchant_id: number } | null };
+
+export type GatewayIntentStoreQueryVariables = Exact<{
+  client_partner_id: number;
+  payment_intent_id: string;
+}>;
+
+
+export type GatewayIntentStoreQuery = { gatewayIntentStore: { store_id: number, merchant_id: number } | null };
+
+export type GatewayTransactionStoreQueryVariables = Exact<{
+  client_partner_id: number;
+  transaction_id: string;
+}>;
+
+
+export type GatewayTransactionStoreQuery = { gatewayTransactionStore: { store_id: number, merchant_id: number } | null };
 
 export type ClaimSignatureMutationVariables = Exact<{
   signature: string;
@@ -87,6 +103,8 @@ export const PartnerCredentialsDocument = new TypedDocumentString(`
       secret
       expires_at
       revoked
+      permissions
+      store_ids
     }
   }
 }
@@ -107,6 +125,28 @@ export const GatewayStoreDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<GatewayStoreQuery, GatewayStoreQueryVariables>;
+export const GatewayIntentStoreDocument = new TypedDocumentString(`
+    query GatewayIntentStore($client_partner_id: Int!, $payment_intent_id: String!) {
+  gatewayIntentStore(
+    client_partner_id: $client_partner_id
+    payment_intent_id: $payment_intent_id
+  ) {
+    store_id
+    merchant_id
+  }
+}
+    `) as unknown as TypedDocumentString<GatewayIntentStoreQuery, GatewayIntentStoreQueryVariables>;
+export const GatewayTransactionStoreDocument = new TypedDocumentString(`
+    query GatewayTransactionStore($client_partner_id: Int!, $transaction_id: String!) {
+  gatewayTransactionStore(
+    client_partner_id: $client_partner_id
+    transaction_id: $transaction_id
+  ) {
+    store_id
+    merchant_id
+  }
+}
+    `) as unknown as TypedDocumentString<GatewayTransactionStoreQuery, GatewayTransactionStoreQueryVariables>;
 export const ClaimSignatureDocument = new TypedDocumentString(`
     mutation ClaimSignature($signature: String!, $ttl_seconds: Int!, $idempotency_key: String) {
   claimSignature(

@@ -15,6 +15,8 @@ export interface BusEvent {
   aggregate_id: string;
   payload: Record<string, unknown>;
   created_at: string;
+  /** The W3C trace context of the publish (absent while tracing is off): consumers continue the change's trace. */
+  traceparent?: string | null;
 }
 
 export interface BusSubscription {

@@ -6,6 +6,8 @@ interface Group {
   handlers: ((event: BusEvent) => Promise<void>)[];
   next: number;
   draining: boolean;
+  /** The handler call under way, which a member's `stop` waits for: its work is not cut off by what stops next. */
+  handling?: Promise<void>;
 }
 
 /**
@@ -37,7 +39,8 @@ export function memoryBus(): MessageBus {
         const handler = group.handlers[group.next++ % group.handlers.length]!;
         const event = group.queue[0]!;
         try {
-          await handler(event);
+          group.handling = handler(event);
+          await group.handling;
           group.queue.shift();
           attempt = 0;
         } catch (error) {
@@ -74,6 +77,7 @@ export function memoryBus(): MessageBus {
       return {
         stop: async () => {
           group.handlers = group.handlers.filter((each) => each !== handle);
+          await group.handling?.catch(() => undefined);
         },
       };
     },

@@ -2,6 +2,7 @@ import type { Job } from "../jobs";
 import { logger } from "../logger";
 import type { BusEvent, MessageBus, Topic } from "../messaging";
 import { countOutboxWith, outboxMetrics } from "../metrics";
+import { currentTraceparent, inSpan, SpanKind, traceContextOf } from "../tracing";
 import type { OutboxRepository, OutboxRow, PublishFailure } from "./outbox.repository";
 
 export type OutboxPublisher = ReturnType<typeof outboxPublisher>;
@@ -17,14 +18,31 @@ export const RETENTION_MS = 7 * DAY_MS;
 /** After the nth failed attempt (from 1), the next waits 5 s, 10 s, 20 s, 40 s: a bus outage of a minute loses no row. */
 export const retryDelayMs = (failures: number) => POLL_INTERVAL_MS * 2 ** (failures - 1);
 
-const busEventOf = (row: OutboxRow): BusEvent => ({
+/** An outbox row as the bus carries it. */
+export const busEventOf = (row: OutboxRow): BusEvent => ({
   id: row.id,
   event_type: row.event_type,
   aggregate_type: row.aggregate_type,
   aggregate_id: row.aggregate_id,
   payload: row.payload,
   created_at: row.created_at.toISOString(),
+  traceparent: row.traceparent ?? null,
 });
+
+/** Puts one row on its topics in a span of the trace that wrote it; the event carries that span's context on. */
+const publishRow = (bus: MessageBus, topics: Topic[], row: OutboxRow) =>
+  inSpan(
+    `outbox publish ${row.event_type}`,
+    {
+      kind: SpanKind.PRODUCER,
+      parent: traceContextOf(row.traceparent),
+      attributes: { "messaging.message.id": row.id },
+    },
+    async () => {
+      const event = { ...busEventOf(row), traceparent: currentTraceparent() ?? row.traceparent };
+      await Promise.all(topics.map((topic) => bus.publish(topic, event)));
+    },
+  );
 
 function failureOf(row: OutboxRow, error: unknown, now: Date): PublishFailure {
   const failures = row.retry_count + 1;
@@ -70,8 +88,7 @@ export function outboxPublisher(deps: OutboxPublisherDeps) {
         rows.map(async (row) => {
           rowsById.set(row.id, row);
           try {
-            const event = busEventOf(row);
-            await Promise.all(topicsOf(row.event_type).map((topic) => bus.publish(topic, event)));
+            await publishRow(bus, topicsOf(row.event_type), row);
             return row.id;
           } catch (error) {
             logger.warn("publishing an outbox event failed", { id: row.id, event_type: row.event_type, error });

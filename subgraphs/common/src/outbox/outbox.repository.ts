@@ -18,6 +18,8 @@ export interface OutboxRow {
   payload: Record<string, unknown>;
   retry_count: number;
   created_at: Date;
+  /** The trace of the change that wrote it (claimed rows; null while tracing was off). */
+  traceparent?: string | null;
 }
 
 /** A claimed row whose publish failed: `failed` when it was the last attempt, else tried again at `next_attempt_at`. */
@@ -26,6 +28,14 @@ export interface PublishFailure {
   error: string;
   failed: boolean;
   next_attempt_at: Date | null;
+}
+
+/** Which published events a partner reads (`partnerEvents`). */
+export interface PartnerEventFilter {
+  client_partner_id: number;
+  types: string[];
+  after_seq: bigint;
+  created_after?: Date;
 }
 
 /** What one claim does with its rows before its transaction commits. */
@@ -37,7 +47,7 @@ export type ClaimedBatch = (rows: OutboxRow[]) => Promise<{ published: string[];
  * publisher, waiting for its next attempt, or failed), so an aggregate's events leave in the order they were written.
  */
 const CLAIM = `
-  SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id, o.payload, o.retry_count, o.created_at
+  SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id, o.payload, o.retry_count, o.created_at, o.traceparent
   FROM outbox_events o
   WHERE o.status = 'pending' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= $1)
     AND NOT EXISTS (
@@ -123,6 +133,26 @@ export function outboxRepository(db: Database) {
          FROM outbox_events WHERE aggregate_type = $1 AND aggregate_id = $2 ORDER BY seq`,
         [aggregate_type, aggregate_id],
       ),
+
+    /**
+     * Published events of the given types whose metadata names the partner, in the order they were written, after
+     * `after_seq`: `limit` of them, each with its `seq` (the cursor to go on from), and how many match without the
+     * cursor.
+     */
+    async partnerEvents(filter: PartnerEventFilter, limit: number) {
+      const where = `status = 'published' AND event_type = ANY($1::text[])
+        AND payload->'metadata'->>'client_partner_id' = $2 AND ($3::timestamptz IS NULL OR created_at > $3)`;
+      const params = [filter.types, String(filter.client_partner_id), filter.created_after ?? null];
+      const [rows, [count]] = await Promise.all([
+        db.query<OutboxRow & { seq: string | number | bigint }>(
+          `SELECT id, seq, event_type, aggregate_type, aggregate_id, payload, retry_count, created_at
+           FROM outbox_events WHERE ${where} AND seq > $4::bigint ORDER BY seq LIMIT $5`,
+          [...params, String(filter.after_seq), limit],
+        ),
+        db.query<{ total: string | number }>(`SELECT count(*) AS total FROM outbox_events WHERE ${where}`, params),
+      ]);
+      return { rows: rows.map((row) => ({ ...row, seq: BigInt(row.seq) })), total: Number(count?.total ?? 0) };
+    },
 
     /**
      * Failed rows (one, or all when `id` is null) back to pending with their attempts reset, and the publishers

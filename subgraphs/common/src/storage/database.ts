@@ -4,13 +4,14 @@ import pg from "pg";
 import { logger } from "../logger";
 import { openPglite } from "./pglite";
 import type { Database, SqlRunner } from "./sql-runner";
+import { tracedDatabase } from "./traced-database";
 
 /**
  * A `postgresql://` URL opens PostgreSQL; no URL opens embedded PGlite, kept in `dataDir` (in memory without one).
  * Both speak Postgres, so each subgraph has one dialect and one set of migrations.
  */
 export async function openDatabase(options: { url?: string; dataDir?: string }): Promise<Database> {
-  return options.url ? openPostgres(options.url) : openPglite(options.dataDir);
+  return tracedDatabase(options.url ? await openPostgres(options.url) : await openPglite(options.dataDir));
 }
 
 /** A prepared statement's name on its connections: its text's digest, so one text is one statement. */

@@ -13,6 +13,7 @@ import type {
   TransactionOptions,
 } from "@prisma/driver-adapter-utils";
 import { logger } from "../logger";
+import { makeOwnerOnly, ownerOnlyFromNow } from "./file-modes";
 import type { Database, SqlRunner } from "./sql-runner";
 
 /** What the main thread asks of the databases' thread (pglite-thread.ts). */
@@ -118,7 +119,10 @@ let nextDatabase = 1;
  * embedded platform").
  */
 export async function openPglite(dataDir: string | undefined, load?: Uint8Array): Promise<Database> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (dataDir) {
+    ownerOnlyFromNow();
+    mkdirSync(dataDir, { recursive: true });
+  }
   shared ??= { thread: openThread(), open: 0 };
   const host = shared;
   host.open++;
@@ -140,6 +144,8 @@ export async function openPglite(dataDir: string | undefined, load?: Uint8Array)
     await close();
     throw error;
   }
+  // After the open: a database loaded from a backup's tarball has just been written, with PGlite's modes.
+  if (dataDir) makeOwnerOnly(dataDir);
 
   const runner = (tx?: number): SqlRunner => {
     const query = <Row>(sql: string, params: unknown[] = []) => call<Row[]>({ op: "query", sql, params, tx });

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { logger } from "../logger";
 import { repositoryRoot } from "../repository-root";
 import { openDatabase } from "./database";
+import { keepOwnerOnly, makeOwnerOnly } from "./file-modes";
 import { applyMigrations, hasPendingMigrations, MigrationError, readMigrations } from "./migrations";
 import { openPglite } from "./pglite";
 import type { Database } from "./sql-runner";
@@ -55,8 +56,10 @@ async function inChildProcess(args: string[]): Promise<void> {
   const child = spawn(
     process.execPath,
     [...(source ? ["--import", "tsx"] : ["--conditions=compiled"]), fileURLToPath(migrationProcess), ...args],
-    { stdio: ["ignore", "inherit", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"] },
   );
+  // Its log lines go out through this process's stdout, where whatever holds this process's lines holds them too.
+  child.stdout.on("data", (chunk: Buffer) => process.stdout.write(chunk));
   let errors = "";
   child.stderr.on("data", (chunk: Buffer) => {
     errors += chunk;
@@ -89,6 +92,8 @@ export function embeddedClusterTemplate(): Promise<string> {
     if (existsSync(join(path, "PG_VERSION"))) return path;
     const building = `${path}.${process.pid}`;
     await inChildProcess(["initdb", building]);
+    // Copies keep their modes: the template is owner-only, so every database made from it is from its first file.
+    keepOwnerOnly(building);
     try {
       renameSync(building, path);
     } catch (error) {
@@ -105,6 +110,8 @@ async function createEmbeddedDatabase(dir: string): Promise<void> {
   const building = `${dir}.new`;
   rmSync(building, { recursive: true, force: true });
   cpSync(await embeddedClusterTemplate(), building, { recursive: true });
+  // A template made before templates were owner-only (an installation's cache) passes its 0666 files to the copy.
+  makeOwnerOnly(building);
   renameSync(building, dir);
 }
 

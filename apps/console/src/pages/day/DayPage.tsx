@@ -6,6 +6,7 @@ import { DataTable } from "../../components/DataTable";
 import { DateTime } from "../../components/DateTime";
 import { download } from "../../components/download";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { HourlySales } from "../../components/HourlySales";
 import { LiveBadge } from "../../components/LiveBadge";
 import { Loading } from "../../components/Loading";
 import { Money } from "../../components/Money";
@@ -20,6 +21,7 @@ import {
   StoreDayDocument,
   StoreDayEventsDocument,
   type StoreDayEventsSubscription,
+  StoreDayHoursDocument,
   type StoreDayQuery,
 } from "../../graphql/graphql";
 import { useReadAgainOnReconnect } from "../../session/live";
@@ -58,10 +60,15 @@ export function DayPage() {
     variables: { store_id: storeId ?? 0, from: shown?.starts_at ?? "", to: shown?.ends_at ?? "" },
     skip: !shown,
   });
+  const hours = useQuery(StoreDayHoursDocument, {
+    variables: { store_id: storeId ?? 0, date: shown?.date },
+    skip: !shown,
+  });
   const [events, setEvents] = useState<StoreEvent[]>([]);
   const readAgain = () => {
     day.refetch();
     activity.refetch();
+    hours.refetch();
   };
   useSubscription(StoreDayEventsDocument, {
     variables: { store_id: storeId ?? 0 },
@@ -102,6 +109,7 @@ export function DayPage() {
       {!storeId && <Text>Give the store to show its day.</Text>}
       {day.error && <ErrorAlert error={day.error} />}
       {shown ? <DaySummary day={shown} onChange={readAgain} /> : storeId && !day.error && <Loading />}
+      {hours.data && <HourlySales hours={hours.data.salesOverview.by_hour} label="Sales by hour" />}
       <Title order={3}>As it happens</Title>
       {events.length === 0 ? (
         <Text c="dimmed">Nothing yet since this page opened.</Text>

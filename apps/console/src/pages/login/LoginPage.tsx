@@ -23,7 +23,7 @@ export function LoginPage() {
   const [login, loginState] = useMutation(LoginUserDocument);
   const [sendCode] = useMutation(SendMfaCodeDocument);
   const [verify, verifyState] = useMutation(VerifyMfaCodeDocument);
-  if (identity) return <Navigate to={(location.state as { from?: string } | null)?.from ?? "/tree"} replace />;
+  if (identity) return <Navigate to={(location.state as { from?: string } | null)?.from ?? "/"} replace />;
   const endedBecause = session.endedBecause();
 
   async function submitPassword(event: FormEvent) {

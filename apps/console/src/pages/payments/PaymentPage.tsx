@@ -19,6 +19,7 @@ import { DateTime } from "../../components/DateTime";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Loading } from "../../components/Loading";
 import { Money } from "../../components/Money";
+import { methodLabel } from "../../components/payment-method";
 import { StatusBadge } from "../../components/StatusBadge";
 import {
   IntentTimelineDocument,
@@ -46,7 +47,7 @@ export function PaymentPage() {
         <Fact label="Status">
           <StatusBadge status={payment.status} />
         </Fact>
-        <Fact label="Method">{payment.payment_method.type}</Fact>
+        <Fact label="Method">{methodLabel(payment.payment_method)}</Fact>
         <Fact label="Total">
           <Money amount={payment.total_amount} />
         </Fact>
@@ -63,7 +64,9 @@ export function PaymentPage() {
         </Fact>
         {payment.card_last_4 && (
           <Fact label="Card">
-            {payment.card_brand} •••• {payment.card_last_4} ({payment.approval_code})
+            {[payment.card_brand, `•••• ${payment.card_last_4}`, payment.approval_code && `(${payment.approval_code})`]
+              .filter(Boolean)
+              .join(" ")}
           </Fact>
         )}
         {payment.cash_received !== null && (
@@ -108,7 +111,7 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 
 /**
  * A partial or full refund. The approver's login id always; their PIN (a manager's password) when the person is
- * below L5, which the server decides and names in its refusal.
+ * below L5 or names someone else, which the server decides and names in its refusal.
  */
 function RefundForm({ payment, refundable, onDone }: { payment: Payment; refundable: number; onDone: () => void }) {
   const [amount, setAmount] = useState<number | string>(refundable);

@@ -20,7 +20,7 @@ const startOfDay = (day: string | null, plusDays = 0) => {
   return at.toISOString();
 };
 const statuses: PosPaymentStatus[] = ["pending", "processing", "completed", "failed", "refunded"];
-const methods: PosPaymentMethodType[] = ["CASH", "CREDIT_CARD", "QR"];
+const methods: PosPaymentMethodType[] = ["CASH", "CREDIT_CARD", "EMONEY", "QR"];
 const whole = (value: string | null) => (value ? Number(value) : undefined);
 
 /** Payments found by store, days, status, method and amount; the filters live in the URL, so a search is a link. */

@@ -14,6 +14,7 @@ import {
   SetPartnerWebhookDocument,
   type WebhookDeliveryRowFragment,
 } from "../../graphql/graphql";
+import { KeyRestriction } from "./KeyRestriction";
 
 const deliveryColumns: Column<WebhookDeliveryRowFragment>[] = [
   { header: "Event", cell: (delivery) => <Code>{delivery.id}</Code> },
@@ -74,6 +75,7 @@ function KeyWebhook({ clientId }: { clientId: string }) {
 
   return (
     <Stack>
+      <KeyRestriction permissions={data.apiKeyWebhook.permissions} storeIds={data.apiKeyWebhook.store_ids} />
       <form onSubmit={submitUrl}>
         <Group align="end">
           <TextInput label="Webhook URL" value={shownUrl} onChange={(e) => setUrl(e.currentTarget.value)} w={420} />

@@ -7,7 +7,6 @@ import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openIsolatedPayments, seedPartner } from "../../testing";
 import type { PaymentProvider } from "../providers/provider";
-import { sandboxProvider } from "../providers/sandbox.provider";
 import { confirmRepository } from "./confirm.repository";
 
 const secret = "confirm-recovery-test-secret";
@@ -24,7 +23,12 @@ beforeAll(async () => {
   account = testAccount("webhook");
   sandbox = await startSandbox({ webhookSecret: secret, accounts: [account], retryDelaysMs: [] });
   deps = await openIsolatedPayments(clock);
-  sandboxApi = sandboxProvider({ code: "sandbox", delivery: "webhook", baseUrl: sandbox.baseUrl });
+  // Notifications go nowhere (nothing listens on port 1): the test plays them itself.
+  await deps.providers.configure([{ code: "sandbox", adapter: "sandbox", options: { follow: "webhook" } }], {
+    gatewayUrl: "http://127.0.0.1:1",
+    sandbox: { baseUrl: sandbox.baseUrl, webhookSecret: secret },
+  });
+  sandboxApi = deps.providers.get("sandbox");
   const dying: PaymentProvider = {
     ...sandboxApi,
     async createQr(request, credentials) {

@@ -3,8 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testAccount } from "../../../../../tests/support/sandbox-provider";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
-import { FIRST_POLL_DELAY_MS } from "../provider-events/payment-poller";
-import { sandboxProvider } from "../providers/sandbox.provider";
 import { refundRepository } from "../refunds/refund.repository";
 import { beginRefund } from "../refunds/refund-recording";
 
@@ -17,14 +15,18 @@ beforeAll(async () => {
   account = testAccount("polling");
   sandbox = await startSandbox({ webhookSecret: "s", accounts: [account], retryDelaysMs: [] });
   deps = await openTestPayments(clock);
-  deps.providers.attach({
-    providers: [
-      sandboxProvider({ code: "sandbox-poll", delivery: "polling", baseUrl: sandbox.baseUrl }),
+  await deps.providers.configure(
+    [
+      { code: "sandbox-poll", adapter: "sandbox", options: { follow: "polling" } },
       // Nothing listens on port 1: the provider is down.
-      sandboxProvider({ code: "down", delivery: "webhook", baseUrl: "http://127.0.0.1:1", timeoutMs: 2000 }),
+      {
+        code: "down",
+        adapter: "sandbox",
+        options: { follow: "polling", baseUrl: "http://127.0.0.1:1", timeoutMs: 2000 },
+      },
     ],
-    webhookSecrets: {},
-  });
+    { gatewayUrl: "http://gateway.invalid", sandbox: { baseUrl: sandbox.baseUrl, webhookSecret: "s" } },
+  );
 });
 afterAll(async () => {
   await deps?.close();
@@ -131,7 +133,7 @@ describe("confirm", () => {
     // A poll that found the payment pending put the intent back in the queue.
     await deps.poller.pollOnce();
     expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("requires_action");
-    clock.advance(FIRST_POLL_DELAY_MS);
+    clock.advance(deps.providers.get("sandbox-poll").follow.pollIntervalMs);
     await deps.poller.pollOnce();
     await expectPaid(id);
   });
@@ -169,21 +171,20 @@ describe("confirm", () => {
     ]);
     expect(await ledgerOf(id)).toEqual(["qr_created", "paid", "refunded"]);
     const { merchant_id, api_key, api_secret } = account;
-    const atProvider = await sandboxProvider({
-      code: "sandbox-poll",
-      delivery: "polling",
-      baseUrl: sandbox.baseUrl,
-    }).getPaymentStatus(provider_transaction_id!, { merchant_id, api_key, api_secret });
+    const atProvider = await deps.providers
+      .get("sandbox-poll")
+      .getPaymentStatus(provider_transaction_id!, { merchant_id, api_key, api_secret });
     expect(atProvider.refunded_amount).toBe(300);
   });
 });
 
 describe("cancel of a confirmed QR", () => {
   const atProvider = (transaction: string) =>
-    sandboxProvider({ code: "sandbox-poll", delivery: "polling", baseUrl: sandbox.baseUrl }).getPaymentStatus(
-      transaction,
-      { merchant_id: account.merchant_id, api_key: account.api_key, api_secret: account.api_secret },
-    );
+    deps.providers.get("sandbox-poll").getPaymentStatus(transaction, {
+      merchant_id: account.merchant_id,
+      api_key: account.api_key,
+      api_secret: account.api_secret,
+    });
   const payAtSandbox = (transaction: string) =>
     fetch(`${sandbox.baseUrl}/sandbox/transactions/${transaction}/pay`, { method: "POST" });
 

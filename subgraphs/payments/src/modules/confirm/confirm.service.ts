@@ -6,6 +6,7 @@ import { hashPaymentToken } from "../payment-intents/payment-token";
 import type { CreatedQr, CreateQrRequest, PaymentProvider, ProviderCredentials, QrMode } from "../providers/provider";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
+import { confirmMethod, confirmProvider, qrModeOfMethod } from "./confirm.inputs";
 import type { ConfirmChange, ConfirmRepository } from "./confirm.repository";
 
 export type ConfirmService = ReturnType<typeof confirmService>;
@@ -16,7 +17,8 @@ export interface ConfirmInput {
   provider?: string | null;
 }
 
-export const qrModes: Record<string, QrMode> = { qr_mpm: "mpm", qr_cpm: "cpm" };
+/** The QR mode of each QR method, for an attempt whose method is stored as text. */
+export const qrModes: Record<string, QrMode> = qrModeOfMethod;
 
 /**
  * The provider call of an attempt; the attempt id is its idempotency key, so the recovery pass asking again gets the
@@ -51,8 +53,8 @@ interface ConfirmRequest {
 }
 
 /**
- * The confirm flow (STYLE.md, Hyperswitch's `payment_attempt`): the attempt is recorded before the provider is
- * called, so a request that dies after the provider made a QR leaves a row the recovery pass resolves
+ * The confirm flow (CONTRIBUTING.md, "An external call is recorded before it is made"): the attempt is recorded before
+ * the provider is called, so a request that dies after the provider made a QR leaves a row the recovery pass resolves
  * (confirm-recovery.service.ts); the QR is asked for; the outcome is recorded with the intent's move.
  */
 function confirmWorkflow(confirmations: ConfirmRepository, clock: Clock) {
@@ -134,18 +136,20 @@ export function confirmService(deps: {
         });
       }
       paymentIntentMachine.transition(intent.status, "confirm");
-      const method = input.payment_method_type ?? intent.payment_method_type;
-      const mode = method ? qrModes[method] : undefined;
-      if (!method || !mode || !intent.payment_method_types.includes(method)) {
+      const chosen = confirmMethod.safeParse(input.payment_method_type ?? intent.payment_method_type);
+      const method = chosen.data;
+      if (!method || !intent.payment_method_types.includes(method)) {
         throw invalidField(
           "payment_method_type",
           "enum",
           `payment_method_type must be one of ${intent.payment_method_types}`,
         );
       }
-      if (!input.provider) throw invalidField("provider", "required", "provider is required");
-      const provider = providers.get(input.provider);
+      const named = confirmProvider.safeParse(input.provider);
+      if (!named.success) throw invalidField("provider", "required", "provider is required");
+      const provider = providers.get(named.data);
       const storeCredentials = await credentials.forStore(intent.store_id, provider.name);
+      const mode = qrModeOfMethod[method];
       return confirmIntent({ intent, token: input.payment_token, method, mode, provider, storeCredentials });
     },
   };

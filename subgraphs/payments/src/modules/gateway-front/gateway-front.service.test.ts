@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { movableClock, openTestPayments, seedPartner } from "../../testing";
+import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 
 const edge: Caller = { type: "service", id: "edge", scopes: [] };
 const clock = movableClock();
@@ -43,6 +43,10 @@ it("answers the edge only, and bounds what it keeps", async () => {
       code: "forbidden",
     });
     await expect(deps.gatewayFront.storeFor(caller, 1, "S1")).rejects.toMatchObject({ code: "forbidden" });
+    await expect(deps.gatewayFront.intentStoreFor(caller, 1, "pi_x")).rejects.toMatchObject({ code: "forbidden" });
+    await expect(deps.gatewayFront.transactionStoreFor(caller, 1, "txn_x")).rejects.toMatchObject({
+      code: "forbidden",
+    });
   }
   await expect(deps.gatewayFront.claimSignature(edge, signature(), 24 * 60 * 60)).rejects.toMatchObject({
     details: { field: "ttl_seconds" },
@@ -63,4 +67,18 @@ it("finds the store a request is for by code or id, and its merchant", async () 
   const other = await seedPartner(deps);
   expect(await deps.gatewayFront.storeFor(edge, other.partner.id, store.store_code)).toBeNull();
   expect(await deps.gatewayFront.storeFor(edge, other.partner.id, String(store.store_id))).toBeNull();
+});
+
+it("finds the store and merchant of a partner's intent or ledger row, and none for an unknown or another's", async () => {
+  const { partner, caller, merchantId, store } = await seedPartner(deps);
+  const { payment_intent } = await deps.paymentIntents.create(caller, intentBody({ payment_method_types: ["cash"] }));
+  const row = await deps.prisma.ledgerTransaction.findFirstOrThrow({ where: { payment_intent_id: payment_intent.id } });
+  const expected = { store_id: store.store_id, merchant_id: merchantId };
+  expect(await deps.gatewayFront.intentStoreFor(edge, partner.id, payment_intent.id)).toEqual(expected);
+  expect(await deps.gatewayFront.transactionStoreFor(edge, partner.id, row.id)).toEqual(expected);
+  expect(await deps.gatewayFront.intentStoreFor(edge, partner.id, "pi_unknown")).toBeNull();
+  expect(await deps.gatewayFront.transactionStoreFor(edge, partner.id, "txn_unknown")).toBeNull();
+  const other = await seedPartner(deps);
+  expect(await deps.gatewayFront.intentStoreFor(edge, other.partner.id, payment_intent.id)).toBeNull();
+  expect(await deps.gatewayFront.transactionStoreFor(edge, other.partner.id, row.id)).toBeNull();
 });

@@ -1,6 +1,8 @@
 import { type Caller, invalidField, requireService } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
+import type { TransactionService } from "../ledger/transaction.service";
 import type { StoreResolver } from "../partners/store-resolver";
+import type { PaymentIntentService } from "../payment-intents/payment-intent.service";
 import type { SeenSignatureRepository } from "./seen-signature.repository";
 
 export type GatewayFrontService = ReturnType<typeof gatewayFrontService>;
@@ -11,13 +13,18 @@ const MAX_SIGNATURE_LENGTH = 128;
 /** Expired signatures are deleted by the first claim after this much time, so the table holds about 10 minutes. */
 const CLEANUP_EVERY_MS = 60_000;
 
-/** What the edge asks before a signed `/v1` request runs: is its signature new, and which store is it for. */
+/**
+ * What the edge asks before a signed `/v1` request runs: is its signature new, and which store is it for (the one it
+ * names, or the one of the intent it acts on, itself or through one of its ledger rows).
+ */
 export function gatewayFrontService(deps: {
   signatures: SeenSignatureRepository;
   stores: StoreResolver;
+  intents: Pick<PaymentIntentService, "storeForEdge">;
+  transactions: Pick<TransactionService, "intentForEdge">;
   clock: Clock;
 }) {
-  const { signatures, stores, clock } = deps;
+  const { signatures, stores, intents, transactions, clock } = deps;
   let nextCleanup = 0;
   return {
     /**
@@ -52,6 +59,16 @@ export function gatewayFrontService(deps: {
       requireService(caller);
       const store = await stores.find(client_partner_id, merchant_store_id ?? null);
       return store && { store_id: store.id, merchant_id: store.merchant_id };
+    },
+
+    /** The store of the partner's intent `payment_intent_id`; null for an unknown id or another partner's intent. */
+    intentStoreFor: (caller: Caller, client_partner_id: number, payment_intent_id: string) =>
+      intents.storeForEdge(caller, client_partner_id, payment_intent_id),
+
+    /** The store of the intent of the partner's ledger row `transaction_id`; null when the partner has no such row. */
+    async transactionStoreFor(caller: Caller, client_partner_id: number, transaction_id: string) {
+      const intent = await transactions.intentForEdge(caller, client_partner_id, transaction_id);
+      return intent === null ? null : intents.storeForEdge(caller, client_partner_id, intent);
     },
   };
 }

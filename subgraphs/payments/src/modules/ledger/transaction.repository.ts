@@ -81,5 +81,7 @@ export function transactionRepository(prisma: PrismaClient) {
       }),
     findForPartner: (id: string, client_partner_id: number) =>
       prisma.ledgerTransaction.findFirst({ where: { id, client_partner_id } }),
+    intentOf: (id: string, client_partner_id: number) =>
+      prisma.ledgerTransaction.findFirst({ where: { id, client_partner_id }, select: { payment_intent_id: true } }),
   };
 }

@@ -1,4 +1,4 @@
-import { AppError, type Caller, partnerIdOf } from "@pos-cloud/common";
+import { AppError, type Caller, partnerIdOf, requireService } from "@pos-cloud/common";
 import type { PaymentIntent } from "../../generated/prisma/client";
 import type { TransactionRepository } from "./transaction.repository";
 
@@ -10,7 +10,10 @@ export function transactionService(deps: {
    * The payment token check of payment-intents' `retrieve`, described here rather than imported: payment-intents
    * writes its ledger rows through this module, and modules import one way only (no cycles).
    */
-  intents: { retrieve(id: string, token: string): Promise<PaymentIntent> };
+  intents: {
+    retrieve(id: string, token: string): Promise<PaymentIntent>;
+    findForCaller(caller: Caller, id: string): Promise<PaymentIntent | null>;
+  };
 }) {
   const { ledger, intents } = deps;
   return {
@@ -21,10 +24,16 @@ export function transactionService(deps: {
     },
     /** The ledger of an intent the caller has read already (its field `transactions`). */
     ofReadIntent: (id: string) => ledger.listForIntent(id),
-    /** One ledger row; another partner's is as absent as an unknown id. */
+    /** The intent of the partner's ledger row, for the edge's rate limits; null for an unknown or another's row. */
+    async intentForEdge(caller: Caller, client_partner_id: number, id: string) {
+      requireService(caller);
+      return (await ledger.intentOf(id, client_partner_id))?.payment_intent_id ?? null;
+    },
+    /** One ledger row; another partner's, or one of a store outside the key's, is as absent as an unknown id. */
     async find(caller: Caller, id: string) {
-      const row = await ledger.findForPartner(id, partnerIdOf(caller));
-      if (!row) throw new AppError("not_found", "transaction not found");
+      const row = await ledger.findForPartner(id, partnerIdOf(caller, "payment_intents:read"));
+      if (!row || (caller.storeIds?.length && !(await intents.findForCaller(caller, row.payment_intent_id))))
+        throw new AppError("not_found", "transaction not found");
       return row;
     },
   };

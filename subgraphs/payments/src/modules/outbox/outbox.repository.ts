@@ -1,4 +1,4 @@
-import { newUlid } from "@pos-cloud/common";
+import { currentTraceparent, newUlid } from "@pos-cloud/common";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 
 export type PaymentIntentEventType =
@@ -10,7 +10,10 @@ export type PaymentIntentEventType =
   | "payment_intent.cancelled"
   | "payment_intent.cancelling";
 
-/** The outbox row of an intent's event: its id, type and the full intent as payload; the row starts pending. */
+/**
+ * The outbox row of an intent's event: its id, type and the full intent as payload, and the trace of the change that
+ * wrote it; the row starts pending.
+ */
 export function intentEventRow(event_type: PaymentIntentEventType, intent: PaymentIntent, occurred_at: Date) {
   return {
     id: newUlid(occurred_at.getTime()),
@@ -22,6 +25,7 @@ export function intentEventRow(event_type: PaymentIntentEventType, intent: Payme
       metadata: { client_partner_id: intent.client_partner_id, occurred_at: occurred_at.toISOString() },
     },
     created_at: occurred_at,
+    traceparent: currentTraceparent(),
   };
 }
 

@@ -1,4 +1,5 @@
-import { AppError, type Caller, invalidField, requireOperator } from "@pos-cloud/common";
+import { AppError, type Caller, invalidField, type ListPage, requireOperator } from "@pos-cloud/common";
+import type { OutboxRow } from "@pos-cloud/common/outbox";
 import type { OutboxRepository } from "./outbox.repository";
 
 export type OutboxService = ReturnType<typeof outboxService>;
@@ -9,6 +10,25 @@ const FAILED_PAGE = 100;
 export interface ReplayInput {
   id?: string | null;
   all_failed?: boolean | null;
+}
+
+/** A page of a partner's events: what it asked for, checked by the caller. */
+export interface PartnerEventsQuery {
+  client_partner_id: number;
+  types: string[];
+  created_after?: Date;
+  after?: string | null;
+  limit: number;
+}
+
+/** Opaque to partners: the write order (`seq`) of the last event a page showed. */
+const encodeSeq = (seq: bigint) => Buffer.from(`seq:${seq}`).toString("base64url");
+
+function decodeSeq(after: string | null | undefined): bigint {
+  if (after == null) return 0n;
+  const match = /^seq:(\d{1,19})$/.exec(Buffer.from(after, "base64url").toString("utf8"));
+  if (!match) throw invalidField("after", "cursor", "after must be the end_cursor of a page of this list");
+  return BigInt(match[1]!);
 }
 
 /** Operators' view of the outbox: failed events, and putting them back in the queue. */
@@ -31,6 +51,22 @@ export function outboxService(outbox: OutboxRepository) {
         throw new AppError("not_found", "no failed outbox event has this id", { field: "id", constraint: "failed" });
       }
       return { replayed: ids.length, ids };
+    },
+
+    /**
+     * A partner's published events of the given types, in the order they were written (so each intent's in order),
+     * from the cursor `after` on. The caller has checked that the partner is the one asking.
+     */
+    async partnerEvents(query: PartnerEventsQuery): Promise<ListPage<OutboxRow>> {
+      const after_seq = decodeSeq(query.after);
+      const { rows, total } = await outbox.partnerEvents({ ...query, after_seq }, query.limit + 1);
+      const nodes = rows.slice(0, query.limit);
+      const last = nodes.at(-1);
+      return {
+        nodes,
+        total_count: total,
+        page_info: { has_next_page: rows.length > query.limit, end_cursor: last ? encodeSeq(last.seq) : null },
+      };
     },
 
     /** The events of an intent the caller has read already, as long as the outbox keeps them. */

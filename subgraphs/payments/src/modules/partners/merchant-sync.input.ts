@@ -1,10 +1,22 @@
 import { invalidField } from "@pos-cloud/common";
+import type { z } from "zod";
+import {
+  MAX_MERCHANTS,
+  MAX_PROVIDER_CONFIGS,
+  MAX_STORES,
+  providerCode,
+  syncFlag,
+  syncId,
+  syncText,
+} from "./merchant-sync.inputs";
 
 /** One merchant of a sync request, whichever of the spec's two body variants it came in. */
 export interface SyncedMerchant {
   id: number;
   merchant_code?: string;
   name?: string;
+  /** Our addition, sent by the platform's sync: the PSP the portal placed the merchant under. */
+  psp_id?: number;
   stores: SyncedStore[];
 }
 
@@ -16,9 +28,6 @@ export interface SyncedStore {
   is_active?: boolean;
   provider_configs: { provider_code: string; credentials: Record<string, unknown>; is_active: boolean }[];
 }
-
-const MAX_MERCHANTS = 100;
-const MAX_STORES = 1000;
 
 type Fields = Record<string, unknown>;
 const isObject = (value: unknown): value is Fields =>
@@ -36,25 +45,30 @@ function object(value: unknown, field: string): Fields {
   return value;
 }
 
-function id(value: unknown, field: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0 || value > 2_147_483_647) {
-    throw invalidField(field, "positive_integer", `${field} must be a positive integer`);
-  }
-  return value;
+/** Runs one value's validator (`merchant-sync.inputs.ts`), answering with the item's own path. */
+function checked<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  field: string,
+  constraint: string,
+  message: string,
+): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidField(field, constraint, message);
+  return result.data;
 }
+
+const id = (value: unknown, field: string): number =>
+  checked(syncId, value, field, "positive_integer", `${field} must be a positive integer`);
 
 function flag(value: unknown, field: string): boolean | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "boolean") throw invalidField(field, "boolean", `${field} must be a boolean`);
-  return value;
+  return checked(syncFlag, value, field, "boolean", `${field} must be a boolean`);
 }
 
 function text(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string" || value.length === 0 || value.length > 255) {
-    throw invalidField(field, "string", `${field} must be a string of 1 to 255 characters`);
-  }
-  return value;
+  return checked(syncText, value, field, "string", `${field} must be a string of 1 to 255 characters`);
 }
 
 /**
@@ -79,13 +93,16 @@ export function parseSyncInput(input: unknown): { client_partner_id?: number; me
         store_code: text(store.store_code ?? store.code, `${storeAt}.store_code`),
         name: text(store.name, `${storeAt}.name`),
         is_active: flag(store.is_active, `${storeAt}.is_active`),
-        provider_configs: list(configs, `${storeAt}.provider_configs`, 20).map((rawConfig, c) => {
+        provider_configs: list(configs, `${storeAt}.provider_configs`, MAX_PROVIDER_CONFIGS).map((rawConfig, c) => {
           const configAt = `${storeAt}.provider_configs.${c}`;
           const config = object(rawConfig, configAt);
-          const code = config.provider_code ?? config.provider;
-          if (typeof code !== "string" || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(code)) {
-            throw invalidField(`${configAt}.provider_code`, "provider_code", "provider_code must be a provider code");
-          }
+          const code = checked(
+            providerCode,
+            config.provider_code ?? config.provider,
+            `${configAt}.provider_code`,
+            "provider_code",
+            "provider_code must be a provider code",
+          );
           return {
             provider_code: code.toLowerCase(),
             credentials: object(config.credentials, `${configAt}.credentials`),
@@ -100,6 +117,8 @@ export function parseSyncInput(input: unknown): { client_partner_id?: number; me
       id: id(merchant.merchant_id ?? merchant.id, `${at}.merchant_id`),
       merchant_code: text(merchant.merchant_code ?? merchant.code, `${at}.merchant_code`),
       name: text(merchant.name, `${at}.name`),
+      psp_id:
+        merchant.psp_id === undefined || merchant.psp_id === null ? undefined : id(merchant.psp_id, `${at}.psp_id`),
       stores,
     };
   });

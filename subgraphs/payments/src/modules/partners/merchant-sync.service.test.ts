@@ -2,7 +2,8 @@ import { randomInt } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
+import { intentBody, movableClock, openTestPayments, seedPartner, systemOperator } from "../../testing";
+import { idempotencyRequest } from "../idempotency/idempotency.service";
 import { SYNC_LEASE_MS } from "./sync-lease";
 
 const clock = movableClock();
@@ -42,7 +43,11 @@ it("upserts both variants without duplicates and seals provider credentials", as
       },
     ],
   };
-  expect(await deps.merchantSync.syncMerchants(caller, variantA)).toEqual({ synced_merchants: 1, synced_stores: 1 });
+  expect(await deps.merchantSync.syncMerchants(caller, variantA)).toEqual({
+    synced_merchants: 1,
+    synced_stores: 1,
+    replayed: false,
+  });
   const variantB = {
     client_partner_id: Number(caller.id),
     merchants: [
@@ -59,7 +64,11 @@ it("upserts both variants without duplicates and seals provider credentials", as
       },
     ],
   };
-  expect(await deps.merchantSync.syncMerchants(caller, variantB)).toEqual({ synced_merchants: 1, synced_stores: 1 });
+  expect(await deps.merchantSync.syncMerchants(caller, variantB)).toEqual({
+    synced_merchants: 1,
+    synced_stores: 1,
+    replayed: false,
+  });
   expect(await deps.prisma.store.findMany({ where: { id: store } })).toEqual([
     expect.objectContaining({ merchant_id: merchant, store_code: "B01", name: "Store A" }),
   ]);
@@ -111,13 +120,13 @@ it("lets only the sync partner create merchant and store ids, so no partner can 
   const claim = { merchants: [{ merchant_id: merchant, stores: [{ store_id: store, store_code: "NEXT" }] }] };
   const notYours = (kind: string, of: number) => ({
     code: "forbidden",
-    message: `${kind} ${of} is not one of yours: only the platform's sync partner creates merchant and store ids`,
+    message: `${kind} ${of} is not one of yours: it is not granted to you`,
     details: { field: `${kind}_id`, id: of },
   });
   await expect(deps.merchantSync.syncMerchants(squatter.caller, claim)).rejects.toMatchObject(
     notYours("merchant", merchant),
   );
-  // A new store is an id too, even under a merchant the partner holds.
+  // A new store is an id too, even under a merchant granted to the partner.
   const intoOwn = { merchants: [{ merchant_id: squatter.merchantId, stores: [{ store_id: store }] }] };
   await expect(deps.merchantSync.syncMerchants(squatter.caller, intoOwn)).rejects.toMatchObject(
     notYours("store", store),
@@ -125,7 +134,11 @@ it("lets only the sync partner create merchant and store ids, so no partner can 
   expect(await merchantRow(merchant)).toBeNull();
   expect(await storeRow(store)).toBeNull();
 
-  expect(await deps.merchantSync.syncMerchants(portal, claim)).toEqual({ synced_merchants: 1, synced_stores: 1 });
+  expect(await deps.merchantSync.syncMerchants(portal, claim)).toEqual({
+    synced_merchants: 1,
+    synced_stores: 1,
+    replayed: false,
+  });
   expect(await storeRow(store)).toMatchObject({ merchant_id: merchant, store_code: "NEXT" });
   // Held now, the id gets the same answer as before: a partner cannot tell which ids exist.
   await expect(deps.merchantSync.syncMerchants(squatter.caller, claim)).rejects.toMatchObject(
@@ -133,33 +146,44 @@ it("lets only the sync partner create merchant and store ids, so no partner can 
   );
 });
 
-it("keeps the sync partner and a granted partner out of each other's merchants and stores", async () => {
+it("lets a partner sync only inside its live grants, and the sync partner every merchant", async () => {
   const granted = await seedPartner(deps);
-  const own = { merchant_id: id(), stores: [{ store_id: id(), store_code: "OWN" }] };
+  const own = { merchant_id: id(), stores: [{ store_id: id(), store_code: "OWN" }, { store_id: id() }] };
   await deps.merchantSync.syncMerchants(portal, { merchants: [own] });
-  const ownStore = own.stores[0]!.store_id;
+  const [ownStore, otherStore] = own.stores.map((store) => store.store_id) as [number, number];
 
-  const deactivateOwn = {
+  // A store of another merchant, moved under the partner's: refused as an id outside its grants.
+  const intoGranted = {
     merchants: [{ merchant_id: granted.merchantId, stores: [{ store_id: ownStore, is_active: false }] }],
   };
-  await expect(deps.merchantSync.syncMerchants(granted.caller, deactivateOwn)).rejects.toMatchObject({
+  await expect(deps.merchantSync.syncMerchants(granted.caller, intoGranted)).rejects.toMatchObject({
     code: "forbidden",
     details: { field: "store_id", id: ownStore },
   });
-  const takeMerchant = { merchants: [{ merchant_id: granted.merchantId, merchant_code: "taken", stores: [] }] };
-  await expect(deps.merchantSync.syncMerchants(portal, takeMerchant)).rejects.toMatchObject({
-    code: "forbidden",
-    message: `merchant ${granted.merchantId} is held by another client partner`,
+  // A grant of one store: that store may be synced, not the merchant's fields nor its other stores.
+  const [storeGrant] = (
+    await deps.grants.grant(systemOperator, granted.partner.id, { merchant_id: own.merchant_id, store_ids: [ownStore] })
+  ).grants;
+  const sync = (stores: object[], fields: object = {}) =>
+    deps.merchantSync.syncMerchants(granted.caller, {
+      merchants: [{ merchant_id: own.merchant_id, ...fields, stores }],
+    });
+  expect(await sync([{ store_id: ownStore, name: "Granted" }])).toMatchObject({ synced_stores: 1 });
+  await expect(sync([], { name: "Taken" })).rejects.toMatchObject({ details: { field: "merchant_id" } });
+  await expect(sync([{ store_id: otherStore, is_active: false }])).rejects.toMatchObject({
+    details: { field: "store_id", id: otherStore },
   });
-  const deactivateGranted = { merchants: [{ ...own, stores: [{ ...granted.store, is_active: false }] }] };
-  await expect(deps.merchantSync.syncMerchants(portal, deactivateGranted)).rejects.toMatchObject({
-    code: "forbidden",
-    message: `store ${granted.store.store_id} is held by another client partner`,
+  await deps.grants.revoke(systemOperator, granted.partner.id, storeGrant!.id);
+  await expect(sync([{ store_id: ownStore, is_active: false }])).rejects.toMatchObject({
+    details: { field: "merchant_id", id: own.merchant_id },
   });
 
-  expect(await storeRow(ownStore)).toMatchObject({ merchant_id: own.merchant_id, is_active: true });
-  expect(await storeRow(granted.store.store_id)).toMatchObject({ merchant_id: granted.merchantId, is_active: true });
-  expect((await merchantRow(granted.merchantId))?.merchant_code).toBeNull();
+  // The sync partner reaches every merchant, a granted one too.
+  const resync = { merchants: [{ merchant_id: granted.merchantId, stores: [granted.store] }] };
+  expect(await deps.merchantSync.syncMerchants(portal, resync)).toMatchObject({ synced_stores: 1 });
+  expect(await storeRow(ownStore)).toMatchObject({ merchant_id: own.merchant_id, name: "Granted", is_active: true });
+  expect(await storeRow(otherStore)).toMatchObject({ is_active: true });
+  expect((await merchantRow(own.merchant_id))?.name).toBeNull();
 });
 
 it("leases the sync partner's stores: an hour after its last sync a store takes no new intents, until synced again", async () => {
@@ -191,9 +215,40 @@ it("has one sync partner at a time, and designates only a partner that exists", 
     expect(await deps.merchantSync.syncMerchants(nextCaller, fresh())).toEqual({
       synced_merchants: 1,
       synced_stores: 0,
+      replayed: false,
     });
   } finally {
     await deps.partners.designateSyncPartner(Number(portal.id));
   }
   await expect(deps.partners.designateSyncPartner(2_000_000_000)).rejects.toMatchObject({ code: "not_found" });
+});
+
+it("runs a sync with an Idempotency-Key once: the same sync again gets the first answer, another is a conflict", async () => {
+  const merchant = id();
+  const input = { merchants: [{ merchant_id: merchant, merchant_code: "IDEM", stores: [{ store_id: id() }] }] };
+  const key = `portal-sync-${id()}`;
+  const request = (body: unknown) => idempotencyRequest(key, "syncMerchants", { input: body });
+  const first = await deps.merchantSync.syncMerchants(portal, input, request(input));
+  expect(first).toEqual({ synced_merchants: 1, synced_stores: 1, replayed: false });
+  const renamed = { merchants: [{ ...input.merchants[0]!, merchant_code: "RENAMED" }] };
+  await deps.prisma.merchant.update({ where: { id: merchant }, data: { merchant_code: "CHANGED MEANWHILE" } });
+  expect(await deps.merchantSync.syncMerchants(portal, input, request(input))).toEqual({ ...first, replayed: true });
+  // The stored answer changed nothing: the row keeps what was written after the first sync.
+  expect(await merchantRow(merchant)).toMatchObject({ merchant_code: "CHANGED MEANWHILE" });
+  await expect(deps.merchantSync.syncMerchants(portal, renamed, request(renamed))).rejects.toMatchObject({
+    code: "idempotency_conflict",
+  });
+  expect(await merchantRow(merchant)).toMatchObject({ merchant_code: "CHANGED MEANWHILE" });
+});
+
+it("frees the key of a sync that was refused, so nothing is remembered for it", async () => {
+  const squatter = await seedPartner(deps);
+  const input = { merchants: [{ merchant_id: id(), stores: [] }] };
+  const request = idempotencyRequest(`sync-${id()}`, "syncMerchants", { input });
+  await expect(deps.merchantSync.syncMerchants(squatter.caller, input, request)).rejects.toMatchObject({
+    code: "forbidden",
+  });
+  await expect(deps.merchantSync.syncMerchants(squatter.caller, input, request)).rejects.toMatchObject({
+    code: "forbidden",
+  });
 });

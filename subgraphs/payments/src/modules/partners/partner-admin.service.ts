@@ -13,6 +13,7 @@ import {
 import { z } from "zod";
 import type { Clock } from "../../clock";
 import type { ApiKey, ClientPartner } from "../../generated/prisma/client";
+import { apiKeyRestriction } from "./api-key.inputs";
 import type { PartnerRepository } from "./partner.repository";
 import type { PartnerService } from "./partner.service";
 
@@ -44,6 +45,8 @@ export const presentApiKey = (key: ApiKey, now: Date) => ({
   last_used_at: key.last_used_at,
   revoked_at: key.revoked_at,
   status: !key.is_active ? ("revoked" as const) : key.expires_at <= now ? ("expired" as const) : ("active" as const),
+  permissions: key.permissions,
+  store_ids: key.store_ids,
 });
 
 /**
@@ -91,9 +94,12 @@ export function partnerAdminService(deps: { partners: PartnerService; repository
       return (await repository.partnerKeys(client_partner_id)).map((key) => presentApiKey(key, now));
     },
 
-    async issue(caller: Caller, client_partner_id: number) {
+    /** A key of a new client_id, restricted to the permissions and stores `input` names (none: unrestricted). */
+    async issue(caller: Caller, client_partner_id: number, input?: unknown) {
       requireOperator(caller);
-      return partners.issueApiKey(parseEntityId(client_partner_id), { actor: caller });
+      const { permissions, store_ids } = parseInput(apiKeyRestriction, input);
+      const restriction = { permissions: permissions ?? [], store_ids: store_ids ?? [] };
+      return partners.issueApiKey(parseEntityId(client_partner_id), { actor: caller, restriction });
     },
 
     async revoke(caller: Caller, client_partner_id: number, id: string) {
@@ -117,6 +123,6 @@ export function partnerAdminService(deps: { partners: PartnerService; repository
     },
 
     /** The signing partner's next key of the client_id it signs with. */
-    rotate: (caller: Caller, client_id: string) => partners.rotateApiKey(partnerIdOf(caller), client_id, caller),
+    rotate: (caller: Caller, client_id: string) => partners.rotateApiKey(partnerIdOf(caller, null), client_id, caller),
   };
 }

@@ -10,6 +10,9 @@ export interface ApiKeyWebhook {
   psp_id: number | null;
   client_id: string;
   webhook_url: string | null;
+  /** What the client_id's keys are restricted to (empty: nothing), shown beside its webhook. */
+  permissions: string[];
+  store_ids: number[];
 }
 
 /** A client_id's webhook: its URL and the secrets that sign a delivery now (the newest first). */
@@ -53,6 +56,8 @@ export function partnerWebhooks(partners: PartnerRepository, box: SecretBox, clo
         psp_id: partner?.psp_id ?? null,
         client_id,
         webhook_url: key.webhook_url,
+        permissions: key.permissions,
+        store_ids: key.store_ids,
       };
     },
 

@@ -1,4 +1,4 @@
-import { type Page, readPage } from "@pos-cloud/common";
+import { keysRevokedOutboxRow, type Page, readPage } from "@pos-cloud/common";
 import type { PreparedSql } from "@pos-cloud/common/storage";
 import { type ApiKey, Prisma, type PrismaClient, type Store } from "../../generated/prisma/client";
 import { auditPartnerChange, type PartnerChange } from "./partner-audit";
@@ -10,11 +10,17 @@ export type WebhookSettings = Pick<
   "webhook_url" | "webhook_secret_sealed" | "previous_webhook_secret_sealed" | "previous_webhook_secret_expires_at"
 >;
 
-export type NewApiKey = Pick<ApiKey, "id" | "client_partner_id" | "client_id" | "secret_sealed" | "expires_at"> &
+export type NewApiKey = Pick<
+  ApiKey,
+  "id" | "client_partner_id" | "client_id" | "secret_sealed" | "expires_at" | "permissions" | "store_ids"
+> &
   Partial<WebhookSettings>;
 
-/** Why a key was not issued: the partner is unknown or deactivated, or holds its limit of usable keys already. */
-export type IssueRefusal = "not_found" | "inactive" | "limit";
+/**
+ * Why a key was not issued: the partner is unknown or deactivated, holds its limit of client_ids with usable keys
+ * already (`limit`), or the client_id has its limit of usable secrets (`rotating`: a rotation's overlap is running).
+ */
+export type IssueRefusal = "not_found" | "inactive" | "limit" | "rotating";
 
 /** A key the edge can still use: not revoked and not past its expiry. */
 const usable = (now: Date) => ({ is_active: true, expires_at: { gt: now } });
@@ -51,6 +57,7 @@ function partnerRows(prisma: PrismaClient) {
           data: { is_active: false, revoked_at: at },
         });
         await auditPartnerChange(tx, change, at);
+        await tx.outboxEvent.create({ data: keysRevokedOutboxRow({ client_partner_id: id, api_key_id: null }, at) });
         return true;
       }),
     /** Makes this partner the sync partner and no other. */
@@ -71,13 +78,14 @@ function apiKeyRows(prisma: PrismaClient) {
     /** The newest key's sealed secret, if any key was issued. */
     newestSealed: () => prisma.apiKey.findFirst({ select: { secret_sealed: true }, orderBy: { id: "desc" } }),
     /**
-     * Issues a key unless the partner is unknown, deactivated or holds `max` usable keys already, under a lock of
-     * the partner's row so two issues at once cannot pass the limit together. With `shorten`, the other usable keys
-     * of the client_id expire by then at the latest (a rotation's overlap).
+     * Issues a key unless the partner is unknown or deactivated, or would hold more than `maxClientIds` client_ids with
+     * usable keys, or more than `maxSecrets` usable secrets of the key's client_id, under a lock of the partner's row so two issues
+     * at once cannot pass a limit together. With `shorten`, the other usable keys of the client_id expire by then at
+     * the latest (a rotation's overlap).
      */
     issueKey: (
       key: NewApiKey,
-      options: { max: number; now: Date; shorten?: Date },
+      options: { maxClientIds: number; maxSecrets: number; now: Date; shorten?: Date },
       change: Omit<PartnerChange, "target">,
     ) =>
       prisma.$transaction(async (tx): Promise<{ key: ApiKey } | { refused: IssueRefusal }> => {
@@ -85,10 +93,15 @@ function apiKeyRows(prisma: PrismaClient) {
           SELECT is_active FROM client_partners WHERE id = ${key.client_partner_id} FOR UPDATE`;
         if (!partner) return { refused: "not_found" };
         if (!partner.is_active) return { refused: "inactive" };
-        const held = await tx.apiKey.count({
+        const held = await tx.apiKey.findMany({
           where: { client_partner_id: key.client_partner_id, ...usable(options.now) },
+          select: { client_id: true },
         });
-        if (held >= options.max) return { refused: "limit" };
+        const clientIds = new Set(held.map((each) => each.client_id));
+        if (!clientIds.has(key.client_id) && clientIds.size >= options.maxClientIds) return { refused: "limit" };
+        if (held.filter((each) => each.client_id === key.client_id).length >= options.maxSecrets) {
+          return { refused: "rotating" };
+        }
         if (options.shorten) {
           await tx.apiKey.updateMany({
             where: { client_id: key.client_id, ...usable(options.now), expires_at: { gt: options.shorten } },
@@ -102,6 +115,9 @@ function apiKeyRows(prisma: PrismaClient) {
     /** The client_id's usable keys, newest first. */
     activeKeys: (client_id: string, now: Date) =>
       prisma.apiKey.findMany({ where: { client_id, ...usable(now) }, orderBy: { created_at: "desc" } }),
+    /** The client_id's newest key ever issued, revoked or expired ones too: the only one that manages it. */
+    newestKey: (client_id: string) =>
+      prisma.apiKey.findFirst({ where: { client_id }, orderBy: [{ created_at: "desc" }, { id: "desc" }] }),
     /** A partner's keys, usable or not, newest first. */
     partnerKeys: (client_partner_id: number) =>
       prisma.apiKey.findMany({ where: { client_partner_id }, orderBy: [{ created_at: "desc" }, { id: "desc" }] }),
@@ -124,7 +140,10 @@ function apiKeyRows(prisma: PrismaClient) {
           where: { id, client_partner_id, is_active: true },
           data: { is_active: false, revoked_at: at },
         });
-        if (count === 1) await auditPartnerChange(tx, change, at);
+        if (count === 1) {
+          await auditPartnerChange(tx, change, at);
+          await tx.outboxEvent.create({ data: keysRevokedOutboxRow({ client_partner_id, api_key_id: id }, at) });
+        }
         return count === 1;
       }),
   };
@@ -188,23 +207,40 @@ function webhookSettingRows(prisma: PrismaClient) {
   };
 }
 
-/** The stores under the partner's merchants. */
-function partnerStoreRows(prisma: PrismaClient, sql: PreparedSql) {
+type PartnerStore = Pick<Store, "id" | "merchant_id" | "store_code" | "is_active" | "synced_until">;
+
+/**
+ * The stores a partner acts on: every store for the platform's sync partner, else the stores of its live grants (a
+ * whole merchant's, now and later, or one store). Every query of a partner's stores takes this filter.
+ */
+const reachedBy = (client_partner_id: number) => Prisma.sql`(
+  EXISTS (SELECT 1 FROM client_partners p WHERE p.id = ${client_partner_id} AND p.is_sync_partner)
+  OR EXISTS (
+    SELECT 1 FROM partner_grants g
+    WHERE g.client_partner_id = ${client_partner_id} AND g.revoked_at IS NULL AND g.merchant_id = s.merchant_id
+      AND (g.store_id IS NULL OR g.store_id = s.id)))`;
+
+/** The stores a partner reaches. */
+function partnerStoreRows(sql: PreparedSql) {
   return {
-    /** The partner's stores whose code is `code`, or whose id is `id`; the partner filter is in the query. */
+    /** The partner's stores whose code is `code`, or whose id is `id`. */
     partnerStores: (client_partner_id: number, match: { code: string; id?: number }) =>
-      sql<Pick<Store, "id" | "merchant_id" | "store_code" | "is_active" | "synced_until">>(Prisma.sql`
-        SELECT s.id, s.merchant_id, s.store_code, s.is_active, s.synced_until
-        FROM stores s JOIN merchants m ON m.id = s.merchant_id
-        WHERE m.client_partner_id = ${client_partner_id} AND (s.store_code = ${match.code} OR s.id = ${match.id ?? null})
+      sql<PartnerStore>(Prisma.sql`
+        SELECT s.id, s.merchant_id, s.store_code, s.is_active, s.synced_until FROM stores s
+        WHERE (s.store_code = ${match.code} OR s.id = ${match.id ?? null}) AND ${reachedBy(client_partner_id)}
         ORDER BY s.id`),
-    partnerStoreCount: (client_partner_id: number) =>
-      prisma.store.count({ where: { merchant: { client_partner_id } } }),
-    firstPartnerStore: (client_partner_id: number) =>
-      prisma.store.findFirst({ where: { merchant: { client_partner_id } }, orderBy: { id: "asc" } }),
-    /** Whether a store id exists at all, to tell another partner's store from an unknown one. */
-    storeOwner: (id: number) =>
-      prisma.store.findUnique({ where: { id }, select: { merchant: { select: { client_partner_id: true } } } }),
+    /** The partner's first stores by id, at most `take`: enough to tell whether it has exactly one. */
+    firstPartnerStores: (client_partner_id: number, take: number) =>
+      sql<PartnerStore>(Prisma.sql`
+        SELECT s.id, s.merchant_id, s.store_code, s.is_active, s.synced_until FROM stores s
+        WHERE ${reachedBy(client_partner_id)} ORDER BY s.id LIMIT ${take}`),
+    /** Whether the partner reaches this store of this merchant now. */
+    reachesStore: async (client_partner_id: number, store: { id: number; merchant_id: number }) =>
+      (
+        await sql<{ id: number }>(Prisma.sql`
+          SELECT s.id FROM stores s
+          WHERE s.id = ${store.id} AND s.merchant_id = ${store.merchant_id} AND ${reachedBy(client_partner_id)}`)
+      ).length === 1,
   };
 }
 
@@ -214,6 +250,6 @@ export function partnerRepository(prisma: PrismaClient, sql: PreparedSql) {
     ...apiKeyRows(prisma),
     ...keyExpiryRows(prisma),
     ...webhookSettingRows(prisma),
-    ...partnerStoreRows(prisma, sql),
+    ...partnerStoreRows(sql),
   };
 }

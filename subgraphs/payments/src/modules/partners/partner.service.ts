@@ -70,6 +70,8 @@ function keyVerification(partners: PartnerRepository, box: SecretBox, clock: Clo
           secret: box.open(key.secret_sealed),
           expires_at: key.expires_at,
           revoked: !key.is_active,
+          permissions: key.permissions,
+          store_ids: key.store_ids,
         })),
       };
     },

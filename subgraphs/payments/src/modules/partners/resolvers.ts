@@ -1,4 +1,5 @@
 import type { Resolvers } from "../../resolvers.generated";
+import { idempotencyRequest } from "../idempotency/idempotency.service";
 
 export const partnerResolvers: Resolvers = {
   Query: {
@@ -8,15 +9,26 @@ export const partnerResolvers: Resolvers = {
     clientPartnerApiKeys: (_, { client_partner_id }, { partnerAdmin, caller }) =>
       partnerAdmin.keys(caller, client_partner_id),
     expiringApiKeys: (_, { days }, { partnerAdmin, caller }) => partnerAdmin.expiring(caller, days),
+    clientPartnerGrants: (_, { client_partner_id, ...page }, { grants, caller }) =>
+      grants.partnerGrants(caller, client_partner_id, page),
+    merchantPartnerGrants: (_, { merchant_id, ...page }, { grants, caller }) =>
+      grants.merchantGrants(caller, merchant_id, page),
+    ownPartnerGrants: (_, page, { grants, caller }) => grants.ownGrants(caller, page),
   },
   Mutation: {
-    syncMerchants: (_, { input }, { merchantSync, caller }) => merchantSync.syncMerchants(caller, input),
+    syncMerchants: (_, { input, idempotency_key }, { merchantSync, caller }) =>
+      merchantSync.syncMerchants(caller, input, idempotencyRequest(idempotency_key, "syncMerchants", { input })),
     createClientPartner: (_, { input }, { partnerAdmin, caller }) => partnerAdmin.create(caller, input),
     deactivateClientPartner: (_, { id }, { partnerAdmin, caller }) => partnerAdmin.deactivate(caller, id),
-    issueApiKey: (_, { client_partner_id }, { partnerAdmin, caller }) => partnerAdmin.issue(caller, client_partner_id),
+    issueApiKey: (_, { client_partner_id, input }, { partnerAdmin, caller }) =>
+      partnerAdmin.issue(caller, client_partner_id, input),
     revokeApiKey: (_, { client_partner_id, id }, { partnerAdmin, caller }) =>
       partnerAdmin.revoke(caller, client_partner_id, id),
     rotateApiKey: (_, { client_id }, { partnerAdmin, caller }) => partnerAdmin.rotate(caller, client_id),
     touchApiKey: (_, { id }, { partners, caller }) => partners.touchApiKey(caller, id),
+    grantPartner: (_, { client_partner_id, input }, { grants, caller }) =>
+      grants.grant(caller, client_partner_id, input),
+    revokePartnerGrant: (_, { client_partner_id, id }, { grants, caller }) =>
+      grants.revoke(caller, client_partner_id, id),
   },
 };

@@ -3,6 +3,7 @@ import {
   type Caller,
   countsPerStore,
   invalidField,
+  keyReachesStore,
   parseCursor,
   partnerIdOf,
   paymentIntentMachine,
@@ -37,9 +38,10 @@ export function paymentIntentReads({ intents, clock }: { intents: PaymentIntentR
         limit?: number | null;
         offset?: number | null;
         after?: string | null;
+        updated_since?: Date | null;
       },
     ) {
-      const client_partner_id = partnerIdOf(caller);
+      const client_partner_id = partnerIdOf(caller, "payment_intents:read");
       const limit = filter.limit ?? DEFAULT_PAGE;
       const offset = filter.offset ?? 0;
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
@@ -58,6 +60,8 @@ export function paymentIntentReads({ intents, clock }: { intents: PaymentIntentR
           client_partner_id,
           merchant_store_id: filter.merchant_store_id ?? undefined,
           status: filter.status ?? undefined,
+          store_id: caller.storeIds?.length ? { in: caller.storeIds } : undefined,
+          updated_at: filter.updated_since ? { gte: filter.updated_since } : undefined,
         },
         { limit, offset, after },
       );
@@ -77,11 +81,20 @@ export function paymentIntentReads({ intents, clock }: { intents: PaymentIntentR
       return intent && observeExpiry(intents, clock, intent);
     },
 
+    /**
+     * The edge's look-up behind its rate limits: the store and merchant of the partner's intent, read once and never
+     * moved (an expired intent still counts where it was made); null for an unknown id or another partner's intent.
+     */
+    async storeForEdge(caller: Caller, client_partner_id: number, id: string) {
+      requireService(caller);
+      return intents.storeOf(id, client_partner_id);
+    },
+
     /** Another subgraph asking for an intent by key: partners see their own; nobody else reads through here. */
     async findForCaller(caller: Caller, id: string) {
       if (caller.type !== "partner") return null;
-      const intent = await intents.findForPartner(id, partnerIdOf(caller));
-      return intent && observeExpiry(intents, clock, intent);
+      const intent = await intents.findForPartner(id, partnerIdOf(caller, "payment_intents:read"));
+      return intent && keyReachesStore(caller, intent.store_id) ? observeExpiry(intents, clock, intent) : null;
     },
   };
 }

@@ -1,40 +1,26 @@
 import { invalidField } from "@pos-cloud/common";
-
-/** ISO 4217 currencies we accept, with their minor units (amounts are integers in the minor unit). */
-export const currencies: Record<string, number> = {
-  JPY: 0,
-  KRW: 0,
-  USD: 2,
-  EUR: 2,
-  GBP: 2,
-  AUD: 2,
-  CAD: 2,
-  CHF: 2,
-  CNY: 2,
-  HKD: 2,
-  SGD: 2,
-  TWD: 2,
-  THB: 2,
-};
-
-/** Which processing mode completes each method (the spec's method table). */
-export const modeOfMethod = {
-  qr_mpm: "pgw_processed",
-  qr_cpm: "pgw_processed",
-  credit_card: "external",
-  cash: "manual",
-} as const;
-
-export type PaymentMethodType = keyof typeof modeOfMethod;
-export type ProcessingMode = (typeof modeOfMethod)[PaymentMethodType];
-const modes = new Set<string>(["pgw_processed", "external", "manual"]);
-
-export const MAX_AMOUNT = 100_000_000;
-export const DEFAULT_EXPIRY_MINUTES = 30;
-const MAX_EXPIRY_MINUTES = 24 * 60;
-const MAX_TEXT = 255;
-const MAX_DESCRIPTION = 1000;
-const MAX_METADATA_BYTES = 8 * 1024;
+import type { z } from "zod";
+import {
+  amount as amountSchema,
+  currencies,
+  currency as currencySchema,
+  DEFAULT_EXPIRY_MINUTES,
+  expiresInMinutes,
+  MAX_AMOUNT,
+  MAX_DESCRIPTION,
+  MAX_EXPIRY_MINUTES,
+  MAX_METADATA_BYTES,
+  MAX_TEXT,
+  merchantRefId,
+  metadata as metadataSchema,
+  modeOfMethod,
+  optionalText as optionalTextSchema,
+  type PaymentMethodType,
+  type ProcessingMode,
+  paymentMethodType,
+  paymentMethodTypes,
+  processingMode,
+} from "./payment-intent.inputs";
 
 export interface CreatePaymentIntentInput {
   amount: number;
@@ -54,40 +40,44 @@ export interface CreatePaymentIntentInput {
 type Fields = Record<string, unknown>;
 const isObject = (value: unknown): value is Fields =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-const isMethod = (value: unknown): value is PaymentMethodType =>
-  typeof value === "string" && Object.hasOwn(modeOfMethod, value);
+
+/**
+ * Runs a field's validator (`payment-intent.inputs.ts`); its first issue names the broken rule, and `sentences`
+ * the message the gateway answers for it.
+ */
+function check<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  field: string,
+  sentences: Record<string, string>,
+): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const rule = result.error.issues[0]?.message ?? "invalid";
+  throw invalidField(field, rule, sentences[rule] ?? `${field} is invalid`);
+}
 
 function optionalText(body: Fields, field: string, max = MAX_TEXT): string | null {
-  const value = body[field];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "string" || value.length > max) {
-    throw invalidField(field, "string", `${field} must be a string of at most ${max} characters`);
-  }
-  return value;
+  const sentence = `${field} must be a string of at most ${max} characters`;
+  return check(optionalTextSchema(max), body[field], field, { string: sentence }) ?? null;
 }
 
 export function parseAmount(value: unknown, field = "amount"): number {
-  if (value === undefined || value === null) throw invalidField(field, "required", `${field} is required`);
-  if (typeof value !== "number" || !Number.isSafeInteger(value)) {
-    throw invalidField(field, "integer", `${field} must be an integer in the currency's minor unit`);
-  }
-  if (value <= 0) throw invalidField(field, "positive", `${field} must be greater than 0`);
-  if (value > MAX_AMOUNT) throw invalidField(field, "max", `${field} must be at most ${MAX_AMOUNT}`);
-  return value;
+  return check(amountSchema, value, field, {
+    required: `${field} is required`,
+    integer: `${field} must be an integer in the currency's minor unit`,
+    positive: `${field} must be greater than 0`,
+    max: `${field} must be at most ${MAX_AMOUNT}`,
+  });
 }
 
 function parseMethods(body: Fields): { types: PaymentMethodType[]; type: PaymentMethodType | null } {
   const typeValue = body.payment_method_type;
   let type: PaymentMethodType | null = null;
   if (typeValue !== undefined && typeValue !== null) {
-    if (!isMethod(typeValue)) {
-      throw invalidField(
-        "payment_method_type",
-        "enum",
-        `payment_method_type must be one of ${Object.keys(modeOfMethod)}`,
-      );
-    }
-    type = typeValue;
+    type = check(paymentMethodType, typeValue, "payment_method_type", {
+      enum: `payment_method_type must be one of ${Object.keys(modeOfMethod)}`,
+    });
   }
   const field = body.payment_method_types !== undefined ? "payment_method_types" : "payment_methods_types";
   const listValue = body[field];
@@ -95,13 +85,11 @@ function parseMethods(body: Fields): { types: PaymentMethodType[]; type: Payment
     if (!type) throw invalidField("payment_method_types", "required", "payment_method_types is required");
     return { types: [type], type };
   }
-  if (!Array.isArray(listValue) || listValue.length === 0) {
-    throw invalidField(field, "non_empty_array", `${field} must be a non-empty array`);
-  }
-  if (!listValue.every(isMethod)) {
-    throw invalidField(field, "enum", `${field} may hold only ${Object.keys(modeOfMethod)}`);
-  }
-  const types = [...new Set(listValue)];
+  const listed = check(paymentMethodTypes, listValue, field, {
+    non_empty_array: `${field} must be a non-empty array`,
+    enum: `${field} may hold only ${Object.keys(modeOfMethod)}`,
+  });
+  const types = [...new Set(listed)];
   if (type && !types.includes(type)) {
     throw invalidField(
       "payment_method_type",
@@ -120,13 +108,13 @@ function parseMode(body: Fields, types: PaymentMethodType[]): ProcessingMode {
   const stated = body.processing_mode;
   const implied = new Set(types.map((type) => modeOfMethod[type]));
   if (stated !== undefined && stated !== null) {
-    if (typeof stated !== "string" || !modes.has(stated)) {
-      throw invalidField("processing_mode", "enum", "processing_mode must be pgw_processed, external or manual");
+    const mode = check(processingMode, stated, "processing_mode", {
+      enum: "processing_mode must be pgw_processed, external or manual",
+    });
+    if (implied.size !== 1 || !implied.has(mode)) {
+      throw invalidField("processing_mode", "matches_method", `processing_mode ${mode} does not fit ${types}`);
     }
-    if (implied.size !== 1 || !implied.has(stated as ProcessingMode)) {
-      throw invalidField("processing_mode", "matches_method", `processing_mode ${stated} does not fit ${types}`);
-    }
-    return stated as ProcessingMode;
+    return mode;
   }
   const [only] = implied;
   if (implied.size !== 1 || !only) {
@@ -138,32 +126,24 @@ function parseMode(body: Fields, types: PaymentMethodType[]): ProcessingMode {
 export function parseCreateInput(input: unknown): CreatePaymentIntentInput {
   if (!isObject(input)) throw invalidField("body", "object", "the request body must be a JSON object");
   const amount = parseAmount(input.amount);
-  const currencyValue = input.currency;
-  if (typeof currencyValue !== "string" || !Object.hasOwn(currencies, currencyValue.toUpperCase())) {
-    throw invalidField("currency", "iso_4217", `currency must be one of ${Object.keys(currencies)}`);
-  }
+  const currencyValue = check(currencySchema, input.currency, "currency", {
+    iso_4217: `currency must be one of ${Object.keys(currencies)}`,
+  });
   const { types, type } = parseMethods(input);
   const processing_mode = parseMode(input, type ? [type] : types);
-  const merchant_ref_id = input.merchant_ref_id;
-  if (typeof merchant_ref_id !== "string" || merchant_ref_id.trim().length === 0) {
-    throw invalidField("merchant_ref_id", "required", "merchant_ref_id is required");
-  }
-  if (merchant_ref_id.length > MAX_TEXT) {
-    throw invalidField("merchant_ref_id", "max_length", `merchant_ref_id must be at most ${MAX_TEXT} characters`);
-  }
-  const metadata = input.metadata ?? {};
-  if (!isObject(metadata)) throw invalidField("metadata", "object", "metadata must be an object");
-  if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
-    throw invalidField("metadata", "max_size", `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
-  }
-  const expires = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
-  if (typeof expires !== "number" || !Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRY_MINUTES) {
-    throw invalidField(
-      "expires_in_minutes",
-      "range",
-      `expires_in_minutes must be an integer 1 to ${MAX_EXPIRY_MINUTES}`,
-    );
-  }
+  const merchant_ref_id = check(merchantRefId, input.merchant_ref_id, "merchant_ref_id", {
+    required: "merchant_ref_id is required",
+    max_length: `merchant_ref_id must be at most ${MAX_TEXT} characters`,
+  });
+  // The object as sent is kept (the validator's copy would be the same keys).
+  const metadata = (input.metadata ?? {}) as Fields;
+  check(metadataSchema, metadata, "metadata", {
+    object: "metadata must be an object",
+    max_size: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
+  });
+  const expires = check(expiresInMinutes, input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES, "expires_in_minutes", {
+    range: `expires_in_minutes must be an integer 1 to ${MAX_EXPIRY_MINUTES}`,
+  });
   return {
     amount,
     currency: currencyValue.toUpperCase(),

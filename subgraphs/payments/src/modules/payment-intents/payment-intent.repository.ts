@@ -22,6 +22,10 @@ export interface IntentListFilter {
   client_partner_id: number;
   merchant_store_id?: string;
   status?: string;
+  /** The stores a restricted key reaches; absent: every store of the partner. */
+  store_id?: { in: number[] };
+  /** Only intents changed at or after this time (`updated_at`). */
+  updated_at?: { gte: Date };
 }
 
 /** A statement that broke the unique merchant_ref_id of a merchant (the other keys are random). */
@@ -45,6 +49,25 @@ function insertRow(table: string, row: Record<string, Column>) {
     VALUES (${PrismaRuntime.join(values)})`;
 }
 
+/** One intent by its id: anyone's, a store's, a partner's, or only where a partner's intent belongs. */
+function intentsById(prisma: PrismaClient) {
+  return {
+    findById: (id: string) => prisma.paymentIntent.findUnique({ where: { id } }),
+
+    findInStore: (id: string, store_id: number, merchant_id: number) =>
+      prisma.paymentIntent.findFirst({ where: { id, store_id, merchant_id } }),
+
+    findForPartner: (id: string, client_partner_id: number) =>
+      prisma.paymentIntent.findFirst({ where: { id, client_partner_id } }),
+
+    storeOf: (id: string, client_partner_id: number) =>
+      prisma.paymentIntent.findFirst({
+        where: { id, client_partner_id },
+        select: { store_id: true, merchant_id: true },
+      }),
+  };
+}
+
 export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) {
   return {
     /**
@@ -62,13 +85,7 @@ export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) 
         )
       )[0]!.counts,
 
-    findById: (id: string) => prisma.paymentIntent.findUnique({ where: { id } }),
-
-    findInStore: (id: string, store_id: number, merchant_id: number) =>
-      prisma.paymentIntent.findFirst({ where: { id, store_id, merchant_id } }),
-
-    findForPartner: (id: string, client_partner_id: number) =>
-      prisma.paymentIntent.findFirst({ where: { id, client_partner_id } }),
+    ...intentsById(prisma),
 
     list: (where: IntentListFilter, page: CursorPage) =>
       readPageByTime(page, "desc", {

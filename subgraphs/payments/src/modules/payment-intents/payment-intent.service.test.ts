@@ -140,8 +140,17 @@ describe("payment intent lifecycle", () => {
       code: "not_found",
     });
     expect(await deps.paymentIntents.list(theirs.caller, {})).toMatchObject({ nodes: [], total_count: 0 });
+    // Another partner's store is answered as a store that does not exist: no partner learns which ids exist.
+    const unknown = {
+      code: "invalid_request",
+      message: "none of your stores has this code or id",
+      details: { field: "merchant_store_id", constraint: "unknown_store" },
+    };
     await expect(
       deps.paymentIntents.create(mine.caller, intentBody({ merchant_store_id: String(theirs.store.store_id) })),
-    ).rejects.toMatchObject({ code: "forbidden" });
+    ).rejects.toMatchObject(unknown);
+    await expect(
+      deps.paymentIntents.create(mine.caller, intentBody({ merchant_store_id: "2147483000" })),
+    ).rejects.toMatchObject(unknown);
   });
 });

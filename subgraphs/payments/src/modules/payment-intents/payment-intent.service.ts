@@ -4,10 +4,12 @@ import {
   type IdempotencyRequest,
   initialPaymentIntentStatus,
   invalidField,
+  keyReachesStore,
   newUlid,
   type PaymentIntentEvent,
   partnerIdOf,
   paymentIntentMachine,
+  requireKeyStore,
 } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma, Store } from "../../generated/prisma/client";
@@ -105,10 +107,11 @@ function newIntent(
 function partnerWrites({ intents, stores, idempotency, clock }: PaymentIntentDeps) {
   return {
     async create(caller: Caller, input: unknown, request?: IdempotencyRequest | null) {
-      const client_partner_id = partnerIdOf(caller);
+      const client_partner_id = partnerIdOf(caller, "payment_intents:write");
       return idempotency.run<PaymentIntentResult>(client_partner_id, request, async (complete) => {
         const parsed = parseCreateInput(input);
         const store = await stores.resolve(client_partner_id, parsed.merchant_store_id);
+        requireKeyStore(caller, store.id);
         const now = clock();
         requireCurrentSync(store, now);
         // Every intent gets a token, a cash one too: the create response has one shape and a terminal's web view
@@ -129,10 +132,11 @@ function partnerWrites({ intents, stores, idempotency, clock }: PaymentIntentDep
 
     /** Capture records the result of an external or manual payment; the amount, if sent, must be the intent's. */
     async capture(caller: Caller, id: string, amount: unknown, request?: IdempotencyRequest | null) {
-      const client_partner_id = partnerIdOf(caller);
+      const client_partner_id = partnerIdOf(caller, "payment_intents:write");
       return idempotency.run<PaymentIntentResult>(client_partner_id, request, async (complete) => {
         const found = await intents.findForPartner(id, client_partner_id);
-        if (!found) throw new AppError("not_found", "payment intent not found");
+        if (!found || !keyReachesStore(caller, found.store_id))
+          throw new AppError("not_found", "payment intent not found");
         const intent = await observeExpiry(intents, clock, found);
         if (isExpired(intent)) throw expired();
         if (intent.processing_mode === "pgw_processed") {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openIsolatedPayments, scriptedProvider, seedPartner } from "../../testing";
-import { FIRST_POLL_DELAY_MS, MAX_POLL_DELAY_MS } from "./payment-poller";
+import { MAX_POLL_DELAY_MS } from "./payment-poller";
 
 const clock = movableClock();
 const scripted = scriptedProvider("scripted-poll");
@@ -69,13 +69,17 @@ describe("the payment poller", () => {
     // The backoff: 5 s after the first poll that found the payment pending, then 10 s.
     const first = await row(intents[0]!.id);
     expect(first.poll_attempts).toBe(1);
-    expect(first.next_poll_at.getTime() - clock().getTime()).toBeLessThanOrEqual(FIRST_POLL_DELAY_MS);
-    clock.advance(FIRST_POLL_DELAY_MS);
+    expect(first.next_poll_at.getTime() - clock().getTime()).toBeLessThanOrEqual(
+      scripted.provider.follow.pollIntervalMs,
+    );
+    clock.advance(scripted.provider.follow.pollIntervalMs);
     await deps.poller.pollOnce();
     const second = await row(intents[0]!.id);
     expect(second.poll_attempts).toBe(2);
-    expect(second.next_poll_at.getTime() - clock().getTime()).toBeGreaterThan(FIRST_POLL_DELAY_MS);
-    expect(second.next_poll_at.getTime() - clock().getTime()).toBeLessThanOrEqual(2 * FIRST_POLL_DELAY_MS);
+    expect(second.next_poll_at.getTime() - clock().getTime()).toBeGreaterThan(scripted.provider.follow.pollIntervalMs);
+    expect(second.next_poll_at.getTime() - clock().getTime()).toBeLessThanOrEqual(
+      2 * scripted.provider.follow.pollIntervalMs,
+    );
     await finish(intents);
   });
 

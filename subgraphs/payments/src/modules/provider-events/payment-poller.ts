@@ -9,8 +9,10 @@ import type { ProviderOutcomeService } from "./provider-outcome.service";
 export type PaymentPoller = ReturnType<typeof paymentPoller>;
 
 const BATCH = 100;
-/** An intent is polled again 5 s after a poll that moved it, and 5, 10, 20, then every 30 s while it waits. */
-export const FIRST_POLL_DELAY_MS = 5_000;
+/**
+ * An intent is polled again its provider's interval after a poll that moved it, and at that interval doubling up to
+ * 30 s while it waits (5, 10, 20, 30 s for the default 5 s).
+ */
 export const MAX_POLL_DELAY_MS = 30_000;
 
 /**
@@ -36,8 +38,8 @@ export function paymentPoller(deps: {
     let applied = 0;
     for (const intent of await events.claimPolls(codes, clock(), BATCH)) {
       let moved = false;
+      const provider = providers.get(intent.provider_name!);
       try {
-        const provider = providers.get(intent.provider_name!);
         const payment = await provider.getPaymentStatus(
           intent.provider_transaction_id!,
           await credentials.forStore(intent.store_id, provider.name),
@@ -48,7 +50,8 @@ export function paymentPoller(deps: {
       }
       if (moved) applied++;
       const attempts = moved ? 0 : intent.poll_attempts + 1;
-      const delay = moved ? FIRST_POLL_DELAY_MS : backoffMs(attempts, FIRST_POLL_DELAY_MS, MAX_POLL_DELAY_MS);
+      const first = provider.follow.pollIntervalMs;
+      const delay = moved ? first : backoffMs(attempts, first, MAX_POLL_DELAY_MS);
       await events.schedulePoll(intent.id, attempts, new Date(clock().getTime() + delay));
     }
     return applied;

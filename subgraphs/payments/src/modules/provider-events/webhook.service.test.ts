@@ -5,7 +5,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { testAccount } from "../../../../../tests/support/sandbox-provider";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
-import { sandboxProvider } from "../providers/sandbox.provider";
 
 const secret = "webhook-service-test-secret";
 const service: Caller = { type: "service", id: "test", scopes: [] };
@@ -18,10 +17,10 @@ beforeAll(async () => {
   account = testAccount("webhook");
   sandbox = await startSandbox({ webhookSecret: secret, accounts: [account], retryDelaysMs: [] });
   deps = await openTestPayments(clock);
-  // No notify URL: the test plays the provider's notifications itself.
-  deps.providers.attach({
-    providers: [sandboxProvider({ code: "sandbox", delivery: "webhook", baseUrl: sandbox.baseUrl })],
-    webhookSecrets: { sandbox: secret },
+  // Notifications go nowhere (nothing listens on port 1): the test plays them itself.
+  await deps.providers.configure([{ code: "sandbox", adapter: "sandbox", options: { follow: "webhook" } }], {
+    gatewayUrl: "http://127.0.0.1:1",
+    sandbox: { baseUrl: sandbox.baseUrl, webhookSecret: secret },
   });
 });
 afterAll(async () => {
@@ -257,11 +256,9 @@ describe("inbound provider notifications", () => {
       "late_payment.refunded",
     ]);
     const { merchant_id, api_key, api_secret } = account;
-    const atProvider = await sandboxProvider({
-      code: "sandbox",
-      delivery: "webhook",
-      baseUrl: sandbox.baseUrl,
-    }).getPaymentStatus(transaction, { merchant_id, api_key, api_secret });
+    const atProvider = await deps.providers
+      .get("sandbox")
+      .getPaymentStatus(transaction, { merchant_id, api_key, api_secret });
     expect(atProvider).toMatchObject({ status: "refunded", refunded_amount: 1200 });
     expect(alerts).toHaveBeenCalledWith(
       expect.any(String),

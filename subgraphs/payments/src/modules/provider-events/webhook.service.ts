@@ -1,10 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError, type Caller, logger, requireOperator } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
-import type { PaymentProvider } from "../providers/provider";
+import type { PaymentProvider, ProviderNotification } from "../providers/provider";
 import type { ProviderDirectory } from "../providers/provider-directory";
-import { type ProviderNotification, parseProviderNotification } from "../providers/webhook-notification";
-import { verifyWebhookSignature, webhookSignatureHeader } from "../providers/webhook-signature";
 import type { ProviderEventRepository } from "./provider-event.repository";
 import type { ProviderOutcomeService } from "./provider-outcome.service";
 
@@ -62,21 +60,31 @@ export function webhookService(deps: {
     return { reason: describe(lastError), attempts: delays.length + 1 };
   }
 
+  /** A dead letter was a payment notification its provider's adapter read once. */
+  function parseDeadLetter(code: string, rawBody: string): ProviderNotification {
+    const parsed = providers.forWebhook(code).provider.notifications!.parse(Buffer.from(rawBody, "utf8"));
+    if (parsed === "not_a_payment")
+      throw new AppError("invalid_state", "the dead letter is not a payment notification");
+    return parsed;
+  }
+
   return {
     /**
-     * One inbound notification: signature over the raw bytes first (401 `unauthorized`), then the body (400), its
-     * age (401), then processing with retries. A notification that still fails, or whose amount or currency is not
-     * its intent's, is kept as a dead letter with an alert and acknowledged, so the provider stops resending what
-     * only an operator can fix.
+     * One inbound notification, checked and read by its provider's adapter: signature over the raw bytes first (401
+     * `unauthorized`), then the body (400; a notification about something other than a payment is acknowledged and
+     * ignored), its age (401), then processing with retries. A notification that still fails, or whose amount or
+     * currency is not its intent's, is kept as a dead letter with an alert and acknowledged, so the provider stops
+     * resending what only an operator can fix.
      */
     async receive(code: string, rawBase64: string, signatures: Record<string, unknown>) {
       const { provider, secret } = providers.forWebhook(code);
+      const notifications = provider.notifications!;
       const raw = Buffer.from(rawBase64, "base64");
-      const signature = signatures[webhookSignatureHeader(provider.name)];
-      if (!verifyWebhookSignature(raw, typeof signature === "string" ? signature : undefined, secret)) {
+      if (!notifications.verify(raw, signatures, secret)) {
         throw new AppError("unauthorized", "the provider signature does not match");
       }
-      const notification = parseProviderNotification(provider.name, raw);
+      const notification = notifications.parse(raw);
+      if (notification === "not_a_payment") return { received: true, result: "ignored" };
       refuseOutsideWindow(provider, notification);
       const applied = await applyWithRetries(notification);
       if ("result" in applied) return { received: true, result: applied.result };
@@ -110,7 +118,7 @@ export function webhookService(deps: {
       if (!letter) throw new AppError("not_found", "dead letter not found");
       if (letter.resolved_at) return { dead_letter: letter, result: "duplicate" };
       const applied = await outcomes
-        .applyNotification(parseProviderNotification(letter.provider, letter.raw_body))
+        .applyNotification(parseDeadLetter(letter.provider, letter.raw_body))
         .catch((error: unknown) => ({ result: "failed" as const, reason: describe(error) }));
       if ("reason" in applied) {
         return {

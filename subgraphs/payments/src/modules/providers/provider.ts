@@ -1,10 +1,11 @@
 /**
  * The contract every payment provider adapter keeps (spec, behavior rule 8): a name, create QR, get payment status,
- * cancel payment, refund payment with an amount. Credentials come with every call because they are per store.
- * Expected failures are `AppError`s: `bad_gateway` when the provider cannot be reached or refuses our credentials,
- * `not_found`, `invalid_state`, and `invalid_request` (field `amount`) for a refund above what is left.
+ * cancel payment, refund payment with an amount, how its outcomes are followed, and how its notifications are checked
+ * and read. Credentials come with every call because they are per store. Expected failures are `AppError`s:
+ * `bad_gateway` when the provider cannot be reached, times out, answers 5xx or refuses our credentials (the platform
+ * retries, or its recovery pass finishes or undoes), `not_found`, `invalid_state`, and `invalid_request` (field
+ * `amount`) for a refund above what is left.
  */
-
 /**
  * The platform's statuses; each adapter maps its provider's vocabulary onto them. `processing`: the customer approved
  * the payment and the provider is settling it (the outcome follows).
@@ -21,8 +22,20 @@ export interface ProviderCredentials {
 /** `qr_mpm` → `mpm` (the customer scans the merchant's code), `qr_cpm` → `cpm`. */
 export type QrMode = "mpm" | "cpm";
 
-/** How the gateway learns of outcomes: the provider notifies `POST /v1/webhooks/{provider}`, or the gateway polls. */
-export type OutcomeDelivery = "webhook" | "polling";
+/**
+ * How the gateway learns of outcomes: the provider notifies `POST /v1/webhooks/{provider}`, the gateway polls, or
+ * both (a notification moves the intent at once, polling catches what was never delivered).
+ */
+export type FollowMode = "webhook" | "polling" | "both";
+
+export interface ProviderFollow {
+  mode: FollowMode;
+  /** Between two polls of one waiting payment (the poller backs off from it while nothing moves). */
+  pollIntervalMs: number;
+}
+
+export const followsByPolling = (follow: ProviderFollow) => follow.mode !== "webhook";
+export const followsByWebhook = (follow: ProviderFollow) => follow.mode !== "polling";
 
 /**
  * How far a notification's own timestamp may be from the gateway's clock (either way) unless a provider says
@@ -62,7 +75,8 @@ export interface ProviderPayment extends ProviderFailure {
   currency: string;
   /** Sum of refunds so far; a partly refunded payment stays `succeeded`. */
   refunded_amount: number;
-  expires_at: Date;
+  /** Null when the provider's view of a payment does not say (PayPay's payment details). */
+  expires_at: Date | null;
 }
 
 export interface RefundRequest {
@@ -79,14 +93,69 @@ export interface ProviderRefund {
   payment: ProviderPayment;
 }
 
+/** What the webhook processor works with, whatever the provider's body looked like. */
+export interface ProviderNotification extends ProviderFailure {
+  provider: string;
+  /** The provider's event id: the key for ignoring duplicates. */
+  event_id: string;
+  event_type: string;
+  provider_transaction_id: string;
+  status: ProviderPaymentStatus;
+  amount: number;
+  currency: string;
+  refunded_amount: number;
+  occurred_at: Date;
+}
+
+/** A provider's inbound notifications, checked and read by its adapter (its header, its signature, its bodies). */
+export interface ProviderNotifications {
+  /** Whether the raw bytes, as received, carry the provider's signature under `secret`. */
+  verify(rawBody: Buffer, headers: Record<string, unknown>, secret: string): boolean;
+  /**
+   * The platform's notification, or `not_a_payment` for a well-formed notification about something else. A body the
+   * provider never sends is the sender's `invalid_request` (field `body`).
+   */
+  parse(rawBody: Buffer): ProviderNotification | "not_a_payment";
+}
+
 export interface PaymentProvider {
   /** The lowercase provider code (`provider_code` of a store's configuration). */
   readonly name: string;
-  readonly delivery: OutcomeDelivery;
+  readonly follow: ProviderFollow;
   /** Notifications whose timestamp is further than this from now are refused. */
   readonly notificationMaxAgeSeconds: number;
+  /** Absent for a provider followed only by polling. */
+  readonly notifications?: ProviderNotifications;
   createQr(request: CreateQrRequest, credentials: ProviderCredentials): Promise<CreatedQr>;
   getPaymentStatus(providerTransactionId: string, credentials: ProviderCredentials): Promise<ProviderPayment>;
   cancelPayment(providerTransactionId: string, credentials: ProviderCredentials): Promise<ProviderPayment>;
   refundPayment(request: RefundRequest, credentials: ProviderCredentials): Promise<ProviderRefund>;
+}
+
+/** One entry of the configured provider list (`PAYMENT_PROVIDERS`, docs/operations.md). */
+export interface ProviderSetting {
+  /** The provider code stores are configured with. */
+  code: string;
+  /** The adapter folder under `providers/` that speaks its protocol. */
+  adapter: string;
+  /** The adapter's own settings, checked by the adapter. */
+  options?: Record<string, unknown>;
+}
+
+/** What the running platform knows about its surroundings: its own address and the sandbox it runs, if any. */
+export interface ProviderContext {
+  /** The edge's public address: notifications go to `<gatewayUrl>/v1/webhooks/<code>`. */
+  gatewayUrl: string;
+  sandbox?: { baseUrl: string; webhookSecret: string };
+}
+
+/** A configured provider, with the secret its notifications are signed with when it sends any. */
+export interface BuiltProvider {
+  provider: PaymentProvider;
+  webhookSecret?: string;
+}
+
+/** What an adapter folder's `index.ts` exports as `adapter`: one provider per setting. */
+export interface ProviderAdapter {
+  build(setting: Required<ProviderSetting>, context: ProviderContext): BuiltProvider;
 }

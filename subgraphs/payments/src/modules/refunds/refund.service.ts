@@ -1,8 +1,17 @@
-import { AppError, type Caller, type IdempotencyRequest, invalidField, logger, partnerIdOf } from "@pos-cloud/common";
+import {
+  AppError,
+  type Caller,
+  type IdempotencyRequest,
+  invalidField,
+  keyReachesStore,
+  logger,
+  partnerIdOf,
+} from "@pos-cloud/common";
 import { backoffMs } from "../../claims";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma, Refund } from "../../generated/prisma/client";
 import type { IdempotencyService } from "../idempotency/idempotency.service";
+import type { StoreResolver } from "../partners/store-resolver";
 import { parseAmount } from "../payment-intents/payment-intent.input";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
@@ -35,6 +44,7 @@ interface RefundDeps {
   idempotency: IdempotencyService;
   providers: ProviderDirectory;
   credentials: ProviderCredentialStore;
+  stores: StoreResolver;
   clock: Clock;
 }
 
@@ -73,7 +83,7 @@ async function askProvider(deps: RefundDeps, refund: Refund, intent: PaymentInte
 
 /** The refunds a partner asks for, and their list. */
 function partnerRefunds(deps: RefundDeps) {
-  const { refunds, idempotency, providers, credentials, clock } = deps;
+  const { refunds, idempotency, providers, credentials, stores, clock } = deps;
   return {
     /**
      * Refunds all or part of a succeeded intent. A QR payment is refunded at its provider (the refund id is the
@@ -81,11 +91,16 @@ function partnerRefunds(deps: RefundDeps) {
      * gateway and are only recorded.
      */
     async refund(caller: Caller, id: string, input: unknown, request?: IdempotencyRequest | null) {
-      const client_partner_id = partnerIdOf(caller);
+      const client_partner_id = partnerIdOf(caller, "refunds:write");
       return idempotency.run<{ refund: Refund }>(client_partner_id, request, async (complete) => {
         const parsed = parseRefundInput(input);
         const found = await refunds.findIntent(id, client_partner_id);
-        if (!found) throw new AppError("not_found", "payment intent not found");
+        if (!found || !keyReachesStore(caller, found.store_id))
+          throw new AppError("not_found", "payment intent not found");
+        // Money leaving the merchant needs a live grant (docs/decisions/gateway.md, "What revoking a grant stops").
+        if (!(await stores.reaches(client_partner_id, { id: found.store_id, merchant_id: found.merchant_id }))) {
+          throw new AppError("forbidden", "your grant on this intent's store was revoked: refunds need a live grant");
+        }
         const viaProvider = found.processing_mode === "pgw_processed" && found.provider_transaction_id !== null;
         // Credentials first: a store without its provider configuration changes nothing.
         const provider = viaProvider ? providers.get(found.provider_name!) : null;
@@ -124,8 +139,9 @@ function partnerRefunds(deps: RefundDeps) {
       });
     },
     async listForIntent(caller: Caller, id: string) {
-      const found = await refunds.findIntent(id, partnerIdOf(caller));
-      if (!found) throw new AppError("not_found", "payment intent not found");
+      const found = await refunds.findIntent(id, partnerIdOf(caller, "payment_intents:read"));
+      if (!found || !keyReachesStore(caller, found.store_id))
+        throw new AppError("not_found", "payment intent not found");
       return refunds.listForIntent(id);
     },
   };

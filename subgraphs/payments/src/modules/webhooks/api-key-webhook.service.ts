@@ -1,8 +1,20 @@
-import { AppError, type Caller, notFound, parsePage, requireApiKeyAccess, requireOperator } from "@pos-cloud/common";
+import {
+  AppError,
+  type Caller,
+  notFound,
+  parseInput,
+  parsePage,
+  requireApiKeyAccess,
+  requireOperator,
+} from "@pos-cloud/common";
+import { z } from "zod";
 import type { Clock } from "../../clock";
+import type { OutboxService } from "../outbox/outbox.service";
 import type { PartnerService } from "../partners/partner.service";
+import { autoRedelivery } from "./webhook.inputs";
 import { webhookDeliveryMachine } from "./webhook-delivery.machine";
 import type { WebhookDeliveryRepository } from "./webhook-delivery.repository";
+import { webhookRecovery } from "./webhook-recovery";
 import { parseWebhookUrl } from "./webhook-url";
 
 export type ApiKeyWebhookService = ReturnType<typeof apiKeyWebhookService>;
@@ -20,6 +32,7 @@ const MAX_DELIVERIES = 100;
 export function apiKeyWebhookService(deps: {
   partners: PartnerService;
   deliveries: WebhookDeliveryRepository;
+  outbox: OutboxService;
   clock: Clock;
   allowPrivateUrls: boolean;
   /** Tells the dispatcher a delivery is due (a replay). */
@@ -31,26 +44,48 @@ export function apiKeyWebhookService(deps: {
     const key = await partners.webhookOf(client_id);
     if (!key) throw notFound("API key");
     requireApiKeyAccess(caller, key);
+    await partners.requireNewestKey(caller, client_id);
     return key;
   }
 
   return {
     async webhook(caller: Caller, client_id: string) {
-      const { webhook_url } = await reachableKey(caller, client_id);
-      return { client_id, webhook_url };
+      const { webhook_url, permissions, store_ids } = await reachableKey(caller, client_id);
+      return {
+        client_id,
+        webhook_url,
+        permissions,
+        store_ids,
+        auto_redelivery: await deliveries.autoRedeliveryOf(client_id),
+      };
     },
 
-    async setWebhook(caller: Caller, input: { client_id: string; webhook_url: string }) {
-      await reachableKey(caller, input.client_id);
+    /** Sets the URL, and the automatic redelivery when given (absent leaves it as it is). */
+    async setWebhook(caller: Caller, input: { client_id: string; webhook_url: string; auto_redelivery?: unknown }) {
+      const { permissions, store_ids } = await reachableKey(caller, input.client_id);
       const webhook_url = parseWebhookUrl(input.webhook_url, deps.allowPrivateUrls);
+      const { auto_redelivery } = parseInput(z.object({ auto_redelivery: autoRedelivery.optional() }), {
+        auto_redelivery: input.auto_redelivery ?? undefined,
+      });
       await partners.setWebhookUrl(input.client_id, webhook_url);
-      return { client_id: input.client_id, webhook_url };
+      if (auto_redelivery !== undefined) await deliveries.setAutoRedelivery(input.client_id, auto_redelivery, clock());
+      return {
+        client_id: input.client_id,
+        webhook_url,
+        permissions,
+        store_ids,
+        auto_redelivery: await deliveries.autoRedeliveryOf(input.client_id),
+      };
     },
 
-    /** Removing a webhook that is not set is not an error: the key ends without one either way. */
+    /**
+     * Removing a webhook that is not set is not an error: the key ends without one either way, and without automatic
+     * redelivery.
+     */
     async deleteWebhook(caller: Caller, client_id: string): Promise<boolean> {
       await reachableKey(caller, client_id);
       await partners.setWebhookUrl(client_id, null);
+      await deliveries.setAutoRedelivery(client_id, "off", clock());
       return true;
     },
 
@@ -75,6 +110,8 @@ export function apiKeyWebhookService(deps: {
       return deliveries.list({ client_id, status: filter.status ?? undefined }, limit);
     },
 
+    ...partnerRecovery(reachableKey, webhookRecovery(deps)),
+
     /** Sends a dead letter again, with its id and body, three attempts as before. */
     async replay(caller: Caller, id: string) {
       const dead = await deliveries.find(id);
@@ -88,5 +125,43 @@ export function apiKeyWebhookService(deps: {
       deps.onDue();
       return replayed;
     },
+  };
+}
+
+/** A partner's recovery of missed webhooks, each for a key checked against the caller first. */
+function partnerRecovery(
+  reachableKey: (caller: Caller, client_id: string) => Promise<{ client_partner_id: number }>,
+  recovery: ReturnType<typeof webhookRecovery>,
+) {
+  return {
+    /** One key's deliveries with their attempts, newest first, by status, event type and creation time. */
+    async deliveriesPage(caller: Caller, client_id: string, args: Parameters<typeof recovery.deliveriesPage>[1]) {
+      await reachableKey(caller, client_id);
+      return recovery.deliveriesPage(client_id, args);
+    },
+
+    /** A delivered or dead delivery of the key sent again: the same event id and body, a new round of attempts. */
+    async redeliver(caller: Caller, client_id: string, id: string) {
+      await reachableKey(caller, client_id);
+      return recovery.redeliver(client_id, id);
+    },
+
+    /** The key's dead letters since a time sent again, oldest first. */
+    async redeliverDeadSince(caller: Caller, input: { client_id: string; since?: unknown }) {
+      const { client_id, ...since } = input;
+      await reachableKey(caller, client_id);
+      return recovery.redeliverDeadSince(client_id, since);
+    },
+
+    /** The events the key was or would have been sent, in the order they were written. */
+    async events(caller: Caller, client_id: string, args: Parameters<typeof recovery.events>[2]) {
+      const key = await reachableKey(caller, client_id);
+      return recovery.events(client_id, key.client_partner_id, args);
+    },
+
+    /** The dispatcher's: a key's endpoint answered 2xx. */
+    afterDelivered: recovery.afterDelivered,
+    /** The probe job's. */
+    probeDeadLetters: recovery.probeDeadLetters,
   };
 }

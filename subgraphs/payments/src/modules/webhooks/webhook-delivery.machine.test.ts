@@ -9,6 +9,8 @@ describe("webhookDeliveryMachine", () => {
       ["dropped", "replay"],
       ["pending", "replay"],
       ["dead", "deliver"],
+      ["pending", "redeliver"],
+      ["dropped", "redeliver"],
     ],
   });
 });

@@ -1,4 +1,4 @@
-import { logger, newUlid } from "@pos-cloud/common";
+import { currentTraceparent, inSpan, logger, SpanKind, traceContextOf } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { Clock } from "../../clock";
@@ -7,6 +7,7 @@ import type { PartnerService } from "../partners/partner.service";
 import type { AttemptRecord, WebhookDeliveryRepository } from "./webhook-delivery.repository";
 import { eventIntent, partnerEventTypes, webhookBody } from "./webhook-event";
 import { webhookMetrics } from "./webhook-metrics";
+import { partnerEventId } from "./webhook-recovery";
 import { type AttemptResult, sendWebhook, signedHeaders } from "./webhook-sender";
 
 export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
@@ -31,6 +32,8 @@ interface DispatcherDeps {
   deliveries: WebhookDeliveryRepository;
   partners: PartnerService;
   clock: Clock;
+  /** A key's endpoint answered 2xx (its automatic redelivery may queue its dead letters). */
+  onDelivered?: (client_id: string) => Promise<void>;
 }
 
 /**
@@ -68,9 +71,10 @@ async function enqueueDeliveries({ deliveries, partners, clock }: DispatcherDeps
   const { client_partner_id } = eventIntent(event);
   const targets = Number.isSafeInteger(client_partner_id) ? await partners.webhookTargets(client_partner_id) : [];
   if (targets.length === 0) return false;
-  const time = Date.parse(event.created_at);
+  const parsed = Date.parse(event.created_at);
+  const time = Number.isNaN(parsed) ? clock().getTime() : parsed;
   const rows = targets.map(({ client_id }) => {
-    const id = `evt_${newUlid(Number.isNaN(time) ? undefined : time)}`;
+    const id = partnerEventId(event.id, client_id, time);
     return {
       id,
       source_event_id: event.id,
@@ -78,6 +82,7 @@ async function enqueueDeliveries({ deliveries, partners, clock }: DispatcherDeps
       client_id,
       event_type: event.event_type,
       body: webhookBody(id, event),
+      traceparent: currentTraceparent(),
     };
   });
   await deliveries.enqueue(rows, clock());
@@ -113,7 +118,19 @@ function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySetting
   const inFlight = new Set<Promise<void>>();
   const perKey = new Map<string, number>();
 
-  async function attempt(row: PartnerWebhookDelivery): Promise<void> {
+  /** One attempt, in a span of the trace of the event it tells of. */
+  const attempt = (row: PartnerWebhookDelivery) =>
+    inSpan(
+      "partner webhook delivery",
+      {
+        kind: SpanKind.CLIENT,
+        parent: traceContextOf(row.traceparent),
+        attributes: { "webhook.delivery.id": row.id, "webhook.event_type": row.event_type, attempt: row.attempts + 1 },
+      },
+      () => post(row),
+    );
+
+  async function post(row: PartnerWebhookDelivery): Promise<void> {
     const target = await partners.webhookTarget(row.client_id);
     if (!target || target.client_partner_id !== row.client_partner_id) {
       await deliveries.drop(row.id, clock());
@@ -125,11 +142,13 @@ function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySetting
       timeoutMs,
       allowPrivate: allowPrivateUrls,
     });
-    webhookMetrics.latency.observe({ api_key_id: row.client_id }, (performance.now() - started) / 1000);
+    const latencyMs = performance.now() - started;
+    webhookMetrics.latency.observe({ api_key_id: row.client_id }, latencyMs / 1000);
     const now = clock();
     const record = recordOf(row, result, now, retryDelaysMs);
     webhookMetrics.deliveries.inc({ api_key_id: row.client_id, status: metricStatus[record.event] });
-    await deliveries.recordAttempt(row, record, now);
+    const recorded = await deliveries.recordAttempt(row, record, now, Math.round(latencyMs));
+    if (recorded && record.event === "deliver") await deps.onDelivered?.(row.client_id);
     if (record.event === "give_up") {
       logger.warn("partner webhook dead-lettered", { id: row.id, client_id: row.client_id, error: record.error });
     }
@@ -143,11 +162,11 @@ function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySetting
     const full = [...perKey].filter(([, running]) => running >= perKeyConcurrency).map(([clientId]) => clientId);
     const rows = await deliveries.claimDue(now, free, new Date(now.getTime() + CLAIM_LEASE_MS), full);
     const started: Promise<void>[] = [];
-    const giveBack: string[] = [];
+    const giveBack: typeof rows = [];
     for (const row of rows) {
       const running = perKey.get(row.client_id) ?? 0;
       if (running >= perKeyConcurrency) {
-        giveBack.push(row.id);
+        giveBack.push(row);
         continue;
       }
       perKey.set(row.client_id, running + 1);
@@ -163,7 +182,7 @@ function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySetting
       inFlight.add(run);
       started.push(run);
     }
-    if (giveBack.length > 0) await deliveries.release(giveBack, now);
+    if (giveBack.length > 0) await deliveries.release(giveBack);
     return started;
   }
 
@@ -188,9 +207,9 @@ export function webhookDispatcher(deps: DispatcherDeps, settings: WebhookDeliver
     accept,
     /** A delivery became due (a replay): look at once rather than at the next poll. */
     wake,
-    /** One pass, for tests and operators: attempts what is due now and waits for those attempts. */
-    async deliverDue(): Promise<void> {
-      await Promise.all(await attempts.claimAndStart());
+    /** One pass, for tests and operators: attempts what is due now and waits for those attempts; how many. */
+    async deliverDue(): Promise<number> {
+      return (await Promise.all(await attempts.claimAndStart())).length;
     },
     /** Consumes the webhook-delivery topic and posts due deliveries until `stop`, which waits for attempts under way. */
     async start(bus: MessageBus) {

@@ -7,6 +7,7 @@ describe("webhook URLs", () => {
       "https://partner.example.com/hooks?x=1",
     );
     expect(parseWebhookUrl("https://93.184.216.34/hooks", false)).toBe("https://93.184.216.34/hooks");
+    expect(parseWebhookUrl("HTTPS://partner.example.com/a@b", false)).toBe("https://partner.example.com/a@b");
   });
 
   it.each([
@@ -27,6 +28,10 @@ describe("webhook URLs", () => {
     ["https://[fd00::1]/hooks", "public_address"],
     ["https://[::ffff:127.0.0.1]/hooks", "public_address"],
     [`https://partner.example.com/${"a".repeat(2048)}`, "max_length"],
+    // Forms the URL parser would repair: the URL is taken as the partner wrote it (docs/decisions/gateway.md).
+    [" https://partner.example.com/hooks", "https"],
+    ["https:\\\\partner.example.com/hooks", "https"],
+    ["https://@partner.example.com/hooks", "no_credentials"],
   ])("refuses %s (%s)", (url, constraint) => {
     expect(() => parseWebhookUrl(url, false)).toThrow(
       expect.objectContaining({ code: "invalid_request", details: { field: "webhook_url", constraint } }),

@@ -2,8 +2,7 @@ import { type LookupAddress, type LookupOptions, lookup } from "node:dns";
 import { isIP } from "node:net";
 import { invalidField } from "@pos-cloud/common";
 import ipaddr from "ipaddr.js";
-
-const MAX_URL_LENGTH = 2048;
+import { MAX_URL_LENGTH, webhookUrl } from "./webhook.inputs";
 
 /**
  * Whether the platform may post to this address: public unicast only, so a webhook URL cannot reach the platform's
@@ -19,24 +18,26 @@ const bareHost = (hostname: string) => hostname.replace(/^\[(.*)\]$/, "$1");
 const isLocalName = (host: string) => host === "localhost" || host.endsWith(".localhost");
 
 /**
- * A partner's webhook URL, checked when it is set: https (http too when private URLs are allowed, for a
- * developer's receiver), no user info, and no address the platform refuses to post to. Host names are resolved
+ * A partner's webhook URL, checked when it is set: its format (`webhookUrl`), then https alone unless private URLs
+ * are allowed (for a developer's receiver), and no address the platform refuses to post to. Host names are resolved
  * only when posting (`publicLookup`), as their addresses may change.
  */
 export function parseWebhookUrl(value: string, allowPrivate: boolean): string {
   const refuse = (constraint: string, message: string) => invalidField("webhook_url", constraint, message);
-  if (value.length > MAX_URL_LENGTH) throw refuse("max_length", `webhook_url is at most ${MAX_URL_LENGTH} characters`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw refuse("url", "webhook_url must be an absolute URL");
+  const schemes = allowPrivate ? "https:// or http://" : "https://";
+  const sentences: Record<string, string> = {
+    max_length: `webhook_url is at most ${MAX_URL_LENGTH} characters`,
+    url: "webhook_url must be an absolute URL",
+    https: `webhook_url must be an ${schemes} URL`,
+    no_credentials: "webhook_url must not carry a user name or password",
+  };
+  const checked = webhookUrl.safeParse(value);
+  if (!checked.success) {
+    const rule = checked.error.issues[0]?.message ?? "url";
+    throw refuse(rule, sentences[rule] ?? sentences.url!);
   }
-  const schemes = allowPrivate ? ["https:", "http:"] : ["https:"];
-  if (!schemes.includes(url.protocol))
-    throw refuse("https", `webhook_url must be an ${allowPrivate ? "https:// or http://" : "https://"} URL`);
-  if (url.username || url.password)
-    throw refuse("no_credentials", "webhook_url must not carry a user name or password");
+  const url = new URL(value);
+  if (url.protocol !== "https:" && !allowPrivate) throw refuse("https", sentences.https!);
   const host = bareHost(url.hostname);
   if (!allowPrivate && (isLocalName(host) || (isIP(host) !== 0 && !isPublicAddress(host)))) {
     throw refuse("public_address", "webhook_url must point to a public address");

@@ -64,7 +64,7 @@ export function appUpdateRepository(prisma: PrismaClient) {
         FROM unnest(${[...deviceIds]}::uuid[]) AS wanted(device_id) JOIN app_installs i ON i.device_id = wanted.device_id
           LEFT JOIN app_versions v ON v.app_name = i.app_name AND v.version_code = i.version_code
         WHERE i.install_status = 'installed'
-        ORDER BY i.device_id, i.app_name, i.reported_at DESC`,
+        ORDER BY i.device_id, i.app_name, i.seq DESC`,
     /** The devices whose latest `installed` report of the version's app is this version. */
     devicesOn: async (version: Pick<AppVersionRow, "app_name" | "version_code">) =>
       (
@@ -72,7 +72,7 @@ export function appUpdateRepository(prisma: PrismaClient) {
           SELECT device_id FROM (
             SELECT DISTINCT ON (device_id) device_id, version_code FROM app_installs
             WHERE app_name = ${version.app_name} AND install_status = 'installed'
-            ORDER BY device_id, reported_at DESC
+            ORDER BY device_id, seq DESC
           ) latest WHERE version_code = ${version.version_code}`
       ).map((row) => row.device_id),
   };

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AuditPlace, AuditRecorded, AuditTarget, Caller } from "@pos-cloud/common";
 import { auditUserId } from "@pos-cloud/common";
 import type { AuditLog as AuditRow, Prisma, PrismaClient } from "../../generated/prisma/client";
-import { chainHash, GENESIS_HASH } from "./audit-chain";
+import { chainHash, GENESIS_HASH, type HeadSeal, mayReseal } from "./audit-chain";
 
 /** The spec's audit event names this portal writes; the payments and POS records come in as `audit.recorded` events. */
 export type AuditEvent =
@@ -26,7 +26,8 @@ export type AuditEvent =
   | "device.resume"
   | "device.transfer"
   | "device.decommission"
-  | "payment.refund_approved";
+  | "payment.refund_approved"
+  | "settlement.approved";
 
 export interface AuditEntry {
   event: AuditEvent;
@@ -76,9 +77,10 @@ async function placeOf(tx: Prisma.TransactionClient, given: AuditPlace, target: 
 
 /**
  * Appends one record at the chain's head, in the caller's transaction (the change it records commits with it or not
- * at all). A record of another subgraph's event is appended once: a second delivery of the event changes nothing.
+ * at all), and seals the new head. A record of another subgraph's event is appended once: a second delivery of the
+ * event changes nothing.
  */
-export async function appendAudit(tx: Prisma.TransactionClient, record: NewAuditRecord): Promise<void> {
+async function appendAudit(tx: Prisma.TransactionClient, record: NewAuditRecord, seal: HeadSeal): Promise<void> {
   await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${CHAIN_LOCK})`;
   const source_event_id = record.source_event_id ?? null;
   if (source_event_id && (await tx.auditLog.findUnique({ where: { source_event_id }, select: { id: true } }))) return;
@@ -101,9 +103,16 @@ export async function appendAudit(tx: Prisma.TransactionClient, record: NewAudit
     source_event_id,
   };
   const prev_hash = head?.hash ?? GENESIS_HASH;
-  await tx.auditLog.create({
-    data: { ...row, metadata: row.metadata as Prisma.JsonObject, prev_hash, hash: chainHash(prev_hash, row) },
-  });
+  const hash = chainHash(prev_hash, row);
+  await tx.auditLog.create({ data: { ...row, metadata: row.metadata as Prisma.JsonObject, prev_hash, hash } });
+  const sealed = await tx.auditChainHead.findUnique({ where: { id: 1 } });
+  // A head that did not hold stays as it is, for verify to report; the record is kept all the same (evidence).
+  if (sealed && mayReseal(seal, sealed, head)) {
+    await tx.auditChainHead.update({
+      where: { id: 1 },
+      data: seal.seal({ first_seq: sealed.first_seq, seq: row.seq, hash }),
+    });
+  }
 }
 
 /** A portal entry as a record: the caller acts, or the user it is about when nobody is signed in (a login). */
@@ -137,7 +146,7 @@ export interface AuditFilter {
 export type AuditLog = ReturnType<typeof auditLog>;
 
 /** Append-only: security-relevant actions with who, on what, where, from where (IP and user agent) and when. */
-export function auditLog(prisma: PrismaClient, clock: () => Date) {
+export function auditLog(prisma: PrismaClient, clock: () => Date, seal: HeadSeal) {
   const whereOf = (filter: AuditFilter, scope: Prisma.AuditLogWhereInput): Prisma.AuditLogWhereInput => ({
     AND: [
       scope,
@@ -149,10 +158,14 @@ export function auditLog(prisma: PrismaClient, clock: () => Date) {
   return {
     /** An entry in a transaction of its own, for actions that change nothing else (a login, a refused secret). */
     record: (entry: AuditEntry, caller: Caller) =>
-      prisma.$transaction((tx) => appendAudit(tx, auditRecordOf(entry, caller, clock())), QUEUED),
+      prisma.$transaction((tx) => appendAudit(tx, auditRecordOf(entry, caller, clock()), seal), QUEUED),
+    /** As a step of a change's own transaction: the record commits with the change or not at all. */
+    append: (tx: Prisma.TransactionClient, record: NewAuditRecord) => appendAudit(tx, record, seal),
     /** Another subgraph's record (an `audit.recorded` event), once per event id. */
     recordEvent: (record: AuditRecorded, eventId: string) =>
-      prisma.$transaction((tx) => appendAudit(tx, { ...record, source_event_id: eventId }), QUEUED),
+      prisma.$transaction((tx) => appendAudit(tx, { ...record, source_event_id: eventId }, seal), QUEUED),
+    /** The sealed head, for verify. */
+    head: () => prisma.auditChainHead.findUnique({ where: { id: 1 } }),
     /** The stores of an area, for an area manager's scope. */
     storesOfArea: async (merchant_id: number, area_id: string) =>
       (await prisma.store.findMany({ where: { merchant_id, area_id }, select: { id: true } })).map(({ id }) => id),

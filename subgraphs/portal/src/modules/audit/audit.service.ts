@@ -13,7 +13,7 @@ import { type PageArgs, parsePage } from "../../validation";
 import { auditScope } from "../tenants/scope";
 import { auditFilter, encodeSeqCursor, exportRange, parseSeqCursor } from "./audit.inputs";
 import type { AuditLog } from "./audit.repository";
-import { type BrokenLink, chainChecker } from "./audit-chain";
+import { type BrokenLink, chainChecker, type HeadSeal } from "./audit-chain";
 
 export type AuditService = ReturnType<typeof auditService>;
 
@@ -31,7 +31,7 @@ const pageOf = (rows: AuditRow[], take: number, total_count: number): ListPage<A
 };
 
 /** The audit trail: appended by the portal's services and by the other subgraphs' events, read within scope. */
-export function auditService(audit: AuditLog, clock: () => Date) {
+export function auditService(audit: AuditLog, clock: () => Date, seal: HeadSeal) {
   async function scopeOf(caller: Caller) {
     requireAuditReader(caller);
     const reach = reachOf(caller);
@@ -75,16 +75,20 @@ export function auditService(audit: AuditLog, clock: () => Date) {
         await audit.recordEvent(event.payload as unknown as AuditRecorded, event.id);
       }),
 
-    /** Walks the chain from its first record; the first link that does not hold, and how many records were read. */
-    async verify(): Promise<{ records: number; broken?: BrokenLink }> {
-      const check = chainChecker();
+    /**
+     * Walks the chain from its first record, then checks its last against the sealed head: the first link that does
+     * not hold, how many records were read, and how many predate the chain (unverifiable).
+     */
+    async verify(): Promise<{ records: number; unchained: number; broken?: BrokenLink }> {
+      const check = chainChecker(seal, await audit.head());
       let records = 0;
       for await (const row of audit.chain()) {
         records++;
-        const broken = check(row);
-        if (broken) return { records, broken };
+        const broken = check.next(row);
+        if (broken) return { records, unchained: check.unchained(), broken };
       }
-      return { records };
+      const broken = check.end();
+      return { records, unchained: check.unchained(), ...(broken ? { broken } : {}) };
     },
   };
 }

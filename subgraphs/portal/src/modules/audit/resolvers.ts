@@ -1,3 +1,4 @@
+import { withoutNulls } from "@pos-cloud/common";
 import type { Resolvers } from "../../resolvers.generated";
 
 export const auditResolvers: Resolvers = {
@@ -11,7 +12,3 @@ export const auditResolvers: Resolvers = {
     seq: ({ seq }: { seq: bigint }) => String(seq),
   },
 };
-
-/** GraphQL's null filter fields as absent ones. */
-const withoutNulls = (filter: object | null | undefined) =>
-  Object.fromEntries(Object.entries(filter ?? {}).filter(([, value]) => value !== null));

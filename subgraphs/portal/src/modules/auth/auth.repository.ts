@@ -1,3 +1,4 @@
+import { sessionSubject } from "@pos-cloud/common";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { revokeSessions } from "../revocations/session-revocations.repository";
 
@@ -55,8 +56,15 @@ export function authRepository(prisma: PrismaClient) {
     /** Marks a refresh token used once; false when it had been used already (a replay). */
     useRefreshToken: async (id: string, now: Date) =>
       (await prisma.refreshToken.updateMany({ where: { id, used_at: null }, data: { used_at: now } })).count === 1,
+    /**
+     * Ends a session: its refresh tokens, and the access tokens signed for it so far (their `sid` is the family), so
+     * that the holder of a stolen token is shut out at once rather than when its access token expires.
+     */
     revokeFamily: (family_id: string, now: Date) =>
-      prisma.refreshToken.updateMany({ where: { family_id, revoked_at: null }, data: { revoked_at: now } }),
+      prisma.$transaction(async (tx) => {
+        await tx.refreshToken.updateMany({ where: { family_id, revoked_at: null }, data: { revoked_at: now } });
+        await revokeSessions(tx, sessionSubject(family_id), now);
+      }),
     /**
      * A logout: ends one session's refresh tokens (`family_id`) or all of the user's, and every access token of the
      * user signed until now, since access tokens do not say which session they belong to.
@@ -69,5 +77,8 @@ export function authRepository(prisma: PrismaClient) {
         });
         await revokeSessions(tx, `user:${user_id}`, now);
       }),
+    /** Ends the access tokens of one session (an impersonation), and nothing of the person's other sessions. */
+    endSession: (session_id: string, now: Date) =>
+      prisma.$transaction((tx) => revokeSessions(tx, sessionSubject(session_id), now)),
   };
 }

@@ -46,7 +46,7 @@ describe("human authentication", () => {
     });
     expect(protectedHeader.kid).toMatch(/^human-/);
     expect(Object.keys(payload).sort()).toEqual(
-      ["area_id", "aud", "exp", "iat", "iss", "jti", "merchant_id", "psp_id", "role", "store_id", "sub"].sort(),
+      ["area_id", "aud", "exp", "iat", "iss", "jti", "merchant_id", "psp_id", "role", "sid", "store_id", "sub"].sort(),
     );
     expect(payload).toMatchObject({
       iss: HUMAN_TOKEN_ISSUER,

@@ -5,8 +5,8 @@ import { usesPassword } from "../users/user-input";
 import type { AuthRepository } from "./auth.repository";
 import { loginSecrets } from "./login-secrets";
 import type { MfaService } from "./mfa.service";
-import { refundApprovals } from "./refund-approval";
 import { isActive, type SessionService, type Tokens } from "./session.service";
+import { staffApprovals } from "./staff-approval";
 
 export type AuthService = ReturnType<typeof authService>;
 
@@ -34,6 +34,7 @@ export function authService(deps: {
       if (!isActive(user) || !usesPassword(user.role))
         throw await secrets.unknown(caller, "password", given, input.password);
       await secrets.checkSecret(user, input.password, caller);
+      await sessions.requireStoreAtWork(user);
       const metadata = { method: "password", ...(user.mfa_enabled ? { mfa_pending: true } : {}) };
       await audit.record({ event: "user.login", user_id: user.id, success: true, metadata }, caller);
       if (user.mfa_enabled) {
@@ -55,11 +56,12 @@ export function authService(deps: {
       if (!isActive(user) || usesPassword(user.role))
         throw await secrets.unknown(caller, "pin", { login_id: input.login_id }, input.pin);
       await secrets.checkSecret(user, input.pin, caller);
+      await sessions.requireStoreAtWork(user);
       await audit.record({ event: "user.login", user_id: user.id, success: true, metadata: { method: "pin" } }, caller);
       return sessions.issue(user);
     },
 
-    ...refundApprovals(deps, secrets),
+    ...staffApprovals(deps, secrets),
 
     refresh: sessions.refresh,
     logout: sessions.logout,

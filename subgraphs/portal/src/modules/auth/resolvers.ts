@@ -9,6 +9,7 @@ export const authResolvers: Resolvers = {
     refreshToken: (_, { refresh_token }, { auth, caller }) => auth.refresh(refresh_token, caller),
     logout: (_, { refresh_token }, { auth, caller }) => auth.logout(refresh_token, caller),
     approveRefund: (_, { input }, { auth, caller }) => auth.approveRefund(input, caller),
+    approveSettlement: (_, { input }, { auth, caller }) => auth.approveSettlement(input, caller),
     impersonateUser: (_, { target_user_id }, { auth, caller }) => auth.impersonate(target_user_id, caller),
   },
 };

@@ -2,6 +2,8 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { AppError, type Caller, HUMAN_TOKEN_ISSUER, HUMAN_TOKEN_LIFETIME_SECONDS } from "@pos-cloud/common";
 import type { AuditLog } from "../audit/audit.repository";
 import type { SigningKeyService } from "../keys/signing-key.service";
+import { storeClosed } from "../tenants/store-at-work";
+import type { TenantService } from "../tenants/tenant.service";
 import type { UserAuthentication, UserRow } from "../users/user.service";
 import type { AuthRepository } from "./auth.repository";
 
@@ -19,8 +21,12 @@ export type SessionService = ReturnType<typeof sessionService>;
 const sha256 = (value: string) => createHash("sha256").update(value).digest("base64url");
 export const isActive = (user: UserRow | null): user is UserRow => user !== null && user.status === "active";
 
-/** The human claims of the spec, exactly: null where the tier has no such place. */
-function claimsOf(user: UserRow, impersonatedBy?: string) {
+/**
+ * The human claims of the spec (null where the tier has no such place), and `sid`, the session the token belongs to
+ * (a login's refresh-token family, or one impersonation): what ends it alone (docs/decisions.md, "Sessions end
+ * alone: an impersonation's logout, a refresh token's reuse").
+ */
+function claimsOf(user: UserRow, sessionId: string, impersonatedBy?: string) {
   return {
     iss: HUMAN_TOKEN_ISSUER,
     sub: user.id,
@@ -29,7 +35,20 @@ function claimsOf(user: UserRow, impersonatedBy?: string) {
     store_id: user.store_id,
     psp_id: user.psp_id,
     area_id: user.area_id,
+    sid: sessionId,
     ...(impersonatedBy ? { impersonated_by: impersonatedBy } : {}),
+  };
+}
+
+/**
+ * A person of one store (L4 to L6) works for it as its terminals do: while it or its merchant is inactive they get no
+ * token (login, MFA, refresh, impersonation), a 403 naming the store; the tokens they held were revoked with it.
+ */
+function storeAtWork(tenants: Pick<TenantService, "storeClosedReason">) {
+  return async (user: UserRow) => {
+    if (user.store_id === null) return;
+    const closed = await tenants.storeClosedReason(user.store_id);
+    if (closed) throw storeClosed(user.store_id, closed);
   };
 }
 
@@ -42,11 +61,18 @@ export function sessionService(deps: {
   auth: AuthRepository;
   audit: AuditLog;
   signingKeys: SigningKeyService;
+  tenants: Pick<TenantService, "storeClosedReason">;
   clock: () => Date;
 }) {
   const { users, auth, audit, signingKeys, clock } = deps;
 
+  const requireStoreAtWork = storeAtWork(deps.tenants);
+
+  const accessToken = (user: UserRow, sessionId: string, adminId?: string) =>
+    signingKeys.sign("human", claimsOf(user, sessionId, adminId), HUMAN_TOKEN_LIFETIME_SECONDS);
+
   async function issue(user: UserRow, familyId: string = randomUUID()): Promise<Tokens> {
+    await requireStoreAtWork(user);
     const refreshToken = `rt_${randomBytes(32).toString("base64url")}`;
     const now = clock();
     await auth.createRefreshToken({
@@ -57,7 +83,7 @@ export function sessionService(deps: {
       created_at: now,
     });
     return {
-      access_token: await signingKeys.sign("human", claimsOf(user), HUMAN_TOKEN_LIFETIME_SECONDS),
+      access_token: await accessToken(user, familyId),
       refresh_token: refreshToken,
       expires_in: HUMAN_TOKEN_LIFETIME_SECONDS,
       token_type: "Bearer",
@@ -66,13 +92,17 @@ export function sessionService(deps: {
 
   return {
     issue,
+    requireStoreAtWork,
 
-    /** A target's access token naming the admin; no refresh token, so it ends with its 15 minutes. */
-    impersonationToken: async (target: UserRow, adminId: string) => ({
-      access_token: await signingKeys.sign("human", claimsOf(target, adminId), HUMAN_TOKEN_LIFETIME_SECONDS),
-      expires_in: HUMAN_TOKEN_LIFETIME_SECONDS,
-      token_type: "Bearer" as const,
-    }),
+    /** A target's access token naming the admin; no refresh token, so it ends with its 15 minutes or its logout. */
+    async impersonationToken(target: UserRow, adminId: string) {
+      await requireStoreAtWork(target);
+      return {
+        access_token: await accessToken(target, randomUUID(), adminId),
+        expires_in: HUMAN_TOKEN_LIFETIME_SECONDS,
+        token_type: "Bearer" as const,
+      };
+    },
 
     /** Trades a refresh token for new tokens. Each works once; replaying a used one revokes its whole family. */
     async refresh(refreshToken: string, caller: Caller): Promise<Tokens> {
@@ -96,7 +126,10 @@ export function sessionService(deps: {
       return issue(user, row.family_id);
     },
 
-    /** Ends the session of a refresh token, or every session of the calling user when none is given. */
+    /**
+     * Ends the session of a refresh token, or every session of the calling user when none is given; an
+     * impersonation's token without one ends that impersonation only.
+     */
     async logout(refreshToken: string | null | undefined, caller: Caller): Promise<boolean> {
       const now = clock();
       if (refreshToken) {
@@ -110,6 +143,14 @@ export function sessionService(deps: {
         return true;
       }
       if (caller.type !== "user" || !caller.id) throw new AppError("unauthorized", "send the refresh token or log in");
+      // An admin acting as a user logs out of the impersonation: the user's own sessions are not the admin's to end.
+      if (caller.impersonatedBy) {
+        // A token signed before sessions had ids ends with its 15 minutes.
+        if (caller.sessionId) await auth.endSession(caller.sessionId, now);
+        const metadata = { scope: "impersonation", admin_id: caller.impersonatedBy };
+        await audit.record({ event: "user.logout", user_id: caller.id, success: true, metadata }, caller);
+        return true;
+      }
       await auth.logOut(caller.id, undefined, now);
       await audit.record(
         { event: "user.logout", user_id: caller.id, success: true, metadata: { scope: "all_sessions" } },

@@ -2,6 +2,7 @@ import { AppError, DEVICE_SCOPES, DEVICE_TOKEN_ISSUER } from "@pos-cloud/common"
 import { decodeJwt, errors, importJWK, type JWK, jwtVerify } from "jose";
 import type { DeviceService } from "../devices/device.service";
 import type { SigningKeyService } from "../keys/signing-key.service";
+import { storeClosedReason } from "../tenants/store-at-work";
 import type { DeviceTokenRepository } from "./device-token.repository";
 
 export type DeviceTokenService = ReturnType<typeof deviceTokenService>;
@@ -84,9 +85,8 @@ export function deviceTokenService(
         throw oauthError("invalid_client", "the assertion is from the future");
       if (device.status !== "active") throw oauthError("invalid_client", `the device is ${device.status}`);
       // A terminal works for its store: an inactive store or merchant gets no token, as a suspended device does.
-      if (device.store?.status !== "active") throw oauthError("invalid_client", "the device's store is inactive");
-      if (device.store.merchant.status !== "active")
-        throw oauthError("invalid_client", "the device's merchant is inactive");
+      const closed = storeClosedReason(device.store);
+      if (closed) throw oauthError("invalid_client", `the device's ${closed}`);
       if (!(await tokens.useAssertion(claimed, jti, new Date((exp + SKEW_SECONDS) * 1000), now))) {
         throw oauthError("invalid_grant", "this client assertion (jti) was already used");
       }

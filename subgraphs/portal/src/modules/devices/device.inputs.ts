@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { latitude, longitude, paymentMethod, printer, receiptDelivery } from "../../validation";
+import { deviceStatuses } from "./device.lifecycle";
 
 export const serialNumber = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{2,63}$/, "3 to 64 letters, digits, . _ -");
 const label = z.string().trim().min(1).max(100);
@@ -49,3 +50,9 @@ export const deviceUpdate = z.strictObject({
 export const deviceTelemetry = z.strictObject(telemetry);
 
 export const deviceTransfer = z.strictObject({ store_id: z.number().int().positive() });
+
+/**
+ * The terminals list's filters (GET /api/v1/terminals) beyond GraphQL's types: the status, which GraphQL's
+ * `DeviceStatus` holds too, checked again for the service's in-process callers. The store is GraphQL's `Int` alone.
+ */
+export const deviceFilter = z.object({ status: z.enum(deviceStatuses).optional() });

@@ -16,7 +16,7 @@ import type { AuditEvent, AuditSink } from "../../audit-sink";
 import { referenceLoader } from "../../reference-loader";
 import { type PageArgs, parseInput, parsePage } from "../../validation";
 import type { TenantService } from "../tenants/tenant.service";
-import { deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";
+import { deviceFilter, deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";
 import { type DeviceMove, deviceStatuses, requireMove } from "./device.lifecycle";
 import type { DeviceListRow, DeviceRepository, DeviceRow } from "./device.repository";
 
@@ -114,7 +114,7 @@ type DeviceRows = ReturnType<typeof deviceRows>;
 function deviceReads(devices: DeviceRepository, tenants: TenantService) {
   return {
     async list(caller: Caller, filter: { store_id?: number; status?: string }, page: PageArgs = {}) {
-      if (filter.status !== undefined && !(deviceStatuses as readonly string[]).includes(filter.status)) {
+      if (!deviceFilter.shape.status.safeParse(filter.status).success) {
         throw new AppError("invalid_request", `status must be one of ${deviceStatuses.join(", ")}`, {
           field: "status",
           constraint: "enum",

@@ -7,9 +7,14 @@ const merchantWithStores = {
   select: {
     id: true,
     code: true,
+    psp_id: true,
     status: true,
     provider_credentials: true,
-    stores: { select: { id: true, code: true, status: true, provider_credentials: true }, orderBy: { id: "asc" } },
+    updated_at: true,
+    stores: {
+      select: { id: true, code: true, status: true, provider_credentials: true, updated_at: true },
+      orderBy: { id: "asc" },
+    },
   },
 } as const;
 

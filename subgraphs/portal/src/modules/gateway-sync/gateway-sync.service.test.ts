@@ -149,6 +149,7 @@ describe("gateway sync", () => {
         {
           merchant_id: merchant.id,
           merchant_code: merchant.code,
+          psp_id: merchant.psp_id,
           stores: [
             {
               store_id: store.id,

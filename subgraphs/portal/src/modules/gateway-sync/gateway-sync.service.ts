@@ -30,7 +30,8 @@ function reasonOf(error: unknown) {
 
 /**
  * Variant B: a store's credentials override the merchant's per provider; inactive tenants sync inactive, the store
- * itself (`is_active`, our addition) and each of its provider configurations.
+ * itself (`is_active`, our addition) and each of its provider configurations. The merchant's `psp_id` (our addition)
+ * tells the gateway whose PSP admins grant partners access to it.
  */
 function syncBody(
   merchants: MerchantSync[],
@@ -45,6 +46,7 @@ function syncBody(
       return {
         merchant_id: merchant.id,
         merchant_code: merchant.code,
+        psp_id: merchant.psp_id,
         stores: merchant.stores.map((store) => {
           const credentials = { ...inherited, ...open(store.provider_credentials) };
           const active = merchant.status === "active" && store.status === "active";
@@ -62,6 +64,15 @@ function syncBody(
       };
     }),
   };
+}
+
+/** The time of the newest change to these merchants and their stores: what tells a change undone from no change. */
+function versionOf(merchants: MerchantSync[]): string {
+  const times = merchants.flatMap((merchant) => [
+    merchant.updated_at,
+    ...merchant.stores.map((store) => store.updated_at),
+  ]);
+  return new Date(Math.max(0, ...times.map((time) => time.getTime()))).toISOString();
 }
 
 /** The registry's job that pushes, and the trigger that runs it early. */
@@ -118,15 +129,17 @@ export function gatewaySyncService(
   const clock = options.clock ?? (() => new Date());
   let config: GatewaySyncConfig | undefined;
 
-  /** The body of a push of these merchants (of all when none), from their rows as they are now. */
-  async function payload(merchantIds?: number[]) {
-    return syncBody(await rows.merchants(merchantIds), box, config?.clientPartnerId);
+  /** What a push of these merchants (of all when none) sends, from their rows as they are now: body and version. */
+  async function syncRequest(merchantIds?: number[]) {
+    const merchants = await rows.merchants(merchantIds);
+    return { payload: syncBody(merchants, box, config?.clientPartnerId), version: versionOf(merchants) };
   }
 
   /** One signed request with the merchants' configuration as it is now; throws on any failure. */
   async function send(merchantIds: number[]) {
     if (!config) throw new Error("the gateway sync is not configured");
-    await postSync(config, await payload(merchantIds));
+    const { payload, version } = await syncRequest(merchantIds);
+    await postSync(config, payload, { version });
   }
 
   /** Pushes claimed rows in one request; true when the gateway took them, false when it refused one of them. */
@@ -174,7 +187,7 @@ export function gatewaySyncService(
   }
 
   return {
-    payload,
+    syncRequest,
     /** Names the gateway and the portal's client partner there; the embedded platform learns them after opening. */
     configure(next: GatewaySyncConfig) {
       config = next;

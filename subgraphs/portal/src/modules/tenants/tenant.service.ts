@@ -15,6 +15,7 @@ import {
 import DataLoader from "dataloader";
 import { referenceLoader } from "../../reference-loader";
 import { type Page, type PageArgs, parseInput, parsePage } from "../../validation";
+import { storeClosedReason } from "./store-at-work";
 import { merchantCreate, merchantUpdate, pspInput, storeCreate, storeUpdate } from "./tenant.inputs";
 import type { MerchantRow, StoreRow, TenantRepository } from "./tenant.repository";
 
@@ -277,6 +278,12 @@ export function tenantService(tenants: TenantRepository, box: SecretBox, changed
     findPsp: tenants.findPsp,
     findMerchant: tenants.findMerchant,
     findStore: tenants.findStore,
+    /** Why a store's people get no session now (`storeClosedReason`), or null. */
+    async storeClosedReason(storeId: number) {
+      const store = await tenants.findStore(storeId);
+      const merchant = store && (await tenants.findMerchant(store.merchant_id));
+      return storeClosedReason(store && merchant && { status: store.status, merchant });
+    },
     /** Every merchant id of a PSP, unpaginated (an L1's reach). */
     merchantIdsOfPsp: tenants.merchantIdsOfPsp,
     ...tenantBatching(tenants),

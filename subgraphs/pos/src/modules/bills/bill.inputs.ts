@@ -1,10 +1,12 @@
 import { z } from "zod";
+import { occurredAt } from "../../sale-time";
 import { tableNumber } from "../orders/order.inputs";
 
 export const billCreate = z.strictObject({
   order_id: z.uuid(),
   staff_code: z.string(),
   tax_percentage: z.number().int().min(0).max(100),
+  occurred_at: occurredAt,
 });
 
 const split = z.strictObject({

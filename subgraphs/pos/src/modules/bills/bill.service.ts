@@ -1,6 +1,7 @@
 import { type Caller, mapPage, parseInput, type ReachableStore, requireDevice } from "@pos-cloud/common";
 import { nextDailyNumber } from "../../daily-number";
 import { billTotals } from "../../money";
+import type { SaleTimes } from "../../sale-time";
 import { type ListArguments, parseListArguments } from "../list-arguments";
 import type { OrderService } from "../orders/order.service";
 import type { PaymentsInFlight } from "../payments/payments-in-flight";
@@ -25,6 +26,7 @@ export function billService(
   access: StoreAccess,
   clock: () => Date,
   inFlight: PaymentsInFlight,
+  saleTime: SaleTimes,
 ) {
   return {
     /**
@@ -34,9 +36,10 @@ export function billService(
     async create(caller: Caller, input: unknown) {
       const data = parseInput(billCreate, input);
       if (caller.type === "device") requireDevice(caller, { scope: BILL_SCOPE });
+      const at = clock();
+      const happened = saleTime(data.occurred_at, at);
       const order = await orders.get(caller, data.order_id);
       const staff = await access.staffMember({ storeId: order.store_id }, data.staff_code);
-      const at = clock();
       return presentBill(
         await bills.transaction(async (tx) => {
           const locked = await orders.lockForBilling(tx, order.id);
@@ -45,7 +48,7 @@ export function billService(
             merchant_id: locked.merchant_id,
             store_id: locked.store_id,
             order_id: locked.id,
-            bill_number: await nextDailyNumber(tx, locked.store_id, "bill", at),
+            bill_number: await nextDailyNumber(tx, locked.store_id, "bill", happened.occurred_at),
             staff_code: staff.login_id,
             customer_id: locked.customer_id,
             tax_percentage: data.tax_percentage,
@@ -55,6 +58,7 @@ export function billService(
               ? { status: billMachine.transition("pending", "pay_in_full"), paid_at: at }
               : {}),
             table_numbers: locked.table_number ? [locked.table_number] : [],
+            ...happened,
             created_at: at,
           });
           await orders.markBilled(tx, locked.id, bill.id, totals);

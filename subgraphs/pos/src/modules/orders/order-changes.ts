@@ -1,6 +1,7 @@
 import { type Caller, invalidField, notFound, parseInput } from "@pos-cloud/common";
 import { nextDailyNumber } from "../../daily-number";
 import { itemSubtotal, orderTotals } from "../../money";
+import type { SaleTimes } from "../../sale-time";
 import type { CustomerService } from "../customers/customer.service";
 import type { StoreAccess } from "../stores/store-access.service";
 import { type OrderUpdate, orderCreate, orderUpdate } from "./order.inputs";
@@ -36,6 +37,7 @@ export function orderChanges(
   orders: OrderRepository,
   access: StoreAccess,
   clock: () => Date,
+  saleTime: SaleTimes,
   customers: Pick<CustomerService, "requireAttachable">,
 ) {
   async function change(
@@ -53,23 +55,28 @@ export function orderChanges(
   }
 
   return {
-    /** A new open order with its totals computed here; `order_number` is the store's next of the business day. */
+    /**
+     * A new open order with its totals computed here; `order_number` is the store's next of the business day it
+     * happened on (`occurred_at`, for an order recorded offline).
+     */
     async create(caller: Caller, input: unknown) {
       const data = parseInput(orderCreate, input);
+      const at = clock();
+      const happened = saleTime(data.occurred_at, at);
       const store = await access.storeFor(caller, data.store_id, ORDER_SCOPE);
       if (data.customer_id) await customers.requireAttachable(store.merchantId, data.customer_id);
       const totals = orderTotals(data.items, data.discount_amount ?? 0);
-      const at = clock();
       return orders.create(
         async (tx) => ({
           merchant_id: store.merchantId,
           store_id: store.storeId,
           device_id: caller.type === "device" ? caller.id : null,
-          order_number: await nextDailyNumber(tx, store.storeId, "order", at),
+          order_number: await nextDailyNumber(tx, store.storeId, "order", happened.occurred_at),
           order_type: data.order_type,
           table_number: data.table_number ?? null,
           customer_id: data.customer_id ?? null,
           ...totals,
+          ...happened,
           created_at: at,
         }),
         priced(data.items),

@@ -1,5 +1,6 @@
 import { printable } from "@pos-cloud/common";
 import { z } from "zod";
+import { occurredAt } from "../../sale-time";
 
 const amount = z.number().int().min(0);
 export const tableNumber = z
@@ -31,6 +32,7 @@ export const orderCreate = z
     customer_id: z.uuid().optional(),
     discount_amount: amount.optional(),
     items,
+    occurred_at: occurredAt,
   })
   .refine((order) => order.order_type !== "dine_in" || order.table_number !== undefined, {
     message: "a dine_in order needs its table_number",

@@ -6,6 +6,7 @@ import {
   parseInput,
   type ReachableStore,
 } from "@pos-cloud/common";
+import type { SaleTimes } from "../../sale-time";
 import type { CustomerService } from "../customers/customer.service";
 import { type ListArguments, parseListArguments } from "../list-arguments";
 import { findInStore, type StoreAccess } from "../stores/store-access.service";
@@ -33,6 +34,7 @@ export function orderService(
   access: StoreAccess,
   clock: () => Date,
   customers: Pick<CustomerService, "requireAttachable" | "readable">,
+  saleTime: SaleTimes,
 ) {
   return {
     /**
@@ -87,7 +89,7 @@ export function orderService(
       );
     },
 
-    ...orderChanges(orders, access, clock, customers),
+    ...orderChanges(orders, access, clock, saleTime, customers),
     ...orderBilling(orders),
   };
 }

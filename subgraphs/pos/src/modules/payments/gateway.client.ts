@@ -1,4 +1,6 @@
-import { AppError, type ErrorCode, logger, signScheme1 } from "@pos-cloud/common";
+import { AppError, type ErrorCode, logger, signScheme1, traceHeaders } from "@pos-cloud/common";
+import { storeInactive } from "../stores/store-access.service";
+import type { GatewayCredential, GatewayCredentialService } from "./gateway-credential.service";
 
 /** The payment gateway and POS's own client partner credentials there (the platform's POS partner). */
 export interface GatewayClientConfig {
@@ -58,6 +60,10 @@ function refusal(status: number, answer: Record<string, unknown>) {
   const details = { gateway_status: status, gateway_code: answer.code };
   if (status >= 500)
     return new AppError("bad_gateway", `the payment gateway failed: ${answer.message ?? status}`, details);
+  // A store deactivated since the caller reached it (its terminal's token lives until the edge hears of it): the
+  // caller's 409, as the POS answers it itself, not POS's fault.
+  const refused = answer.details as { field?: unknown; constraint?: unknown } | undefined;
+  if (refused?.field === "merchant_store_id" && refused.constraint === "active_store") return storeInactive();
   const { code, meaning } = refusals[String(answer.code)] ?? malformed;
   if (code === "service_unavailable" || code === "internal_error")
     logger.error("the payment gateway refused POS", { ...details, message: answer.message });
@@ -69,22 +75,28 @@ function refusal(status: number, answer: Record<string, unknown>) {
  * calls as a web view makes them, over HTTP in every wiring. Every write carries an Idempotency-Key derived from the
  * POS payment, so a retry (or a recovery) gets the gateway's first answer instead of a second intent.
  */
-export function gatewayClient(initial?: GatewayClientConfig) {
-  let config = initial;
+export function gatewayClient(credentials: GatewayCredentialService, initialUrl?: string) {
+  let url = initialUrl;
 
-  async function send(method: string, path: string, options: { body?: unknown; key?: string; signed: boolean }) {
-    if (!config) throw new AppError("service_unavailable", "the payment gateway is not configured for POS");
+  async function attempt(
+    method: string,
+    path: string,
+    options: { body?: unknown; key?: string; signed: boolean },
+    credential: GatewayCredential | undefined,
+  ) {
     const body = options.body === undefined ? "" : JSON.stringify(options.body);
-    const headers: Record<string, string> = body ? { "content-type": "application/json" } : {};
+    const headers: Record<string, string> = {
+      ...traceHeaders(),
+      ...(body ? { "content-type": "application/json" } : {}),
+    };
     if (options.key) headers["idempotency-key"] = options.key;
-    if (options.signed) {
+    if (credential) {
       const timestamp = Math.floor(Date.now() / 1000);
-      const signature = signScheme1(config.secret, method, path, timestamp, body);
-      headers.authorization = `HMAC-SHA256 ${config.clientId}:${timestamp}:${signature}`;
+      const signature = signScheme1(credential.secret, method, path, timestamp, body);
+      headers.authorization = `HMAC-SHA256 ${credential.clientId}:${timestamp}:${signature}`;
     }
-    let response: Response;
     try {
-      response = await fetch(`${config.url.replace(/\/$/, "")}${path}`, {
+      return await fetch(`${url!.replace(/\/$/, "")}${path}`, {
         method,
         headers,
         body: body || undefined,
@@ -93,16 +105,43 @@ export function gatewayClient(initial?: GatewayClientConfig) {
     } catch (error) {
       throw new AppError("bad_gateway", "the payment gateway did not answer", { cause: String(error) });
     }
+  }
+
+  async function send(method: string, path: string, options: { body?: unknown; key?: string; signed: boolean }) {
+    const credential = options.signed ? await credentials.current() : undefined;
+    if (!url || (options.signed && !credential))
+      throw new AppError("service_unavailable", "the payment gateway is not configured for POS");
+    let response = await attempt(method, path, options, credential);
+    if (response.status === 401 && credential) {
+      // Another process may have renewed the key since this one read it: the newest is tried once (a refused call
+      // did nothing at the gateway, and the idempotency key covers the repeat).
+      const newest = await credentials.fresh();
+      if (newest && newest.secret !== credential.secret) response = await attempt(method, path, options, newest);
+    }
     const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (!response.ok) throw refusal(response.status, answer);
     return answer;
   }
 
   return {
-    /** Names the gateway and POS's partner there; the embedded platform learns them once its edge listens. */
-    configure(next: GatewayClientConfig) {
-      config = next;
+    /**
+     * Names the gateway and the credential to sign with from now on, in every POS process sharing this database: the
+     * embedded platform learns them once its edge listens, the platform's renewal job on each renewal.
+     */
+    async configure(next: GatewayClientConfig) {
+      url = next.url;
+      await credentials.save(next);
     },
+    /** A process's start: its environment's credential, unless the database already has one (a renewal's, say). */
+    async seed(next: GatewayClientConfig) {
+      url = next.url;
+      await credentials.save(next, { onlyIfNone: true });
+    },
+    /**
+     * Reads the credential now if a read is due, for a call about to be made inside a database transaction: on PGlite
+     * that transaction holds the database's only connection, so a read inside it would wait for it to end.
+     */
+    ready: () => credentials.current(),
     createIntent: async (body: Record<string, unknown>, key: string) =>
       (await send("POST", "/v1/payment_intents", { body, key, signed: true })) as unknown as GatewayIntent,
     capture: async (id: string, amount: number, key: string) =>

@@ -2,6 +2,7 @@ import { paymentIntentTerminalEvents } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import type { GatewayIntent } from "./gateway.client";
 import type { PaymentKeys } from "./payment-keys";
+import { captureApprovedCards } from "./workflows/capture-approved-cards";
 import type { PaymentDeps } from "./workflows/payment-flow";
 import { RECOVERY_BATCH, recoverInterruptedPayments, STALE_AFTER_MS } from "./workflows/recover-interrupted-payments";
 import { settleQrPayment } from "./workflows/settle-qr-payment";
@@ -10,14 +11,18 @@ import { settleQrPayment } from "./workflows/settle-qr-payment";
 export function paymentFollowUp(deps: PaymentDeps, keys: PaymentKeys) {
   const settle = settleQrPayment(deps);
   const recover = recoverInterruptedPayments(deps);
+  const capture = captureApprovedCards(deps);
   return {
     /**
      * The recovery pass: interrupted card and QR payments are cancelled at the gateway and failed
-     * (`recoverInterruptedPayments`), then the Idempotency-Keys such deaths left processing are finished or released.
-     * Returns the ids of the payments it failed.
+     * (`recoverInterruptedPayments`), approved card payments whose capture the gateway did not take are captured
+     * and completed (`captureApprovedCards`), then the Idempotency-Keys such deaths left processing are finished or
+     * released. Returns the ids of the interrupted payments it failed.
      */
     async recoverStalePayments(now: Date = deps.clock()) {
-      const recovered = await recover(new Date(now.getTime() - STALE_AFTER_MS));
+      const before = new Date(now.getTime() - STALE_AFTER_MS);
+      const recovered = await recover(before);
+      await capture(before);
       await keys.releaseAbandoned(now, RECOVERY_BATCH);
       return recovered;
     },

@@ -15,6 +15,13 @@ export interface RefundMade {
   actor: Caller | null;
 }
 
+/**
+ * What of a payment's refunds gives back bill money rather than tip: refunds take from the amount first, the tip last
+ * (docs/decisions/pos.md, "Tips ride on top of the bill").
+ */
+export const billShareOfRefunds = (amount: number, refundedBefore: number, refunded: number) =>
+  Math.min(refunded, amount) - Math.min(refundedBefore, amount);
+
 /** What POS refunds ask of payments: the key space, the row lock, the money given back. */
 export function paymentRefunds(deps: PaymentDeps, keys: PaymentKeys) {
   const { payments, bills, customers, clock } = deps;
@@ -25,6 +32,9 @@ export function paymentRefunds(deps: PaymentDeps, keys: PaymentKeys) {
     /** For POS refunds, in the refund's first transaction: the payment locked, to count what its refunds hold. */
     lock: (tx: Tx, id: string) => payments.lock(tx, id),
 
+    /** For the refunds' recovery pass, which acts for no caller: the gateway intent a payment's refunds go to. */
+    intentOf: async (id: string) => (await payments.find(id))?.payment_intent_id ?? null,
+
     /**
      * For POS refunds, in the transaction that records a refund the gateway made: the payment's refunded total and
      * reason (refunded once it is all given back), and the bill's amounts.
@@ -32,14 +42,14 @@ export function paymentRefunds(deps: PaymentDeps, keys: PaymentKeys) {
     async applyRefund(tx: Tx, refund: RefundMade) {
       const payment = await payments.lock(tx, refund.payment_id);
       const refunded = payment.refund_amount + refund.amount;
-      if (refunded > payment.amount)
-        throw invalidField("refund_amount", "refundable_amount", `at most ${payment.amount} can be refunded`);
+      if (refunded > payment.total_amount)
+        throw invalidField("refund_amount", "refundable_amount", `at most ${payment.total_amount} can be refunded`);
       await payments.update(tx, payment.id, {
         refund_amount: refunded,
         refund_reason: refund.reason,
         status: paymentMachine.transition(
           payment.status,
-          refunded === payment.amount ? "refund_in_full" : "refund_in_part",
+          refunded === payment.total_amount ? "refund_in_full" : "refund_in_part",
         ),
       });
       await auditPayment(tx, "payment.refunded", refund.actor, payment, clock(), {
@@ -48,8 +58,10 @@ export function paymentRefunds(deps: PaymentDeps, keys: PaymentKeys) {
         refunded_total: refunded,
         approver_login_id: refund.staff_code,
       });
-      const bill = await bills.applyRefund(tx, { bill_id: payment.bill_id, amount: refund.amount });
-      await customers.recordRefund(tx, bill, refund.amount);
+      const billShare = billShareOfRefunds(payment.amount, payment.refund_amount, refunded);
+      if (billShare === 0) return;
+      const bill = await bills.applyRefund(tx, { bill_id: payment.bill_id, amount: billShare });
+      await customers.recordRefund(tx, bill, billShare);
     },
   };
 }

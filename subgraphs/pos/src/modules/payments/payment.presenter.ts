@@ -5,7 +5,7 @@ export function presentPayment(row: PaymentRow) {
   return {
     ...row,
     transaction_id: row.payment_intent_id,
-    payment_method: { type: row.method_type, provider: row.provider },
+    payment_method: { type: row.method_type, provider: row.provider, brand: row.emoney_brand },
   };
 }
 

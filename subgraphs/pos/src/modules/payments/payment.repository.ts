@@ -7,6 +7,11 @@ import { inFlight, paymentMachine } from "./payment.machine";
 export type PaymentRepository = ReturnType<typeof paymentRepository>;
 export type Tx = Prisma.TransactionClient;
 export type PaymentRow = Payment;
+/** What the card app's approval leaves on its payment. */
+export type CardApproval = Pick<
+  Payment,
+  "approval_code" | "card_document_number" | "card_last_4" | "card_brand" | "card_arn"
+>;
 
 /** Payment rows as such: written, read, locked one at a time, listed. */
 function paymentRows(prisma: PrismaClient) {
@@ -19,6 +24,26 @@ function paymentRows(prisma: PrismaClient) {
 
     create: (tx: Tx, data: Prisma.PaymentUncheckedCreateInput) => tx.payment.create({ data }),
     find: (id: string, tx: Tx | PrismaClient = prisma) => tx.payment.findUnique({ where: { id } }),
+
+    /**
+     * Card and e-money payments still pending whose approval was noted before `before` (every approval has its slip
+     * number; an e-money one may have no approval code), longest waiting first: their capture at the gateway was
+     * refused or never answered. Not locked: the capture's key and the conditional settle make a second process's
+     * attempt harmless.
+     */
+    approvedUncaptured: (before: Date, take: number) =>
+      prisma.payment.findMany({
+        where: {
+          status: "pending",
+          method_type: { in: ["CREDIT_CARD", "EMONEY"] },
+          card_document_number: { not: null },
+          payment_intent_id: { not: null },
+          updated_at: { lt: before },
+        },
+        orderBy: { updated_at: "asc" },
+        take,
+      }),
+
     findByIntent: (tx: Tx, payment_intent_id: string) => tx.payment.findUnique({ where: { payment_intent_id } }),
     update: (tx: Tx | PrismaClient, id: string, data: Prisma.PaymentUncheckedUpdateInput) =>
       tx.payment.update({ where: { id }, data }),
@@ -86,6 +111,18 @@ const inFlightRows = {
         WHERE status = 'pending' AND payment_intent_id IS NULL AND method_type <> 'CASH' AND created_at < ${before}
         ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
     return rows[0] ? tx.payment.findUniqueOrThrow({ where: { id: rows[0].id } }) : null;
+  },
+
+  /**
+   * Notes the card app's approval on a payment still in flight, before its capture is asked for; false when another
+   * request settled it first.
+   */
+  async noteApproval(tx: Tx, id: string, approval: CardApproval) {
+    const noted = await tx.payment.updateMany({
+      where: { id, status: { in: paymentMachine.fromStates("complete") } },
+      data: approval,
+    });
+    return noted.count === 1;
   },
 
   /**

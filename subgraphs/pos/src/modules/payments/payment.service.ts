@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { AppError, type Caller, invalidField, parseInput, requireDevice } from "@pos-cloud/common";
 import type { StoreAccess } from "../stores/store-access.service";
-import { cardResult, type PaymentCreate, paymentCreate } from "./payment.inputs";
+import { type CardResult, cardResult, emoneyResult, type PaymentCreate, paymentCreate } from "./payment.inputs";
 import { paymentMachine } from "./payment.machine";
 import { type PresentedPayment, presentPayment } from "./payment.presenter";
 import type { PaymentRow, Tx } from "./payment.repository";
@@ -30,21 +30,40 @@ export const paymentFingerprint = (data: PaymentCreate) =>
         data.amount,
         data.payment_method.type,
         data.payment_method.provider ?? null,
+        // Only when given, as below: keys claimed before e-money keep their fingerprint.
+        ...(data.payment_method.brand === undefined ? [] : [data.payment_method.brand]),
         // Only when given: keys claimed before the field existed keep their fingerprint.
         ...(data.payment_provider_method_id === undefined ? [] : [data.payment_provider_method_id]),
         data.cash_received ?? null,
+        ...(data.occurred_at === undefined ? [] : [data.occurred_at.toISOString()]),
+        ...(data.tip_amount ? [{ tip_amount: data.tip_amount }] : []),
       ]),
     )
     .digest("hex");
 
-/** Cash must cover the amount; the change is what it exceeds it by. */
+/** Cash must cover the amount and its tip; the change is what it exceeds them by. */
 function requireCash(data: PaymentCreate): number | undefined {
   if (data.payment_method.type !== "CASH") return undefined;
   if (data.cash_received === undefined)
     throw invalidField("cash_received", "required", "cash_received is required for cash");
-  if (data.cash_received < data.amount)
-    throw invalidField("cash_received", "at_least_amount", "cash_received must be at least the amount");
+  if (data.cash_received < data.amount + data.tip_amount)
+    throw invalidField("cash_received", "at_least_amount", "cash_received must be at least the amount and its tip");
   return data.cash_received;
+}
+
+/**
+ * The terminal's result for a card or e-money payment, by the payment's method; what the terminal says it charged
+ * must be what the payment asked.
+ */
+function readerResultOf(payment: PaymentRow, input: unknown): CardResult {
+  if (payment.method_type !== "CREDIT_CARD" && payment.method_type !== "EMONEY")
+    throw new AppError("invalid_state", "only a card or e-money payment takes a terminal's result", {
+      method: payment.method_type,
+    });
+  const result = parseInput(payment.method_type === "EMONEY" ? emoneyResult : cardResult, input);
+  if (result.amount !== undefined && result.amount !== payment.amount)
+    throw invalidField("amount", "payment_amount", `the payment is for ${payment.amount}, not ${result.amount}`);
+  return result;
 }
 
 /**
@@ -70,14 +89,17 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
     async create(caller: Caller, input: unknown, key?: string | null) {
       if (caller.type === "device") requireDevice(caller, { scope: PAYMENT_SCOPE });
       const data = parseInput(paymentCreate, input);
+      const receivedAt = clock();
+      const happened = deps.saleTime(data.occurred_at, receivedAt);
       const bill = await bills.get(caller, data.bill_id);
+      await deps.access.requireOpenStore(caller, bill.store_id);
       const cash_received = requireCash(data);
       const claim = await keys.claim(bill.store_id, key, paymentFingerprint(data), randomUUID());
       if (claim?.replayed) return { payment: claim.response as PresentedPayment, replayed: true };
       const remember = async (tx: Tx, row: PaymentRow) => {
         if (key) await keys.complete(tx, bill.store_id, key, presentPayment(row));
       };
-      const draft = paymentDraft(claim?.claim.payment_id ?? randomUUID(), caller, bill, data, clock());
+      const draft = paymentDraft(claim?.claim.payment_id ?? randomUUID(), caller, bill, data, receivedAt, happened);
       try {
         const row =
           cash_received === undefined
@@ -91,18 +113,14 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
     },
 
     /**
-     * The card app's result for a card payment in flight. Approved: the intent is captured and the payment completes
-     * with its money applied to the bill (`completeCardPayment`). Declined, failed or cancelled: the payment fails and
-     * the intent is cancelled, the bill stays payable (`failCardPayment`).
+     * The card app's (or e-money reader's) result for a payment in flight. Approved: the intent is captured and the
+     * payment completes with its money applied to the bill (`completeCardPayment`). Declined, failed or cancelled: the
+     * payment fails and the intent is cancelled, the bill stays payable (`failCardPayment`).
      */
     async recordCardResult(caller: Caller, id: string, input: unknown) {
       if (caller.type === "device") requireDevice(caller, { scope: PAYMENT_SCOPE });
-      const result = parseInput(cardResult, input);
       const payment = await reads.readable(caller, id);
-      if (payment.method_type !== "CREDIT_CARD")
-        throw new AppError("invalid_state", "only a card payment takes a card app result", {
-          method: payment.method_type,
-        });
+      const result = readerResultOf(payment, input);
       paymentMachine.transition(payment.status, result.status === "success" ? "complete" : "fail");
       const { payment_intent_id } = payment;
       if (!payment_intent_id)

@@ -29,8 +29,11 @@ export interface ReceiptSources {
     bill_id: string;
     split_id: string | null;
     amount: number;
+    tip_amount: number;
+    total_amount: number;
     method_type: string;
     provider: string | null;
+    emoney_brand: string | null;
     status: string;
     card_brand: string | null;
     card_last_4: string | null;
@@ -172,8 +175,12 @@ export function receiptDocument(sources: ReceiptSources, type: ReceiptType) {
     tax_amount: bill.tax_amount,
     total_amount: bill.total_amount,
     amount: payment.amount,
+    // A tip is no consideration for the bill's goods: it is outside the tax lines (docs/decisions/pos.md, "Tips ride
+    // on top of the bill").
+    tip_amount: payment.tip_amount,
+    charged_amount: payment.total_amount,
     tax_lines: paymentTaxLines(payment.amount, bill, combined),
-    payment_method: { type: payment.method_type, provider: payment.provider },
+    payment_method: { type: payment.method_type, provider: payment.provider, brand: payment.emoney_brand },
     card_brand: payment.card_brand,
     masked_card_number: payment.card_last_4 ? `**** **** **** ${payment.card_last_4}` : null,
     approval_code: payment.approval_code,
@@ -181,7 +188,7 @@ export function receiptDocument(sources: ReceiptSources, type: ReceiptType) {
     change_amount: payment.change_amount,
     status: payment.status,
     refund_amount: payment.refund_amount,
-    net_amount: payment.amount - payment.refund_amount,
+    net_amount: payment.total_amount - payment.refund_amount,
   };
 }
 

@@ -1,4 +1,4 @@
-import { AppError, type Caller } from "@pos-cloud/common";
+import { AppError, type Caller, notFound } from "@pos-cloud/common";
 import type { MessageOutbox, OutgoingMessage } from "@pos-cloud/common/messages";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import type { BillService } from "../bills/bill.service";
@@ -6,7 +6,7 @@ import type { CustomerService } from "../customers/customer.service";
 import type { OrderService } from "../orders/order.service";
 import type { PaymentService } from "../payments/payment.service";
 import type { ReceiptIssuerRecord, StoreAccess } from "../stores/store-access.service";
-import { type ReceiptDocument, type ReceiptType, receiptDocument } from "./receipt.document";
+import { paymentTaxLines, type ReceiptDocument, type ReceiptType, receiptDocument } from "./receipt.document";
 import type { ReceiptRepository } from "./receipt.repository";
 import { DEFAULT_WIDTH, receiptSms, receiptText } from "./receipt.text";
 
@@ -44,16 +44,21 @@ export function receiptService(deps: {
     return issued;
   }
 
+  /** The payment's bill and, for a combined bill, the bills it was made of (their rates). */
+  async function billOf(payment: Payment) {
+    const store = { id: payment.store_id, merchantId: payment.merchant_id };
+    const bill = await bills.inStore(store, payment.bill_id);
+    return { bill, combined: await Promise.all(bill.combined_bill_ids.map((id) => bills.inStore(store, id))) };
+  }
+
   async function documentOf(
     payment: Payment,
     type: ReceiptType,
     issuerOf: Promise<ReceiptIssuerRecord> = access.receiptIssuer(payment.store_id),
   ) {
     const receipt = await receiptOf(payment.id);
-    const store = { id: payment.store_id, merchantId: payment.merchant_id };
-    const bill = await bills.inStore(store, payment.bill_id);
-    const [combined, items, issuer] = await Promise.all([
-      Promise.all(bill.combined_bill_ids.map((id) => bills.inStore(store, id))),
+    const { bill, combined } = await billOf(payment);
+    const [items, issuer] = await Promise.all([
       receipts.transaction((tx) => orders.itemsOfBill(tx, bill.id)),
       issuerOf,
     ]);
@@ -108,6 +113,19 @@ export function receiptService(deps: {
       if (!RECEIPTED.includes(payment.status))
         throw new AppError("invalid_state", `a ${payment.status} payment has no receipt`, { status: payment.status });
       return documentOf(payment, type);
+    },
+
+    /**
+     * For the accounting export, as the system: a completed payment's receipt number, amount and the tax in what it
+     * paid (the sum of its receipt's tax lines).
+     */
+    async taxOfPayment(paymentId: string) {
+      const payment = await payments.row(paymentId);
+      if (!payment) throw notFound("payment");
+      const { bill, combined } = await billOf(payment);
+      const lines = paymentTaxLines(payment.amount, bill, combined);
+      const tax_amount = lines.reduce((total, line) => total + line.tax_amount, 0);
+      return { receipt_number: (await receiptOf(payment.id)).receipt_number, amount: payment.amount, tax_amount };
     },
 
     /** The receipt as printed: fixed-width lines (24 to 64 columns, 42 by default). */

@@ -38,8 +38,11 @@ function sale(overrides: Partial<ReceiptSources["payment"]> = {}): ReceiptSource
       bill_id: "b1",
       split_id: null,
       amount: 2684,
+      tip_amount: 0,
+      total_amount: 2684,
       method_type: "CASH",
       provider: null,
+      emoney_brand: null,
       status: "completed",
       card_brand: null,
       card_last_4: null,
@@ -97,7 +100,7 @@ describe("the printed receipt", () => {
   });
 
   it("texts a receipt as one short line: the store, the number and what this payment paid", () => {
-    expect(receiptSms(receiptDocument(sale({ amount: 1000 }), "receipt"))).toBe(
+    expect(receiptSms(receiptDocument(sale({ amount: 1000, total_amount: 1000 }), "receipt"))).toBe(
       "Demo Store Shibuya: receipt R20261124-0001, ¥1,000 paid on 2026-11-24 13:05. Thank you.",
     );
   });
@@ -129,6 +132,26 @@ describe("the printed receipt", () => {
     expect(text).not.toContain("Cash received");
   });
 
+  it("prints an e-money payment's method and brand, with the IC card's number masked", () => {
+    const document = receiptDocument(
+      sale({
+        method_type: "EMONEY",
+        emoney_brand: "transport_ic",
+        card_last_4: "1234",
+        cash_received: null,
+        change_amount: null,
+      }),
+      "receipt",
+    );
+    expect(document.payment_method).toEqual({ type: "EMONEY", provider: null, brand: "transport_ic" });
+    const text = receiptText(document, 32);
+    expect(text).toMatch(/^E-MONEY Transport IC +¥2,684$/m);
+    expect(text).toContain("**** **** **** 1234");
+    expect(receiptText(receiptDocument(sale({ method_type: "EMONEY", emoney_brand: "quicpay" }), "receipt"))).toMatch(
+      /^E-MONEY QUICPay +¥2,684$/m,
+    );
+  });
+
   it("prints a tax invoice with the registration number and the tax per rate", () => {
     const document = receiptDocument(sale(), "tax_invoice");
     expect(document.issuer.registration_number).toBe("T1234567890123");
@@ -138,6 +161,21 @@ describe("the printed receipt", () => {
     expect(text).toContain("Registration No. T1234567890123");
     expect(text).toMatch(/10% tax +¥244/);
     expect(text).toContain("Demo Merchant K.K.");
+  });
+
+  it("prints a tip outside the tax: the tax lines are the bill's, the charge and the change count the tip", () => {
+    const document = receiptDocument(
+      sale({ tip_amount: 300, total_amount: 2984, cash_received: 3000, change_amount: 16 }),
+      "tax_invoice",
+    );
+    expect(document).toMatchObject({ amount: 2684, tip_amount: 300, charged_amount: 2984, net_amount: 2984 });
+    expect(document.tax_lines).toEqual([{ rate: 10, taxable_amount: 2440, tax_amount: 244 }]);
+    const text = receiptText(document, 42);
+    expect(text).toMatch(/TOTAL +¥2,684/);
+    expect(text).toMatch(/Tip \(not taxed\) +¥300/);
+    expect(text).toMatch(/Charged +¥2,984/);
+    expect(text).toMatch(/Change +¥16/);
+    expect(receiptText(receiptDocument(sale(), "tax_invoice"), 42)).not.toContain("Tip");
   });
 
   it("refuses a tax invoice without a registration number in the qualified format", () => {

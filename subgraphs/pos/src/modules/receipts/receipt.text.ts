@@ -69,7 +69,16 @@ const tokyoTime = (at: Date | string) =>
     minute: "2-digit",
   }).format(new Date(at));
 
-const methodNames: Record<string, string> = { CASH: "CASH", CREDIT_CARD: "CARD", QR: "QR" };
+const methodNames: Record<string, string> = { CASH: "CASH", CREDIT_CARD: "CARD", EMONEY: "E-MONEY", QR: "QR" };
+/** E-money brands as their own marks spell them. */
+const brandNames: Record<string, string> = {
+  transport_ic: "Transport IC",
+  id: "iD",
+  quicpay: "QUICPay",
+  waon: "WAON",
+  nanaco: "nanaco",
+  rakuten_edy: "Rakuten Edy",
+};
 
 export function receiptText(receipt: ReceiptDocument, width: number = DEFAULT_WIDTH): string {
   if (!Number.isInteger(width) || width < MIN_WIDTH || width > MAX_WIDTH)
@@ -129,11 +138,15 @@ export function receiptText(receipt: ReceiptDocument, width: number = DEFAULT_WI
     pair(`  ${line.rate}% taxable`, yen(line.taxable_amount));
     pair(`  ${line.rate}% tax`, yen(line.tax_amount));
   }
+  if (receipt.tip_amount > 0) {
+    pair("Tip (not taxed)", yen(receipt.tip_amount));
+    pair("Charged", yen(receipt.charged_amount));
+  }
   lines.push(rule);
 
-  const method = methodNames[receipt.payment_method.type] ?? receipt.payment_method.type;
-  const provider = receipt.payment_method.provider ? ` ${receipt.payment_method.provider}` : "";
-  pair(`${method}${provider}${receipt.card_brand ? ` ${receipt.card_brand}` : ""}`, yen(receipt.amount));
+  const { type, provider, brand } = receipt.payment_method;
+  const named = [methodNames[type] ?? type, provider, brand && (brandNames[brand] ?? brand), receipt.card_brand];
+  pair(named.filter(Boolean).join(" "), yen(receipt.charged_amount));
   if (receipt.masked_card_number) left(receipt.masked_card_number);
   if (receipt.approval_code) pair("Approval", receipt.approval_code);
   if (receipt.cash_received !== null) pair("Cash received", yen(receipt.cash_received));
@@ -153,4 +166,4 @@ export function receiptText(receipt: ReceiptDocument, width: number = DEFAULT_WI
  * the store finds the receipt by) and what this payment paid.
  */
 export const receiptSms = (receipt: ReceiptDocument) =>
-  `${receipt.issuer.store_name}: receipt ${receipt.receipt_number}, ${yen(receipt.amount)} paid on ${tokyoTime(receipt.issued_at)}. Thank you.`;
+  `${receipt.issuer.store_name}: receipt ${receipt.receipt_number}, ${yen(receipt.charged_amount)} paid on ${tokyoTime(receipt.issued_at)}. Thank you.`;

@@ -1,10 +1,15 @@
 import { AppError, type Caller, logger } from "@pos-cloud/common";
-import type { GatewayClient } from "../payments/gateway.client";
+import { type GatewayClient, gatewayMayRetry } from "../payments/gateway.client";
 import type { PaymentService } from "../payments/payment.service";
 import type { RefundRepository, RefundRow } from "./refund.repository";
 
-/** A refund whose request has not answered for this long is taken over by the recovery pass. */
-const STALE_REFUND_MS = 60_000;
+/**
+ * A refund whose request has not answered for this long is taken over by the recovery pass: longer than the gateway
+ * call's own timeout (10 s), so a request still waiting for its answer is left alone.
+ */
+export const STALE_REFUND_MS = 60_000;
+/** At most this many stale refunds per recovery pass. */
+const RECOVERY_BATCH = 50;
 
 /** Who asked for a refund, as its row names them: the audit record's actor (its address is not kept). */
 const requesterOf = (refund: RefundRow): Caller | null => {
@@ -43,8 +48,9 @@ export function refundSending(
     try {
       await finish(refund, await gateway.refund(intentId, refund.amount, refund.reason, `pos-refund-${refund.id}`));
     } catch (error) {
-      // An unanswered call leaves the refund pending (holding its amount) for the recovery pass; a refusal fails it.
-      if (error instanceof AppError && error.code !== "bad_gateway")
+      // A call the gateway did not settle (no answer, "try again", the same key still running there) leaves the
+      // refund pending, holding its amount, for the recovery pass: the gateway may have made it. A refusal fails it.
+      if (error instanceof AppError && !gatewayMayRetry(error))
         await refunds.transaction((tx) =>
           refunds.settle(tx, refund.id, "fail", {
             failure_code: String(error.details?.gateway_code ?? error.code),
@@ -56,16 +62,48 @@ export function refundSending(
     }
   }
 
+  /** Sends a stale refund again; false when the gateway did not settle it (it stays pending for the next pass). */
+  async function resend(refund: RefundRow, intentId: string) {
+    try {
+      await send(refund, intentId);
+      return true;
+    } catch (error) {
+      // Over a minute without the gateway's answer: money may have left, and the refund still holds its amount.
+      logger.warn("resuming a POS refund failed", {
+        alert: "pos_refund_pending",
+        refund_id: refund.id,
+        error: String(error),
+      });
+      return !gatewayMayRetry(error);
+    }
+  }
+
   return {
     send,
+
+    /**
+     * The recovery pass (job `pos-refund-recovery`): refunds a crash or a lost answer left pending are sent again under
+     * their key, oldest first, so the gateway's first answer (or the refund it makes now) is recorded once. Two
+     * processes may send one refund at once: the gateway answers both from one refund, and only the first answer
+     * moves the refund and its payment. Stops at the first refund the gateway does not settle. Returns the ids of
+     * those the gateway answered for.
+     */
+    async recoverStale(now: Date = clock()) {
+      const answered: string[] = [];
+      for (const refund of await refunds.staleAll(new Date(now.getTime() - STALE_REFUND_MS), RECOVERY_BATCH)) {
+        const intentId = await payments.intentOf(refund.payment_id);
+        if (!intentId) continue;
+        if (!(await resend(refund, intentId))) break;
+        answered.push(refund.id);
+      }
+      return answered;
+    },
 
     /** The recovery pass of one payment: its refunds whose request ended without the gateway's answer are asked again. */
     async resume(payment: { id: string; payment_intent_id: string | null }) {
       if (!payment.payment_intent_id) return;
       for (const refund of await refunds.stale(payment.id, new Date(clock().getTime() - STALE_REFUND_MS)))
-        await send(refund, payment.payment_intent_id).catch((error) =>
-          logger.warn("resuming a POS refund failed", { refund_id: refund.id, error: String(error) }),
-        );
+        await resend(refund, payment.payment_intent_id);
     },
   };
 }

@@ -39,6 +39,14 @@ export function refundRepository(prisma: PrismaClient) {
     stale: (payment_id: string, before: Date) =>
       prisma.posRefund.findMany({ where: { payment_id, status: "pending", created_at: { lt: before } } }),
 
+    /** The oldest pending refunds sent before `before`, across payments: what the recovery pass asks about again. */
+    staleAll: (before: Date, take: number) =>
+      prisma.posRefund.findMany({
+        where: { status: "pending", created_at: { lt: before } },
+        orderBy: [{ created_at: "asc" }, { id: "asc" }],
+        take,
+      }),
+
     transaction: <T>(work: (tx: Tx) => Promise<T>) => prisma.$transaction(work, { timeout: 20_000, maxWait: 20_000 }),
   };
 }

@@ -17,23 +17,51 @@ const fingerprint = (payment_id: string, data: RefundCreate) =>
     .digest("hex");
 
 /**
- * The refund's approver, audit-logged by the portal with the refund: a staff leader (L5) or above of the store; a
- * caller below L5 (staff, a terminal) gives that member's PIN too, since a login id is printed on receipts.
+ * The refund's approver, audit-logged by the portal with the refund: a staff leader (L5) or above of the store, who
+ * gives their PIN with their staff code, since a login id is printed on receipts. Only a caller of L5 or above who
+ * names itself approves without it (the portal checks that the staff code is the caller's own).
  */
 function approve(access: StoreAccess, caller: Caller, payment: Payment, data: RefundCreate, refundId: string) {
   const tier = caller.type === "user" ? tierOf(caller) : undefined;
-  const selfApproved = tier !== undefined && tier <= roles.STAFF_LEADER;
-  if (!selfApproved && !data.staff_pin)
+  const mayApproveItself = tier !== undefined && tier <= roles.STAFF_LEADER;
+  if (!mayApproveItself && !data.staff_pin)
     throw invalidField("staff_pin", "required", "below a staff leader (L5), a refund needs the approver's staff_pin");
   return access.approveRefund({
     store_id: payment.store_id,
     login_id: data.staff_code,
-    secret: selfApproved ? null : data.staff_pin,
+    secret: data.staff_pin ?? null,
     payment_id: payment.id,
     refund_id: refundId,
     amount: data.refund_amount,
     caller: `${caller.type}:${caller.id}`,
   });
+}
+
+/** Only a completed payment with its gateway intent gives back money, at most what no other refund holds. */
+async function requireRefundable(tx: Tx, refunds: RefundRepository, payment: Payment, amount: number) {
+  if (payment.status !== "completed" || !payment.payment_intent_id)
+    throw new AppError("invalid_state", `a ${payment.status} payment cannot be refunded`, { status: payment.status });
+  const refundable = payment.total_amount - (await refunds.held(tx, payment.id));
+  if (amount > refundable)
+    throw invalidField(
+      "refund_amount",
+      "refundable_amount",
+      `at most ${refundable} of ${payment.total_amount} can be refunded`,
+    );
+}
+
+/**
+ * An e-money refund is the reader's cancellation of the whole transaction, with the customer's card at the reader:
+ * the brands cancel whole payments only (docs/decisions/pos.md, "E-money pays"), so a part is refused before anything
+ * is approved or recorded.
+ */
+function requireWholeEmoney(payment: Payment, data: RefundCreate) {
+  if (payment.method_type === "EMONEY" && data.refund_amount !== payment.amount)
+    throw invalidField(
+      "refund_amount",
+      "whole_payment",
+      `an e-money payment is refunded whole: refund_amount must be ${payment.amount}`,
+    );
 }
 
 /**
@@ -48,15 +76,7 @@ async function holdRefund(
   refund: Omit<Parameters<RefundRepository["create"]>[1], "merchant_id" | "store_id" | "payment_id" | "bill_id">,
 ) {
   const locked = await payments.lock(tx, paymentId);
-  if (locked.status !== "completed" || !locked.payment_intent_id)
-    throw new AppError("invalid_state", `a ${locked.status} payment cannot be refunded`, { status: locked.status });
-  const refundable = locked.amount - (await refunds.held(tx, locked.id));
-  if (refund.amount > refundable)
-    throw invalidField(
-      "refund_amount",
-      "refundable_amount",
-      `at most ${refundable} of ${locked.amount} can be refunded`,
-    );
+  await requireRefundable(tx, refunds, locked, refund.amount);
   return refunds.create(tx, {
     ...refund,
     merchant_id: locked.merchant_id,
@@ -67,8 +87,8 @@ async function holdRefund(
 }
 
 /**
- * Refunds of POS payments, through the gateway's refund of the payment's intent (QR at its provider; cash and card
- * are recorded there). A refund is recorded pending first (`holdRefund`), then sent to the gateway (`refundSending`).
+ * Refunds of POS payments, through the gateway's refund of the payment's intent (QR at its provider; cash, card and
+ * e-money are recorded there). A refund is recorded pending first (`holdRefund`), then sent to the gateway (`refundSending`).
  */
 export function refundService(
   refunds: RefundRepository,
@@ -88,6 +108,7 @@ export function refundService(
       if (caller.type === "device") requireDevice(caller, { scope: PAYMENT_SCOPE });
       const data = parseInput(refundCreate, input);
       const payment = await payments.readable(caller, paymentId);
+      requireWholeEmoney(payment, data);
       const claim = await payments.keys.claim(payment.store_id, key, fingerprint(payment.id, data));
       if (claim?.replayed) return { ...(claim.response as object), replayed: true };
       const answer = async (id: string) => ({
@@ -100,6 +121,8 @@ export function refundService(
       let refund: RefundRow | undefined;
       try {
         const id = randomUUID();
+        // Checked before the approver is asked, so a refusal leaves no approval on record; again under the lock.
+        await refunds.transaction((tx) => requireRefundable(tx, refunds, payment, data.refund_amount));
         const staff = await approve(access, caller, payment, data, id);
         refund = await refunds.transaction((tx) =>
           holdRefund(tx, refunds, payments, payment.id, {
@@ -125,6 +148,9 @@ export function refundService(
       }
     },
 
+    /** The recovery pass of refunds left pending (`refundSending`), the job `pos-refund-recovery`. */
+    recoverStale: (now?: Date) => sending.recoverStale(now),
+
     /** A payment's refunds and what remains refundable; refunds left unanswered are asked about again first. */
     async status(caller: Caller, paymentId: string) {
       await sending.resume(await payments.readable(caller, paymentId));
@@ -134,10 +160,10 @@ export function refundService(
       return {
         payment_id: payment.id,
         payment_status: payment.status,
-        amount: payment.amount,
+        amount: payment.total_amount,
         refund_amount: payment.refund_amount,
         pending_amount: held - payment.refund_amount,
-        refundable_amount: payment.status === "completed" ? payment.amount - held : 0,
+        refundable_amount: payment.status === "completed" ? payment.total_amount - held : 0,
         refunds: list,
       };
     },

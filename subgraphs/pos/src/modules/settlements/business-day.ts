@@ -1,3 +1,5 @@
+import { invalidField } from "@pos-cloud/common";
+
 /**
  * Business days of a store: a calendar date in the store's time zone. Stores carry no time zone yet, so every store
  * keeps Asia/Tokyo (UTC+9, the spec's business clock, as order numbers do); a settlement records the zone it used.
@@ -63,3 +65,11 @@ export const dayWindow = (date: string, timeZone = STORE_TIME_ZONE) => ({
   start: midnight(date, timeZone),
   end: midnight(addDays(date, 1), timeZone),
 });
+
+/** The business day a read names, today by default; a day that has not begun is 400 `not_future`. */
+export function dayToRead(date: string | undefined, now: Date, timeZone = STORE_TIME_ZONE): string {
+  const today = businessDateOf(now, timeZone);
+  if (date !== undefined && date > today)
+    throw invalidField("date", "not_future", "a business day that has not begun has no payments");
+  return date ?? today;
+}

@@ -41,6 +41,7 @@ const dayColumns = [
   { key: "time", header: "Time" },
   { key: "method", header: "Payment Method" },
   { key: "amount", header: "Amount" },
+  { key: "tip", header: "Tip" },
   { key: "carried_over", header: "Carried Over" },
 ] as const;
 
@@ -55,6 +56,7 @@ export const dayCsv = (entries: DayEntry[], timeZone: string) =>
       time: localTimeOf(entry.occurred_at, timeZone),
       method: entry.method_type,
       amount: entry.amount,
+      tip: entry.tip_amount,
       carried_over: entry.carried_over ? "yes" : "no",
     })),
   );

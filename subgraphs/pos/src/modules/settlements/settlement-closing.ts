@@ -75,7 +75,7 @@ export function settlementClosing(
      */
     async create(caller: Caller, input: unknown) {
       const data = parseInput(settlementCreate, input);
-      const actor = await settlementActor(access, caller, data.store_id, data.staff_code);
+      const actor = await settlementActor(access, caller, data.store_id, data, { business_date: data.date });
       if (data.date > businessDateOf(clock(), STORE_TIME_ZONE))
         throw invalidField("date", "not_future", "a business day that has not begun cannot be settled");
       const made = await settlements.transaction((tx) =>
@@ -94,7 +94,10 @@ export function settlementClosing(
     async close(caller: Caller, id: string, input: unknown) {
       const data = parseInput(settlementClose, input ?? {});
       const row = await readableSettlement(settlements, access, caller, id);
-      const actor = await settlementActor(access, caller, row.store_id, data.staff_code);
+      const actor = await settlementActor(access, caller, row.store_id, data, {
+        business_date: row.business_date,
+        settlement_id: row.id,
+      });
       const closed = await settlements.transaction((tx) => closeLocked(tx, row.id, actor.by, actor.staff_code));
       return present(closed);
     },

@@ -1,12 +1,13 @@
-import { type Caller, invalidField, parseInput } from "@pos-cloud/common";
+import { type Caller, parseInput } from "@pos-cloud/common";
+import type { StoreScope } from "../../list-scope";
 import { givenArguments } from "../list-arguments";
 import { PAYMENT_SCOPE } from "../payments/payment.service";
 import type { StoreAccess, StorePlace } from "../stores/store-access.service";
-import { businessDateOf, dayWindow, STORE_TIME_ZONE } from "./business-day";
+import { dayToRead, dayWindow, STORE_TIME_ZONE } from "./business-day";
 import { dayCsv } from "./card-files";
 import { storeDayQuery } from "./settlement.inputs";
 import { type PresentedSettlement, summarize } from "./settlement.presenter";
-import type { CountedDay, SettlementRepository, SettlementRow } from "./settlement.repository";
+import type { CountedDay, CountedGroup, SettlementRepository, SettlementRow } from "./settlement.repository";
 import { requireManagerTier } from "./settlement-access";
 
 /** What `day` answers that its CSV is made from: the day counted, and its settlement if it has one. */
@@ -22,14 +23,41 @@ export function settlementDays(
   clock: () => Date,
   present: (row: SettlementRow) => Promise<PresentedSettlement>,
 ) {
+  /** What a store's day counts, as `day` shows it: recorded at its close, or counted now while open or unsettled. */
+  async function countedGroups(store: StorePlace, date: string): Promise<CountedGroup[]> {
+    const row = await settlements.findDay(store.storeId, date);
+    if (row?.status === "closed") return (await settlements.countedAtClose([row.id])).get(row.id) ?? [];
+    const { start, end } = dayWindow(date, STORE_TIME_ZONE);
+    return settlements.countedNow(
+      row ?? {
+        store_id: store.storeId,
+        merchant_id: store.merchantId,
+        business_date: date,
+        window_start: start,
+        window_end: end,
+      },
+    );
+  }
+
   return {
+    /**
+     * The day `date` of every store of a scope, summed: each store's day counted as `day` counts it, so the sum can
+     * never disagree with the stores' days. The caller's reach was checked by whoever built the scope.
+     */
+    async scopeDay(scope: StoreScope, date: string) {
+      const { start, end } = dayWindow(date, STORE_TIME_ZONE);
+      const stores = await settlements.scopeStoresWithSales(scope, date, start, end);
+      const groups: CountedGroup[] = [];
+      for (const store of stores)
+        groups.push(...(await countedGroups({ storeId: store.store_id, merchantId: store.merchant_id }, date)));
+      return { date, ...summarize(groups) };
+    },
+
     /** A store's day as its settlement counts it, or as one would if it closed now (there is none yet). */
     async day(caller: Caller, args: { store_id?: number | null; date?: string | null }) {
       if (caller.type !== "device") requireManagerTier(caller);
       const query = parseInput(storeDayQuery, givenArguments(args));
-      const date = query.date ?? businessDateOf(clock(), STORE_TIME_ZONE);
-      if (date > businessDateOf(clock(), STORE_TIME_ZONE))
-        throw invalidField("date", "not_future", "a business day that has not begun has no payments");
+      const date = dayToRead(query.date, clock());
       const store = await access.storeFor(caller, query.store_id, PAYMENT_SCOPE);
       const { start, end } = dayWindow(date, STORE_TIME_ZONE);
       const day = { store_id: store.storeId, date, timezone: STORE_TIME_ZONE, starts_at: start, ends_at: end };
@@ -52,6 +80,15 @@ export function settlementDays(
         await settlements.entries(day.counted, day.settlement?.status === "closed" ? day.settlement.id : null),
         STORE_TIME_ZONE,
       ),
+
+    /** For the accounting export: the stores with a payment or refund completed on a day, whatever its method. */
+    storesWithSales: async (date: string): Promise<StorePlace[]> => {
+      const { start, end } = dayWindow(date, STORE_TIME_ZONE);
+      return (await settlements.storesWithSales(start, end)).map((row) => ({
+        storeId: row.store_id,
+        merchantId: row.merchant_id,
+      }));
+    },
 
     /** For the card exchange: the stores with card activity on a day, or a settlement of it. */
     storesOfDay: async (date: string): Promise<StorePlace[]> => {

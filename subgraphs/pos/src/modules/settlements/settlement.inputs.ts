@@ -4,18 +4,29 @@ import { isCalendarDate } from "./business-day";
 /** A business date, YYYY-MM-DD, that exists. */
 export const businessDate = z.string().refine(isCalendarDate, { message: "must be a date written YYYY-MM-DD" });
 
-/** POST /settlements. `staff_code` is required from a terminal: the store manager (or above) it acts for. */
+/**
+ * Who approves a settlement: required from a terminal, the store manager (or above) it acts for, with their secret (a
+ * login id is printed on receipts); a user names nobody, or themselves, or another manager with that one's secret.
+ */
+const approver = {
+  staff_code: z.string().optional(),
+  staff_pin: z.string().min(1).max(128).nullish(),
+};
+
+/** POST /settlements. */
 export const settlementCreate = z.strictObject({
   store_id: z.number().int().positive().optional(),
   date: businessDate,
   auto_close: z.boolean().optional(),
-  staff_code: z.string().optional(),
+  ...approver,
 });
 
 export type SettlementCreate = z.output<typeof settlementCreate>;
 
 /** POST /settlements/{id}/close. */
-export const settlementClose = z.strictObject({ staff_code: z.string().optional() });
+export const settlementClose = z.strictObject(approver);
+
+export type SettlementApprover = z.output<typeof settlementClose>;
 
 /** A store's day to read: today by default. */
 export const storeDayQuery = z.strictObject({

@@ -2,11 +2,12 @@ import type { CardExchangeRow } from "./card-exchange.repository";
 import type { CountedGroup, SettlementRow } from "./settlement.repository";
 
 /** Every method is listed in a settlement's totals, with zeros when nothing was taken by it. */
-export const settlementMethods = ["CASH", "CREDIT_CARD", "QR"] as const;
+export const settlementMethods = ["CASH", "CREDIT_CARD", "EMONEY", "QR"] as const;
 
 export interface MethodTotal {
   payment_method: string;
   gross_amount: number;
+  tip_amount: number;
   refund_amount: number;
   net_amount: number;
   payment_count: number;
@@ -18,12 +19,14 @@ export function summarize(groups: CountedGroup[]) {
   const totals: MethodTotal[] = settlementMethods.map((method) => {
     const of = (kind: CountedGroup["kind"]) =>
       groups.filter((group) => group.method_type === method && group.kind === kind);
-    const sum = (list: CountedGroup[], field: "amount" | "count") => list.reduce((total, g) => total + g[field], 0);
+    const sum = (list: CountedGroup[], field: "amount" | "tip_amount" | "count") =>
+      list.reduce((total, g) => total + g[field], 0);
     const payments = of("payment");
     const refunds = of("refund");
     return {
       payment_method: method,
       gross_amount: sum(payments, "amount"),
+      tip_amount: sum(payments, "tip_amount"),
       refund_amount: sum(refunds, "amount"),
       net_amount: sum(payments, "amount") - sum(refunds, "amount"),
       payment_count: sum(payments, "count"),
@@ -35,6 +38,7 @@ export function summarize(groups: CountedGroup[]) {
   return {
     totals,
     gross_amount: overall("gross_amount"),
+    tip_amount: overall("tip_amount"),
     refund_amount: overall("refund_amount"),
     net_amount: overall("net_amount"),
     payment_count: overall("payment_count"),

@@ -1,6 +1,6 @@
 import { type Page, readPage } from "@pos-cloud/common";
 import { Prisma, type PrismaClient, type Settlement } from "../../generated/prisma/client";
-import type { ListScope } from "../../list-scope";
+import { type ListScope, type StoreScope, scopeCondition } from "../../list-scope";
 import type { SettlementFilter } from "./settlement.inputs";
 import { settlementMachine } from "./settlement.machine";
 
@@ -14,6 +14,7 @@ export interface CountedGroup {
   method_type: string;
   carried_over: boolean;
   amount: number;
+  tip_amount: number;
   count: number;
 }
 
@@ -24,7 +25,9 @@ export const LOOKBACK_MS = 31 * 86_400_000;
  * The payments and refunds a settlement counts that no closed settlement counts yet: those completed on its own
  * business day, and those completed on an earlier day of the store that was already closed when they came (late
  * ones), which the next settlement to close takes. Payments count when completed (a refunded payment still counted
- * on its day); refunds when they succeeded, under their payment's method. The report reads the payments and refunds
+ * on its day; cash recorded offline completed when it happened, however late it arrived); refunds when they
+ * succeeded, under their payment's method. A payment counts what it charged, its tip included and shown apart
+ * (docs/decisions/pos.md, "Tips ride on top of the bill"). The report reads the payments and refunds
  * tables of the same database; it writes nothing to them.
  */
 function counted(s: CountedDay) {
@@ -33,16 +36,17 @@ function counted(s: CountedDay) {
     WHERE c.store_id = ${s.store_id} AND c.status = 'closed' AND c.business_date < ${s.business_date}
       AND c.window_start <= ${at} AND ${at} < c.window_end)`;
   return Prisma.sql`
-    SELECT 'payment' AS kind, p.id AS source_id, p.method_type, p.amount, p.completed_at AS occurred_at,
+    SELECT 'payment' AS kind, p.id AS source_id, p.method_type, p.total_amount AS amount, p.tip_amount,
+      p.completed_at AS occurred_at,
       p.completed_at < ${s.window_start} AS carried_over
     FROM payments p
     WHERE p.store_id = ${s.store_id} AND p.merchant_id = ${s.merchant_id}
-      AND p.created_at >= ${lookback} AND p.created_at < ${s.window_end}
+      AND p.created_at >= ${lookback} AND p.occurred_at < ${s.window_end}
       AND p.status IN ('completed', 'refunded') AND p.completed_at < ${s.window_end}
       AND (p.completed_at >= ${s.window_start} OR ${closedDayHolds(Prisma.sql`p.completed_at`)})
       AND NOT EXISTS (SELECT 1 FROM pos_settlement_entries e WHERE e.kind = 'payment' AND e.source_id = p.id)
     UNION ALL
-    SELECT 'refund', r.id, p.method_type, r.amount, r.completed_at, r.completed_at < ${s.window_start}
+    SELECT 'refund', r.id, p.method_type, r.amount, 0, r.completed_at, r.completed_at < ${s.window_start}
     FROM pos_refunds r JOIN payments p ON p.id = r.payment_id
     WHERE r.store_id = ${s.store_id} AND r.merchant_id = ${s.merchant_id}
       AND r.created_at >= ${lookback} AND r.created_at < ${s.window_end}
@@ -57,6 +61,7 @@ export interface DayEntry {
   source_id: string;
   method_type: string;
   amount: number;
+  tip_amount: number;
   occurred_at: Date;
   carried_over: boolean;
 }
@@ -67,11 +72,80 @@ export type CountedDay = Pick<
   "store_id" | "merchant_id" | "business_date" | "window_start" | "window_end"
 >;
 
-type GroupRow = Omit<CountedGroup, "amount"> & { amount: bigint | number; settlement_id?: string };
-const groupOf = ({ settlement_id: _, ...row }: GroupRow): CountedGroup => ({ ...row, amount: Number(row.amount) });
+type GroupRow = Omit<CountedGroup, "amount" | "tip_amount"> & {
+  amount: bigint | number;
+  tip_amount: bigint | number;
+  settlement_id?: string;
+};
+const groupOf = ({ settlement_id: _, ...row }: GroupRow): CountedGroup => ({
+  ...row,
+  amount: Number(row.amount),
+  tip_amount: Number(row.tip_amount),
+});
+
+/** Which stores and entries a day has, for the accounting export, the overview and the card exchange. */
+function dayStores(prisma: PrismaClient) {
+  return {
+    /** The stores with a payment or a refund of any method completed within a span: the accounting export's. */
+    storesWithSales: (start: Date, end: Date) =>
+      prisma.$queryRaw<{ store_id: number; merchant_id: number }[]>`
+        SELECT store_id, merchant_id FROM payments
+          WHERE status IN ('completed', 'refunded')
+            AND created_at >= ${new Date(start.getTime() - LOOKBACK_MS)} AND created_at < ${end}
+            AND completed_at >= ${start} AND completed_at < ${end}
+        UNION
+        SELECT store_id, merchant_id FROM pos_refunds
+          WHERE status = 'succeeded' AND created_at >= ${new Date(start.getTime() - LOOKBACK_MS)}
+            AND created_at < ${end} AND completed_at >= ${start} AND completed_at < ${end}
+        ORDER BY 1`,
+
+    /** What a closed settlement recorded, in time order, each with the payment it is of (a refund's payment). */
+    recordedEntries: (settlementId: string) =>
+      prisma.$queryRaw<(DayEntry & { payment_id: string })[]>`
+        SELECT e.kind, e.source_id::text, e.method_type, e.amount, e.occurred_at, e.carried_over,
+          COALESCE(r.payment_id, e.source_id)::text AS payment_id
+        FROM pos_settlement_entries e LEFT JOIN pos_refunds r ON e.kind = 'refund' AND r.id = e.source_id
+        WHERE e.settlement_id = ${settlementId}::uuid ORDER BY e.occurred_at, e.kind, e.source_id`,
+
+    /**
+     * The stores of a scope whose day `date` may count something: payments or refunds created within the lookback
+     * of its span (late ones of closed earlier days included), or a settlement of it.
+     */
+    scopeStoresWithSales: (scope: StoreScope, date: string, start: Date, end: Date) =>
+      prisma.$queryRaw<{ store_id: number; merchant_id: number }[]>`
+        SELECT p.store_id, p.merchant_id FROM payments p
+          WHERE ${scopeCondition(scope, "p")}
+            AND p.created_at >= ${new Date(start.getTime() - LOOKBACK_MS)} AND p.created_at < ${end}
+        UNION
+        SELECT r.store_id, r.merchant_id FROM pos_refunds r
+          WHERE ${scopeCondition(scope, "r")}
+            AND r.created_at >= ${new Date(start.getTime() - LOOKBACK_MS)} AND r.created_at < ${end}
+        UNION
+        SELECT s.store_id, s.merchant_id FROM pos_settlements s
+          WHERE ${scopeCondition(scope, "s")} AND s.business_date = ${date}
+        ORDER BY 1`,
+
+    /** The stores with card payments or refunds completed within a span, or a settlement of `date`. */
+    storesOfDay: (date: string, start: Date, end: Date) =>
+      prisma.$queryRaw<{ store_id: number; merchant_id: number }[]>`
+        SELECT store_id, merchant_id FROM payments
+          WHERE status IN ('completed', 'refunded') AND method_type = 'CREDIT_CARD'
+            AND created_at >= ${new Date(start.getTime() - LOOKBACK_MS)} AND created_at < ${end}
+            AND completed_at >= ${start} AND completed_at < ${end}
+        UNION
+        SELECT r.store_id, r.merchant_id FROM pos_refunds r JOIN payments p ON p.id = r.payment_id
+          WHERE r.status = 'succeeded' AND p.method_type = 'CREDIT_CARD'
+            AND r.created_at >= ${new Date(start.getTime() - LOOKBACK_MS)} AND r.created_at < ${end}
+            AND r.completed_at >= ${start} AND r.completed_at < ${end}
+        UNION
+        SELECT store_id, merchant_id FROM pos_settlements WHERE business_date = ${date}
+        ORDER BY 1`,
+  };
+}
 
 export function settlementRepository(prisma: PrismaClient) {
   return {
+    ...dayStores(prisma),
     /** A new settlement, or false when the store's day has one already (one per store and business day). */
     async insert(tx: Tx, data: Prisma.SettlementCreateManyInput) {
       const { count } = await tx.settlement.createMany({ data: [data], skipDuplicates: true });
@@ -109,16 +183,17 @@ export function settlementRepository(prisma: PrismaClient) {
     countedNow: async (s: CountedDay) =>
       (
         await prisma.$queryRaw<GroupRow[]>(Prisma.sql`SELECT kind, method_type, carried_over,
-          sum(amount)::bigint AS amount, count(*)::int AS count FROM (${counted(s)}) AS counted GROUP BY 1, 2, 3`)
+          sum(amount)::bigint AS amount, sum(tip_amount)::bigint AS tip_amount, count(*)::int AS count
+          FROM (${counted(s)}) AS counted GROUP BY 1, 2, 3`)
       ).map(groupOf),
 
     /** What a day counts, one row per payment and refund in time order: as recorded at its close, or as of now. */
     entries: (day: CountedDay, closedSettlementId: string | null) =>
       prisma.$queryRaw<DayEntry[]>(
         closedSettlementId === null
-          ? Prisma.sql`SELECT kind, source_id::text, method_type, amount, occurred_at, carried_over
+          ? Prisma.sql`SELECT kind, source_id::text, method_type, amount, tip_amount, occurred_at, carried_over
               FROM (${counted(day)}) AS counted ORDER BY occurred_at, kind, source_id`
-          : Prisma.sql`SELECT kind, source_id::text, method_type, amount, occurred_at, carried_over
+          : Prisma.sql`SELECT kind, source_id::text, method_type, amount, tip_amount, occurred_at, carried_over
               FROM pos_settlement_entries WHERE settlement_id = ${closedSettlementId}::uuid
               ORDER BY occurred_at, kind, source_id`,
       ),
@@ -129,7 +204,8 @@ export function settlementRepository(prisma: PrismaClient) {
         ids.length === 0
           ? []
           : await prisma.$queryRaw<GroupRow[]>`SELECT settlement_id::text, kind, method_type, carried_over,
-              sum(amount)::bigint AS amount, count(*)::int AS count FROM pos_settlement_entries
+              sum(amount)::bigint AS amount, sum(tip_amount)::bigint AS tip_amount, count(*)::int AS count
+              FROM pos_settlement_entries
               WHERE settlement_id = ANY(${ids}::uuid[]) GROUP BY 1, 2, 3, 4`;
       const bySettlement = new Map<string, CountedGroup[]>();
       for (const row of rows) {
@@ -150,30 +226,14 @@ export function settlementRepository(prisma: PrismaClient) {
       data: Pick<Prisma.SettlementUpdateInput, "closed_at" | "closed_by" | "closed_staff_code">,
     ) {
       await tx.$executeRaw(Prisma.sql`INSERT INTO pos_settlement_entries
-          (kind, source_id, settlement_id, method_type, amount, occurred_at, carried_over)
-        SELECT kind, source_id, ${s.id}::uuid, method_type, amount, occurred_at, carried_over FROM (${counted(s)}) AS counted
+          (kind, source_id, settlement_id, method_type, amount, tip_amount, occurred_at, carried_over)
+        SELECT kind, source_id, ${s.id}::uuid, method_type, amount, tip_amount, occurred_at, carried_over FROM (${counted(s)}) AS counted
         ON CONFLICT DO NOTHING`);
       return tx.settlement.update({
         where: { id: s.id },
         data: { ...data, status: settlementMachine.transition(s.status, "close") },
       });
     },
-
-    /** The stores with card payments or refunds completed within a span, or a settlement of `date`. */
-    storesOfDay: (date: string, start: Date, end: Date) =>
-      prisma.$queryRaw<{ store_id: number; merchant_id: number }[]>`
-        SELECT store_id, merchant_id FROM payments
-          WHERE status IN ('completed', 'refunded') AND method_type = 'CREDIT_CARD'
-            AND created_at >= ${new Date(start.getTime() - LOOKBACK_MS)} AND created_at < ${end}
-            AND completed_at >= ${start} AND completed_at < ${end}
-        UNION
-        SELECT r.store_id, r.merchant_id FROM pos_refunds r JOIN payments p ON p.id = r.payment_id
-          WHERE r.status = 'succeeded' AND p.method_type = 'CREDIT_CARD'
-            AND r.created_at >= ${new Date(start.getTime() - LOOKBACK_MS)} AND r.created_at < ${end}
-            AND r.completed_at >= ${start} AND r.completed_at < ${end}
-        UNION
-        SELECT store_id, merchant_id FROM pos_settlements WHERE business_date = ${date}
-        ORDER BY 1`,
 
     transaction: <T>(work: (tx: Tx) => Promise<T>) => prisma.$transaction(work, { timeout: 20_000, maxWait: 20_000 }),
   };

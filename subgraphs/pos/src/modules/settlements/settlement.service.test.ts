@@ -21,13 +21,33 @@ const storeId = randomInt(1, 2_000_000_000);
 const otherStoreId = randomInt(1, 2_000_000_000);
 const MANAGER_CODE = "STR-ABCDEFGH-001";
 const LEADER_CODE = "SLR-001-001";
+const MANAGER_SECRET = "manager's own password";
+/** What a terminal gives for a settlement: the manager's staff code and secret (issue 38). */
+const approvedByManager = { staff_code: MANAGER_CODE, staff_pin: MANAGER_SECRET };
 const staff = new Map([
   [MANAGER_CODE, "STORE_MANAGER"],
   [LEADER_CODE, "STAFF_LEADER"],
 ]);
 
+/** The portal's refusal, as its subgraph answers one. */
+const refusal = (code: string, message: string, details: object) => ({
+  errors: [{ message, extensions: { code, details } }],
+});
+
+/** A settlement's approval as the portal gives it: a store manager, with their secret (`staff-approval.ts`). */
+function approveSettlement({ login_id, secret }: { login_id: string; secret: string | null }) {
+  const role = staff.get(login_id);
+  if (!role) return refusal("invalid_request", "not staff", { field: "staff_code", constraint: "staff_of_store" });
+  if (role !== "STORE_MANAGER")
+    return refusal("forbidden", "below L4", { field: "staff_code", constraint: "store_manager" });
+  if (secret !== MANAGER_SECRET) return refusal("unauthorized", "wrong secret", {});
+  return { data: { approveSettlement: { login_id, role } } };
+}
+
 /** The portal as POS asks it: a store the caller reaches (its own store, its merchant's, anything for L0). */
 const portal: PortalCall = async (query, variables, caller) => {
+  if (query.includes("approveSettlement"))
+    return approveSettlement(variables.input as { login_id: string; secret: string | null });
   if (query.includes("storeMember")) {
     const role = staff.get(String(variables.login_id));
     return { data: { storeMember: role ? { login_id: variables.login_id, role } : null } };
@@ -39,9 +59,7 @@ const portal: PortalCall = async (query, variables, caller) => {
     (caller.role === "SYSTEM_OP" ||
       caller.storeId === id ||
       (caller.role === "MERCHANT_ADMIN" && caller.merchantId === merchant));
-  return reaches
-    ? { data: { store: { id, merchant_id: merchant } } }
-    : { errors: [{ message: "store not found", extensions: { code: "not_found" } }] };
+  return reaches ? { data: { store: { id, merchant_id: merchant } } } : refusal("not_found", "store not found", {});
 };
 
 const user = (role: string, at: { storeId?: number } = { storeId }): Caller => ({
@@ -85,8 +103,29 @@ describe("settlements of a store's business day", () => {
         method_type: method,
         status,
         approval_code: method === "CREDIT_CARD" ? `A${randomInt(1000, 9999)}` : null,
+        emoney_brand: method === "EMONEY" ? "transport_ic" : null,
         created_at: new Date(completed.getTime() - 60_000),
+        occurred_at: new Date(completed.getTime() - 60_000),
         completed_at: status === "completed" ? completed : null,
+      },
+    });
+  }
+  /** Cash recorded offline as the payment service leaves it: it completed when it happened, it arrived later. */
+  async function payOffline(amount: number, occurred: Date, received: Date) {
+    return deps.prisma.payment.create({
+      data: {
+        id: randomUUID(),
+        merchant_id: merchantId,
+        store_id: otherStoreId,
+        bill_id: randomUUID(),
+        amount,
+        total_amount: amount,
+        method_type: "CASH",
+        status: "completed",
+        created_at: received,
+        occurred_at: occurred,
+        recorded_offline: true,
+        completed_at: occurred,
       },
     });
   }
@@ -129,6 +168,8 @@ describe("settlements of a store's business day", () => {
     card = await pay("CREDIT_CARD", 2684, at(D, "12:00:00"));
     declined = await pay("CREDIT_CARD", 1013, at(D, "13:00:00"));
     await pay("QR", 500, at(D, "23:59:59.999"));
+    // E-money is counted on its own line and stays out of the card acquirer's file.
+    await pay("EMONEY", 300, at(D, "16:00:00"));
     await pay("CASH", 700, new Date(at(D, "00:00:00.000").getTime() - 1));
     await pay("CASH", 900, at(D1, "00:00:00.000"));
     await pay("CREDIT_CARD", 4000, at(D, "14:00:00"), "failed");
@@ -149,10 +190,10 @@ describe("settlements of a store's business day", () => {
       timezone: "Asia/Tokyo",
       status: "open",
       auto_close: false,
-      gross_amount: 1000 + 2684 + 1013 + 500,
+      gross_amount: 1000 + 2684 + 1013 + 500 + 300,
       refund_amount: 684,
-      net_amount: 1000 + 2684 + 1013 + 500 - 684,
-      payment_count: 4,
+      net_amount: 1000 + 2684 + 1013 + 500 + 300 - 684,
+      payment_count: 5,
       refund_count: 1,
       carried_over_count: 0,
       created_by: `user:${manager.id}`,
@@ -162,6 +203,7 @@ describe("settlements of a store's business day", () => {
       {
         payment_method: "CASH",
         gross_amount: 1000,
+        tip_amount: 0,
         refund_amount: 0,
         net_amount: 1000,
         payment_count: 1,
@@ -170,12 +212,30 @@ describe("settlements of a store's business day", () => {
       {
         payment_method: "CREDIT_CARD",
         gross_amount: 3697,
+        tip_amount: 0,
         refund_amount: 684,
         net_amount: 3013,
         payment_count: 2,
         refund_count: 1,
       },
-      { payment_method: "QR", gross_amount: 500, refund_amount: 0, net_amount: 500, payment_count: 1, refund_count: 0 },
+      {
+        payment_method: "EMONEY",
+        gross_amount: 300,
+        tip_amount: 0,
+        refund_amount: 0,
+        net_amount: 300,
+        payment_count: 1,
+        refund_count: 0,
+      },
+      {
+        payment_method: "QR",
+        gross_amount: 500,
+        tip_amount: 0,
+        refund_amount: 0,
+        net_amount: 500,
+        payment_count: 1,
+        refund_count: 0,
+      },
     ]);
   });
 
@@ -197,13 +257,25 @@ describe("settlements of a store's business day", () => {
       [terminal, { date: D1 }, "invalid_request", { field: "staff_code", constraint: "required" }],
       [
         terminal,
-        { date: D1, staff_code: LEADER_CODE },
+        { date: D1, staff_code: LEADER_CODE, staff_pin: MANAGER_SECRET },
         "forbidden",
         { field: "staff_code", constraint: "store_manager" },
       ],
-      [terminal, { date: D1, staff_code: "STF-NOT-HERE" }, "invalid_request", { field: "staff_code" }],
-      [terminal, { store_id: otherStoreId, date: D1, staff_code: MANAGER_CODE }, "forbidden", { field: "store_id" }],
-      [{ ...terminal, scopes: ["order:create"] }, { date: D1, staff_code: MANAGER_CODE }, "forbidden", {}],
+      [
+        terminal,
+        { date: D1, staff_code: MANAGER_CODE },
+        "invalid_request",
+        { field: "staff_pin", constraint: "required" },
+      ],
+      [terminal, { date: D1, staff_code: MANAGER_CODE, staff_pin: "a guess" }, "forbidden", { field: "staff_pin" }],
+      [
+        terminal,
+        { date: D1, staff_code: "STF-NOT-HERE", staff_pin: MANAGER_SECRET },
+        "invalid_request",
+        { field: "staff_code" },
+      ],
+      [terminal, { store_id: otherStoreId, date: D1, ...approvedByManager }, "forbidden", { field: "store_id" }],
+      [{ ...terminal, scopes: ["order:create"] }, { date: D1, ...approvedByManager }, "forbidden", {}],
       [user("STORE_MANAGER", { storeId: otherStoreId }), { store_id: storeId, date: D1 }, "not_found", {}],
     ];
     for (const [caller, input, code, details] of cases) {
@@ -222,24 +294,24 @@ describe("settlements of a store's business day", () => {
 
   it("closes the day for good: a later payment of that day goes to the store's next settlement", async () => {
     const day = (await deps.prisma.settlement.findFirst({ where: { store_id: storeId, business_date: D } }))!;
-    const closed = await deps.settlements.close(terminal, day.id, { staff_code: MANAGER_CODE });
+    const closed = await deps.settlements.close(terminal, day.id, approvedByManager);
     expect(closed).toMatchObject({
       status: "closed",
       closed_by: `device:${terminal.id}`,
       closed_staff_code: MANAGER_CODE,
-      net_amount: 4513,
+      net_amount: 4813,
     });
     expect(await failure(deps.settlements.close(manager, day.id, {}))).toMatchObject({ code: "invalid_state" });
 
     // Late: on D, after its close. The closed day does not move.
     await pay("CASH", 300, at(D, "22:00:00"));
-    expect(await deps.settlements.get(manager, day.id)).toMatchObject({ net_amount: 4513, payment_count: 4 });
+    expect(await deps.settlements.get(manager, day.id)).toMatchObject({ net_amount: 4813, payment_count: 5 });
 
     clock.now = at(D1, "21:00:00");
-    const next = await deps.settlements.create(terminal, { date: D1, staff_code: MANAGER_CODE, auto_close: true });
+    const next = await deps.settlements.create(terminal, { date: D1, ...approvedByManager, auto_close: true });
     expect(next).toMatchObject({ status: "closed", auto_close: true, staff_code: MANAGER_CODE, carried_over_count: 1 });
     expect(cash(next)).toMatchObject({ gross_amount: 900 + 300, payment_count: 2 });
-    expect(await deps.settlements.get(manager, day.id)).toMatchObject({ net_amount: 4513, payment_count: 4 });
+    expect(await deps.settlements.get(manager, day.id)).toMatchObject({ net_amount: 4813, payment_count: 5 });
 
     const listed = await deps.settlements.list(manager, { start_date: D, end_date: D1 });
     expect(listed.total_count).toBe(2);
@@ -330,5 +402,32 @@ describe("settlements of a store's business day", () => {
     // D1 is closed with no card payment: an empty upload, which the acquirer confirms.
     const outcomes = await deps.cardExchange.runScheduled(next);
     expect(outcomes.find((outcome) => outcome.store_id === storeId)).toMatchObject({ date: D1, status: "matched" });
+  });
+
+  describe("cash recorded offline, which arrives after the day it happened", () => {
+    const E = "2031-04-10";
+    const E1 = "2031-04-11";
+    const otherManager = user("STORE_MANAGER", { storeId: otherStoreId });
+    const settle = (date: string) => deps.settlements.create(otherManager, { store_id: otherStoreId, date });
+
+    it("counts on the business day it happened while that day is open, not on the day it arrived", async () => {
+      clock.now = at(E1, "09:00:00");
+      await payOffline(1500, at(E, "20:00:00"), at(E1, "08:30:00"));
+      const day = await settle(E);
+      expect(day).toMatchObject({ gross_amount: 1500, payment_count: 1, carried_over_count: 0 });
+      const closed = await deps.settlements.close(otherManager, day.id, {});
+      expect(closed).toMatchObject({ status: "closed", gross_amount: 1500 });
+    });
+
+    it("goes forward to the next settlement when its day is closed, as a late payment does", async () => {
+      clock.now = at(E1, "21:00:00");
+      await payOffline(800, at(E, "21:00:00"), at(E1, "10:00:00"));
+      const next = await settle(E1);
+      expect(next).toMatchObject({ gross_amount: 800, payment_count: 1, carried_over_count: 1 });
+      const closedDay = (await deps.prisma.settlement.findFirst({
+        where: { store_id: otherStoreId, business_date: E },
+      }))!;
+      expect(await deps.settlements.get(otherManager, closedDay.id)).toMatchObject({ gross_amount: 1500 });
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { type Caller, mapPage, type PageArgs, parseInput, parsePage } from "@pos-cloud/common";
 import { givenArguments } from "../list-arguments";
 import type { PaymentsInFlight } from "../payments/payments-in-flight";
-import type { StoreAccess } from "../stores/store-access.service";
+import type { StoreAccess, StorePlace } from "../stores/store-access.service";
 import type { CardExchangeRepository } from "./card-exchange.repository";
 import { settlementFilter } from "./settlement.inputs";
 import { presentSettlement } from "./settlement.presenter";
@@ -41,6 +41,7 @@ export function settlementService(
     );
   }
   const presentOne = async (row: SettlementRow) => (await present([row]))[0]!;
+  const closing = settlementClosing(settlements, access, clock, inFlight, presentOne);
 
   return {
     get: async (caller: Caller, id: string) => presentOne(await readableSettlement(settlements, access, caller, id)),
@@ -65,7 +66,16 @@ export function settlementService(
     },
 
     present: presentOne,
-    ...settlementClosing(settlements, access, clock, inFlight, presentOne),
+    ...closing,
     ...settlementDays(settlements, access, clock, presentOne),
+
+    /**
+     * For the accounting export: the store's day closed as the system (`closeDay`), its totals as the settlement
+     * presents them, and each payment and refund it recorded.
+     */
+    async closedDay(store: StorePlace, date: string) {
+      const row = await closing.closeDay(store, date);
+      return { settlement: await presentOne(row), entries: await settlements.recordedEntries(row.id) };
+    },
   };
 }

@@ -2,6 +2,8 @@ import { AppError, type Caller, invalidField } from "@pos-cloud/common";
 import {
   PosApproveRefundDocument,
   type PosApproveRefundMutationVariables,
+  PosApproveSettlementDocument,
+  type PosApproveSettlementMutationVariables,
   PosReceiptIssuerDocument,
   PosStaffMemberDocument,
   type PosStaffMemberQuery,
@@ -17,6 +19,19 @@ type StaffMember = NonNullable<PosStaffMemberQuery["storeMember"]>;
 const staffCodePattern = /^[A-Z]{3}-[A-Z0-9-]{3,40}$/;
 
 /** What the POS asks the portal as itself: a staff code's member, a refund's approval, a receipt's issuer. */
+/** The portal's answer to an approval: the staff code checked first, a wrong secret the POS's 403 on `staff_pin`. */
+async function approved(input: { login_id: string }, ask: () => Promise<StaffMember>): Promise<StaffMember> {
+  if (!staffCodePattern.test(input.login_id))
+    throw invalidField("staff_code", "format", "staff_code must be a staff member's login id, for example STF-ABC-123");
+  try {
+    return await ask();
+  } catch (error) {
+    if (error instanceof AppError && error.code === "unauthorized")
+      throw new AppError("forbidden", "staff_pin is wrong", { field: "staff_pin", constraint: "pin" });
+    throw error;
+  }
+}
+
 export function portalLookups(portal: PortalCall) {
   return {
     /**
@@ -41,21 +56,18 @@ export function portalLookups(portal: PortalCall) {
      * store (400 not staff, 403 below L5) and, when given, that member's secret, checked and counted towards its
      * lockout like its login (403 when wrong, the lockout's error when locked).
      */
-    async approveRefund(input: PosApproveRefundMutationVariables["input"]): Promise<StaffMember> {
-      if (!staffCodePattern.test(input.login_id))
-        throw invalidField(
-          "staff_code",
-          "format",
-          "staff_code must be a staff member's login id, for example STF-ABC-123",
-        );
-      try {
-        return (await askPortal(portal, PosApproveRefundDocument, { input }, posService)).approveRefund!;
-      } catch (error) {
-        if (error instanceof AppError && error.code === "unauthorized")
-          throw new AppError("forbidden", "staff_pin is wrong", { field: "staff_pin", constraint: "pin" });
-        throw error;
-      }
-    },
+    approveRefund: (input: PosApproveRefundMutationVariables["input"]) =>
+      approved(
+        input,
+        async () => (await askPortal(portal, PosApproveRefundDocument, { input }, posService)).approveRefund!,
+      ),
+
+    /** A settlement's approval by the portal, as a refund's, by a store manager (L4) or above. */
+    approveSettlement: (input: PosApproveSettlementMutationVariables["input"]) =>
+      approved(
+        input,
+        async () => (await askPortal(portal, PosApproveSettlementDocument, { input }, posService)).approveSettlement!,
+      ),
 
     /**
      * What a store's receipts print about their issuer, as the portal answers the POS service (the caller was checked

@@ -17,6 +17,7 @@ import { customerAccess } from "./customer-access";
 import { type PosReceiptIssuerQuery, PosStoreDocument } from "./operations/portal.generated";
 import { askPortal, type PortalCall } from "./portal.client";
 import { portalLookups } from "./portal-lookups";
+import { storeScopes } from "./store-scope";
 
 export type StoreAccess = ReturnType<typeof storeAccess>;
 
@@ -57,6 +58,18 @@ export async function findReachable<Row extends StoreRow>(
   return row;
 }
 
+/** The refusal of a payment in an inactive store, from the POS or from the gateway (`gateway.client`). */
+export const storeInactive = (storeId?: number) =>
+  new AppError(
+    "invalid_state",
+    `the store${storeId === undefined ? "" : ` ${storeId}`} is inactive: it takes no payments`,
+    {
+      field: "store_id",
+      constraint: "store_active",
+      ...(storeId === undefined ? {} : { store_id: storeId }),
+    },
+  );
+
 /** A store a caller acts in, with the merchant the portal placed it under. */
 export interface StorePlace {
   storeId: number;
@@ -66,29 +79,36 @@ export interface StorePlace {
 /** What the portal holds about a store's receipts' issuer (`receiptIssuer`). */
 export type ReceiptIssuerRecord = NonNullable<PosReceiptIssuerQuery["receiptIssuer"]>;
 
+/** A store as the portal shows it to this user; 404 when the user does not reach it. */
+async function userPlace(
+  portal: PortalCall,
+  caller: Caller,
+  storeId: number,
+  what: string,
+): Promise<StorePlace & { active: boolean }> {
+  try {
+    const { store } = await askPortal(portal, PosStoreDocument, { id: storeId }, caller);
+    return { storeId: store.id, merchantId: store.merchant_id, active: store.status === "active" };
+  } catch (error) {
+    if (error instanceof AppError && (error.code === "forbidden" || error.code === "not_found")) throw notFound(what);
+    throw error;
+  }
+}
+
 /**
  * Who may act in which store. Devices act in the store of their token, with the scope the action needs. Humans
  * (L0 to L6) act in stores they reach: the portal answers `store(id)` for them, so its rules decide, and POS rows
  * of a store they do not reach are not found (404), like a row that does not exist.
  */
 export function storeAccess(portal: PortalCall) {
-  /** A store as the portal shows it to this user; 404 when the user does not reach it. */
-  async function placeForUser(caller: Caller, storeId: number, what: string): Promise<StorePlace> {
-    try {
-      const { store } = await askPortal(portal, PosStoreDocument, { id: storeId }, caller);
-      return { storeId: store.id, merchantId: store.merchant_id };
-    } catch (error) {
-      if (error instanceof AppError && (error.code === "forbidden" || error.code === "not_found")) throw notFound(what);
-      throw error;
-    }
-  }
+  const placeForUser = (caller: Caller, storeId: number, what: string) => userPlace(portal, caller, storeId, what);
 
   function deviceStore(caller: Caller): StorePlace {
     if (caller.storeId === undefined || caller.merchantId === undefined) throw forbidden("the device has no store");
     return { storeId: caller.storeId, merchantId: caller.merchantId };
   }
 
-  return {
+  const access = {
     /**
      * The store a caller acts in for a write: a device's own (with `scope` on its token); a user's the one named, or
      * its own store when it has one. Another store's id from a device is refused.
@@ -107,6 +127,17 @@ export function storeAccess(portal: PortalCall) {
       const id = storeId ?? caller.storeId;
       if (id === undefined) throw invalidField("store_id", "required", "store_id is required");
       return placeForUser(caller, id, "store");
+    },
+
+    /**
+     * Refuses (409 `invalid_state`, naming the store) a payment in a store the portal shows inactive, before anything
+     * is recorded. Its terminals and people (L4 to L6) are refused at the edge already; this is for those above it
+     * (L0 to L3), who still reach a closed store to reactivate it or read its history, and whom the gateway would
+     * refuse only after the payment was recorded.
+     */
+    async requireOpenStore(caller: Caller, storeId: number): Promise<void> {
+      if (caller.type !== "user") return;
+      if (!(await placeForUser(caller, storeId, "store")).active) throw storeInactive(storeId);
     },
 
     /** Refuses (404, as if it did not exist) a row of a store the caller does not reach. */
@@ -163,4 +194,5 @@ export function storeAccess(portal: PortalCall) {
     ...customerAccess(portal),
     ...portalLookups(portal),
   };
+  return { ...access, ...storeScopes(portal, access.listScope) };
 }

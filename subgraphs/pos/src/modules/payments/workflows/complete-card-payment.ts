@@ -1,6 +1,6 @@
 import { AppError, type Caller, createStep, createWorkflow } from "@pos-cloud/common";
 import type { CardResult } from "../payment.inputs";
-import type { PaymentRow } from "../payment.repository";
+import type { CardApproval, PaymentRow, Tx } from "../payment.repository";
 import { auditPayment } from "../payment-audit";
 import { applyToBill, type PaymentDeps } from "./payment-flow";
 
@@ -14,23 +14,60 @@ export interface CardOutcome {
 
 const settledMeanwhile = () => new AppError("invalid_state", "the payment was settled meanwhile");
 
+/** The gateway's Idempotency-Key of a card payment's capture: a retry or the recovery pass captures once. */
+export const captureKey = (paymentId: string) => `pos-capture-${paymentId}`;
+
+/** The approval as the payment row keeps it. */
+const approvalOf = (result: CardResult): CardApproval => ({
+  approval_code: result.approval_code ?? null,
+  card_document_number: result.card_document_number ?? null,
+  card_last_4: result.card_last_4 ?? null,
+  card_brand: result.card_brand ?? null,
+  card_arn: result.card_arn ?? null,
+});
+
 /**
- * The card app approved: the intent is captured first, outside any transaction (the gateway's key answers a retry
- * with the first capture), then the payment completes and its money is applied to the bill, with its receipt. A
- * recording that fails leaves the payment pending for the PATCH to be retried, except when a concurrent result failed
- * it: then the capture is given back (`pos-undo-<payment id>`), since nothing will ever complete it.
+ * Completes a captured card payment in `tx` with its approval, applies its money to the bill and issues its receipt;
+ * false when another request settled it first. `actor` null: the platform's recovery pass.
+ */
+export function completeCapturedCard(deps: PaymentDeps) {
+  const { payments, receipts, clock } = deps;
+  return async (tx: Tx, payment: PaymentRow, approval: CardApproval, actor: Caller | null) => {
+    await payments.lockBillPayments(tx, payment.bill_id);
+    if (!(await payments.settle(tx, payment.id, "complete", { completed_at: clock(), ...approval }))) return false;
+    await auditPayment(tx, "payment.completed", actor, payment, clock(), { approval_code: approval.approval_code });
+    await applyToBill(deps, tx, payment);
+    await receipts.issue(tx, payment.id);
+    return true;
+  };
+}
+
+/**
+ * The card app approved: the approval is noted on the payment first (the acquirer has taken the money, so it must
+ * outlive a capture the gateway refuses or never answers), then the intent is captured outside any transaction (the
+ * gateway's key answers a retry with the first capture), then the payment completes and its money is applied to the
+ * bill, with its receipt. A capture that fails leaves the payment pending with its approval, for the PATCH to be
+ * retried or the recovery pass to capture it (`captureApprovedCards`). A recording that fails after the capture
+ * gives the capture back (`pos-undo-<payment id>`) only when a concurrent result failed the payment, since nothing
+ * will ever complete it.
  */
 export function completeCardPayment(deps: PaymentDeps) {
-  const { payments, gateway, receipts, clock } = deps;
+  const { payments, gateway } = deps;
+  const complete = completeCapturedCard(deps);
+  const noteApproval = createStep("note-approval", ({ payment, result }: CardOutcome) =>
+    payments.transaction(async (tx) => {
+      if (!(await payments.noteApproval(tx, payment.id, approvalOf(result)))) throw settledMeanwhile();
+    }),
+  );
   const captureIntent = createStep(
     "capture-intent",
     ({ payment }: CardOutcome) =>
-      gateway.capture(payment.payment_intent_id, payment.amount, `pos-capture-${payment.id}`),
+      gateway.capture(payment.payment_intent_id, payment.total_amount, captureKey(payment.id)),
     async (_, { payment }) => {
       if ((await payments.find(payment.id))?.status !== "failed") return;
       await gateway.refund(
         payment.payment_intent_id,
-        payment.amount,
+        payment.total_amount,
         "the card payment failed meanwhile",
         `pos-undo-${payment.id}`,
       );
@@ -38,23 +75,12 @@ export function completeCardPayment(deps: PaymentDeps) {
   );
   const recordApproval = createStep("record-approval", ({ payment, result, actor }: CardOutcome) =>
     payments.transaction(async (tx) => {
-      await payments.lockBillPayments(tx, payment.bill_id);
-      const moved = await payments.settle(tx, payment.id, "complete", {
-        completed_at: clock(),
-        approval_code: result.approval_code,
-        card_document_number: result.card_document_number,
-        card_last_4: result.card_last_4,
-        card_brand: result.card_brand,
-        card_arn: result.card_arn,
-      });
-      if (!moved) throw settledMeanwhile();
-      await auditPayment(tx, "payment.completed", actor, payment, clock(), { approval_code: result.approval_code });
-      await applyToBill(deps, tx, payment);
-      await receipts.issue(tx, payment.id);
+      if (!(await complete(tx, payment, approvalOf(result), actor))) throw settledMeanwhile();
     }),
   );
 
   return createWorkflow("completeCardPayment", async (outcome: CardOutcome, run) => {
+    await run(noteApproval, outcome);
     await run(captureIntent, outcome);
     await run(recordApproval, outcome);
   });

@@ -1,4 +1,5 @@
 import { type Caller, invalidField } from "@pos-cloud/common";
+import type { SaleTime, SaleTimes } from "../../../sale-time";
 import type { PaymentToApply } from "../../bills/bill.inputs";
 import type { BillService } from "../../bills/bill.service";
 import type { CustomerService } from "../../customers/customer.service";
@@ -12,6 +13,8 @@ export interface PaymentDeps {
   bills: BillService;
   gateway: GatewayClient;
   clock: () => Date;
+  /** When a payment happened: `occurred_at` for cash recorded offline, within its bounds. */
+  saleTime: SaleTimes;
   customers: Pick<CustomerService, "recordPayment" | "recordRefund">;
   /** Numbers the receipt of a payment, in the transaction that completes it (the receipts module). */
   receipts: { issue(tx: Tx, paymentId: string): Promise<unknown> };
@@ -22,7 +25,14 @@ export type Bill = Awaited<ReturnType<BillService["get"]>>;
 /** A payment about to be taken: its row as first written, from the request and the bill it pays. */
 export type PaymentDraft = ReturnType<typeof paymentDraft>;
 
-export const paymentDraft = (id: string, caller: Caller, bill: Bill, data: PaymentCreate, now: Date) => ({
+export const paymentDraft = (
+  id: string,
+  caller: Caller,
+  bill: Bill,
+  data: PaymentCreate,
+  now: Date,
+  happened: SaleTime,
+) => ({
   id,
   merchant_id: bill.merchant_id,
   store_id: bill.store_id,
@@ -30,29 +40,43 @@ export const paymentDraft = (id: string, caller: Caller, bill: Bill, data: Payme
   split_id: data.split_id,
   device_id: caller.type === "device" ? caller.id : null,
   amount: data.amount,
-  total_amount: data.amount,
+  tip_amount: data.tip_amount,
+  total_amount: data.amount + data.tip_amount,
   method_type: data.payment_method.type,
   provider: data.payment_method.provider,
+  emoney_brand: data.payment_method.brand ?? null,
   payment_provider_method_id: data.payment_provider_method_id,
+  ...happened,
   created_at: now,
 });
 
-/** How the gateway records each POS method (the spec's method table). */
+/**
+ * How the gateway records each POS method (the spec's method table): e-money, like card, is taken by the terminal
+ * and only recorded by the gateway (docs/decisions/pos.md, "E-money pays").
+ */
 const gatewayMethod = {
   CASH: { payment_method_types: ["cash"], processing_mode: "manual" },
   CREDIT_CARD: { payment_method_types: ["credit_card"], processing_mode: "external" },
+  EMONEY: { payment_method_types: ["emoney"], processing_mode: "external" },
   QR: { payment_method_types: ["qr_mpm"], processing_mode: "pgw_processed" },
 } as const;
 
-/** The gateway intent of a payment, from its row alone: a recovery sends the very body the payment first sent. */
-export const intentBody = (payment: Pick<PaymentRow, "id" | "bill_id" | "store_id" | "amount" | "method_type">) => ({
-  amount: payment.amount,
+/**
+ * The gateway intent of a payment, from its row alone: a recovery sends the very body the payment first sent. It
+ * charges what the customer pays, the amount and its tip (docs/decisions/pos.md, "Tips ride on top of the bill"); an
+ * e-money intent carries its brand in its metadata, for the partner and the ledger.
+ */
+export const intentBody = (
+  payment: Pick<PaymentRow, "id" | "bill_id" | "store_id" | "total_amount" | "method_type" | "emoney_brand">,
+) => ({
+  amount: payment.total_amount,
   currency: "JPY",
   ...gatewayMethod[payment.method_type as keyof typeof gatewayMethod],
   merchant_ref_id: `pos-${payment.id}`,
   merchant_store_id: String(payment.store_id),
   order_id: payment.bill_id,
   description: `POS payment ${payment.id}`,
+  ...(payment.emoney_brand && { metadata: { emoney_brand: payment.emoney_brand } }),
 });
 
 /** The gateway's Idempotency-Key of a payment's intent: a retry or a recovery finds the same intent. */

@@ -61,6 +61,8 @@ export function recoverInterruptedPayments(deps: PaymentDeps) {
   return async (before: Date) => {
     const recovered: string[] = [];
     for (let handled = 0; handled < RECOVERY_BATCH; handled++) {
+      // The gateway is called inside the claim's transaction (`gateway.ready`).
+      await deps.gateway.ready();
       const done = await deps.payments.transaction(async (tx) => {
         const payment = await deps.payments.claimInterrupted(tx, before);
         if (!payment) return null;

@@ -27,10 +27,16 @@ export function settleQrPayment(deps: PaymentDeps) {
       if (!payment || payment.method_type === "CASH") return null;
       if (eventId && !(await payments.firstDelivery(tx, eventId))) return null;
       if (intent.status === "failed" || intent.status === "cancelled") {
-        await payments.settle(tx, payment.id, "fail", {
+        const failed = await payments.settle(tx, payment.id, "fail", {
           failure_code: intent.failure_code ?? intent.status,
           failure_message: intent.failure_message,
         });
+        if (failed && payment.card_document_number !== null) {
+          logger.error("a payment the terminal approved lost its intent before the capture; return its money", {
+            payment_id: payment.id,
+            payment_intent_id: intent.id,
+          });
+        }
         return null;
       }
       if (intent.status !== "succeeded" || payment.method_type !== "QR") return null;
@@ -57,7 +63,7 @@ export function settleQrPayment(deps: PaymentDeps) {
     "refund-refused-payment",
     async ({ payment, intentId }: { payment: PaymentRow; intentId: string }) => {
       logger.error("a QR payment reached a bill that could not take it; refunding", { payment_id: payment.id });
-      await gateway.refund(intentId, payment.amount, "the bill was no longer payable", `pos-undo-${payment.id}`);
+      await gateway.refund(intentId, payment.total_amount, "the bill was no longer payable", `pos-undo-${payment.id}`);
     },
   );
 

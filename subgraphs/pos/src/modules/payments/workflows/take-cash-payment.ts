@@ -40,8 +40,9 @@ export function takeCashPayment(deps: PaymentDeps) {
         status: paymentMachine.transition("pending", "complete"),
         payment_intent_id: intent.id,
         cash_received: payment.cash_received,
-        change_amount: payment.cash_received - payment.draft.amount,
-        completed_at: clock(),
+        change_amount: payment.cash_received - payment.draft.total_amount,
+        // Cash changes hands when the sale happens: recorded offline, that is its occurred_at.
+        completed_at: payment.draft.occurred_at,
       });
       await auditPayment(tx, "payment.created", payment.actor, row, clock());
       await auditPayment(tx, "payment.completed", payment.actor, row, clock());
@@ -51,13 +52,14 @@ export function takeCashPayment(deps: PaymentDeps) {
     },
   );
 
-  return createWorkflow("takeCashPayment", (payment: CashPayment, run) =>
-    payments.transaction(async (tx) => {
+  return createWorkflow("takeCashPayment", async (payment: CashPayment, run) => {
+    await gateway.ready();
+    return payments.transaction(async (tx) => {
       const { draft } = payment;
       await run(holdTheBill, { tx, draft });
       await run(applyMoney, { tx, draft });
       const intent = await run(recordIntent, draft);
       return run(completePayment, { tx, payment, intent });
-    }),
-  );
+    });
+  });
 }

@@ -16,9 +16,25 @@ export type ApproveRefundInput = {
   payment_id: string | number;
   /** The refund being made. */
   refund_id: string | number;
-  /** The approver's PIN (password from L4 up); null when the refund's caller is L5 or above itself. */
+  /** The approver's PIN (password from L4 up); null only when the approver is the refund's caller, L5 or above. */
   secret?: string | null | undefined;
   /** The store of the refunded payment. */
+  store_id: number;
+};
+
+/** A store day's settlement to approve: who approves it, with which secret, and the day for the audit log. */
+export type ApproveSettlementInput = {
+  /** The business date settled, YYYY-MM-DD. */
+  business_date: string;
+  /** Who asks: user:<id> or device:<id>. */
+  caller: string;
+  /** The approver's login id (the settlement's staff_code). */
+  login_id: string;
+  /** The approver's PIN or password; null only when the approver is the caller itself, L4 or above. */
+  secret?: string | null | undefined;
+  /** The settlement closed, when it exists already. */
+  settlement_id?: string | number | null | undefined;
+  /** The settled store. */
   store_id: number;
 };
 
@@ -39,12 +55,19 @@ export type Role =
   /** Platform operator (0): the whole platform. */
   | 'SYSTEM_OP';
 
+/** Whether a PSP, merchant or store is in business on the platform. */
+export type TenantStatus =
+  /** In business. */
+  | 'active'
+  /** Deactivated; the record and its history stay. */
+  | 'inactive';
+
 export type PosStoreQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type PosStoreQuery = { store: { id: number, merchant_id: number } };
+export type PosStoreQuery = { store: { id: number, merchant_id: number, status: TenantStatus } };
 
 export type PosMerchantQueryVariables = Exact<{
   id: number;
@@ -75,6 +98,21 @@ export type PosApproveRefundMutationVariables = Exact<{
 
 export type PosApproveRefundMutation = { approveRefund: { login_id: string, role: Role } | null };
 
+export type PosApproveSettlementMutationVariables = Exact<{
+  input: ApproveSettlementInput;
+}>;
+
+
+export type PosApproveSettlementMutation = { approveSettlement: { login_id: string, role: Role } | null };
+
+export type PosReachedStoresQueryVariables = Exact<{
+  limit?: number | null | undefined;
+  offset?: number | null | undefined;
+}>;
+
+
+export type PosReachedStoresQuery = { stores: { total_count: number, nodes: Array<{ id: number }> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -99,6 +137,7 @@ export const PosStoreDocument = new TypedDocumentString(`
   store(id: $id) {
     id
     merchant_id
+    status
   }
 }
     `) as unknown as TypedDocumentString<PosStoreQuery, PosStoreQueryVariables>;
@@ -140,3 +179,21 @@ export const PosApproveRefundDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<PosApproveRefundMutation, PosApproveRefundMutationVariables>;
+export const PosApproveSettlementDocument = new TypedDocumentString(`
+    mutation PosApproveSettlement($input: ApproveSettlementInput!) {
+  approveSettlement(input: $input) {
+    login_id
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<PosApproveSettlementMutation, PosApproveSettlementMutationVariables>;
+export const PosReachedStoresDocument = new TypedDocumentString(`
+    query PosReachedStores($limit: Int, $offset: Int) {
+  stores(limit: $limit, offset: $offset) {
+    total_count
+    nodes {
+      id
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<PosReachedStoresQuery, PosReachedStoresQueryVariables>;

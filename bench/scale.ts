@@ -1,0 +1,52 @@
+/**
+ * How long and how large each scenario of `npm run bench` runs: the measured run, or `--smoke`, which runs every
+ * scenario for a few seconds so that a broken one is noticed (`npm test`). A smoke run judges no speed; a scenario
+ * that errors, is refused or loses an event fails it, as it fails the measured run.
+ */
+export interface Scale {
+  smoke: boolean;
+  /** Each measured load. */
+  seconds: number;
+  /** The load before it, which compiles the stack's hot paths. */
+  warmupSeconds: number;
+  /** How long the started platform idles before its resident memory is read. */
+  idleMs: number;
+  /** Outbox rows each drain publishes (a multiple of an intent's four events). */
+  events: number;
+  /** Terminals following an intent each in the notification scenario. */
+  terminals: number;
+  /** The hierarchy's tree: merchants, and stores under each. */
+  merchants: number;
+  storesPerMerchant: number;
+}
+
+export const measuredScale: Scale = {
+  smoke: false,
+  seconds: 10,
+  warmupSeconds: 5,
+  idleMs: 30_000,
+  events: 10_000,
+  terminals: 200,
+  merchants: 20,
+  storesPerMerchant: 20,
+};
+
+/** More terminals than one caller may follow (50), so the scenario proves it subscribes as several. */
+export const smokeScale: Scale = {
+  smoke: true,
+  // Two: a loaded machine answered no request of the gateway scenario within one.
+  seconds: 2,
+  warmupSeconds: 1,
+  idleMs: 500,
+  events: 400,
+  terminals: 60,
+  merchants: 2,
+  storesPerMerchant: 3,
+};
+
+/** Throws when a run was refused, errored or lost something: its figures would describe a broken scenario. */
+export function requireClean(scenario: string, problems: Record<string, number | undefined>) {
+  const found = Object.entries(problems).filter(([, count]) => (count ?? 0) > 0);
+  if (found.length > 0)
+    throw new Error(`${scenario}: ${found.map(([what, count]) => `${count} ${what.replaceAll("_", " ")}`).join(", ")}`);
+}

@@ -1,0 +1,74 @@
+// `npm run bench -- terminal-simulator`: sales per second through the whole platform. The terminal simulator
+// (`npm run terminal -- simulate`, sdks/terminal/simulator/) sells by cash, QR and card from terminals of the demo
+// store, first against the embedded platform (PGlite), then against the cluster (edge ×2, subgraph processes, workers,
+// PostgreSQL, NATS, Redis), and checks the store's day against what they sold.
+import { readFileSync } from "node:fs";
+import { startCluster } from "../apps/platform/src/cluster";
+import { type SimulationReport, simulate } from "../sdks/terminal/simulator/simulate";
+import { localClusterConfig } from "../tests/support/cluster";
+import { temporaryDirectory } from "../tests/support/environment";
+import { freshDatabases } from "./create-intent";
+import { startBenchPlatform } from "./platform";
+
+const TERMINALS = 4;
+/** More than a terminal can sell: each sells back to back, so the platform is the limit. */
+const RATE = 20;
+const MIX = { cash: 50, qr: 30, card: 20 };
+const unlimited = Number.MAX_SAFE_INTEGER;
+
+const run = (baseUrl: string, demoFile: string, seconds: number) =>
+  simulate({
+    baseUrl,
+    demo: JSON.parse(readFileSync(demoFile, "utf8")),
+    terminals: TERMINALS,
+    rate: RATE,
+    mix: MIX,
+    durationMs: seconds * 1000,
+  });
+
+async function onEmbedded(seconds: number) {
+  const { platform, dir } = await startBenchPlatform("pos-cloud-bench-terminals-");
+  try {
+    return await run(platform.baseUrl, platform.demoFile!, seconds);
+  } finally {
+    await platform.close();
+    dir.remove();
+  }
+}
+
+async function onCluster(postgresBase: string, seconds: number) {
+  const dir = temporaryDirectory("pos-cloud-bench-terminals-cluster-");
+  const databases = await freshDatabases(postgresBase);
+  // The cluster's processes take their limits from the environment, as an operator would set them.
+  for (const name of ["MERCHANT", "STORE", "IP", "GLOBAL", "API"])
+    process.env[`RATE_LIMIT_${name}`] = String(unlimited);
+  try {
+    const cluster = await startCluster(
+      await localClusterConfig({ dataDir: dir.path, databaseUrls: databases.urls, workers: 2 }),
+      { output: () => {} },
+    );
+    try {
+      return await run(cluster.baseUrl, cluster.demoFile!, seconds);
+    } finally {
+      await cluster.close();
+    }
+  } finally {
+    await databases.drop();
+    dir.remove();
+  }
+}
+
+/** The simulator for `seconds` on each wiring; a short duration makes it a smoke run. */
+export async function benchTerminalSimulator(postgresBase: string, seconds: number) {
+  const embedded = await onEmbedded(seconds);
+  const cluster = await onCluster(postgresBase, seconds);
+  return { terminals: TERMINALS, mix: MIX, seconds, embedded, cluster };
+}
+
+export const summary = (name: string, report: SimulationReport) =>
+  [
+    `terminal-simulator (${name})`.padEnd(29),
+    `${report.sales_per_second} sales/s; whole sale p50 ${report.latency_ms.p50} ms p95 ${report.latency_ms.p95} ms`,
+    `p99 ${report.latency_ms.p99} ms; errors ${JSON.stringify(report.errors)}; totals`,
+    report.totals_equal ? "equal" : "DIFFERENT",
+  ].join(" ");

@@ -1,0 +1,95 @@
+import { type AuditChange, auditOutboxRow } from "@pos-cloud/common";
+import type { AccountingExport, AccountingExportDelivery, Prisma, PrismaClient } from "../../generated/prisma/client";
+
+export type AccountingExportRepository = ReturnType<typeof accountingExportRepository>;
+export type AccountingExportRow = AccountingExport;
+export type DeliveryRow = AccountingExportDelivery;
+
+/** How many due deliveries one pass takes at a time. */
+const BATCH = 20;
+
+export function accountingExportRepository(prisma: PrismaClient) {
+  return {
+    findSettings: (merchant_id: number) => prisma.accountingExport.findUnique({ where: { merchant_id } }),
+
+    /** The merchant's settings written, with their audit record in the same transaction. */
+    saveSettings: (data: Prisma.AccountingExportCreateInput, audit: AuditChange, at: Date) =>
+      prisma.$transaction(async (tx) => {
+        const { merchant_id: _, ...changes } = data;
+        const saved = await tx.accountingExport.upsert({
+          where: { merchant_id: data.merchant_id },
+          create: data,
+          update: changes,
+        });
+        await tx.outboxEvent.create({ data: auditOutboxRow(audit, at) });
+        return saved;
+      }),
+
+    /** A store's day to deliver; nothing when it has one already (one per store and day, whoever asks first). */
+    async insertDelivery(data: Prisma.AccountingExportDeliveryCreateManyInput) {
+      const { count } = await prisma.accountingExportDelivery.createMany({ data: [data], skipDuplicates: true });
+      return count === 1;
+    },
+
+    /** A day sent again: its file rebuilt and its attempts started over, due now. */
+    resetDelivery: (
+      store_id: number,
+      business_date: string,
+      data: Pick<
+        Prisma.AccountingExportDeliveryUncheckedUpdateInput,
+        "content" | "file_name" | "format" | "settlement_id" | "next_attempt_at"
+      >,
+    ) =>
+      prisma.accountingExportDelivery.update({
+        where: { store_id_business_date: { store_id, business_date } },
+        data: { ...data, status: "pending", attempts: 0, last_error: null, delivered_at: null },
+      }),
+
+    findDelivery: (store_id: number, business_date: string) =>
+      prisma.accountingExportDelivery.findUnique({ where: { store_id_business_date: { store_id, business_date } } }),
+
+    deliveries: (where: Prisma.AccountingExportDeliveryWhereInput) =>
+      prisma.accountingExportDelivery.findMany({ where, orderBy: [{ business_date: "desc" }, { store_id: "asc" }] }),
+
+    /**
+     * Due deliveries, each taken by one process until `leaseUntil` (rows another process holds are skipped, not
+     * waited for): the lease is the row's `next_attempt_at`, so a process that dies mid-attempt leaves it due again.
+     */
+    claimDue: (now: Date, leaseUntil: Date) =>
+      prisma.$queryRaw<DeliveryRow[]>`
+        UPDATE pos_accounting_export_deliveries SET next_attempt_at = ${leaseUntil}
+        WHERE id IN (
+          SELECT id FROM pos_accounting_export_deliveries
+          WHERE status = 'pending' AND next_attempt_at <= ${now}
+          ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+
+    markDelivered: (id: string, at: Date) =>
+      prisma.accountingExportDelivery.update({
+        where: { id },
+        data: {
+          status: "delivered",
+          attempts: { increment: 1 },
+          delivered_at: at,
+          last_error: null,
+          next_attempt_at: null,
+        },
+      }),
+
+    markRetry: (id: string, error: string, next: Date) =>
+      prisma.accountingExportDelivery.update({
+        where: { id },
+        data: { attempts: { increment: 1 }, last_error: error, next_attempt_at: next },
+      }),
+
+    /** The last attempt failed: the delivery is failed, with its audit record in the same transaction. */
+    markFailed: (id: string, error: string, audit: AuditChange, at: Date) =>
+      prisma.$transaction(async (tx) => {
+        await tx.accountingExportDelivery.update({
+          where: { id },
+          data: { status: "failed", attempts: { increment: 1 }, last_error: error, next_attempt_at: null },
+        });
+        await tx.outboxEvent.create({ data: auditOutboxRow(audit, at) });
+      }),
+  };
+}

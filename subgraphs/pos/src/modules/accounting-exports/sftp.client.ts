@@ -1,0 +1,43 @@
+import { posix } from "node:path";
+import SftpClient from "ssh2-sftp-client";
+
+/** A merchant's SFTP server and what it logs in with (the secret opened from its seal). */
+export interface SftpTarget {
+  host: string;
+  port: number;
+  username: string;
+  /** The folder the files go into. */
+  path: string;
+  password?: string;
+  privateKey?: string;
+}
+
+/**
+ * Puts a file on the merchant's server: written under a temporary name, then renamed over the final one, so the
+ * other side never reads half a file and a delivery made again replaces the first rather than adding a second.
+ */
+export async function uploadBySftp(target: SftpTarget, fileName: string, content: string, timeoutMs: number) {
+  const client = new SftpClient("accounting-export");
+  const final = posix.join(target.path, fileName);
+  const partial = `${final}.part`;
+  try {
+    await client.connect({
+      host: target.host,
+      port: target.port,
+      username: target.username,
+      password: target.password,
+      privateKey: target.privateKey,
+      readyTimeout: timeoutMs,
+      retries: 0,
+    });
+    await client.put(Buffer.from(content, "utf8"), partial);
+    await client.rename(partial, final).catch(async (error: unknown) => {
+      // A server whose rename does not replace (SFTP v3): the old file goes first.
+      if (!(await client.exists(final))) throw error;
+      await client.delete(final);
+      await client.rename(partial, final);
+    });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,205 @@
+import type { JWK } from "jose";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DemoFile } from "../../apps/platform/src/demo";
+import {
+  documentationScreenshot,
+  ensureConsoleBuilt,
+  launchChromium,
+  logInInConsole,
+  seriousViolations,
+} from "../support/browser";
+import { deviceToken } from "../support/device";
+import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+
+type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
+
+const OVERVIEW = `query ($store_id: Int) { salesOverview(store_id: $store_id) {
+  today { gross_amount net_amount refund_amount payment_count totals { payment_method payment_count gross_amount net_amount } }
+  by_hour { hour amount count } outcomes { succeeded failed declined expired in_flight success_rate } } }`;
+
+// The overview in a real browser against the embedded platform: the merchant admin lands on it, every figure it
+// shows is the API's answer (`data-value`), and the store's day shows the same sales by hour. The platform's clock runs ahead 30 s at each TOTP login.
+describe("operator console: the business at a glance", () => {
+  let platform: TestPlatform;
+  let demo: Demo;
+  let browser: Browser;
+  let terminal: string;
+  let admin: string;
+  let page: Page;
+  let ahead = 0;
+  let table = 0;
+  const clock = () => new Date(Date.now() + ahead);
+  const nextStep = () => {
+    ahead += 30_000;
+    return clock();
+  };
+
+  const rest = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${platform.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${terminal}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await response.json()) as any;
+  };
+  /** A cash sale of 1100 (1000 and 10% tax) at the demo store. */
+  async function cashSale() {
+    const order = await rest("POST", "/orders", {
+      order_type: "dine_in",
+      table_number: `V${++table}`,
+      items: [{ sequence: 1, item_name: "Set", quantity: 1, unit_price: 1000 }],
+    });
+    const bill = await rest("POST", "/bills", {
+      order_id: order.id,
+      staff_code: demoUser(demo, "STAFF").login_id,
+      tax_percentage: 10,
+    });
+    return rest("POST", "/payments", {
+      bill_id: bill.id,
+      amount: 1100,
+      payment_method: { type: "CASH" },
+      cash_received: 2000,
+    });
+  }
+  const apiOverview = async (storeId?: number) =>
+    (await postGraphQL(platform.baseUrl, OVERVIEW, { store_id: storeId }, admin)).body.data.salesOverview;
+
+  /** What the page shows: each figure's, method's and hour's API integer (`data-value`) or count. */
+  const shown = (on: Page) =>
+    on.locator("body").evaluate((body) => {
+      const value = (element: ReturnType<typeof body.querySelector>) =>
+        Number(element?.querySelector("[data-value]")?.getAttribute("data-value") ?? element?.textContent);
+      const figure = (field: string) =>
+        value(body.querySelector(`[data-testid="figure-${field}"] [data-field="${field}"]`));
+      const rows = (label: string) => [...body.querySelectorAll(`table[aria-label="${label}"] tbody tr`)];
+      const cell = (row: ReturnType<typeof body.querySelector> & object, field: string) =>
+        value(row.querySelector(`[data-field="${field}"]`));
+      return {
+        today: {
+          gross_amount: figure("gross_amount"),
+          net_amount: figure("net_amount"),
+          refund_amount: figure("refund_amount"),
+          payment_count: figure("payment_count"),
+          totals: rows("By payment method").map((row) => ({
+            payment_method: row.querySelector("td")!.textContent,
+            payment_count: cell(row, "payment_count"),
+            gross_amount: cell(row, "gross_amount"),
+            net_amount: cell(row, "net_amount"),
+          })),
+        },
+        by_hour: rows("Sales by hour, per hour").map((row, hour) => ({
+          hour,
+          amount: cell(row, "amount"),
+          count: cell(row, "count"),
+        })),
+        success_rate: body
+          .querySelector('[data-testid="figure-success_rate"] [data-value]')
+          ?.getAttribute("data-value"),
+      };
+    });
+  const expected = async () => {
+    const { today, by_hour, outcomes } = await apiOverview();
+    return { today, by_hour, success_rate: String(outcomes.success_rate ?? "") };
+  };
+  /** Waits until the page shows the API's figures (they follow the stores' events). */
+  const figuresMatchApi = (on: Page) =>
+    expect
+      .poll(
+        async () => {
+          const [onPage, api] = await Promise.all([shown(on), expected()]);
+          return JSON.stringify(onPage) === JSON.stringify(api) ? "the same" : JSON.stringify({ onPage, api });
+        },
+        { timeout: 15_000 },
+      )
+      .toBe("the same");
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    [platform, browser] = await Promise.all([startTestPlatform({ clock }), launchChromium()]);
+    demo = readDemo(platform.dataDir) as Demo;
+    terminal = await deviceToken(platform.baseUrl, demo.device, clock());
+    admin = (await logIn(platform.baseUrl, demoUser(demo, "MERCHANT_ADMIN"), nextStep())).access_token;
+    page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(15_000);
+    expect((await cashSale()).status).toBe("completed");
+    await logInInConsole(page, platform.baseUrl, demoUser(demo, "MERCHANT_ADMIN"), nextStep());
+    // A console source newer than its build is built first, which can take most of a minute on a busy machine.
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.close();
+  });
+
+  it("lands a merchant admin on the overview, showing the API's figures, with no serious accessibility problem", async () => {
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    expect(page.url()).toBe(`${platform.baseUrl}/console/overview`);
+    await page.getByTestId("sales-by-hour-chart").locator("svg.recharts-surface").first().waitFor();
+    await figuresMatchApi(page);
+    expect((await shown(page)).today.payment_count).toBeGreaterThan(0);
+    await page.getByTestId("live-status").getByText("Live").waitFor();
+    await documentationScreenshot(page, "overview");
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it("moves the totals and the chart with a sale, without a reload", async () => {
+    await page.evaluate(() => Object.assign(globalThis, { stayedLoaded: true }));
+    const before = await shown(page);
+    terminal = await deviceToken(platform.baseUrl, demo.device, clock());
+    expect((await cashSale()).status).toBe("completed");
+    await expect
+      .poll(async () => (await shown(page)).today.payment_count, { timeout: 15_000 })
+      .toBe(before.today.payment_count + 1);
+    const after = await shown(page);
+    const total = (figures: typeof before) => figures.by_hour.reduce((sum, hour) => sum + hour.amount, 0);
+    expect(total(after)).toBe(total(before) + 1100);
+    await figuresMatchApi(page);
+    expect(await page.evaluate(() => (globalThis as { stayedLoaded?: boolean }).stayedLoaded)).toBe(true);
+  });
+
+  it("links a payment method's figure to the payments behind it", async () => {
+    await page.getByRole("table", { name: "By payment method" }).getByRole("link", { name: "CASH" }).click();
+    await page.getByRole("heading", { name: "Payments", exact: true }).waitFor();
+    const url = new URL(page.url());
+    expect(url.pathname).toBe("/console/payments");
+    expect(url.searchParams.get("method")).toBe("CASH");
+    await page.goBack();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+  });
+
+  it("shows the same sales by hour on the store's day", async () => {
+    await page.goto(`${platform.baseUrl}/console/day?store=${demo.store.id}`);
+    await page.getByRole("table", { name: "Totals per method" }).waitFor();
+    const api = (await apiOverview(demo.store.id)).by_hour;
+    await expect
+      .poll(async () => (await shown(page)).by_hour, { timeout: 15_000 })
+      .toEqual(
+        api.map(({ hour, amount, count }: { hour: number; amount: number; count: number }) => ({
+          hour,
+          amount,
+          count,
+        })),
+      );
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it("shows a partner's keys with their scopes, each linked to its webhook's deliveries and dead letters", async () => {
+    const context = await browser.newContext();
+    const operatorPage = await context.newPage();
+    operatorPage.setDefaultTimeout(15_000);
+    await logInInConsole(operatorPage, platform.baseUrl, demoUser(demo, "SYSTEM_OP"), nextStep());
+    await operatorPage.getByRole("heading", { name: "Tenant tree" }).waitFor();
+    await operatorPage.goto(`${platform.baseUrl}/console/partners?id=${demo.partner.client_partner_id}`);
+    const key = operatorPage
+      .getByRole("table", { name: "API keys" })
+      .getByRole("row")
+      .filter({ hasText: demo.partner.client_id });
+    await key.waitFor();
+    expect(await key.locator('[data-field="permissions"]').textContent()).toBe("every operation");
+    expect(await seriousViolations(operatorPage)).toEqual([]);
+    await key.getByRole("link", { name: "Deliveries and dead letters" }).click();
+    await operatorPage.getByRole("heading", { name: "Recent deliveries" }).waitFor();
+    expect(new URL(operatorPage.url()).searchParams.get("client_id")).toBe(demo.partner.client_id);
+    await context.close();
+  });
+});

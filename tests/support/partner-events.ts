@@ -1,0 +1,37 @@
+import { randomBytes } from "node:crypto";
+import type { BusEvent } from "@pos-cloud/common/messaging";
+
+/**
+ * A terminal intent event of a partner as the outbox publisher puts it on the webhook-delivery topic, at `at`; the
+ * intent id is fresh unless given (a second event of one intent).
+ */
+export function terminalIntentEvent(client_partner_id: number, at: Date, status = "succeeded", intentId?: string) {
+  const occurred_at = at.toISOString();
+  const intent = {
+    id: intentId ?? `pi_${randomBytes(8).toString("hex")}`,
+    status,
+    amount: 1200,
+    currency: "JPY",
+    store_id: 7,
+    merchant_ref_id: `ref-${randomBytes(4).toString("hex")}`,
+    client_partner_id,
+    captured_at: status === "succeeded" ? occurred_at : null,
+    failure_code: status === "failed" ? "card_declined" : null,
+    failure_message: status === "failed" ? "declined" : null,
+  };
+  return {
+    id: randomBytes(13).toString("hex").toUpperCase(),
+    event_type: `payment_intent.${status}`,
+    aggregate_type: "payment_intent",
+    aggregate_id: intent.id,
+    payload: { payment_intent: intent, metadata: { client_partner_id, occurred_at } },
+    created_at: occurred_at,
+  } satisfies BusEvent;
+}
+
+/** Group webhook bodies (or listed events) by the intent they tell of, each group in the order given. */
+export function byIntent(events: { type: string; created_at: string; data: { id: string } }[]) {
+  const groups = new Map<string, { type: string; created_at: string }[]>();
+  for (const event of events) groups.set(event.data.id, [...(groups.get(event.data.id) ?? []), event]);
+  return groups;
+}
