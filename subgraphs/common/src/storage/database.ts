@@ -7,11 +7,14 @@ import type { Database, SqlRunner } from "./sql-runner";
 import { tracedDatabase } from "./traced-database";
 
 /**
- * A `postgresql://` URL opens PostgreSQL; no URL opens embedded PGlite, kept in `dataDir` (in memory without one).
- * Both speak Postgres, so each subgraph has one dialect and one set of migrations.
+ * A `postgresql://` URL opens PostgreSQL; no URL opens embedded PGlite, kept in `dataDir` (in memory without one),
+ * made from the tarball `load` when given. Both speak Postgres, so each subgraph has one dialect and one set of
+ * migrations.
  */
-export async function openDatabase(options: { url?: string; dataDir?: string }): Promise<Database> {
-  return tracedDatabase(options.url ? await openPostgres(options.url) : await openPglite(options.dataDir));
+export async function openDatabase(options: { url?: string; dataDir?: string; load?: Uint8Array }): Promise<Database> {
+  return tracedDatabase(
+    options.url ? await openPostgres(options.url) : await openPglite(options.dataDir, options.load),
+  );
 }
 
 /** A prepared statement's name on its connections: its text's digest, so one text is one statement. */

@@ -1,13 +1,14 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { cpSync, existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { logger } from "../logger";
 import { repositoryRoot } from "../repository-root";
 import { openDatabase } from "./database";
 import { keepOwnerOnly, makeOwnerOnly } from "./file-modes";
-import { applyMigrations, hasPendingMigrations, MigrationError, readMigrations } from "./migrations";
+import { applyMigrations, hasPendingMigrations, type Migration, MigrationError, readMigrations } from "./migrations";
 import { openPglite } from "./pglite";
 import type { Database } from "./sql-runner";
 
@@ -18,7 +19,7 @@ export interface StorageOptions {
   dataDir?: string;
 }
 
-async function openMigrated(subgraph: string, storage: { url?: string; dataDir?: string }): Promise<Database> {
+async function openMigrated(subgraph: string, storage: Parameters<typeof openDatabase>[0]): Promise<Database> {
   const db = await openDatabase(storage);
   try {
     const migrations = readMigrations(join(repositoryRoot, "prisma", subgraph, "migrations"));
@@ -78,6 +79,9 @@ export const pgliteVersion = (): string =>
   JSON.parse(readFileSync(join(repositoryRoot, "node_modules", "@electric-sql", "pglite", "package.json"), "utf8"))
     .version;
 
+/** What an installation makes once and keeps: like any package cache, under node_modules. */
+const cacheDirectory = join(repositoryRoot, "node_modules", ".cache", "pos-cloud");
+
 let emptyCluster: Promise<string> | undefined;
 
 /**
@@ -88,7 +92,7 @@ let emptyCluster: Promise<string> | undefined;
  */
 export function embeddedClusterTemplate(): Promise<string> {
   emptyCluster ??= (async () => {
-    const path = join(repositoryRoot, "node_modules", ".cache", "pos-cloud", `pglite-${pgliteVersion()}`);
+    const path = join(cacheDirectory, `pglite-${pgliteVersion()}`);
     if (existsSync(join(path, "PG_VERSION"))) return path;
     const building = `${path}.${process.pid}`;
     await inChildProcess(["initdb", building]);
@@ -103,6 +107,30 @@ export function embeddedClusterTemplate(): Promise<string> {
     return path;
   })();
   return emptyCluster;
+}
+
+/**
+ * A migrated, empty database of `subgraph` as a tarball (`Database.dump`), made once per PGlite version and migration
+ * state. A database in memory (the tests', a tool's) is loaded from it instead of running initdb and every migration:
+ * about 2 s instead of 15 on a busy two-core machine.
+ */
+async function memoryTemplate(subgraph: string, migrations: Migration[]): Promise<Uint8Array> {
+  const state = createHash("sha256")
+    .update([pgliteVersion(), ...migrations.map((migration) => migration.checksum)].join())
+    .digest("hex")
+    .slice(0, 16);
+  const path = join(cacheDirectory, `${subgraph}-${state}.tar.gz`);
+  if (existsSync(path)) return readFileSync(path);
+  const db = await openMigrated(subgraph, {});
+  try {
+    const tarball = await db.dump!();
+    mkdirSync(cacheDirectory, { recursive: true });
+    writeFileSync(`${path}.${process.pid}`, tarball);
+    renameSync(`${path}.${process.pid}`, path);
+    return tarball;
+  } finally {
+    await db.close();
+  }
 }
 
 /** A new embedded database in `dir`: a copy of the empty cluster, complete or not there at all. */
@@ -121,10 +149,11 @@ async function createEmbeddedDatabase(dir: string): Promise<void> {
  */
 export async function openSubgraphDatabase(subgraph: string, options: StorageOptions): Promise<Database> {
   const { url } = options;
-  // PostgreSQL, or a database in memory, which would not outlive another process.
-  if (url || !options.dataDir) return openMigrated(subgraph, { url });
-  const dataDir = join(options.dataDir, subgraph);
+  if (url) return openMigrated(subgraph, { url });
   const migrations = readMigrations(join(repositoryRoot, "prisma", subgraph, "migrations"));
+  // In memory, which would not outlive another process: from the migrated template, in this process.
+  if (!options.dataDir) return openMigrated(subgraph, { load: await memoryTemplate(subgraph, migrations) });
+  const dataDir = join(options.dataDir, subgraph);
   if (existsSync(join(dataDir, "PG_VERSION"))) {
     const db = await openDatabase({ dataDir });
     if (!(await hasPendingMigrations(db, migrations))) return db;
