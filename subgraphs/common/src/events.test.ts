@@ -96,7 +96,7 @@ describe("consumers of events", () => {
     .flatMap(sourceFiles)
     .filter((path) => /BusEvent|OutboxRow|event_type/.test(readFileSync(path, "utf8")));
 
-  // docs/decisions/events.md, "Events are typed contracts": the measure "consumers casting event payloads: 0".
+  // docs/decisions/events.md, "Events are typed contracts (issue 37)": the measure "consumers casting event payloads: 0".
   it("never cast an event's payload: they read it through the catalogue", () => {
     expect(eventFiles.length).toBeGreaterThan(10);
     const casts = eventFiles

@@ -6,7 +6,7 @@ import { paymentIntentStatuses } from "./payment-intent.machine";
  * The catalogue of the events subgraphs publish to each other: every event type, the aggregate it is about and the
  * schema of its payload. Producers build their outbox rows through `eventRow`, which refuses a payload its schema does
  * not accept and keeps only the fields the schema names; consumers read a bus event or an outbox row with
- * `readEvent`, never by casting its payload (docs/decisions/events.md, "Events are typed contracts").
+ * `readEvent`, never by casting its payload (docs/decisions/events.md, "Events are typed contracts (issue 37)").
  */
 
 /** A time as JSON carries it (ISO 8601, UTC); a producer may give the Date. */

@@ -3,7 +3,7 @@
 -- The store feed's events carry an allow-list of each object's columns, the POS objects of the event catalogue
 -- (`posOrder`, `posBill`, `posPayment` in subgraphs/common/src/events.ts), no longer the whole row less its token: a
 -- column added to orders, bills or payments reaches no event until it is named here and there
--- (docs/decisions/events.md, "Events are typed contracts"). `TG_ARGV[0]` is the aggregate's name, as before.
+-- (docs/decisions/events.md, "Events are typed contracts (issue 37)"). `TG_ARGV[0]` is the aggregate's name, as before.
 CREATE OR REPLACE FUNCTION "pos_outbox_record"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   kind CONSTANT text := TG_ARGV[0];
