@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EventContractError, eventRow, intentOfEvent, readEvent } from "./events";
+import { EventContractError, eventRow, intentOfEvent, isEventType, readEvent } from "./events";
+import { paymentIntentMachine } from "./payment-intent.machine";
 import { repositoryRoot } from "./repository-root";
 
 const at = new Date("2026-11-28T10:00:00.000Z");
@@ -60,6 +61,11 @@ describe("the event catalogue", () => {
     expect(() =>
       eventRow("api_keys.revoked", "client_partner:5", { client_partner_id: 5.5, api_key_id: null }, at),
     ).toThrow(EventContractError);
+  });
+
+  it("holds every event the intent machine emits", () => {
+    const emitted = paymentIntentMachine.moves.flatMap((move) => (move.emits ? [move.emits] : []));
+    expect(emitted.filter((type) => !isEventType(type))).toEqual([]);
   });
 
   it("reads a published event by its type, leaves types it does not hold alone and refuses a payload off its schema", () => {
