@@ -7,17 +7,32 @@ import type { BusEvent } from "@pos-cloud/common/messaging";
  */
 export function terminalIntentEvent(client_partner_id: number, at: Date, status = "succeeded", intentId?: string) {
   const occurred_at = at.toISOString();
+  // Every field of the public intent, as the event catalogue's schema of intent events wants them.
   const intent = {
     id: intentId ?? `pi_${randomBytes(8).toString("hex")}`,
-    status,
+    merchant_id: 3,
+    store_id: 7,
+    client_partner_id,
+    merchant_ref_id: `ref-${randomBytes(4).toString("hex")}`,
+    merchant_store_id: null,
+    merchant_terminal_id: null,
+    order_id: null,
     amount: 1200,
     currency: "JPY",
-    store_id: 7,
-    merchant_ref_id: `ref-${randomBytes(4).toString("hex")}`,
-    client_partner_id,
-    captured_at: status === "succeeded" ? occurred_at : null,
+    payment_method_types: ["qr_mpm"],
+    payment_method_type: "qr_mpm",
+    processing_mode: "pgw_processed",
+    status,
+    provider_name: "sandbox",
+    provider_transaction_id: null,
     failure_code: status === "failed" ? "card_declined" : null,
     failure_message: status === "failed" ? "declined" : null,
+    description: null,
+    metadata: {},
+    captured_at: status === "succeeded" ? occurred_at : null,
+    created_at: occurred_at,
+    updated_at: occurred_at,
+    expires_at: occurred_at,
   };
   return {
     id: randomBytes(13).toString("hex").toUpperCase(),

@@ -1,3 +1,4 @@
+import { feedPartsOf } from "@pos-cloud/common";
 import type { BusEvent } from "@pos-cloud/common/messaging";
 import {
   type DefinitionNode,
@@ -157,8 +158,8 @@ export function selectsObjects(document: DocumentNode, field: FieldNode): boolea
 }
 
 /**
- * PaymentIntent fields an intent event's payload (the stored row as JSON) holds exactly as the graph shows them:
- * scalars the subgraph resolves from the row as they are. Not dates (the graph's DateTime) nor `metadata` (JSON).
+ * PaymentIntent fields an intent event's payload (the public intent, `publicPaymentIntent`) holds exactly as the
+ * graph shows them: scalars as they are. Not dates (the graph's DateTime) nor `metadata` (JSON).
  */
 const EVENT_FIELDS = new Set([
   "id",
@@ -187,8 +188,9 @@ export function updateFromEvent(
   event: BusEvent,
   key: string,
 ): FormattedExecutionResult | undefined {
-  const intent = event.payload.payment_intent as Record<string, unknown> | undefined;
-  if (!intent) return undefined;
+  const held = feedPartsOf(event).payment_intent;
+  if (!held) return undefined;
+  const intent: Record<string, unknown> = { ...held };
   const value: Record<string, unknown> = {};
   for (const node of fields) {
     const name = node.name.value;
@@ -201,6 +203,5 @@ export function updateFromEvent(
 
 /** The status an intent event says its intent reached, if it says. */
 export function statusOfEvent(event: BusEvent): string | undefined {
-  const status = (event.payload.payment_intent as { status?: unknown } | undefined)?.status;
-  return typeof status === "string" ? status : undefined;
+  return feedPartsOf(event).payment_intent?.status;
 }

@@ -1,3 +1,4 @@
+import { feedPartsOf } from "@pos-cloud/common";
 import type { BusEvent } from "@pos-cloud/common/messaging";
 import {
   type FieldNode,
@@ -10,33 +11,28 @@ import {
 
 /**
  * The kinds of object a store feed carries, by the bus event's `aggregate_type` (the gateway's intents; the POS's
- * orders, bills and payments, whose payload holds the row under the same name): the `StoreEvent.type` of its
+ * orders, bills and payments, whose payload holds the object under the same name): the `StoreEvent.type` of its
  * events, the `StoreEvent` field that holds the object, and the `Store` field that reads it by id.
  */
-const KINDS: Record<string, { type: string; field: string; read: string }> = {
+const KINDS = {
   payment_intent: { type: "payment_intent_updated", field: "payment_intent", read: "payment_intent" },
   order: { type: "order_updated", field: "order", read: "order" },
   bill: { type: "bill_updated", field: "bill", read: "bill" },
   pos_payment: { type: "payment_updated", field: "payment", read: "pos_payment" },
-};
+} as const;
 
-const kindOf = (event: BusEvent) =>
-  Object.hasOwn(KINDS, event.aggregate_type) ? KINDS[event.aggregate_type] : undefined;
+const isKind = (aggregate_type: string): aggregate_type is keyof typeof KINDS => Object.hasOwn(KINDS, aggregate_type);
+const kindOf = (event: BusEvent) => (isKind(event.aggregate_type) ? KINDS[event.aggregate_type] : undefined);
 
 /** The StoreEvent fields that hold an event's object, one per kind. */
-const objectFields = new Set(Object.values(KINDS).map((kind) => kind.field));
+const objectFields = new Set<string>(Object.values(KINDS).map((kind) => kind.field));
 
 /** The store an event belongs to, or undefined for events no store feed carries. */
 export function storeOfEvent(event: BusEvent): number | undefined {
-  if (!kindOf(event)) return undefined;
-  const storeId = (event.payload[event.aggregate_type] as { store_id?: unknown } | undefined)?.store_id;
-  return typeof storeId === "number" ? storeId : undefined;
+  return isKind(event.aggregate_type) ? feedPartsOf(event)[event.aggregate_type]?.store_id : undefined;
 }
 
-const occurredAt = (event: BusEvent) => {
-  const at = (event.payload.metadata as { occurred_at?: unknown } | undefined)?.occurred_at;
-  return typeof at === "string" ? at : event.created_at;
-};
+const occurredAt = (event: BusEvent) => feedPartsOf(event).metadata?.occurred_at ?? event.created_at;
 
 /** The fields a subscription selects, after `@skip` and `@include`; undefined if it uses fragments. */
 export function selectedFields(field: FieldNode, variables: Record<string, unknown>): FieldNode[] | undefined {

@@ -1,5 +1,5 @@
 import type { Caller } from "./caller";
-import { newUlid } from "./ids";
+import { type EventPayload, eventRow } from "./events";
 
 /*
  * Audit records of the subgraphs that do not own the audit log (payments, POS). Each writes its records as
@@ -21,20 +21,8 @@ export interface AuditTarget {
   id: string;
 }
 
-/** The audit record an `audit.recorded` event carries. */
-export interface AuditRecorded {
-  event: string;
-  timestamp: string;
-  user_id: string | null;
-  actor_type: string;
-  actor_id: string | null;
-  ip_address: string | null;
-  user_agent: string | null;
-  success: boolean;
-  target: AuditTarget | null;
-  place: AuditPlace;
-  metadata: Record<string, unknown>;
-}
+/** The audit record an `audit.recorded` event carries (its schema is in the event catalogue). */
+export type AuditRecorded = EventPayload<"audit.recorded">;
 
 /** A change to put on record: who (null: the platform itself), what, to what, where. */
 export interface AuditChange {
@@ -55,9 +43,9 @@ export const auditUserId = (actor: Caller | null) =>
 /** The outbox row that carries a change's audit record, for the subgraph's `outbox_events` in the change's transaction. */
 export function auditOutboxRow(change: AuditChange, at: Date) {
   const { actor, target } = change;
-  const payload: AuditRecorded = {
+  const payload = {
     event: change.event,
-    timestamp: at.toISOString(),
+    timestamp: at,
     user_id: auditUserId(actor),
     actor_type: actor?.type ?? "platform",
     actor_id: actor?.id ?? null,
@@ -66,14 +54,7 @@ export function auditOutboxRow(change: AuditChange, at: Date) {
     success: change.success ?? true,
     target,
     place: change.place ?? {},
-    metadata: JSON.parse(JSON.stringify(change.metadata ?? {})) as Record<string, unknown>,
+    metadata: change.metadata ?? {},
   };
-  return {
-    id: newUlid(at.getTime()),
-    event_type: AUDIT_RECORDED,
-    aggregate_type: "audit",
-    aggregate_id: `${target.type}:${target.id}`,
-    payload: payload as unknown as Record<string, never>,
-    created_at: at,
-  };
+  return eventRow(AUDIT_RECORDED, `${target.type}:${target.id}`, payload, at);
 }

@@ -6,6 +6,7 @@ export * from "./csv";
 export * from "./descriptor-guard";
 export * from "./environment";
 export * from "./errors";
+export * from "./events";
 export * from "./garbage-collection";
 export * from "./gateway-signature";
 export * from "./http-graphql";

@@ -1,4 +1,4 @@
-import { newUlid } from "./ids";
+import { type EventPayload, eventRow } from "./events";
 
 /**
  * API keys stopped signing: one key revoked, or every key of a deactivated partner (`api_key_id` null). The payments
@@ -9,19 +9,9 @@ import { newUlid } from "./ids";
  */
 export const API_KEYS_REVOKED = "api_keys.revoked";
 
-export interface ApiKeysRevoked {
-  client_partner_id: number;
-  api_key_id: string | null;
-}
+export type ApiKeysRevoked = EventPayload<"api_keys.revoked">;
 
 /** The outbox row that announces a revocation, for the payments subgraph's `outbox_events`. */
 export function keysRevokedOutboxRow(revoked: ApiKeysRevoked, at: Date) {
-  return {
-    id: newUlid(at.getTime()),
-    event_type: API_KEYS_REVOKED,
-    aggregate_type: "client_partner",
-    aggregate_id: `client_partner:${revoked.client_partner_id}`,
-    payload: { ...revoked },
-    created_at: at,
-  };
+  return eventRow(API_KEYS_REVOKED, `client_partner:${revoked.client_partner_id}`, revoked, at);
 }

@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from "node:crypto";
+import { posBill, posOrder, posPayment, readEvent } from "@pos-cloud/common";
 import type { BusEvent, MessageBus, Topic } from "@pos-cloud/common/messaging";
 import { decodeTime } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -112,5 +113,55 @@ describe("the POS outbox", () => {
       ["events.internal", "order.updated"],
     ]);
     expect((await eventsOf(created.id)).map((event) => event.status)).toEqual(["published", "published"]);
+  });
+
+  it("publishes the catalogue's columns of each object, so a column added to a table stays out of the store feed", async () => {
+    for (const table of ["orders", "bills", "payments"])
+      await deps.db.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS staff_note text DEFAULT 'note-secret'`);
+    const created = await deps.prisma.order.create({ data: order() });
+    const bill = await deps.prisma.bill.create({
+      data: {
+        merchant_id: 1,
+        store_id: store,
+        order_id: created.id,
+        bill_number: `B-${created.id.slice(0, 8)}`,
+        staff_code: "S1",
+        subtotal: 1000,
+        discount_amount: 0,
+        tax_amount: 100,
+        total_amount: 1100,
+      },
+    });
+    const payment = await deps.prisma.payment.create({
+      data: {
+        merchant_id: 1,
+        store_id: store,
+        bill_id: bill.id,
+        amount: 1100,
+        total_amount: 1100,
+        method_type: "CASH",
+      },
+    });
+    await deps.prisma.order.update({ where: { id: created.id }, data: { status: "completed", bill_id: bill.id } });
+    const { bus, published } = recordingBus();
+    const publisher = deps.outboxPublisher(bus);
+    const ids = new Set([created.id, bill.id, payment.id]);
+    const mine = () => published.filter(({ event }) => ids.has(event.aggregate_id)).map(({ event }) => event);
+    for (let batch = 0; batch < 10 && mine().length < 4; batch++) await publisher.publishBatch();
+
+    expect(mine().map((event) => event.event_type)).toEqual([
+      "order.created",
+      "bill.created",
+      "pos_payment.created",
+      "order.updated",
+    ]);
+    const catalogued = { order: posOrder, bill: posBill, pos_payment: posPayment };
+    for (const event of mine()) {
+      expect(JSON.stringify(event.payload)).not.toContain("note-secret");
+      const kind = event.aggregate_type as keyof typeof catalogued;
+      expect(Object.keys(event.payload[kind] ?? {}).sort()).toEqual(Object.keys(catalogued[kind].shape).sort());
+      expect(readEvent(event)).toMatchObject({ payload: { [kind]: { id: event.aggregate_id, store_id: store } } });
+    }
+    expect(readEvent(mine()[3]!)).toMatchObject({ payload: { order: { status: "completed", bill_id: bill.id } } });
   });
 });

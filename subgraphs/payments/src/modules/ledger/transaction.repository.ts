@@ -1,6 +1,5 @@
-import { newUlid } from "@pos-cloud/common";
+import { newUlid, type PaymentIntentEventType } from "@pos-cloud/common";
 import type { LedgerTransaction, PaymentIntent, Prisma, PrismaClient } from "../../generated/prisma/client";
-import type { PaymentIntentEventType } from "../outbox/outbox.repository";
 
 export type TransactionRepository = ReturnType<typeof transactionRepository>;
 

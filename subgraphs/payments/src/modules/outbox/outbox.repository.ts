@@ -1,30 +1,14 @@
-import { currentTraceparent, newUlid } from "@pos-cloud/common";
+import { currentTraceparent, eventRow, type PaymentIntentEventType } from "@pos-cloud/common";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 
-export type PaymentIntentEventType =
-  | "payment_intent.created"
-  | "payment_intent.requires_action"
-  | "payment_intent.processing"
-  | "payment_intent.succeeded"
-  | "payment_intent.failed"
-  | "payment_intent.cancelled"
-  | "payment_intent.cancelling";
-
 /**
- * The outbox row of an intent's event: its id, type and the full intent as payload, and the trace of the change that
- * wrote it; the row starts pending.
+ * The outbox row of an intent's event: the public intent as payload (`intentChanged` of the event catalogue), its
+ * partner and time, and the trace of the change that wrote it; the row starts pending.
  */
 export function intentEventRow(event_type: PaymentIntentEventType, intent: PaymentIntent, occurred_at: Date) {
+  const metadata = { client_partner_id: intent.client_partner_id, occurred_at };
   return {
-    id: newUlid(occurred_at.getTime()),
-    event_type,
-    aggregate_type: "payment_intent",
-    aggregate_id: intent.id,
-    payload: {
-      payment_intent: JSON.parse(JSON.stringify(intent)),
-      metadata: { client_partner_id: intent.client_partner_id, occurred_at: occurred_at.toISOString() },
-    },
-    created_at: occurred_at,
+    ...eventRow(event_type, intent.id, { payment_intent: intent, metadata }, occurred_at),
     traceparent: currentTraceparent(),
   };
 }
@@ -43,32 +27,11 @@ export function appendIntentEvent(
 }
 
 /**
- * Events that are not an intent's status, never sent to partners: a provider notification arrived, or a payment
- * reached an intent that could no longer take it (`late_payment.*`, aggregate `payment_intent`) and was refunded.
+ * Writes an event that is not an intent's status (`eventRow`), never sent to partners: a provider notification
+ * arrived, or a payment reached an intent that could no longer take it (`late_payment.*`) and was refunded.
  */
-export type InternalEventType =
-  | "provider_webhook.received"
-  | "late_payment.received"
-  | "late_payment.refunded"
-  | "late_payment.refund_failed";
-
-export function appendInternalEvent(
-  tx: Prisma.TransactionClient,
-  event_type: InternalEventType,
-  aggregate: { type: string; id: string },
-  payload: Record<string, unknown>,
-  occurred_at: Date,
-) {
-  return tx.outboxEvent.create({
-    data: {
-      id: newUlid(occurred_at.getTime()),
-      event_type,
-      aggregate_type: aggregate.type,
-      aggregate_id: aggregate.id,
-      payload: JSON.parse(JSON.stringify({ ...payload, metadata: { occurred_at: occurred_at.toISOString() } })),
-      created_at: occurred_at,
-    },
-  });
+export function appendEvent(tx: Prisma.TransactionClient, row: ReturnType<typeof eventRow>) {
+  return tx.outboxEvent.create({ data: row });
 }
 
 /** The claim, publish and cleanup of outbox rows are the same in every subgraph's database. */

@@ -1,4 +1,4 @@
-import { AppError, type Caller, invalidField, type ListPage, requireOperator } from "@pos-cloud/common";
+import { AppError, type Caller, intentOfEvent, invalidField, type ListPage, requireOperator } from "@pos-cloud/common";
 import type { OutboxRow } from "@pos-cloud/common/outbox";
 import type { OutboxRepository } from "./outbox.repository";
 
@@ -72,14 +72,14 @@ export function outboxService(outbox: OutboxRepository) {
     /** The events of an intent the caller has read already, as long as the outbox keeps them. */
     async eventsOfIntent(id: string) {
       const rows = await outbox.ofAggregate("payment_intent", id);
-      return rows.map(({ id, event_type, status, retry_count, created_at, published_at, payload }) => ({
-        id,
-        event_type,
-        status,
-        attempts: retry_count,
-        intent_status: (payload.payment_intent as { status?: string } | undefined)?.status ?? null,
-        created_at,
-        published_at,
+      return rows.map((row) => ({
+        id: row.id,
+        event_type: row.event_type,
+        status: row.status,
+        attempts: row.retry_count,
+        intent_status: intentOfEvent(row)?.status ?? null,
+        created_at: row.created_at,
+        published_at: row.published_at,
       }));
     },
   };

@@ -1,4 +1,4 @@
-import { newUlid } from "@pos-cloud/common";
+import { eventRow } from "@pos-cloud/common";
 import { metrics } from "@pos-cloud/common/metrics";
 import { Gauge } from "prom-client";
 import type { Clock } from "../../clock";
@@ -22,24 +22,9 @@ const expiringGauge = new Gauge({
 
 /** The partner's notice, a webhook like an intent's terminal event: the key, its expiry and the days left. */
 function appendExpiringEvent(tx: Prisma.TransactionClient, key: ApiKey, days: number, at: Date) {
-  return tx.outboxEvent.create({
-    data: {
-      id: newUlid(at.getTime()),
-      event_type: "api_key.expiring",
-      aggregate_type: "api_key",
-      aggregate_id: key.id,
-      payload: {
-        api_key: {
-          id: key.id,
-          client_id: key.client_id,
-          expires_at: key.expires_at.toISOString(),
-          days_before_expiry: days,
-        },
-        metadata: { client_partner_id: key.client_partner_id, occurred_at: at.toISOString() },
-      },
-      created_at: at,
-    },
-  });
+  const api_key = { id: key.id, client_id: key.client_id, expires_at: key.expires_at, days_before_expiry: days };
+  const metadata = { client_partner_id: key.client_partner_id, occurred_at: at };
+  return tx.outboxEvent.create({ data: eventRow("api_key.expiring", key.id, { api_key, metadata }, at) });
 }
 
 /**

@@ -1,7 +1,7 @@
-import { type PaymentIntentEvent, paymentIntentMachine } from "@pos-cloud/common";
+import { type PaymentIntentEvent, type PaymentIntentEventType, paymentIntentMachine } from "@pos-cloud/common";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import { appendLedgerEntry, type LedgerEntry, ledgerEntryForTransition } from "../ledger/transaction.repository";
-import { appendIntentEvent, type PaymentIntentEventType } from "../outbox/outbox.repository";
+import { appendIntentEvent } from "../outbox/outbox.repository";
 
 /*
  * The intent's only status writer, inside the caller's transaction: a confirm, a refund, a provider's outcome and

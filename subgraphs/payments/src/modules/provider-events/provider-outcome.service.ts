@@ -1,7 +1,7 @@
-import { AppError, logger } from "@pos-cloud/common";
+import { AppError, eventRow, logger } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
-import { appendInternalEvent } from "../outbox/outbox.repository";
+import { appendEvent } from "../outbox/outbox.repository";
 import { transitionWithin } from "../payment-intents/payment-intent.transition";
 import type { ProviderNotification, ProviderPayment } from "../providers/provider";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
@@ -51,12 +51,15 @@ function outcomeApplication({ events, refunds, clock }: ProviderOutcomeDeps) {
     events.transaction(async (tx): Promise<OutcomeResult> => {
       const { provider, event_id, provider_transaction_id } = notification;
       if (!(await events.claimEvent(tx, notification, now))) return "duplicate";
-      await appendInternalEvent(
+      const provider_webhook = { ...notification, payment_intent_id: intent.id };
+      await appendEvent(
         tx,
-        "provider_webhook.received",
-        { type: "provider_webhook", id: `${provider}:${event_id}` },
-        { provider_webhook: { ...notification, payment_intent_id: intent.id } },
-        now,
+        eventRow(
+          "provider_webhook.received",
+          `${provider}:${event_id}`,
+          { provider_webhook, metadata: { occurred_at: now } },
+          now,
+        ),
       );
       // A QR the intent no longer has (a cancelled attempt's) moves nothing.
       const result =

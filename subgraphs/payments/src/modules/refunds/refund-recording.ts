@@ -1,7 +1,7 @@
-import { AppError, invalidField, newUlid, paymentIntentMachine } from "@pos-cloud/common";
+import { AppError, eventRow, invalidField, newUlid, paymentIntentMachine } from "@pos-cloud/common";
 import type { PaymentIntent, Prisma, Refund } from "../../generated/prisma/client";
 import { appendLedgerEntry, type LedgerEntry } from "../ledger/transaction.repository";
-import { appendInternalEvent } from "../outbox/outbox.repository";
+import { appendEvent } from "../outbox/outbox.repository";
 import { transitionWithin } from "../payment-intents/payment-intent.transition";
 import { refundMachine } from "./refund.machine";
 import type { RefundRepository } from "./refund.repository";
@@ -48,8 +48,6 @@ const refundRow = (intent: PaymentIntent, amount: number, reason: string | null,
   next_poll_at: new Date(now.getTime() + STALE_REFUND_MS),
 });
 
-const intentAggregate = (intent: PaymentIntent) => ({ type: "payment_intent", id: intent.id });
-
 /**
  * Records a payment that the provider took for an intent that can no longer take it (a late payment): the money in
  * (ledger `paid`), a pending refund of all of it and `late_payment.received`, in the caller's transaction; the
@@ -72,12 +70,10 @@ export async function beginLatePaymentRefund(
     { type: "paid", status: "succeeded", amount: intent.amount, refund_id: refund.id },
     now,
   );
-  await appendInternalEvent(
+  const metadata = { occurred_at: now };
+  await appendEvent(
     tx,
-    "late_payment.received",
-    intentAggregate(intent),
-    { payment_intent: intent, refund },
-    now,
+    eventRow("late_payment.received", intent.id, { payment_intent: intent, refund, metadata }, now),
   );
   return refund;
 }
@@ -103,7 +99,10 @@ async function recordSettlement(refunds: RefundRepository, tx: Prisma.Transactio
   const intent = await refunds.intentIn(tx, refund.payment_intent_id);
   await appendLedgerEntry(tx, intent, entry, now);
   const event = refund.status === "succeeded" ? "late_payment.refunded" : "late_payment.refund_failed";
-  await appendInternalEvent(tx, event, intentAggregate(intent), { payment_intent: intent, refund }, now);
+  await appendEvent(
+    tx,
+    eventRow(event, intent.id, { payment_intent: intent, refund, metadata: { occurred_at: now } }, now),
+  );
 }
 
 /**

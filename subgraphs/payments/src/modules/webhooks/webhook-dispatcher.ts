@@ -5,7 +5,7 @@ import type { Clock } from "../../clock";
 import type { PartnerWebhookDelivery } from "../../generated/prisma/client";
 import type { PartnerService } from "../partners/partner.service";
 import type { AttemptRecord, WebhookDeliveryRepository } from "./webhook-delivery.repository";
-import { eventIntent, partnerEventTypes, webhookBody } from "./webhook-event";
+import { partnerEvent, partnerEventTypes, webhookBody } from "./webhook-event";
 import { webhookMetrics } from "./webhook-metrics";
 import { partnerEventId } from "./webhook-recovery";
 import { type AttemptResult, sendWebhook, signedHeaders } from "./webhook-sender";
@@ -68,8 +68,8 @@ function pollPause(pollIntervalMs: number) {
 /** Records one delivery of a partner-bound event per client_id of its partner with a webhook; false when none. */
 async function enqueueDeliveries({ deliveries, partners, clock }: DispatcherDeps, event: BusEvent): Promise<boolean> {
   if (!partnerEventTypes.has(event.event_type)) return false;
-  const { client_partner_id } = eventIntent(event);
-  const targets = Number.isSafeInteger(client_partner_id) ? await partners.webhookTargets(client_partner_id) : [];
+  const { client_partner_id } = partnerEvent(event);
+  const targets = await partners.webhookTargets(client_partner_id);
   if (targets.length === 0) return false;
   const parsed = Date.parse(event.created_at);
   const time = Number.isNaN(parsed) ? clock().getTime() : parsed;

@@ -1,10 +1,10 @@
 import {
   AUDIT_RECORDED,
-  type AuditRecorded,
   type Caller,
   type ListPage,
   parseInput,
   reachOf,
+  readEvent,
   requireAuditReader,
 } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
@@ -72,7 +72,8 @@ export function auditService(audit: AuditLog, clock: () => Date, seal: HeadSeal)
     consume: (bus: MessageBus) =>
       bus.consume("events.internal", "portal-audit", async (event: BusEvent) => {
         if (event.event_type !== AUDIT_RECORDED) return;
-        await audit.recordEvent(event.payload as unknown as AuditRecorded, event.id);
+        const read = readEvent(event);
+        if (read?.event_type === AUDIT_RECORDED) await audit.recordEvent(read.payload, event.id);
       }),
 
     /**

@@ -11,6 +11,8 @@ import type { GatewayCredential, GatewayCredentialService } from "./gateway-cred
 const old: GatewayCredential = { clientId: "pos-gateway-payments", secret: "old-secret-0123456789" };
 const renewed: GatewayCredential = { clientId: "pos-gateway-payments", secret: "new-secret-0123456789" };
 let requests = 0;
+/** What the gateway answers a call it accepts. */
+let accepted: unknown = { id: "pi_1", status: "requires_capture", amount: 100 };
 
 /** A gateway that takes only the renewed secret's signatures, as one does once the old key is revoked. */
 const server = createServer((request, response) => {
@@ -21,13 +23,9 @@ const server = createServer((request, response) => {
     const [, timestamp, signature] = String(request.headers.authorization).split(":");
     const body = Buffer.concat(chunks).toString("utf8");
     const expected = signScheme1(renewed.secret, request.method!, request.url!, Number(timestamp), body);
-    const accepted = signature === expected;
-    response.writeHead(accepted ? 200 : 401, { "content-type": "application/json" });
-    response.end(
-      JSON.stringify(
-        accepted ? { id: "pi_1", status: "requires_capture", amount: 100 } : { code: "api_key_revoked", message: "x" },
-      ),
-    );
+    const valid = signature === expected;
+    response.writeHead(valid ? 200 : 401, { "content-type": "application/json" });
+    response.end(JSON.stringify(valid ? accepted : { code: "api_key_revoked", message: "x" }));
   });
 });
 let url: string;
@@ -55,5 +53,20 @@ describe("POS's gateway client", () => {
     const logged = await loggedDuring(() => expect(call).rejects.toMatchObject({ code: "service_unavailable" }));
     expect(logged).toContain("the payment gateway refused POS");
     expect(requests).toBe(1);
+  });
+
+  it("reads the gateway's answer with the public intent's schema: another shape is a bad gateway, not a value", async () => {
+    accepted = { id: "pi_2", status: "succeeded", amount: "100" };
+    const call = gatewayClient(credentials(renewed, renewed), url).createIntent({ amount: 100 }, "pos-payment-3");
+    await expect(call).rejects.toMatchObject({
+      code: "bad_gateway",
+      details: { issues: expect.stringContaining("amount") },
+    });
+    accepted = { id: "pi_2", status: "succeeded", amount: 100, payment_token: { token: "pt_1" }, internal: "x" };
+    const intent = await gatewayClient(credentials(renewed, renewed), url).createIntent(
+      { amount: 100 },
+      "pos-payment-4",
+    );
+    expect(intent).toEqual({ id: "pi_2", status: "succeeded", amount: 100, payment_token: { token: "pt_1" } });
   });
 });

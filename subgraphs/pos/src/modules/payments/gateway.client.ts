@@ -1,4 +1,13 @@
-import { AppError, type ErrorCode, logger, signScheme1, traceHeaders } from "@pos-cloud/common";
+import {
+  AppError,
+  type ErrorCode,
+  logger,
+  publicPaymentIntent,
+  publicRefund,
+  signScheme1,
+  traceHeaders,
+} from "@pos-cloud/common";
+import { z } from "zod";
 import { storeInactive } from "../stores/store-access.service";
 import type { GatewayCredential, GatewayCredentialService } from "./gateway-credential.service";
 
@@ -10,23 +19,43 @@ export interface GatewayClientConfig {
   secret: string;
 }
 
-/** An intent as the gateway answers for it. */
-export interface GatewayIntent {
-  id: string;
-  status: string;
-  amount: number;
-  failure_code?: string | null;
-  failure_message?: string | null;
-  payment_token?: { token: string };
-}
+/**
+ * What POS reads of an intent the gateway answers with: fields of the public PaymentIntent (the event catalogue's
+ * `publicPaymentIntent`, which REST returns), the failure only where the answer has it, and the token of a create.
+ * The status stays a string: the workflows act on the ones they know and leave any other as they did.
+ */
+const gatewayIntent = publicPaymentIntent.pick({ id: true, amount: true }).extend({
+  status: z.string(),
+  failure_code: publicPaymentIntent.shape.failure_code.optional(),
+  failure_message: publicPaymentIntent.shape.failure_message.optional(),
+  payment_token: z.object({ token: z.string() }).optional(),
+});
+export type GatewayIntent = z.output<typeof gatewayIntent>;
 
 /** A refund as the gateway answers for it: succeeded, pending (at the provider) or failed. */
-export interface GatewayRefund {
-  id: string;
-  status: string;
-  amount: number;
-  failure_code?: string | null;
-  failure_message?: string | null;
+const gatewayRefund = publicRefund.pick({ id: true, status: true, amount: true }).extend({
+  failure_code: publicRefund.shape.failure_code.optional(),
+  failure_message: publicRefund.shape.failure_message.optional(),
+});
+export type GatewayRefund = z.output<typeof gatewayRefund>;
+
+/** The spec's error format, as far as POS reads a refusal; an answer without it is read as an empty refusal. */
+const gatewayError = z
+  .object({
+    code: z.unknown(),
+    message: z.string().optional().catch(undefined),
+    details: z.object({ field: z.unknown(), constraint: z.unknown() }).partial().optional().catch(undefined),
+  })
+  .catch({ code: undefined });
+type GatewayError = z.output<typeof gatewayError>;
+
+/** The answer in the shape `schema` reads; one it does not is the gateway's fault, as a 5xx is. */
+function answerOf<S extends z.ZodType>(schema: S, answer: unknown): z.output<S> {
+  const parsed = schema.safeParse(answer);
+  if (parsed.success) return parsed.data;
+  throw new AppError("bad_gateway", "the payment gateway answered in a shape POS does not know", {
+    issues: z.prettifyError(parsed.error),
+  });
 }
 
 export type GatewayClient = ReturnType<typeof gatewayClient>;
@@ -56,14 +85,14 @@ const unsettled = new Set<ErrorCode>(["bad_gateway", "service_unavailable", "ide
 /** True when the gateway did not settle a call: its outcome is unknown or not yet decided, so it is asked again. */
 export const gatewayMayRetry = (error: unknown): boolean => error instanceof AppError && unsettled.has(error.code);
 
-function refusal(status: number, answer: Record<string, unknown>) {
+function refusal(status: number, answer: GatewayError) {
   const details = { gateway_status: status, gateway_code: answer.code };
   if (status >= 500)
     return new AppError("bad_gateway", `the payment gateway failed: ${answer.message ?? status}`, details);
   // A store deactivated since the caller reached it (its terminal's token lives until the edge hears of it): the
   // caller's 409, as the POS answers it itself, not POS's fault.
-  const refused = answer.details as { field?: unknown; constraint?: unknown } | undefined;
-  if (refused?.field === "merchant_store_id" && refused.constraint === "active_store") return storeInactive();
+  if (answer.details?.field === "merchant_store_id" && answer.details.constraint === "active_store")
+    return storeInactive();
   const { code, meaning } = refusals[String(answer.code)] ?? malformed;
   if (code === "service_unavailable" || code === "internal_error")
     logger.error("the payment gateway refused POS", { ...details, message: answer.message });
@@ -118,8 +147,8 @@ export function gatewayClient(credentials: GatewayCredentialService, initialUrl?
       const newest = await credentials.fresh();
       if (newest && newest.secret !== credential.secret) response = await attempt(method, path, options, newest);
     }
-    const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!response.ok) throw refusal(response.status, answer);
+    const answer: unknown = await response.json().catch(() => ({}));
+    if (!response.ok) throw refusal(response.status, gatewayError.parse(answer));
     return answer;
   }
 
@@ -143,28 +172,37 @@ export function gatewayClient(credentials: GatewayCredentialService, initialUrl?
      */
     ready: () => credentials.current(),
     createIntent: async (body: Record<string, unknown>, key: string) =>
-      (await send("POST", "/v1/payment_intents", { body, key, signed: true })) as unknown as GatewayIntent,
+      answerOf(gatewayIntent, await send("POST", "/v1/payment_intents", { body, key, signed: true })),
     capture: async (id: string, amount: number, key: string) =>
-      (await send("POST", `/v1/payment_intents/${encodeURIComponent(id)}/capture`, {
-        body: { amount },
-        key,
-        signed: true,
-      })) as unknown as GatewayIntent,
+      answerOf(
+        gatewayIntent,
+        await send("POST", `/v1/payment_intents/${encodeURIComponent(id)}/capture`, {
+          body: { amount },
+          key,
+          signed: true,
+        }),
+      ),
     /**
      * The key is the refund's reference too: two refunds of one intent with the same amount and reason in one second
      * would otherwise be signed identically, and the gateway refuses the second as a replay under another key.
      */
     refund: async (id: string, amount: number, reason: string, key: string) =>
-      (await send("POST", `/v1/payment_intents/${encodeURIComponent(id)}/refund`, {
-        body: { amount, reason, merchant_ref_id: key },
-        key,
-        signed: true,
-      })) as unknown as GatewayRefund,
+      answerOf(
+        gatewayRefund,
+        await send("POST", `/v1/payment_intents/${encodeURIComponent(id)}/refund`, {
+          body: { amount, reason, merchant_ref_id: key },
+          key,
+          signed: true,
+        }),
+      ),
     /** Retrieve with the intent's payment token, as the web view follows it. */
     retrieve: async (id: string, token: string) =>
-      (await send("GET", `/v1/payment_intents/${encodeURIComponent(id)}?payment_token=${encodeURIComponent(token)}`, {
-        signed: false,
-      })) as unknown as GatewayIntent,
+      answerOf(
+        gatewayIntent,
+        await send("GET", `/v1/payment_intents/${encodeURIComponent(id)}?payment_token=${encodeURIComponent(token)}`, {
+          signed: false,
+        }),
+      ),
     cancel: (id: string, token: string) =>
       send("POST", `/v1/payment_intents/${encodeURIComponent(id)}/cancel`, {
         body: { payment_token: token },

@@ -1,6 +1,5 @@
-import { paymentIntentTerminalEvents } from "@pos-cloud/common";
+import { intentOfEvent, paymentIntentTerminalEvents } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
-import type { GatewayIntent } from "./gateway.client";
 import type { PaymentKeys } from "./payment-keys";
 import { captureApprovedCards } from "./workflows/capture-approved-cards";
 import type { PaymentDeps } from "./workflows/payment-flow";
@@ -34,7 +33,7 @@ export function paymentFollowUp(deps: PaymentDeps, keys: PaymentKeys) {
     consume: (bus: MessageBus) =>
       bus.consume("events.internal", "pos-payments", async (event: BusEvent) => {
         if (event.aggregate_type !== "payment_intent" || !paymentIntentTerminalEvents.has(event.event_type)) return;
-        const intent = event.payload.payment_intent as GatewayIntent | undefined;
+        const intent = intentOfEvent(event);
         if (intent) await settle({ intent, eventId: event.id });
       }),
   };

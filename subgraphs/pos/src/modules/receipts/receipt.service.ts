@@ -1,4 +1,4 @@
-import { AppError, type Caller, notFound } from "@pos-cloud/common";
+import { AppError, type Caller, notFound, readEvent } from "@pos-cloud/common";
 import type { MessageOutbox, OutgoingMessage } from "@pos-cloud/common/messages";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import type { BillService } from "../bills/bill.service";
@@ -14,6 +14,13 @@ export type ReceiptService = ReturnType<typeof receiptService>;
 
 /** Payments that have a receipt: completed ones, and those refunded since (the receipt shows the refund). */
 const RECEIPTED = ["completed", "refunded"];
+
+/** Whether a bus event tells of a POS payment that completed, its `pos_payment` read through the event catalogue. */
+function completedPayment(event: BusEvent) {
+  if (event.aggregate_type !== "pos_payment") return false;
+  const read = readEvent(event);
+  return read !== undefined && "pos_payment" in read.payload && read.payload.pos_payment.status === "completed";
+}
 
 /**
  * Receipts and tax invoices of completed POS payments. The number is given in the transaction that completes the
@@ -96,9 +103,7 @@ export function receiptService(deps: {
      */
     consume: (bus: MessageBus) =>
       bus.consume("events.internal", "pos-receipt-mail", async (event: BusEvent) => {
-        const row = event.payload.pos_payment as { status?: string } | undefined;
-        if (event.aggregate_type === "pos_payment" && row?.status === "completed")
-          await sendReceipt(event.aggregate_id);
+        if (completedPayment(event)) await sendReceipt(event.aggregate_id);
       }),
 
     /** For POS payments, in the transaction that completes one: its receipt number, on the day it completed. */
