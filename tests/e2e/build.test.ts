@@ -28,10 +28,11 @@ function printed(child: ChildProcess, pattern: RegExp): Promise<string> {
   });
 }
 
-// Issue 13: `npm run build` compiles to each workspace's dist/, and production processes run it with node.
+// Issue 13: `npm run build` compiles to each workspace's dist/, and production processes run it with node. Its
+// server half is what these processes run (the console's half is built by `npm ci` and served in console.test.ts).
 describe("npm run build", () => {
   beforeAll(async () => {
-    await run("npm", ["run", "build"], { cwd: repositoryRoot });
+    await run("npm", ["run", "build:server"], { cwd: repositoryRoot });
   }, 300_000);
 
   it("compiles a worker that loads with node and exits with its clear message when its environment is missing", async () => {

@@ -1,8 +1,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { onPostgres, postgresUrl, temporaryDirectory } from "../../../../tests/support/environment";
 import { openDatabase } from "./database";
+import type { Database } from "./sql-runner";
 
 describe.runIf(onPostgres)("a PostgreSQL database", () => {
   it("outlives the server closing its idle connections, and reconnects on the next query", async () => {
@@ -40,98 +41,85 @@ describe.runIf(onPostgres)("a PostgreSQL database", () => {
   });
 });
 
-it("runs a prepared statement on PGlite as a query", async () => {
-  const db = await openDatabase({});
-  try {
+// PGlite's own behaviour: the same on either suite, so run once, by `npm test`. One in-memory database for the file:
+// each new one is an initdb, seconds of CPU.
+describe.skipIf(onPostgres)("PGlite in its own thread", () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase({});
+  });
+  afterAll(() => db.close());
+
+  it("runs a prepared statement as a query", async () => {
     expect(await db.prepared("SELECT $1::int + 1 AS next", [41])).toEqual([{ next: 42 }]);
-  } finally {
-    await db.close();
-  }
-});
+  });
 
-it("starts a new WAL segment on PGlite without writing it full of zeros first", async () => {
-  const dir = temporaryDirectory();
-  const db = await openDatabase({ dataDir: dir.path });
-  try {
-    await db.exec("CREATE TABLE written (v text)");
-    await db.query("SELECT pg_switch_wal()");
-    await db.exec("INSERT INTO written VALUES ('the first record of the next segment')");
-    const wal = join(dir.path, "pg_wal");
-    const segments = readdirSync(wal)
-      .filter((name) => /^[0-9A-F]{24}$/.test(name))
-      .sort()
-      .map((name) => statSync(join(wal, name)));
-    expect(segments.length).toBeGreaterThanOrEqual(2);
-    const newest = segments.at(-1)!;
-    expect(newest.size).toBe(16 * 1024 * 1024);
-    // Full size, but only the blocks written so far are on disk.
-    expect(newest.blocks * 512).toBeLessThan(1024 * 1024);
-  } finally {
-    await db.close();
-    dir.remove();
-  }
-});
-
-describe("PGlite in its own thread", () => {
   it("keeps the event loop serving while a statement runs", async () => {
-    const db = await openDatabase({});
-    try {
-      const order: string[] = [];
-      const statement = db.query("SELECT pg_sleep(0.3)").then(() => order.push("statement"));
-      await new Promise((resolve) => setTimeout(resolve, 10)).then(() => order.push("timer"));
-      await statement;
-      expect(order).toEqual(["timer", "statement"]);
-    } finally {
-      await db.close();
-    }
+    const order: string[] = [];
+    const statement = db.query("SELECT pg_sleep(0.3)").then(() => order.push("statement"));
+    await new Promise((resolve) => setTimeout(resolve, 10)).then(() => order.push("timer"));
+    await statement;
+    expect(order).toEqual(["timer", "statement"]);
   });
 
   it("commits a transaction's work, and rolls all of it back when the work fails", async () => {
-    const db = await openDatabase({});
-    try {
-      await db.exec("CREATE TABLE entries (v int PRIMARY KEY)");
-      await db.transaction(async (tx) => {
-        await tx.query("INSERT INTO entries VALUES ($1)", [1]);
-        await tx.query("INSERT INTO entries VALUES ($1)", [2]);
-      });
-      const failed = db.transaction(async (tx) => {
-        await tx.query("INSERT INTO entries VALUES ($1)", [3]);
-        await tx.query("INSERT INTO entries VALUES ($1)", [1]);
-      });
-      // The database's own error, with its SQLSTATE, as on PostgreSQL.
-      await expect(failed).rejects.toMatchObject({ code: "23505", constraint: "entries_pkey" });
-      expect(await db.query("SELECT v FROM entries ORDER BY v")).toEqual([{ v: 1 }, { v: 2 }]);
-    } finally {
-      await db.close();
-    }
+    await db.exec("CREATE TABLE entries (v int PRIMARY KEY)");
+    await db.transaction(async (tx) => {
+      await tx.query("INSERT INTO entries VALUES ($1)", [1]);
+      await tx.query("INSERT INTO entries VALUES ($1)", [2]);
+    });
+    const failed = db.transaction(async (tx) => {
+      await tx.query("INSERT INTO entries VALUES ($1)", [3]);
+      await tx.query("INSERT INTO entries VALUES ($1)", [1]);
+    });
+    // The database's own error, with its SQLSTATE, as on PostgreSQL.
+    await expect(failed).rejects.toMatchObject({ code: "23505", constraint: "entries_pkey" });
+    expect(await db.query("SELECT v FROM entries ORDER BY v")).toEqual([{ v: 1 }, { v: 2 }]);
   });
 
   it("tells a listener of each notification, and stops when asked", async () => {
-    const db = await openDatabase({});
+    let heard = 0;
+    let firstHeard!: () => void;
+    const first = new Promise<void>((resolve) => {
+      firstHeard = resolve;
+    });
+    const unlisten = await db.listen("changes", () => {
+      heard++;
+      firstHeard();
+    });
+    await db.exec("NOTIFY changes");
+    await first;
+    await unlisten();
+    await db.exec("NOTIFY changes");
+    // The thread answers in order: a notification of the second NOTIFY would have come before this answer.
+    await db.query("SELECT 1");
+    expect(heard).toBe(1);
+  });
+
+  it("starts a new WAL segment without writing it full of zeros first", async () => {
+    const dir = temporaryDirectory();
+    const onDisk = await openDatabase({ dataDir: dir.path });
     try {
-      let heard = 0;
-      let firstHeard!: () => void;
-      const first = new Promise<void>((resolve) => {
-        firstHeard = resolve;
-      });
-      const unlisten = await db.listen("changes", () => {
-        heard++;
-        firstHeard();
-      });
-      await db.exec("NOTIFY changes");
-      await first;
-      await unlisten();
-      await db.exec("NOTIFY changes");
-      // The thread answers in order: a notification of the second NOTIFY would have come before this answer.
-      await db.query("SELECT 1");
-      expect(heard).toBe(1);
+      await onDisk.exec("CREATE TABLE written (v text)");
+      await onDisk.query("SELECT pg_switch_wal()");
+      await onDisk.exec("INSERT INTO written VALUES ('the first record of the next segment')");
+      const wal = join(dir.path, "pg_wal");
+      const segments = readdirSync(wal)
+        .filter((name) => /^[0-9A-F]{24}$/.test(name))
+        .sort()
+        .map((name) => statSync(join(wal, name)));
+      expect(segments.length).toBeGreaterThanOrEqual(2);
+      const newest = segments.at(-1)!;
+      expect(newest.size).toBe(16 * 1024 * 1024);
+      // Full size, but only the blocks written so far are on disk.
+      expect(newest.blocks * 512).toBeLessThan(1024 * 1024);
     } finally {
-      await db.close();
+      await onDisk.close();
+      dir.remove();
     }
   });
 
   it("refuses queries once closed", async () => {
-    const db = await openDatabase({});
     await db.close();
     await expect(db.query("SELECT 1")).rejects.toThrow("the database is closed");
   });
