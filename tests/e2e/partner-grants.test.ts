@@ -109,6 +109,46 @@ describe("partner grants over REST", () => {
     await expect.poll(statusOf, { timeout: 5000 }).toBe("succeeded");
   });
 
+  it("finishes a refund in flight when its grant is revoked, and refuses the partner's next refund", async () => {
+    const partner = (await postJson(platform.baseUrl, "/api/v1/partners", { name: "Refunding POS" }, operator)).body;
+    const key = (await postJson(platform.baseUrl, `/api/v1/partners/${partner.id}/api-keys`, {}, operator)).body;
+    const grants = `/api/v1/partners/${partner.id}/grants`;
+    const granted = await postJson(platform.baseUrl, grants, { merchant_id: store.merchant_id }, pspAdmin);
+    expect(granted.status).toBe(201);
+    const created = await createIntent(key);
+    await call(platform.baseUrl, "POST", `/v1/payment_intents/${created.body.id}/confirm`, {
+      payment_token: created.body.payment_token.token,
+      payment_method_type: "qr_mpm",
+      provider: "sandbox",
+    });
+    const intent = () => platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id: created.body.id } });
+    const sandbox = seed(platform).providers().provider.base_url;
+    await fetch(`${sandbox}/sandbox/transactions/${(await intent()).provider_transaction_id}/pay`, { method: "POST" });
+    await expect.poll(async () => (await intent()).status).toBe("succeeded");
+
+    // The provider takes its time over the refund: the grant is revoked while the gateway waits for its answer.
+    const slow = await fetch(`${sandbox}/sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ delay_ms: 3000 }),
+    });
+    expect(slow.status).toBe(201);
+    const refundPath = `/v1/payment_intents/${created.body.id}/refund`;
+    const inFlight = signed(platform.baseUrl, key, "POST", refundPath, { amount: 500 });
+    await expect.poll(async () => (await intent()).status).toBe("cancelling");
+    const grantId = granted.body.grants[0].id;
+    expect((await callJson(platform.baseUrl, "DELETE", `${grants}/${grantId}`, merchantAdmin)).status).toBe(200);
+
+    const refunded = await inFlight;
+    expect(refunded.status).toBe(201);
+    expect(refunded.body).toMatchObject({ amount: 500, status: "succeeded" });
+    const next = await signed(platform.baseUrl, key, "POST", refundPath, { amount: 500 });
+    expect(next.status).toBe(403);
+    expect(next.body).toMatchObject({ code: "forbidden" });
+    const refunds = await platform.payments.prisma.refund.findMany({ where: { payment_intent_id: created.body.id } });
+    expect(refunds.map((refund) => [refund.amount, refund.status])).toEqual([[500, "succeeded"]]);
+  });
+
   it("answers a bad grant in the spec's error format and grants nothing", async () => {
     const partner = (await postJson(platform.baseUrl, "/api/v1/partners", { name: "Refused" }, operator)).body;
     const grants = `/api/v1/partners/${partner.id}/grants`;
