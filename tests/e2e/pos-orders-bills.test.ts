@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceToken, humanToken } from "../support/device";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
@@ -16,12 +17,13 @@ describe("POS orders and bills", () => {
   let staffCode: string;
   let table = 0;
 
-  const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
+  const call = async (method: string, path: string, token: string | undefined, body?: unknown, key?: string) => {
     const response = await fetch(`${platform.baseUrl}${path}`, {
       method,
       headers: {
         ...(token ? { authorization: `Bearer ${token}` } : {}),
         ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(key === undefined ? {} : { "idempotency-key": key }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -125,6 +127,31 @@ describe("POS orders and bills", () => {
       const backwards = await call("GET", `${list}?from=2026-05-02T00:00:00Z&to=2026-05-01T00:00:00Z`, terminal);
       expect(backwards).toMatchObject({ status: 400, body: { details: { field: "to", constraint: "after_from" } } });
     }
+  });
+
+  it("answers a retried order or bill with the first one, made once, and refuses its key for another body", async () => {
+    const key = randomUUID();
+    const table_number = `T${++table}`;
+    const body = { order_type: "dine_in", table_number, items };
+    const first = await call("POST", "/orders", terminal, body, key);
+    expect(first.status).toBe(201);
+    const again = await call("POST", "/orders", terminal, { items, table_number, order_type: "dine_in" }, key);
+    expect(again).toMatchObject({ status: 201, body: first.body });
+    const changed = await call("POST", "/orders", terminal, { ...body, discount_amount: 100 }, key);
+    expect(changed).toMatchObject({ status: 409, body: { code: "idempotency_conflict" } });
+    expect((await call("GET", `/orders?table_number=${table_number}`, terminal)).body).toHaveLength(1);
+
+    const billKey = randomUUID();
+    const billBody = { order_id: first.body.id, staff_code: staffCode, tax_percentage: 10 };
+    const billed = await call("POST", "/bills", terminal, billBody, billKey);
+    expect(billed.status).toBe(201);
+    expect(await call("POST", "/bills", terminal, billBody, billKey)).toMatchObject({ status: 201, body: billed.body });
+    const otherTax = await call("POST", "/bills", terminal, { ...billBody, tax_percentage: 8 }, billKey);
+    expect(otherTax).toMatchObject({ status: 409, body: { code: "idempotency_conflict" } });
+    // One key space per store: the order's key on a bill is another request.
+    const crossed = await call("POST", "/bills", terminal, billBody, key);
+    expect(crossed).toMatchObject({ status: 409, body: { code: "idempotency_conflict" } });
+    expect((await call("GET", `/bills?order_id=${first.body.id}`, terminal)).body).toHaveLength(1);
   });
 
   it("changes items only while the order is open, then bills it with tax rounded down", async () => {
