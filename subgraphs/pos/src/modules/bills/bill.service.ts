@@ -51,33 +51,37 @@ export function billService(
       const order = await orders.get(caller, data.order_id);
       const staff = await access.staffMember({ storeId: order.store_id }, data.staff_code);
       const request = idempotencyRequest(key, "createBill", { input: data });
-      const { replayed: _, ...bill } = await keys.run(order.store_id, request, (claimed) =>
-        bills.transaction(async (tx) => {
-          const locked = await orders.lockForBilling(tx, order.id);
-          const totals = billTotals(locked, data.tax_percentage);
-          const made = await bills.create(tx, {
-            merchant_id: locked.merchant_id,
-            store_id: locked.store_id,
-            order_id: locked.id,
-            bill_number: await nextDailyNumber(tx, locked.store_id, "bill", happened.occurred_at),
-            staff_code: staff.login_id,
-            customer_id: locked.customer_id,
-            tax_percentage: data.tax_percentage,
-            ...totals,
-            // Nothing to pay (free items, a full discount): the bill is paid as it is made.
-            ...(totals.total_amount === 0
-              ? { status: billMachine.transition("pending", "pay_in_full"), paid_at: at }
-              : {}),
-            table_numbers: locked.table_number ? [locked.table_number] : [],
-            ...happened,
-            created_at: at,
-          });
-          await orders.markBilled(tx, locked.id, made.id, totals);
-          if (made.status === "paid") await orders.completeOfBill(tx, made.id, at);
-          const presented = presentBill(made);
-          await claimed.complete(tx, presented);
-          return presented;
-        }),
+      const { replayed: _, ...bill } = await keys.run(
+        order.store_id,
+        request,
+        (claimed) =>
+          bills.transaction(async (tx) => {
+            const locked = await orders.lockForBilling(tx, order.id);
+            const totals = billTotals(locked, data.tax_percentage);
+            const made = await bills.create(tx, {
+              merchant_id: locked.merchant_id,
+              store_id: locked.store_id,
+              order_id: locked.id,
+              bill_number: await nextDailyNumber(tx, locked.store_id, "bill", happened.occurred_at),
+              staff_code: staff.login_id,
+              customer_id: locked.customer_id,
+              tax_percentage: data.tax_percentage,
+              ...totals,
+              // Nothing to pay (free items, a full discount): the bill is paid as it is made.
+              ...(totals.total_amount === 0
+                ? { status: billMachine.transition("pending", "pay_in_full"), paid_at: at }
+                : {}),
+              table_numbers: locked.table_number ? [locked.table_number] : [],
+              ...happened,
+              created_at: at,
+            });
+            await orders.markBilled(tx, locked.id, made.id, totals);
+            if (made.status === "paid") await orders.completeOfBill(tx, made.id, at);
+            const presented = presentBill(made);
+            await claimed.complete(tx, presented);
+            return presented;
+          }),
+        { atomic: true },
       );
       return bill;
     },

@@ -11,27 +11,34 @@ export function storeKeyRepository(prisma: PrismaClient) {
   return {
     /**
      * Claims an Idempotency-Key of a store for `payment_id`; null when another request holds it. An expired key is
-     * taken over; a released one by the same request only, which keeps the payment the key was first claimed for.
+     * taken over; a released one by the same request only, which keeps the payment the key was first claimed for; an
+     * `atomic` one still processing since before `abandoned_before` by the same request too (its work made nothing).
      */
-    async claim(
-      store_id: number,
-      key: string,
-      request_hash: string,
-      payment_id: string | null,
-      now: Date,
-      expires_at: Date,
-    ): Promise<{ payment_id: string | null } | null> {
+    async claim(claim: {
+      store_id: number;
+      key: string;
+      request_hash: string;
+      payment_id: string | null;
+      atomic: boolean;
+      now: Date;
+      expires_at: Date;
+      abandoned_before: Date;
+    }): Promise<{ payment_id: string | null } | null> {
+      const { store_id, key, request_hash, payment_id, atomic, now } = claim;
       const taken = await prisma.$queryRaw<{ payment_id: string | null }[]>`INSERT INTO payment_idempotency_keys
-          (store_id, idempotency_key, request_hash, status, created_at, expires_at, payment_id)
-        VALUES (${store_id}, ${key}, ${request_hash}, 'processing', ${now}, ${expires_at}, ${payment_id}::uuid)
+          (store_id, idempotency_key, request_hash, status, created_at, expires_at, payment_id, atomic)
+        VALUES (${store_id}, ${key}, ${request_hash}, 'processing', ${now}, ${claim.expires_at}, ${payment_id}::uuid,
+          ${atomic})
         ON CONFLICT (store_id, idempotency_key) DO UPDATE
           SET request_hash = EXCLUDED.request_hash, status = 'processing', response = NULL,
-            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
+            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, atomic = EXCLUDED.atomic,
             payment_id = CASE WHEN payment_idempotency_keys.expires_at <= ${now}
               THEN EXCLUDED.payment_id ELSE payment_idempotency_keys.payment_id END
           WHERE payment_idempotency_keys.expires_at <= ${now}
-            OR (payment_idempotency_keys.status = 'released'
-              AND payment_idempotency_keys.request_hash = EXCLUDED.request_hash)
+            OR (payment_idempotency_keys.request_hash = EXCLUDED.request_hash
+              AND (payment_idempotency_keys.status = 'released'
+                OR (payment_idempotency_keys.status = 'processing' AND payment_idempotency_keys.atomic
+                  AND payment_idempotency_keys.created_at <= ${claim.abandoned_before})))
         RETURNING payment_id::text`;
       return taken[0] ?? null;
     },

@@ -15,6 +15,8 @@ export interface StoreKey<T> {
 interface KeyScope {
   store_id: number;
   payment_id: string | null;
+  /** The work's answer commits with it (orders, bills): a claim abandoned in progress made nothing. */
+  atomic: boolean;
 }
 
 const toJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
@@ -28,8 +30,8 @@ const toJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.I
 export function storeIdempotency(keys: StoreKeyRepository, clock: () => Date, abandonedAfterMs: number) {
   const storeKeys = idempotency<KeyScope, { key: string; payment_id: string | null }>(
     {
-      async claim({ store_id, payment_id }, { key, request_hash }, times) {
-        const taken = await keys.claim(store_id, key, request_hash, payment_id, times.now, times.expires_at);
+      async claim(scope, { key, request_hash }, times) {
+        const taken = await keys.claim({ ...scope, key, request_hash, ...times });
         return taken && { key, payment_id: taken.payment_id };
       },
       held: (scope, key) => keys.held(scope.store_id, key),
@@ -43,15 +45,17 @@ export function storeIdempotency(keys: StoreKeyRepository, clock: () => Date, ab
      * Runs `work` at most once per (store, key) for 24 hours: the same request again answers the first response
      * (`replayed: true`); another request with the key, or the same one while the first runs, is
      * `idempotency_conflict`; work that fails frees the key unless it completed it first (a refund the gateway may
-     * have made answers its retries). Without a key the work just runs.
+     * have made answers its retries). Without a key the work just runs. Work that is `atomic` (one transaction that
+     * completes the key) is taken over by its own retry once abandoned (`abandonedAfterMs`), as its claim made
+     * nothing; other keys wait for the recovery pass (payments) or their expiry.
      */
     run<T extends object>(
       store_id: number,
       request: IdempotencyRequest | null,
       work: (key: StoreKey<T>) => Promise<T>,
-      payment_id: string | null = null,
+      { payment_id = null, atomic = false }: { payment_id?: string | null; atomic?: boolean } = {},
     ) {
-      return storeKeys.run({ store_id, payment_id }, request, (claim) =>
+      return storeKeys.run({ store_id, payment_id, atomic }, request, (claim) =>
         work({
           payment_id: claim?.payment_id ?? payment_id,
           async complete(tx, response) {

@@ -70,23 +70,27 @@ export function orderChanges(
       if (data.customer_id) await customers.requireAttachable(store.merchantId, data.customer_id);
       const totals = orderTotals(data.items, data.discount_amount ?? 0);
       const request = idempotencyRequest(key, "createOrder", { input: data });
-      const { replayed: _, ...order } = await keys.run<OrderRow>(store.storeId, request, (claimed) =>
-        orders.create(
-          async (tx) => ({
-            merchant_id: store.merchantId,
-            store_id: store.storeId,
-            device_id: caller.type === "device" ? caller.id : null,
-            order_number: await nextDailyNumber(tx, store.storeId, "order", happened.occurred_at),
-            order_type: data.order_type,
-            table_number: data.table_number ?? null,
-            customer_id: data.customer_id ?? null,
-            ...totals,
-            ...happened,
-            created_at: at,
-          }),
-          priced(data.items),
-          claimed.complete,
-        ),
+      const { replayed: _, ...order } = await keys.run<OrderRow>(
+        store.storeId,
+        request,
+        (claimed) =>
+          orders.create(
+            async (tx) => ({
+              merchant_id: store.merchantId,
+              store_id: store.storeId,
+              device_id: caller.type === "device" ? caller.id : null,
+              order_number: await nextDailyNumber(tx, store.storeId, "order", happened.occurred_at),
+              order_type: data.order_type,
+              table_number: data.table_number ?? null,
+              customer_id: data.customer_id ?? null,
+              ...totals,
+              ...happened,
+              created_at: at,
+            }),
+            priced(data.items),
+            claimed.complete,
+          ),
+        { atomic: true },
       );
       return order;
     },

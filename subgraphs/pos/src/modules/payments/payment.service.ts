@@ -84,7 +84,7 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess; keys: 
               : await flows.cash({ draft, actor: caller, cash_received, remember });
           return presentPayment(row);
         },
-        randomUUID(),
+        { payment_id: randomUUID() },
       );
       return { payment, replayed };
     },
