@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { idempotencyRequest, parseInput } from "@pos-cloud/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { orderCreate } from "../../subgraphs/pos/src/modules/orders/order.inputs";
 import { deviceToken, humanToken } from "../support/device";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
 import { seedBranch } from "../support/portal-seed";
@@ -16,12 +19,13 @@ describe("POS orders and bills", () => {
   let staffCode: string;
   let table = 0;
 
-  const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
+  const call = async (method: string, path: string, token: string | undefined, body?: unknown, key?: string) => {
     const response = await fetch(`${platform.baseUrl}${path}`, {
       method,
       headers: {
         ...(token ? { authorization: `Bearer ${token}` } : {}),
         ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(key === undefined ? {} : { "idempotency-key": key }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -125,6 +129,61 @@ describe("POS orders and bills", () => {
       const backwards = await call("GET", `${list}?from=2026-05-02T00:00:00Z&to=2026-05-01T00:00:00Z`, terminal);
       expect(backwards).toMatchObject({ status: 400, body: { details: { field: "to", constraint: "after_from" } } });
     }
+  });
+
+  it("answers a retried order or bill with the first one, made once, and refuses its key for another body", async () => {
+    const key = randomUUID();
+    const table_number = `T${++table}`;
+    const body = { order_type: "dine_in", table_number, items };
+    const first = await call("POST", "/orders", terminal, body, key);
+    expect(first.status).toBe(201);
+    const again = await call("POST", "/orders", terminal, { items, table_number, order_type: "dine_in" }, key);
+    expect(again).toMatchObject({ status: 201, body: first.body });
+    const changed = await call("POST", "/orders", terminal, { ...body, discount_amount: 100 }, key);
+    expect(changed).toMatchObject({ status: 409, body: { code: "idempotency_conflict" } });
+    expect((await call("GET", `/orders?table_number=${table_number}`, terminal)).body).toHaveLength(1);
+
+    const billKey = randomUUID();
+    const billBody = { order_id: first.body.id, staff_code: staffCode, tax_percentage: 10 };
+    const billed = await call("POST", "/bills", terminal, billBody, billKey);
+    expect(billed.status).toBe(201);
+    expect(await call("POST", "/bills", terminal, billBody, billKey)).toMatchObject({ status: 201, body: billed.body });
+    const otherTax = await call("POST", "/bills", terminal, { ...billBody, tax_percentage: 8 }, billKey);
+    expect(otherTax).toMatchObject({ status: 409, body: { code: "idempotency_conflict" } });
+    // One key space per store: the order's key on a bill is another request.
+    const crossed = await call("POST", "/bills", terminal, billBody, key);
+    expect(crossed).toMatchObject({ status: 409, body: { code: "idempotency_conflict" } });
+    expect((await call("GET", `/bills?order_id=${first.body.id}`, terminal)).body).toHaveLength(1);
+  });
+
+  it("takes over an order's key its request left processing when it died, and orders once", async () => {
+    const key = randomUUID();
+    const table_number = `T${++table}`;
+    const body = { order_type: "dine_in", table_number, items };
+    // The claim a request killed before its transaction committed leaves: processing, no order (a kill -9 cannot be
+    // timed between the claim and the commit, so the test writes the row the claim wrote, five minutes ago).
+    await platform.pos.prisma.paymentIdempotencyKey.create({
+      data: {
+        store_id: store.id,
+        idempotency_key: key,
+        request_hash: idempotencyRequest(key, "createOrder", { input: parseInput(orderCreate, body) })!.request_hash,
+        status: "processing",
+        atomic: true,
+        created_at: new Date(Date.now() - 5 * 60_000),
+        expires_at: new Date(Date.now() + 24 * 60 * 60_000),
+      },
+    });
+    const other = await call("POST", "/orders", terminal, { ...body, discount_amount: 100 }, key);
+    expect(other).toMatchObject({ status: 409, body: { code: "idempotency_conflict" } });
+    const retried = await call("POST", "/orders", terminal, body, key);
+    expect(retried.status).toBe(201);
+    expect(await call("POST", "/orders", terminal, body, key)).toMatchObject({ status: 201, body: retried.body });
+    expect((await call("GET", `/orders?table_number=${table_number}`, terminal)).body).toHaveLength(1);
+    // What the retry's own claim wrote: an order's key is one a dead request leaves to be taken over.
+    const row = await platform.pos.prisma.paymentIdempotencyKey.findUniqueOrThrow({
+      where: { store_id_idempotency_key: { store_id: store.id, idempotency_key: key } },
+    });
+    expect(row).toMatchObject({ status: "completed", atomic: true });
   });
 
   it("changes items only while the order is open, then bills it with tax rounded down", async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { idempotencyRequest, parseInput } from "@pos-cloud/common";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { PaymentCreate } from "../../subgraphs/pos/src/modules/payments/payment.inputs";
-import { paymentFingerprint } from "../../subgraphs/pos/src/modules/payments/payment.service";
+import { paymentCreate } from "../../subgraphs/pos/src/modules/payments/payment.inputs";
 import { deviceToken, humanToken } from "../support/device";
 import { call as callGateway } from "../support/gateway";
 import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
@@ -458,7 +458,8 @@ describe("POS payments", () => {
       data: {
         store_id: store.id,
         idempotency_key: key,
-        request_hash: paymentFingerprint(body as PaymentCreate),
+        request_hash: idempotencyRequest(key, "createPosPayment", { input: parseInput(paymentCreate, body) })!
+          .request_hash,
         status: "processing",
         created_at: new Date(Date.now() - minutesAgo * 60_000),
         expires_at: new Date(Date.now() + 24 * 60 * 60_000),

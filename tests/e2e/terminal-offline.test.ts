@@ -202,6 +202,41 @@ describe("the terminal's offline queue", () => {
     expect(readFileSync(join(scratch.path, "refusal.jsonl"), "utf8")).toBe("");
   });
 
+  it("uploads a sale once when its answers are lost and the terminal's clock runs ahead of the platform's", async () => {
+    const { store, device, staffCode, manager } = await till();
+    // Each first answer to a write is lost after the platform made it, as a connection dropped mid-answer loses it.
+    const lost = new Set<string>();
+    const terminal = createTerminalClient({
+      baseUrl: platform.baseUrl,
+      clientId: device.client_id,
+      privateKey: device.private_jwk,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        const response = await fetch(request);
+        const write = `${request.method} ${new URL(request.url).pathname}`;
+        if (request.method !== "POST" || lost.has(write) || write.endsWith(TOKEN_PATH)) return response;
+        lost.add(write);
+        throw new TypeError("fetch failed: the connection closed before the answer");
+      },
+    });
+    // Three minutes ahead: within the skew the platform allows, so it records its own time, not the terminal's.
+    const queue = await openOfflineQueue(terminal, {
+      store: fileStore(join(scratch.path, "clock-ahead.jsonl")),
+      now: () => clock() + 3 * 60 * SECOND,
+      backoff: () => new Promise((resolve) => setTimeout(resolve, 20)),
+    });
+    const sold = await sell(queue, staffCode, 2);
+    await queue.upload();
+
+    expect([...lost].sort()).toEqual(["POST /api/v1/bills", "POST /api/v1/orders", "POST /api/v1/payments"]);
+    const entries = queue.entries();
+    expect(entries.map(({ status }) => status)).toEqual(["done", "done", "done"]);
+    const orders = await platformList("orders", device, store, manager);
+    expect(orders.map((order) => order.id)).toEqual([entries[0]?.result?.id]);
+    const payments = await platformList("payments", device, store, manager);
+    expect(payments.map((payment) => [payment.id, payment.amount])).toEqual([[entries[2]?.result?.id, sold]]);
+  });
+
   // Three terminal processes start from their sources one after the other: more than the default 30 s on a busy machine.
   it("loses and duplicates nothing when the terminal's process is killed after the platform answered", async () => {
     const { store, device, staffCode, manager } = await till();
@@ -226,8 +261,8 @@ describe("the terminal's offline queue", () => {
       await (ending === "stalled" ? terminal.kill() : terminal.stop());
       return terminal.output();
     };
-    // The first order reaches the platform and the process dies before its queue hears so: the restarted queue finds
-    // it by its time instead of ordering it again. Then the second payment: its Idempotency-Key answers the first.
+    // The first order reaches the platform and the process dies before its queue hears so: the restarted queue sends it
+    // again and its Idempotency-Key answers the first order. Then the second payment, the same way.
     expect(await run("/api/v1/orders:1")).toMatch(/^stalled$/m);
     const second = await run("/api/v1/payments:2");
     expect(second).toMatch(/^running with 12 entries$/m);

@@ -19,11 +19,12 @@ afterAll(() => platform?.close());
  * The simulator as a person runs it, against the test platform and its demo.json: `started` once it prints that its
  * terminals sell, `ended` with its output and exit code.
  */
-function simulate(duration: string, terminals: number) {
+function simulate(duration: string, terminals: number, stores = 1) {
   const args = [
     join(repositoryRoot, "sdks", "terminal", "simulator", "cli.ts"),
     "simulate",
-    ...["--terminals", String(terminals), "--rate", "2", "--mix", "cash:50,qr:30,card:20", "--duration", duration],
+    ...["--stores", String(stores), "--terminals", String(terminals), "--rate", "2"],
+    ...["--mix", "cash:50,qr:30,card:20", "--duration", duration],
     ...["--base-url", platform.baseUrl, "--demo", join(platform.dataDir, "demo.json")],
   ];
   const child = spawn(join(repositoryRoot, "node_modules", ".bin", "tsx"), args, { cwd: repositoryRoot });
@@ -99,5 +100,21 @@ describe("the terminal simulator", () => {
     expect(Number(countedAmount)).toBe(Number(amount) + bill.total_amount);
     expect(stdout).toMatch(/^totals: DIFFERENT$/m);
     expect(code).toBe(1);
+  });
+
+  it("provisions a second store as an operator would and checks each store's day against its own terminals", async () => {
+    // One terminal each: demo.json's in the demo store; the new store's is activated by the merchant admin.
+    const { code, stdout, stderr } = await simulate("3s", 1, 2).ended;
+    expect(stderr).toBe("");
+    expect(stdout).toMatch(/^errors: none$/m);
+    const stores = [...stdout.matchAll(/^store (\d+): sold (\d+), its day counted (\d+): (\w+)$/gm)];
+    expect(stores.map(([, id]) => Number(id))).toEqual([readDemo(platform.dataDir).store.id, expect.any(Number)]);
+    expect(new Set(stores.map(([, id]) => id)).size).toBe(2);
+    for (const [, , sold, counted, verdict] of stores) {
+      expect(Number(sold)).toBeGreaterThan(0);
+      expect([counted, verdict]).toEqual([sold, "equal"]);
+    }
+    expect(stdout).toMatch(/^totals: equal$/m);
+    expect(code).toBe(0);
   });
 });

@@ -1869,6 +1869,7 @@ export type BillFieldsFragment = { id: string, merchant_id: number, store_id: nu
 
 export type CreateBillMutationVariables = Exact<{
   input: CreateBillInput;
+  idempotency_key?: string | null | undefined;
 }>;
 
 
@@ -1974,6 +1975,7 @@ export type OrderFieldsFragment = { id: string, merchant_id: number, store_id: n
 
 export type CreateOrderMutationVariables = Exact<{
   input: CreateOrderInput;
+  idempotency_key?: string | null | undefined;
 }>;
 
 
@@ -4079,8 +4081,8 @@ export const ResendAccountingExportDocument = new TypedDocumentString(`
   updated_at
 }`) as unknown as TypedDocumentString<ResendAccountingExportMutation, ResendAccountingExportMutationVariables>;
 export const CreateBillDocument = new TypedDocumentString(`
-    mutation CreateBill($input: CreateBillInput!) {
-  createBill(input: $input) {
+    mutation CreateBill($input: CreateBillInput!, $idempotency_key: String) {
+  createBill(input: $input, idempotency_key: $idempotency_key) {
     ...BillFields
   }
 }
@@ -4560,8 +4562,8 @@ export const CustomerOrdersDocument = new TypedDocumentString(`
   cancelled_at
 }`) as unknown as TypedDocumentString<CustomerOrdersQuery, CustomerOrdersQueryVariables>;
 export const CreateOrderDocument = new TypedDocumentString(`
-    mutation CreateOrder($input: CreateOrderInput!) {
-  createOrder(input: $input) {
+    mutation CreateOrder($input: CreateOrderInput!, $idempotency_key: String) {
+  createOrder(input: $input, idempotency_key: $idempotency_key) {
     ...OrderFields
   }
 }

@@ -1,3 +1,4 @@
+import { idempotencyKeyOf } from "../gateway-request";
 import { operationRoute as route } from "../operation-route";
 import {
   BillDocument,
@@ -11,9 +12,14 @@ import type { RestRoute } from "../router";
 import { listFilters } from "./pos-orders";
 
 export const posBillRoutes: RestRoute[] = [
-  route("POST", "/api/v1/bills", "createBill", CreateBillDocument, ({ body }) => ({ input: body.fields }), {
-    status: 201,
-  }),
+  route(
+    "POST",
+    "/api/v1/bills",
+    "createBill",
+    CreateBillDocument,
+    (request) => ({ input: request.body.fields, idempotency_key: idempotencyKeyOf(request) }),
+    { status: 201 },
+  ),
   route(
     "GET",
     "/api/v1/bills",

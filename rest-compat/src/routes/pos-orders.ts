@@ -1,3 +1,4 @@
+import { idempotencyKeyOf } from "../gateway-request";
 import { operationRoute as route } from "../operation-route";
 import {
   CancelOrderDocument,
@@ -17,9 +18,14 @@ export const listFilters = ({ query }: RestRequest, names: string[]) => ({
 });
 
 export const posOrderRoutes: RestRoute[] = [
-  route("POST", "/api/v1/orders", "createOrder", CreateOrderDocument, ({ body }) => ({ input: body.fields }), {
-    status: 201,
-  }),
+  route(
+    "POST",
+    "/api/v1/orders",
+    "createOrder",
+    CreateOrderDocument,
+    (request) => ({ input: request.body.fields, idempotency_key: idempotencyKeyOf(request) }),
+    { status: 201 },
+  ),
   route(
     "GET",
     "/api/v1/orders",

@@ -1,15 +1,16 @@
-// npm run terminal -- simulate [--terminals M] [--rate R] [--mix cash:50,qr:30,card:20] [--duration 60s]
+// npm run terminal -- simulate [--stores N] [--terminals M] [--rate R] [--mix cash:50,qr:30,card:20] [--duration 60s]
 //   [--base-url URL] [--demo .data/demo.json]
-// Terminals of the demo store, each built on the terminal SDK, selling at R sales per second each; prints sales per
-// second, latency percentiles and errors per code, then checks the store's day against what they sold. Exits 1 when
-// a sale failed or the totals differ.
+// M terminals in each of N stores (the demo store, then new stores of the demo merchant its admin provisions), each
+// built on the terminal SDK, selling at R sales per second each; prints sales per second, latency percentiles and
+// errors per code, then checks each store's day against what its terminals sold. Exits 1 when a sale failed or the
+// totals differ.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Method } from "./sale";
 import { type SimulationReport, simulate } from "./simulate";
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run terminal -- simulate [--stores 1] [--terminals M] [--rate R]`);
+  console.error(`${message}\nusage: npm run terminal -- simulate [--stores N] [--terminals M] [--rate R]`);
   console.error("  [--mix cash:50,qr:30,card:20] [--duration 60s] [--base-url URL] [--demo .data/demo.json]");
   process.exit(2);
 }
@@ -17,6 +18,12 @@ function usage(message: string): never {
 const positive = (name: string, text: string) => {
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0) usage(`--${name} must be a positive number, not ${text}`);
+  return value;
+};
+
+const whole = (name: string, text: string) => {
+  const value = positive(name, text);
+  if (!Number.isInteger(value)) usage(`--${name} must be a whole number, not ${text}`);
   return value;
 };
 
@@ -49,6 +56,13 @@ function printReport(report: SimulationReport, print: (line: string) => void = c
       `${method.padEnd(5)} sold ${sold.count} for ${sold.amount}; the store's day counted ${counted.count} for ${counted.amount}`,
     );
   }
+  if (report.stores.length > 1)
+    for (const store of report.stores) {
+      const sold = Object.values(store.sold).reduce((sum, each) => sum + each.count, 0);
+      const counted = Object.values(store.counted).reduce((sum, each) => sum + each.count, 0);
+      const equal = JSON.stringify(store.sold) === JSON.stringify(store.counted);
+      print(`store ${store.id}: sold ${sold}, its day counted ${counted}: ${equal ? "equal" : "DIFFERENT"}`);
+    }
   print(report.totals_equal ? "totals: equal" : "totals: DIFFERENT");
 }
 
@@ -65,17 +79,19 @@ const { values, positionals } = parseArgs({
   },
 });
 if (positionals[0] !== "simulate") usage("the only command is simulate");
-if (values.stores !== "1") usage("--stores: only the demo store (1) is simulated; more stores are not provisioned yet");
 const demo = JSON.parse(readFileSync(values.demo, "utf8"));
 const report = await simulate({
   baseUrl: values["base-url"] ?? demo.base_url,
   demo,
-  terminals: positive("terminals", values.terminals),
+  stores: whole("stores", values.stores),
+  terminals: whole("terminals", values.terminals),
   rate: positive("rate", values.rate),
   mix: parseMix(values.mix),
   durationMs: parseDuration(values.duration),
   onStart: () =>
-    console.log(`selling: ${values.terminals} terminal(s) at ${values.rate} sales/s each for ${values.duration}`),
+    console.log(
+      `selling: ${values.stores} store(s), ${values.terminals} terminal(s) each, at ${values.rate} sales/s each for ${values.duration}`,
+    ),
 });
 printReport(report);
 process.exit(report.totals_equal && Object.keys(report.errors).length === 0 ? 0 : 1);

@@ -1,11 +1,14 @@
 import { TerminalApiError, type TerminalClient } from "@pos-cloud/terminal-sdk";
 import { SimulatedStoreDayDocument, type SimulatedStoreDayQuery } from "./operations/gateway.generated";
-import { demoStoreTerminals, type SimulatorDemo } from "./provision";
+import { type SimulatedStore, type SimulatorDemo, simulatedStores } from "./provision";
 import { type Method, platformMethod, type SaleContext, sell } from "./sale";
 
 export interface SimulateOptions {
   baseUrl: string;
   demo: SimulatorDemo;
+  /** The demo store, and new stores of its merchant beyond 1; 1 by default. */
+  stores?: number;
+  /** Terminals of each store. */
   terminals: number;
   /** Sales per second of each terminal. */
   rate: number;
@@ -24,9 +27,12 @@ export interface SimulationReport {
   sales_per_second: number;
   latency_ms: { p50: number; p95: number; p99: number };
   errors: Record<string, number>;
-  /** What the terminals sold, per method, and what the store's day counted of it. */
+  /** What the terminals sold, per method, and what the stores' days counted of it, all stores together. */
   sold: Totals;
   counted: Totals;
+  /** The same of each store: its day is checked against what its own terminals sold. */
+  stores: { id: number; sold: Totals; counted: Totals }[];
+  /** Every store's day equal to what its terminals sold. */
   totals_equal: boolean;
 }
 
@@ -76,17 +82,34 @@ const difference = (after: Totals, before: Totals): Totals =>
 const errorCode = (error: unknown) =>
   error instanceof TerminalApiError ? error.code : error instanceof Error ? error.message.slice(0, 80) : "unknown";
 
+const noSales = (): Totals => Object.fromEntries(Object.keys(platformMethod).map((m) => [m, { count: 0, amount: 0 }]));
+
+const sum = (all: Totals[]): Totals =>
+  Object.fromEntries(
+    Object.keys(platformMethod).map((method) => [
+      method,
+      {
+        count: all.reduce((total, each) => total + (each[method]?.count ?? 0), 0),
+        amount: all.reduce((total, each) => total + (each[method]?.amount ?? 0), 0),
+      },
+    ]),
+  );
+
+const totalsEqual = (a: Totals, b: Totals) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Each store's day as read by its first terminal. */
+const storeDays = (baseUrl: string, stores: SimulatedStore[]) =>
+  Promise.all(stores.map((store) => storeDayTotals(baseUrl, store.terminals[0]!)));
+
 /**
- * Terminals of the demo store selling at `rate` sales per second each for `durationMs`, then the store's day checked
- * against what they sold: the day's totals grew by exactly the terminals' sales, per method, count and amount.
+ * Terminals of `stores` stores selling at `rate` sales per second each for `durationMs`, then each store's day
+ * checked against what its terminals sold: the day's totals grew by exactly those sales, per method, count and amount.
  */
 export async function simulate(options: SimulateOptions): Promise<SimulationReport> {
-  const terminals = await demoStoreTerminals(options.baseUrl, options.demo, options.terminals);
-  const staff = options.demo.users.find((user) => user.role === "STAFF");
-  if (!staff) throw new Error("demo.json has no STAFF user");
-  const before = await storeDayTotals(options.baseUrl, terminals[0]!);
+  const stores = await simulatedStores(options.baseUrl, options.demo, options.stores ?? 1, options.terminals);
+  const before = await storeDays(options.baseUrl, stores);
   const methodOf = chooser(options.mix);
-  const sold: Totals = Object.fromEntries(Object.keys(platformMethod).map((m) => [m, { count: 0, amount: 0 }]));
+  const sold = stores.map(noSales);
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   options.onStart?.();
@@ -94,10 +117,10 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRepo
   const ends = started + options.durationMs;
   const interval = 1000 / options.rate;
   let sequence = 0;
-  const run = async (terminal: TerminalClient) => {
+  const run = async (terminal: TerminalClient, store: SimulatedStore, storeSold: Totals) => {
     const context: SaleContext = {
       terminal,
-      staffCode: staff.login_id,
+      staffCode: store.staffCode,
       provider: options.demo.provider.code,
       qrTimeoutMs: 30_000,
     };
@@ -110,17 +133,22 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRepo
       try {
         const amount = await sell(context, method, number);
         latencies.push(performance.now() - at);
-        sold[method]!.count++;
-        sold[method]!.amount += amount;
+        storeSold[method]!.count++;
+        storeSold[method]!.amount += amount;
       } catch (error) {
         const code = errorCode(error);
         errors[code] = (errors[code] ?? 0) + 1;
       }
     }
   };
-  await Promise.all(terminals.map(run));
+  await Promise.all(stores.flatMap((store, i) => store.terminals.map((terminal) => run(terminal, store, sold[i]!))));
   const seconds = (performance.now() - started) / 1000;
-  const counted = difference(await storeDayTotals(options.baseUrl, terminals[0]!), before);
+  const after = await storeDays(options.baseUrl, stores);
+  const perStore = stores.map((store, i) => ({
+    id: store.id,
+    sold: sold[i]!,
+    counted: difference(after[i]!, before[i]!),
+  }));
   latencies.sort((a, b) => a - b);
   const sales = latencies.length;
   return {
@@ -133,8 +161,9 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRepo
       p99: Math.round(percentile(latencies, 99)),
     },
     errors,
-    sold,
-    counted,
-    totals_equal: JSON.stringify(sold) === JSON.stringify(counted),
+    sold: sum(perStore.map((store) => store.sold)),
+    counted: sum(perStore.map((store) => store.counted)),
+    stores: perStore,
+    totals_equal: perStore.every((store) => totalsEqual(store.sold, store.counted)),
   };
 }

@@ -25,8 +25,14 @@ async function counterServer() {
     socket.on("close", () => sockets.delete(socket));
   });
   const subscribed = new EventEmitter();
+  let afterRead: (() => void) | undefined;
   const rootValue = {
-    counter: () => counter,
+    counter: () => {
+      const read = counter;
+      afterRead?.();
+      afterRead = undefined;
+      return read;
+    },
     counterChanged: async function* () {
       subscribed.emit("subscribed");
       for await (const [value] of on(changes, "change")) yield { counterChanged: value };
@@ -61,6 +67,10 @@ async function counterServer() {
     drop: () => {
       for (const socket of sockets) socket.terminate();
     },
+    /** Runs `change` once, just after the counter's next read. */
+    onNextRead(change: () => void) {
+      afterRead = change;
+    },
     /** Resolves at the next subscription the server starts. */
     nextSubscription: () => new Promise<void>((resolve) => subscribed.once("subscribed", () => resolve())),
     close: async () => {
@@ -70,14 +80,33 @@ async function counterServer() {
   };
 }
 
+/**
+ * A transport that sends the feed's read only once the server has started the subscription asked for before it (and
+ * after `beforeRead`), so what happens around the read is not left to timing.
+ */
+function readsAfterSubscribing(server: Awaited<ReturnType<typeof counterServer>>, beforeRead = () => {}) {
+  return class extends WebSocket {
+    #started: Promise<void> | undefined;
+    override send(data: string) {
+      const { type, payload } = JSON.parse(data) as { type: string; payload?: { query: string } };
+      if (type === "subscribe" && payload?.query.includes("counterChanged")) this.#started = server.nextSubscription();
+      if (type !== "subscribe" || payload?.query !== "{ counter }" || !this.#started) return super.send(data);
+      void this.#started.then(() => {
+        beforeRead();
+        super.send(data);
+      });
+    }
+  } as typeof WebSocket;
+}
+
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => close?.());
 
-const counterFeed = (url: string, tokens: string[], refused: string[] = []) =>
+const counterFeed = (url: string, tokens: string[], refused: string[] = [], socket: typeof WebSocket = WebSocket) =>
   resilientFeed(
     {
       url,
-      WebSocket,
+      WebSocket: socket,
       authorization: async () => ({ authorization: tokens[0] ?? "none" }),
       refused: ({ authorization }) => {
         refused.push(authorization ?? "");
@@ -90,6 +119,7 @@ const counterFeed = (url: string, tokens: string[], refused: string[] = []) =>
       fromCurrent: ({ counter }) => [counter],
       subscription: { query: "subscription { counterChanged }", variables: {} },
       fromMessage: (message: { counterChanged: number }) => message.counterChanged,
+      covered: ({ counter }, message) => message.counterChanged <= counter,
       ends: (value) => value >= 100,
     },
   );
@@ -117,6 +147,41 @@ describe("a feed", () => {
     expect((await last).value).toBe(100);
     expect((await feed.next()).done).toBe(true);
     expect(server.connections).toHaveLength(2);
+  });
+
+  it("subscribes before it reads, so a change made just after the read is not missed", async () => {
+    const server = await counterServer();
+    close = server.close;
+    server.setUnheard(1);
+    // Read first, the feed would miss 2 and hear only 100, which the subscription made after the read then gets.
+    server.onNextRead(() => {
+      server.set(2);
+      void server.nextSubscription().then(() => server.set(100));
+    });
+    const feed = counterFeed(server.url, ["t1"], [], readsAfterSubscribing(server));
+    expect((await feed.next()).value).toBe(1);
+    expect((await feed.next()).value).toBe(2);
+    await feed.return(undefined);
+  });
+
+  it("drops a message that arrived during the read when the read already shows something newer", async () => {
+    const server = await counterServer();
+    close = server.close;
+    // 4 is sent to the subscriber, then 5 is made unheard, both before the read: the read shows 5, then 4 arrives.
+    const feed = counterFeed(
+      server.url,
+      ["t1"],
+      [],
+      readsAfterSubscribing(server, () => {
+        server.set(4);
+        server.setUnheard(5);
+      }),
+    );
+    expect((await feed.next()).value).toBe(5);
+    const next = feed.next();
+    server.set(6);
+    expect((await next).value).toBe(6);
+    await feed.return(undefined);
   });
 
   it("does not yield the same state twice when the read after a drop finds nothing new", async () => {

@@ -39,21 +39,27 @@ function graphQLError(errors: readonly { message: string; extensions?: Record<st
 }
 
 export interface FeedSpec<Current, Message, Item> {
-  /** The state as it is now, read on the fresh connection before the subscription starts. */
+  /** The state as it is now, read on the fresh connection once the subscription has been asked for. */
   current: (client: Client) => Promise<Current>;
   subscription: { query: string; variables: Record<string, unknown> };
   /** What the iterator yields: the state read, then each message. */
   fromCurrent: (current: Current) => Item[];
   fromMessage: (message: Message) => Item;
+  /**
+   * Whether the state read already says what a message that arrived while it was read says (or something newer):
+   * such a message is dropped, so an older state never follows a newer one. Without it every message is yielded.
+   */
+  covered?: (current: Current, message: Message) => boolean;
   /** Whether the feed ends after this item (an intent in a terminal state). */
   ends?: (item: Item) => boolean;
 }
 
 /**
- * The results of one operation as an async iterator. graphql-ws' own `iterate` waits forever when the connection
- * closes while its consumer is busy between two results, which is exactly when a terminal's network drops.
+ * The results of one operation, kept from the moment it is asked for, and how many wait unread. graphql-ws' own
+ * `iterate` waits forever when the connection closes while its consumer is busy between two results, which is exactly
+ * when a terminal's network drops.
  */
-async function* results<Data>(client: Client, payload: { query: string; variables: Record<string, unknown> }) {
+function operation<Data>(client: Client, payload: { query: string; variables: Record<string, unknown> }) {
   const queue: FormattedExecutionResult<Data, unknown>[] = [];
   let ended: { error?: unknown } | undefined;
   let wake = () => {};
@@ -71,55 +77,70 @@ async function* results<Data>(client: Client, payload: { query: string; variable
       wake();
     },
   });
-  try {
-    for (;;) {
-      const result = queue.shift();
-      if (result) yield result;
-      else if (ended) break;
-      else
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
+  async function* results() {
+    try {
+      for (;;) {
+        const result = queue.shift();
+        if (result) yield result;
+        else if (ended) break;
+        else
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+      }
+      if (ended?.error !== undefined) throw ended.error;
+    } finally {
+      dispose();
     }
-    if (ended?.error !== undefined) throw ended.error;
-  } finally {
-    dispose();
   }
+  return { results: results(), waiting: () => queue.length, dispose };
 }
 
 /** One query over the feed's own connection, as its subscriber. */
 export async function queryOver<Data>(client: Client, query: string, variables: Record<string, unknown>) {
-  for await (const result of results<Data>(client, { query, variables })) {
+  for await (const result of operation<Data>(client, { query, variables }).results) {
     if (result.errors?.length) throw graphQLError(result.errors);
     if (result.data) return result.data;
   }
   throw new TerminalApiError(500, "internal_error", "the query answered nothing");
 }
 
+/**
+ * Subscribes, then reads the current state, so a change made while it is read arrives as a message; the messages that
+ * arrived before the read's answer and that it covers are dropped.
+ */
 async function* oneConnection<Current, Message, Item>(
   client: Client,
   spec: FeedSpec<Current, Message, Item>,
   connected: () => void,
 ): AsyncGenerator<Item, boolean> {
-  for (const item of spec.fromCurrent(await spec.current(client))) {
-    yield item;
-    if (spec.ends?.(item)) return true;
+  const messages = operation<Message>(client, spec.subscription);
+  try {
+    const current = await spec.current(client);
+    let early = messages.waiting();
+    for (const item of spec.fromCurrent(current)) {
+      yield item;
+      if (spec.ends?.(item)) return true;
+    }
+    connected();
+    for await (const result of messages.results) {
+      const duringRead = early-- > 0;
+      if (result.errors?.length) throw graphQLError(result.errors);
+      if (!result.data || (duringRead && spec.covered?.(current, result.data))) continue;
+      const item = spec.fromMessage(result.data);
+      yield item;
+      if (spec.ends?.(item)) return true;
+    }
+    return true;
+  } finally {
+    messages.dispose();
   }
-  connected();
-  for await (const result of results<Message>(client, spec.subscription)) {
-    if (result.errors?.length) throw graphQLError(result.errors);
-    if (!result.data) continue;
-    const item = spec.fromMessage(result.data);
-    yield item;
-    if (spec.ends?.(item)) return true;
-  }
-  return true;
 }
 
 /**
- * A subscription that outlives its connection: after a drop it connects again with a fresh credential, reads the
- * current state first, then subscribes again, so a change made while it was away is not missed. A state equal to the
- * one yielded just before is not yielded twice.
+ * A subscription that outlives its connection: after a drop it connects again with a fresh credential, subscribes
+ * again and reads the current state, so a change made while it was away, or while it read, is not missed. A state
+ * equal to the one yielded just before is not yielded twice.
  */
 export async function* resilientFeed<Current, Message, Item>(
   connection: FeedConnection,
@@ -143,7 +164,7 @@ export async function* resilientFeed<Current, Message, Item>(
       url: connection.url,
       webSocketImpl: connection.WebSocket,
       retryAttempts: 0,
-      // One connection for the read and the subscription that follows it, not one each.
+      // One connection for the subscription and the read, not one each.
       lazy: false,
       // The operations hear of a lost connection themselves, and the loop below decides what follows.
       onNonLazyError: () => {},

@@ -9,14 +9,13 @@ import type {
   QueueRecord,
   Uploaded,
 } from "./offline-store";
-import { lookUpEntry, type Resolve, retryable, sendEntry } from "./offline-upload";
+import { type Resolve, retryable, sendEntry } from "./offline-upload";
 import type { TerminalClient } from "./terminal";
 
-/** An entry and where it stands: waiting (`inDoubt` once an attempt may have reached the platform), done or refused. */
+/** An entry and where it stands: waiting, done or refused. */
 export interface EntryState {
   entry: QueuedEntry;
   status: "pending" | "done" | "refused";
-  inDoubt: boolean;
   result?: Uploaded;
   refusal?: TerminalApiError;
 }
@@ -57,13 +56,12 @@ function replay(records: QueueRecord[]) {
   const states = new Map<string, EntryState>();
   for (const record of records) {
     if (record.type === "added") {
-      states.set(record.entry.id, { entry: record.entry, status: "pending", inDoubt: false });
+      states.set(record.entry.id, { entry: record.entry, status: "pending" });
       continue;
     }
     const state = states.get(record.id);
-    if (!state) continue;
-    if (record.type === "sending") state.inDoubt = true;
-    else if (record.type === "done") Object.assign(state, { status: "done", result: record.result });
+    if (!state || record.type === "sending") continue;
+    if (record.type === "done") Object.assign(state, { status: "done", result: record.result });
     else Object.assign(state, { status: "refused", refusal: TerminalApiError.of(record.status, record.error) });
   }
   return states;
@@ -80,9 +78,8 @@ function compacted(states: Map<string, EntryState>): QueueRecord[] {
   }
   return [...states.values()]
     .filter(({ entry }) => needed.has(entry.id))
-    .flatMap(({ entry, status, inDoubt, result, refusal }): QueueRecord[] => [
+    .flatMap(({ entry, result, refusal }): QueueRecord[] => [
       { type: "added", entry },
-      ...(inDoubt && status === "pending" ? [{ type: "sending" as const, id: entry.id }] : []),
       ...(result ? [{ type: "done" as const, id: entry.id, result }] : []),
       ...(refusal ? [refusalRecord(entry.id, refusal)] : []),
     ]);
@@ -145,10 +142,7 @@ function uploadPass(terminal: TerminalClient, { states, append, compact }: Journ
           code: needed.refusal?.code,
         }),
       );
-    const found = state.inDoubt ? await lookUpEntry(terminal, state.entry, resolve) : undefined;
-    if (found) return settle(state, found);
-    await append({ type: "sending", id: state.entry.id });
-    state.inDoubt = true;
+    // Sent again after a crash or a lost answer, its Idempotency-Key answers what the first attempt made.
     try {
       await settle(state, await sendEntry(terminal, state.entry, resolve));
     } catch (error) {
@@ -186,11 +180,11 @@ export async function openOfflineQueue(terminal: TerminalClient, options: Offlin
     const dependency = dependencyOf(entry as QueuedEntry);
     if (dependency !== undefined && !states.has(dependency))
       throw new TypeError(`no entry ${dependency} in the offline queue`);
-    // Strictly increasing per terminal, so that an order is found again by its time alone (lookUpEntry).
+    // Strictly increasing per terminal: the platform's times of a terminal's sales keep the order they were made in.
     last = Math.max(now(), last + 1);
     const queued = { ...entry, id: crypto.randomUUID(), occurred_at: new Date(last).toISOString() } as QueuedEntry;
     await history.append({ type: "added", entry: queued });
-    states.set(queued.id, { entry: queued, status: "pending", inDoubt: false });
+    states.set(queued.id, { entry: queued, status: "pending" });
     return { entry: queued.id };
   }
 

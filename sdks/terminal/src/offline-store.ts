@@ -36,9 +36,8 @@ export interface Uploaded {
 }
 
 /**
- * The queue's history, one record per step, in the order they happened. `sending` is written before each attempt:
- * an entry whose last record is `sending` may have reached the platform (a crash, a connection lost before the
- * answer), and is looked up or replayed with its key before it is sent again.
+ * The queue's history, one record per step, in the order they happened. `sending` was written before each attempt by
+ * queues that looked orders up by their time before sending them again; it is read and ignored.
  */
 export type QueueRecord =
   | { type: "added"; entry: QueuedEntry }

@@ -2,9 +2,6 @@ import { TerminalApiError } from "./errors";
 import type { QueuedEntry, Uploaded } from "./offline-store";
 import type { TerminalClient } from "./terminal";
 
-/** The platform's clock may be this far behind the terminal's: it refuses an `occurred_at` later than its now + 5 min. */
-const CLOCK_SKEW_MS = 5 * 60_000;
-
 /**
  * Whether a failed attempt is tried again: no answer (the network, a timeout), the platform's own trouble (5xx, 408,
  * 429), a key whose first request is still being processed (409 `idempotency_conflict`: the entry resends its own
@@ -22,7 +19,10 @@ export function retryable(error: unknown): boolean {
 /** The platform id an entry names: an earlier entry's result, or an id given as it is. */
 export type Resolve = (ref: { entry: string } | string) => string;
 
-/** Sends an entry, each with its Idempotency-Key and `occurred_at`. */
+/**
+ * Sends an entry with its Idempotency-Key and `occurred_at`. Every route the queue uses honours the key, so an entry
+ * that may already have reached the platform is sent again as it is: the platform answers what the first attempt made.
+ */
 export async function sendEntry(terminal: TerminalClient, entry: QueuedEntry, resolve: Resolve): Promise<Uploaded> {
   const { id: key, occurred_at } = entry;
   switch (entry.kind) {
@@ -39,37 +39,5 @@ export async function sendEntry(terminal: TerminalClient, entry: QueuedEntry, re
         key,
       );
     }
-  }
-}
-
-/**
- * What an entry that may already have reached the platform made there. The platform takes no Idempotency-Key on
- * orders and bills (docs/decisions/pos.md, "Sales recorded offline"), so they are looked up: the device's order with
- * the entry's `occurred_at` (unique per device, the queue makes it so), the bill of the entry's order. A cash
- * payment carries a key the platform honours: sending it again answers the first payment, so it is not looked up.
- */
-export async function lookUpEntry(
-  terminal: TerminalClient,
-  entry: QueuedEntry,
-  resolve: Resolve,
-): Promise<Uploaded | undefined> {
-  if (entry.kind === "bill") {
-    const order = await terminal.orders.get(resolve(entry.body.order));
-    return order.bill_id ? { id: order.bill_id } : undefined;
-  }
-  if (entry.kind !== "order") return undefined;
-  const { deviceId } = await terminal.tokens.identity();
-  const happened = Date.parse(entry.occurred_at);
-  const query = { device_id: deviceId, from: new Date(happened - CLOCK_SKEW_MS).toISOString(), limit: 100 };
-  for (let after: string | undefined; ; ) {
-    const { data, error, response } = await terminal.api.GET("/api/v1/orders", {
-      params: { query: { ...query, after } },
-    });
-    if (!data) throw TerminalApiError.of(response.status, error);
-    const found = data.find((order) => Date.parse(order.occurred_at) === happened);
-    if (found) return { id: found.id };
-    const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get("link") ?? "")?.[1];
-    after = next && (new URL(next, "http://link.invalid").searchParams.get("after") ?? undefined);
-    if (!after) return undefined;
   }
 }

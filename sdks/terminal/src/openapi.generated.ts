@@ -1394,8 +1394,8 @@ export interface paths {
         get: operations["Orders"];
         put?: never;
         /**
-         * Takes an order (terminals need the order:create scope)
-         * @description Takes an order (terminals need the order:create scope).
+         * Takes an order (terminals need the order:create scope); a repeated Idempotency-Key answers the first order again
+         * @description Takes an order (terminals need the order:create scope); a repeated Idempotency-Key answers the first order again.
          */
         post: operations["CreateOrder"];
         delete?: never;
@@ -1463,7 +1463,7 @@ export interface paths {
         put?: never;
         /**
          * Bills an open order (terminals need the bill:create scope); the order becomes billed
-         * @description Bills an open order (terminals need the bill:create scope); the order becomes billed.
+         * @description Bills an open order (terminals need the bill:create scope); the order becomes billed. A repeated Idempotency-Key answers the first bill again.
          */
         post: operations["CreateBill"];
         delete?: never;
@@ -10495,7 +10495,10 @@ export interface operations {
     CreateOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Sent again with the same request, the stored answer comes back instead of a second change. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10556,6 +10559,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["Api-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["Api-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["Api-RateLimit-Reset"];
+                    /** @description `true` when this is the stored answer of an earlier request. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11197,7 +11202,10 @@ export interface operations {
     CreateBill: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Sent again with the same request, the stored answer comes back instead of a second change. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11231,6 +11239,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["Api-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["Api-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["Api-RateLimit-Reset"];
+                    /** @description `true` when this is the stored answer of an earlier request. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14797,4 +14807,4 @@ export interface operations {
 }
 
 /** The operations that honour an Idempotency-Key (`METHOD /path`): resending one with its key changes nothing twice. */
-export const idempotencyKeyOperations: ReadonlySet<string> = new Set(["POST /v1/payment_intents","POST /v1/payment_intents/{id}/capture","POST /v1/sync/merchants","POST /v1/payment_intents/{id}/refund","POST /api/v1/payments","POST /api/v1/payments/{id}/refund"]);
+export const idempotencyKeyOperations: ReadonlySet<string> = new Set(["POST /v1/payment_intents","POST /v1/payment_intents/{id}/capture","POST /v1/sync/merchants","POST /v1/payment_intents/{id}/refund","POST /api/v1/orders","POST /api/v1/bills","POST /api/v1/payments","POST /api/v1/payments/{id}/refund"]);

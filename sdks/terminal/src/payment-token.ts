@@ -13,6 +13,16 @@ export type FollowedIntent = FollowedIntentFragment;
 /** The states after which an intent never changes: its feed ends there. */
 export const finalStatuses: ReadonlySet<string> = new Set(["succeeded", "failed", "cancelled"]);
 
+/** How far an intent has come: the states before a result in their order, then every later one. */
+const progress = (status: string) => {
+  const before = ["requires_payment_method", "requires_action", "processing"].indexOf(status);
+  return before < 0 ? 3 : before;
+};
+
+/** A message of an intent behind the state read (the read came after it) is old news. */
+export const intentBehind = (message: FollowedIntent, current: FollowedIntent) =>
+  progress(message.status) < progress(current.status);
+
 export interface PaymentTokenOptions {
   baseUrl: string;
   paymentIntentId: string;
@@ -64,6 +74,7 @@ export function paymentTokenClient(options: PaymentTokenOptions) {
           ],
           subscription: { query: FollowPaymentIntentDocument.toString(), variables: path },
           fromMessage: (message: FollowPaymentIntentSubscription) => message.paymentIntentUpdated,
+          covered: (current, message) => intentBehind(message.paymentIntentUpdated, current),
           ends: (intent) => finalStatuses.has(intent.status),
         },
       ),

@@ -10,7 +10,7 @@ import {
   StoreEventsDocument,
   type StoreEventsSubscription,
 } from "./operations/gateway.generated";
-import { type FollowedIntent, finalStatuses, paymentTokenClient, wsUrl } from "./payment-token";
+import { type FollowedIntent, finalStatuses, intentBehind, paymentTokenClient, wsUrl } from "./payment-token";
 
 export interface CreateTerminalClientOptions extends TerminalClientOptions {
   /** A WebSocket implementation where there is no global one (Node 20: `ws`). */
@@ -31,6 +31,30 @@ export type StoreEvent = StoreEventsSubscription["storeEvents"];
 export type StoreFeedItem =
   | { kind: "current"; orders: Listed<"orders">; bills: Listed<"bills">; payments: Listed<"payments"> }
   | { kind: "event"; event: StoreEvent };
+
+/** Whether `row` has every field `shape` has, with the same value (nested objects alike). */
+const carries = (row: unknown, shape: unknown): boolean =>
+  shape !== null && typeof shape === "object"
+    ? row !== null &&
+      typeof row === "object" &&
+      Object.entries(shape).every(([name, value]) => carries((row as Record<string, unknown>)[name], value))
+    : row === shape;
+
+/**
+ * Whether the store's open work as read already shows all an event says: each order, bill and payment it carries
+ * listed with the same fields. An event about an intent, or about a row the read does not show, is news.
+ */
+function shownBy(current: Omit<Extract<StoreFeedItem, { kind: "current" }>, "kind">, event: StoreEvent) {
+  const { order, bill, payment, payment_intent } = event;
+  const parts = [
+    [current.orders, order],
+    [current.bills, bill],
+    [current.payments, payment],
+  ] as const;
+  const carried = parts.filter(([, part]) => part);
+  if (payment_intent || carried.length === 0) return false;
+  return carried.every(([rows, part]) => (rows as { id: string }[]).some((row) => carries(row, part)));
+}
 
 /** A provisioned terminal's client: its token, typed REST calls, its feeds, the QR flow and app updates. */
 export function createTerminalClient(options: CreateTerminalClientOptions) {
@@ -62,6 +86,7 @@ export function createTerminalClient(options: CreateTerminalClientOptions) {
           fromCurrent: (current) => [current.store.payment_intent],
           subscription: { query: FollowPaymentIntentDocument.toString(), variables: { id } },
           fromMessage: (message: FollowPaymentIntentSubscription) => message.paymentIntentUpdated,
+          covered: (current, message) => intentBehind(message.paymentIntentUpdated, current.store.payment_intent),
           ends: (intent) => finalStatuses.has(intent.status),
         },
       );
@@ -92,6 +117,7 @@ export function createTerminalClient(options: CreateTerminalClientOptions) {
             kind: "event",
             event: message.storeEvents,
           }),
+          covered: (current, message) => shownBy(current, message.storeEvents),
         },
       );
     },

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { AppError, invalidField } from "./errors";
 
 /** How long an Idempotency-Key answers for its first request (the spec's idempotency retention). */
@@ -8,6 +9,37 @@ const MAX_KEY_LENGTH = 255;
 export interface IdempotencyRequest {
   key: string;
   request_hash: string;
+}
+
+/**
+ * Sorts every object's keys and drops null fields (absent and null mean the same to these operations), so the same
+ * parameters give the same text however a client serialised them.
+ */
+const canonicalJson = (value: unknown) =>
+  JSON.stringify(value, (_, field: unknown) => {
+    if (field === null) return undefined;
+    if (typeof field !== "object" || Array.isArray(field)) return field;
+    const object = field as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(object)
+        .sort()
+        .map((name) => [name, object[name]]),
+    );
+  });
+
+/**
+ * Binds an Idempotency-Key to an operation and its parameters, as Stripe does: the request's meaning, not its bytes,
+ * so a retry that re-serialises the same body (another key order, other spacing) is the same request. Every
+ * Idempotency-Key of the platform (the gateway's, POS's) is bound this way. Null when the caller sent no key.
+ */
+export function idempotencyRequest(
+  key: string | null | undefined,
+  operation: string,
+  parameters: Record<string, unknown>,
+): IdempotencyRequest | null {
+  if (key === null || key === undefined) return null;
+  const request_hash = createHash("sha256").update(canonicalJson({ operation, parameters })).digest("hex");
+  return { key, request_hash };
 }
 
 /** What holds a key another request claimed: its fingerprint, and its answer once it has one. */

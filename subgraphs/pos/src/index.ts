@@ -14,6 +14,8 @@ import { billResolvers } from "./modules/bills/resolvers";
 import { customerRepository } from "./modules/customers/customer.repository";
 import { customerService } from "./modules/customers/customer.service";
 import { customerResolvers } from "./modules/customers/resolvers";
+import { storeKeyRepository } from "./modules/idempotency/idempotency.repository";
+import { storeIdempotency } from "./modules/idempotency/idempotency.service";
 import { notificationRepository } from "./modules/notifications/notification.repository";
 import { notificationService } from "./modules/notifications/notification.service";
 import { notificationResolvers } from "./modules/notifications/resolvers";
@@ -31,6 +33,7 @@ import { paymentFiguresRepository } from "./modules/payments/payment-figures.rep
 import { paymentFigures } from "./modules/payments/payment-figures.service";
 import { paymentsInFlight } from "./modules/payments/payments-in-flight";
 import { paymentResolvers } from "./modules/payments/resolvers";
+import { STALE_AFTER_MS } from "./modules/payments/workflows/recover-interrupted-payments";
 import { receiptRepository } from "./modules/receipts/receipt.repository";
 import { receiptService } from "./modules/receipts/receipt.service";
 import { receiptResolvers } from "./modules/receipts/resolvers";
@@ -119,10 +122,11 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const access = storeAccess(config.portal);
   const saleTime = saleTimes(clock, config.offlineSalesWindowHours);
   const customers = customerService(customerRepository(prisma), access);
-  const orders = orderService(orderRepository(prisma, preparedSql(db)), access, clock, customers, saleTime);
+  const keys = storeIdempotency(storeKeyRepository(prisma), clock, STALE_AFTER_MS);
+  const orders = orderService(orderRepository(prisma, preparedSql(db)), access, clock, customers, saleTime, keys);
   const paymentRows = paymentRepository(prisma);
   const inFlight = paymentsInFlight(paymentRows);
-  const bills = billService(billRepository(prisma), orders, access, clock, inFlight, saleTime);
+  const bills = billService(billRepository(prisma), orders, access, clock, inFlight, saleTime, keys);
   const credentials = gatewayCredentialService(
     gatewayCredentialRepository(prisma),
     config.masterKey && secretBox(config.masterKey),
@@ -140,12 +144,13 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
     saleTime,
     customers,
     receipts: receiptRows,
+    keys,
   });
   const messages = posMessages(db, config);
   const receipts = receiptService({ receipts: receiptRows, payments, bills, orders, access, customers, messages });
   const outbox = outboxRepository(db);
   const settlement = settlementParts(prisma, access, clock, messages, config.acquirer);
-  const refunds = refundService(refundRepository(prisma), payments, access, gateway, clock);
+  const refunds = refundService(refundRepository(prisma), payments, access, gateway, clock, keys);
   const accountingExports = accountingExportService({
     exports: accountingExportRepository(prisma),
     settlements: settlement.settlements,

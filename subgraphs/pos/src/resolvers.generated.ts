@@ -622,11 +622,11 @@ export type Mutation = {
   combineBills: Bill;
   /** Sets a merchant's accounting export; the password or key is sealed (system operators and the merchant's admins). */
   configureAccountingExport: AccountingExport;
-  /** Bills an open order (terminals need the bill:create scope); the order becomes billed. */
+  /** Bills an open order (terminals need the bill:create scope); the order becomes billed. A repeated Idempotency-Key answers the first bill again. */
   createBill: Bill;
   /** Registers a customer of a merchant; the phone and the email must be the merchant's only customer's (409). */
   createCustomer: Customer;
-  /** Takes an order (terminals need the order:create scope). */
+  /** Takes an order (terminals need the order:create scope); a repeated Idempotency-Key answers the first order again. */
   createOrder: Order;
   /** Takes a payment of a bill (terminals need the payment:create scope); a repeated Idempotency-Key replays the first answer. */
   createPosPayment: CreatePosPaymentResult;
@@ -674,6 +674,7 @@ export type MutationConfigureAccountingExportArgs = {
 
 
 export type MutationCreateBillArgs = {
+  idempotency_key?: InputMaybe<Scalars['String']['input']>;
   input: CreateBillInput;
 };
 
@@ -684,6 +685,7 @@ export type MutationCreateCustomerArgs = {
 
 
 export type MutationCreateOrderArgs = {
+  idempotency_key?: InputMaybe<Scalars['String']['input']>;
   input: CreateOrderInput;
 };
 

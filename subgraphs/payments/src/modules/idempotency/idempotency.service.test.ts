@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { secretBox } from "@pos-cloud/common";
+import { idempotencyRequest, secretBox } from "@pos-cloud/common";
 import { type PreparedSql, preparedSql, type SqlStatement } from "@pos-cloud/common/storage";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 import { idempotencyRepository } from "./idempotency.repository";
-import { idempotencyRequest, idempotencyService } from "./idempotency.service";
+import { idempotencyService } from "./idempotency.service";
 
 const clock = movableClock();
 let deps: PaymentsDeps;

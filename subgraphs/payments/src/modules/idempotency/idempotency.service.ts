@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { type IdempotencyRequest, idempotency, type SecretBox } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { Prisma } from "../../generated/prisma/client";
@@ -12,37 +11,6 @@ export type IdempotencyService = ReturnType<typeof idempotencyService>;
  * away before the key could be freed. A retry takes it over instead of conflicting for 24 hours.
  */
 const ABANDONED_AFTER_MS = 60 * 1000;
-
-/**
- * Sorts every object's keys and drops null fields (absent and null mean the same to these operations), so the same
- * parameters give the same text however a client serialised them.
- */
-const canonicalJson = (value: unknown) =>
-  JSON.stringify(value, (_, field: unknown) => {
-    if (field === null) return undefined;
-    if (typeof field !== "object" || Array.isArray(field)) return field;
-    const object = field as Record<string, unknown>;
-    return Object.fromEntries(
-      Object.keys(object)
-        .sort()
-        .map((name) => [name, object[name]]),
-    );
-  });
-
-/**
- * Binds an Idempotency-Key to an operation and its parameters, as Stripe does: the request's meaning, not its bytes,
- * so a retry that re-serialises the same body (another key order, other spacing) is the same request. Null when
- * the caller sent no key.
- */
-export function idempotencyRequest(
-  key: string | null | undefined,
-  operation: string,
-  parameters: Record<string, unknown>,
-): IdempotencyRequest | null {
-  if (key === null || key === undefined) return null;
-  const request_hash = createHash("sha256").update(canonicalJson({ operation, parameters })).digest("hex");
-  return { key, request_hash };
-}
 
 /** Given to the work: keeps its response for replays, in the work's own transaction. */
 export interface CompleteIdempotency<T> {

@@ -1,9 +1,9 @@
 import { randomInt } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
+import { idempotencyRequest } from "@pos-cloud/common";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openTestPayments, seedPartner, systemOperator } from "../../testing";
-import { idempotencyRequest } from "../idempotency/idempotency.service";
 import { SYNC_LEASE_MS } from "./sync-lease";
 
 const clock = movableClock();

@@ -1,5 +1,5 @@
+import { idempotencyRequest } from "@pos-cloud/common";
 import type { Resolvers } from "../../resolvers.generated";
-import { idempotencyRequest } from "../idempotency/idempotency.service";
 
 export const partnerResolvers: Resolvers = {
   Query: {

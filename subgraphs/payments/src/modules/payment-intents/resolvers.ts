@@ -1,8 +1,7 @@
-import { type CountedStore, type ReachableStore, storeReferences } from "@pos-cloud/common";
+import { type CountedStore, idempotencyRequest, type ReachableStore, storeReferences } from "@pos-cloud/common";
 import { JSONObjectResolver } from "graphql-scalars";
 import type { PaymentsContext } from "../../context";
 import type { Resolvers } from "../../resolvers.generated";
-import { idempotencyRequest } from "../idempotency/idempotency.service";
 
 export const paymentIntentResolvers: Resolvers = {
   JSONObject: JSONObjectResolver,

@@ -7,7 +7,7 @@ export const billResolvers: Resolvers = {
     bill: (_, { id }, { bills, caller }) => bills.get(caller, id),
   },
   Mutation: {
-    createBill: (_, { input }, { bills, caller }) => bills.create(caller, input),
+    createBill: (_, { input, idempotency_key }, { bills, caller }) => bills.create(caller, input, idempotency_key),
     splitBill: (_, { id, input }, { bills, caller }) => bills.split(caller, id, input),
     combineBills: (_, { input }, { bills, caller }) => bills.combine(caller, input),
     cancelBill: (_, { id }, { bills, caller }) => bills.cancel(caller, id),

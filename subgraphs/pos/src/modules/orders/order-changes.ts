@@ -1,8 +1,9 @@
-import { type Caller, invalidField, notFound, parseInput } from "@pos-cloud/common";
+import { type Caller, idempotencyRequest, invalidField, notFound, parseInput } from "@pos-cloud/common";
 import { nextDailyNumber } from "../../daily-number";
 import { itemSubtotal, orderTotals } from "../../money";
 import type { SaleTimes } from "../../sale-time";
 import type { CustomerService } from "../customers/customer.service";
+import type { StoreIdempotency } from "../idempotency/idempotency.service";
 import type { StoreAccess } from "../stores/store-access.service";
 import { type OrderUpdate, orderCreate, orderUpdate } from "./order.inputs";
 import { orderMachine } from "./order.machine";
@@ -39,6 +40,7 @@ export function orderChanges(
   clock: () => Date,
   saleTime: SaleTimes,
   customers: Pick<CustomerService, "requireAttachable">,
+  keys: StoreIdempotency,
 ) {
   async function change(
     caller: Caller,
@@ -57,30 +59,40 @@ export function orderChanges(
   return {
     /**
      * A new open order with its totals computed here; `order_number` is the store's next of the business day it
-     * happened on (`occurred_at`, for an order recorded offline).
+     * happened on (`occurred_at`, for an order recorded offline). An Idempotency-Key (per store, 24 hours) answers
+     * the first order again (docs/decisions/pos.md, "Idempotency-Keys of orders and bills").
      */
-    async create(caller: Caller, input: unknown) {
+    async create(caller: Caller, input: unknown, key?: string | null) {
       const data = parseInput(orderCreate, input);
       const at = clock();
       const happened = saleTime(data.occurred_at, at);
       const store = await access.storeFor(caller, data.store_id, ORDER_SCOPE);
       if (data.customer_id) await customers.requireAttachable(store.merchantId, data.customer_id);
       const totals = orderTotals(data.items, data.discount_amount ?? 0);
-      return orders.create(
-        async (tx) => ({
-          merchant_id: store.merchantId,
-          store_id: store.storeId,
-          device_id: caller.type === "device" ? caller.id : null,
-          order_number: await nextDailyNumber(tx, store.storeId, "order", happened.occurred_at),
-          order_type: data.order_type,
-          table_number: data.table_number ?? null,
-          customer_id: data.customer_id ?? null,
-          ...totals,
-          ...happened,
-          created_at: at,
-        }),
-        priced(data.items),
+      const request = idempotencyRequest(key, "createOrder", { input: data });
+      const { replayed: _, ...order } = await keys.run<OrderRow>(
+        store.storeId,
+        request,
+        (claimed) =>
+          orders.create(
+            async (tx) => ({
+              merchant_id: store.merchantId,
+              store_id: store.storeId,
+              device_id: caller.type === "device" ? caller.id : null,
+              order_number: await nextDailyNumber(tx, store.storeId, "order", happened.occurred_at),
+              order_type: data.order_type,
+              table_number: data.table_number ?? null,
+              customer_id: data.customer_id ?? null,
+              ...totals,
+              ...happened,
+              created_at: at,
+            }),
+            priced(data.items),
+            claimed.complete,
+          ),
+        { atomic: true },
       );
+      return order;
     },
 
     /** Changes an open order; new items replace the old ones and the totals follow. */

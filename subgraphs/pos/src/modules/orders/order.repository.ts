@@ -49,11 +49,23 @@ export function orderRepository(prisma: PrismaClient, sql: PreparedSql) {
         )
       )[0]!.counts,
 
-    /** A new order and its items, numbered within the transaction that writes them. */
-    create: (order: (tx: Tx) => Promise<Omit<Prisma.OrderUncheckedCreateInput, "items">>, items: ItemData[]) =>
-      prisma.$transaction(async (tx) =>
-        tx.order.create({ data: { ...(await order(tx)), items: { create: items } }, include: withItems }),
-      ),
+    /**
+     * A new order and its items, numbered within the transaction that writes them; `written` runs in the same
+     * transaction (the Idempotency-Key's answer).
+     */
+    create: (
+      order: (tx: Tx) => Promise<Omit<Prisma.OrderUncheckedCreateInput, "items">>,
+      items: ItemData[],
+      written: (tx: Tx, row: OrderRow) => Promise<void>,
+    ) =>
+      prisma.$transaction(async (tx) => {
+        const row = await tx.order.create({
+          data: { ...(await order(tx)), items: { create: items } },
+          include: withItems,
+        });
+        await written(tx, row);
+        return row;
+      }),
 
     find: (id: string) => prisma.order.findUnique({ where: { id }, include: withItems }),
 

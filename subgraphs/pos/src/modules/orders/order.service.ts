@@ -8,6 +8,7 @@ import {
 } from "@pos-cloud/common";
 import type { SaleTimes } from "../../sale-time";
 import type { CustomerService } from "../customers/customer.service";
+import type { StoreIdempotency } from "../idempotency/idempotency.service";
 import { type ListArguments, parseListArguments } from "../list-arguments";
 import { findInStore, type StoreAccess } from "../stores/store-access.service";
 import { orderFilter, purchaseHistoryFilter } from "./order.inputs";
@@ -35,6 +36,7 @@ export function orderService(
   clock: () => Date,
   customers: Pick<CustomerService, "requireAttachable" | "readable">,
   saleTime: SaleTimes,
+  keys: StoreIdempotency,
 ) {
   return {
     /**
@@ -89,7 +91,7 @@ export function orderService(
       );
     },
 
-    ...orderChanges(orders, access, clock, saleTime, customers),
+    ...orderChanges(orders, access, clock, saleTime, customers, keys),
     ...orderBilling(orders),
   };
 }

@@ -8,7 +8,7 @@ export const orderResolvers: Resolvers = {
     order: (_, { id }, { orders, caller }) => orders.get(caller, id),
   },
   Mutation: {
-    createOrder: (_, { input }, { orders, caller }) => orders.create(caller, input),
+    createOrder: (_, { input, idempotency_key }, { orders, caller }) => orders.create(caller, input, idempotency_key),
     updateOrder: (_, { id, input }, { orders, caller }) => orders.update(caller, id, input),
     cancelOrder: (_, { id }, { orders, caller }) => orders.cancel(caller, id),
   },

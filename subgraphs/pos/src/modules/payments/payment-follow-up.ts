@@ -1,13 +1,15 @@
 import { intentOfEvent, paymentIntentTerminalEvents } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
-import type { PaymentKeys } from "./payment-keys";
+import type { StoreIdempotency } from "../idempotency/idempotency.service";
+import { inFlight } from "./payment.machine";
+import { presentPayment } from "./payment.presenter";
 import { captureApprovedCards } from "./workflows/capture-approved-cards";
 import type { PaymentDeps } from "./workflows/payment-flow";
 import { RECOVERY_BATCH, recoverInterruptedPayments, STALE_AFTER_MS } from "./workflows/recover-interrupted-payments";
 import { settleQrPayment } from "./workflows/settle-qr-payment";
 
 /** What finishes payments without a request: the gateway's events, and the recovery pass of interrupted ones. */
-export function paymentFollowUp(deps: PaymentDeps, keys: PaymentKeys) {
+export function paymentFollowUp(deps: PaymentDeps, keys: StoreIdempotency) {
   const settle = settleQrPayment(deps);
   const recover = recoverInterruptedPayments(deps);
   const capture = captureApprovedCards(deps);
@@ -22,7 +24,10 @@ export function paymentFollowUp(deps: PaymentDeps, keys: PaymentKeys) {
       const before = new Date(now.getTime() - STALE_AFTER_MS);
       const recovered = await recover(before);
       await capture(before);
-      await keys.releaseAbandoned(now, RECOVERY_BATCH);
+      await keys.releaseAbandoned(now, RECOVERY_BATCH, inFlight, async (tx, id) => {
+        const payment = await deps.payments.find(id, tx);
+        return payment && presentPayment(payment);
+      });
       return recovered;
     },
 

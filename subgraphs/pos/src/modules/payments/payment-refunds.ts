@@ -2,7 +2,6 @@ import { type Caller, invalidField } from "@pos-cloud/common";
 import { paymentMachine } from "./payment.machine";
 import type { Tx } from "./payment.repository";
 import { auditPayment } from "./payment-audit";
-import type { PaymentKeys } from "./payment-keys";
 import type { PaymentDeps } from "./workflows/payment-flow";
 
 /** A refund the gateway made, as its payment takes it: who asked for it (null: unknown) and who approved it. */
@@ -22,13 +21,10 @@ export interface RefundMade {
 export const billShareOfRefunds = (amount: number, refundedBefore: number, refunded: number) =>
   Math.min(refunded, amount) - Math.min(refundedBefore, amount);
 
-/** What POS refunds ask of payments: the key space, the row lock, the money given back. */
-export function paymentRefunds(deps: PaymentDeps, keys: PaymentKeys) {
+/** What POS refunds ask of payments: the row lock, the money given back. */
+export function paymentRefunds(deps: PaymentDeps) {
   const { payments, bills, customers, clock } = deps;
   return {
-    /** For POS refunds: the Idempotency-Keys of payments, shared per store (a refund's fingerprint differs). */
-    keys,
-
     /** For POS refunds, in the refund's first transaction: the payment locked, to count what its refunds hold. */
     lock: (tx: Tx, id: string) => payments.lock(tx, id),
 

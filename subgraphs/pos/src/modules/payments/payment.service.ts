@@ -1,17 +1,16 @@
-import { createHash, randomUUID } from "node:crypto";
-import { AppError, type Caller, invalidField, parseInput, requireDevice } from "@pos-cloud/common";
+import { randomUUID } from "node:crypto";
+import { AppError, type Caller, idempotencyRequest, invalidField, parseInput, requireDevice } from "@pos-cloud/common";
+import type { StoreIdempotency } from "../idempotency/idempotency.service";
 import type { StoreAccess } from "../stores/store-access.service";
 import { type CardResult, cardResult, emoneyResult, type PaymentCreate, paymentCreate } from "./payment.inputs";
 import { paymentMachine } from "./payment.machine";
-import { type PresentedPayment, presentPayment } from "./payment.presenter";
+import { presentPayment } from "./payment.presenter";
 import type { PaymentRow, Tx } from "./payment.repository";
 import { paymentFollowUp } from "./payment-follow-up";
-import { paymentKeys } from "./payment-keys";
 import { paymentReads } from "./payment-reads";
 import { paymentRefunds } from "./payment-refunds";
 import { completeCardPayment, failCardPayment } from "./workflows/complete-card-payment";
 import { type PaymentDeps, paymentDraft } from "./workflows/payment-flow";
-import { STALE_AFTER_MS } from "./workflows/recover-interrupted-payments";
 import { takeCashPayment } from "./workflows/take-cash-payment";
 import { takeExternalPayment } from "./workflows/take-external-payment";
 
@@ -19,27 +18,6 @@ export type PaymentService = ReturnType<typeof paymentService>;
 
 /** The device token scope that lets a terminal take payments. */
 export const PAYMENT_SCOPE = "payment:create";
-
-/** The same parameters give the same fingerprint, whatever order a client wrote them in. */
-export const paymentFingerprint = (data: PaymentCreate) =>
-  createHash("sha256")
-    .update(
-      JSON.stringify([
-        data.bill_id,
-        data.split_id ?? null,
-        data.amount,
-        data.payment_method.type,
-        data.payment_method.provider ?? null,
-        // Only when given, as below: keys claimed before e-money keep their fingerprint.
-        ...(data.payment_method.brand === undefined ? [] : [data.payment_method.brand]),
-        // Only when given: keys claimed before the field existed keep their fingerprint.
-        ...(data.payment_provider_method_id === undefined ? [] : [data.payment_provider_method_id]),
-        data.cash_received ?? null,
-        ...(data.occurred_at === undefined ? [] : [data.occurred_at.toISOString()]),
-        ...(data.tip_amount ? [{ tip_amount: data.tip_amount }] : []),
-      ]),
-    )
-    .digest("hex");
 
 /** Cash must cover the amount and its tip; the change is what it exceeds them by. */
 function requireCash(data: PaymentCreate): number | undefined {
@@ -70,9 +48,8 @@ function readerResultOf(payment: PaymentRow, input: unknown): CardResult {
  * POS payments: taking them (the workflows of `workflows/`), reading them (`paymentReads`), what refunds ask of them
  * (`paymentRefunds`), and what finishes them without a request (`paymentFollowUp`: the gateway's events, recovery).
  */
-export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
-  const { payments, bills, clock } = deps;
-  const keys = paymentKeys(payments, clock, STALE_AFTER_MS);
+export function paymentService(deps: PaymentDeps & { access: StoreAccess; keys: StoreIdempotency }) {
+  const { bills, clock, keys } = deps;
   const flows = {
     cash: takeCashPayment(deps),
     external: takeExternalPayment(deps),
@@ -94,22 +71,22 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
       const bill = await bills.get(caller, data.bill_id);
       await deps.access.requireOpenStore(caller, bill.store_id);
       const cash_received = requireCash(data);
-      const claim = await keys.claim(bill.store_id, key, paymentFingerprint(data), randomUUID());
-      if (claim?.replayed) return { payment: claim.response as PresentedPayment, replayed: true };
-      const remember = async (tx: Tx, row: PaymentRow) => {
-        if (key) await keys.complete(tx, bill.store_id, key, presentPayment(row));
-      };
-      const draft = paymentDraft(claim?.claim.payment_id ?? randomUUID(), caller, bill, data, receivedAt, happened);
-      try {
-        const row =
-          cash_received === undefined
-            ? await flows.external({ draft, actor: caller, remember })
-            : await flows.cash({ draft, actor: caller, cash_received, remember });
-        return { payment: presentPayment(row), replayed: false };
-      } catch (error) {
-        if (key) await keys.release(bill.store_id, key);
-        throw error;
-      }
+      const request = idempotencyRequest(key, "createPosPayment", { input: data });
+      const { replayed, ...payment } = await keys.run(
+        bill.store_id,
+        request,
+        async (claimed) => {
+          const remember = (tx: Tx, row: PaymentRow) => claimed.complete(tx, presentPayment(row));
+          const draft = paymentDraft(claimed.payment_id!, caller, bill, data, receivedAt, happened);
+          const row =
+            cash_received === undefined
+              ? await flows.external({ draft, actor: caller, remember })
+              : await flows.cash({ draft, actor: caller, cash_received, remember });
+          return presentPayment(row);
+        },
+        { payment_id: randomUUID() },
+      );
+      return { payment, replayed };
     },
 
     /**
@@ -133,7 +110,7 @@ export function paymentService(deps: PaymentDeps & { access: StoreAccess }) {
     },
 
     ...reads,
-    ...paymentRefunds(deps, keys),
+    ...paymentRefunds(deps),
     ...paymentFollowUp(deps, keys),
   };
 }

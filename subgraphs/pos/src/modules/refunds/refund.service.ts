@@ -1,5 +1,15 @@
-import { createHash, randomUUID } from "node:crypto";
-import { AppError, type Caller, invalidField, parseInput, requireDevice, roles, tierOf } from "@pos-cloud/common";
+import { randomUUID } from "node:crypto";
+import {
+  AppError,
+  type Caller,
+  idempotencyRequest,
+  invalidField,
+  parseInput,
+  requireDevice,
+  roles,
+  tierOf,
+} from "@pos-cloud/common";
+import type { StoreIdempotency, StoreKey } from "../idempotency/idempotency.service";
 import type { GatewayClient } from "../payments/gateway.client";
 import { PAYMENT_SCOPE, type PaymentService } from "../payments/payment.service";
 import type { StoreAccess } from "../stores/store-access.service";
@@ -10,11 +20,13 @@ import { refundSending } from "./refund-sending";
 export type RefundService = ReturnType<typeof refundService>;
 
 type Payment = Awaited<ReturnType<PaymentService["readable"]>>;
+type RefundAnswer = { refund: RefundRow; payment: Awaited<ReturnType<PaymentService["get"]>> };
 
-const fingerprint = (payment_id: string, data: RefundCreate) =>
-  createHash("sha256")
-    .update(JSON.stringify(["refund", payment_id, data.refund_amount, data.reason, data.staff_code]))
-    .digest("hex");
+/** What binds a refund's Idempotency-Key: its payment and body, without the approver's PIN (a hash would give it away). */
+const refundRequest = (key: string | null | undefined, payment_id: string, data: RefundCreate) => {
+  const { staff_pin: _, ...parameters } = data;
+  return idempotencyRequest(key, "refundPosPayment", { payment_id, input: parameters });
+};
 
 /**
  * The refund's approver, audit-logged by the portal with the refund: a staff leader (L5) or above of the store, who
@@ -96,8 +108,45 @@ export function refundService(
   access: StoreAccess,
   gateway: GatewayClient,
   clock: () => Date,
+  keys: StoreIdempotency,
 ) {
   const sending = refundSending(refunds, payments, gateway, clock);
+
+  /** Approves, holds and sends one refund; its key keeps the answer, also of a refund left pending by a failure. */
+  async function makeRefund(caller: Caller, payment: Payment, data: RefundCreate, key: StoreKey<RefundAnswer>) {
+    const answer = async (id: string): Promise<RefundAnswer> => ({
+      refund: await refunds.find(id),
+      payment: await payments.get(caller, payment.id),
+    });
+    const remember = async (result: RefundAnswer) => refunds.transaction((tx) => key.complete(tx, result));
+    let refund: RefundRow | undefined;
+    try {
+      const id = randomUUID();
+      // Checked before the approver is asked, so a refusal leaves no approval on record; again under the lock.
+      await refunds.transaction((tx) => requireRefundable(tx, refunds, payment, data.refund_amount));
+      const staff = await approve(access, caller, payment, data, id);
+      refund = await refunds.transaction((tx) =>
+        holdRefund(tx, refunds, payments, payment.id, {
+          id,
+          amount: data.refund_amount,
+          reason: data.reason,
+          staff_code: staff.login_id,
+          device_id: caller.type === "device" ? caller.id : null,
+          user_id: caller.type === "user" ? caller.id : null,
+          created_at: clock(),
+        }),
+      );
+      await sending.send(refund, payment.payment_intent_id!);
+      const result = await answer(refund.id);
+      await remember(result);
+      return result;
+    } catch (error) {
+      // A refund the gateway may have made stays pending: the key then answers it, so a retry cannot refund twice
+      // (a completed key is not freed when the work fails).
+      if (refund && (await refunds.find(refund.id)).status === "pending") await remember(await answer(refund.id));
+      throw error;
+    }
+  }
 
   return {
     /**
@@ -109,43 +158,9 @@ export function refundService(
       const data = parseInput(refundCreate, input);
       const payment = await payments.readable(caller, paymentId);
       requireWholeEmoney(payment, data);
-      const claim = await payments.keys.claim(payment.store_id, key, fingerprint(payment.id, data));
-      if (claim?.replayed) return { ...(claim.response as object), replayed: true };
-      const answer = async (id: string) => ({
-        refund: await refunds.find(id),
-        payment: await payments.get(caller, payment.id),
-      });
-      const remember = async (result: unknown) => {
-        if (key) await refunds.transaction((tx) => payments.keys.complete(tx, payment.store_id, key, result));
-      };
-      let refund: RefundRow | undefined;
-      try {
-        const id = randomUUID();
-        // Checked before the approver is asked, so a refusal leaves no approval on record; again under the lock.
-        await refunds.transaction((tx) => requireRefundable(tx, refunds, payment, data.refund_amount));
-        const staff = await approve(access, caller, payment, data, id);
-        refund = await refunds.transaction((tx) =>
-          holdRefund(tx, refunds, payments, payment.id, {
-            id,
-            amount: data.refund_amount,
-            reason: data.reason,
-            staff_code: staff.login_id,
-            device_id: caller.type === "device" ? caller.id : null,
-            user_id: caller.type === "user" ? caller.id : null,
-            created_at: clock(),
-          }),
-        );
-        await sending.send(refund, payment.payment_intent_id!);
-        const result = await answer(refund.id);
-        await remember(result);
-        return { ...result, replayed: false };
-      } catch (error) {
-        // A refund the gateway may have made stays pending: the key then answers it, so a retry cannot refund twice.
-        const pending = refund && (await refunds.find(refund.id)).status === "pending";
-        if (pending) await remember(await answer(refund!.id));
-        else if (key) await payments.keys.release(payment.store_id, key);
-        throw error;
-      }
+      return keys.run<RefundAnswer>(payment.store_id, refundRequest(key, payment.id, data), (claimed) =>
+        makeRefund(caller, payment, data, claimed),
+      );
     },
 
     /** The recovery pass of refunds left pending (`refundSending`), the job `pos-refund-recovery`. */
