@@ -140,9 +140,11 @@ export type LedgerTransactionStatus =
 
 /** What a ledger row records. */
 export type LedgerTransactionType =
+  /** The card's authorisation, written when a capture took another amount than it. */
+  | 'authorized'
   /** The intent was cancelled. */
   | 'cancelled'
-  /** The payment was captured. */
+  /** The payment was captured: for its amount, or for what a capture took instead (with a tip, or less). */
   | 'captured'
   /** The payment failed. */
   | 'failed'
@@ -153,7 +155,9 @@ export type LedgerTransactionType =
   /** A refund failed. */
   | 'refund_failed'
   /** Money went back to the payer. */
-  | 'refunded';
+  | 'refunded'
+  /** What a partial capture left of the authorisation, given back to the payer's card. */
+  | 'released';
 
 /** A password login: the password with the user's login id or e-mail address. */
 export type LoginUserInput = {
