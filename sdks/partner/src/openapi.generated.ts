@@ -12449,6 +12449,12 @@ export interface operations {
                     card_brand?: string | null;
                     /** @description Card only: the acquirer reference. */
                     card_arn?: string | null;
+                    /**
+                     * @description Card only, on success: a tip the customer added on the slip after the authorisation, in the minor unit. It is
+                     *     captured on top of the payment's total, up to the store's tip ceiling at the gateway, and counts in the payment's
+                     *     tip_amount; above the ceiling is refused and changes nothing.
+                     */
+                    added_tip_amount?: number | null;
                     /** @description The card app's or reader's message on failure. */
                     error_message?: string | null;
                 } & {
@@ -12464,6 +12470,7 @@ export interface operations {
                     card_brand?: string;
                     card_arn?: string;
                     error_message?: string;
+                    added_tip_amount?: number;
                 };
             };
         };
