@@ -78,8 +78,8 @@ describe("operator console: money", () => {
     })) as { id: string; status: string };
 
   const STORE_DAY = `query ($store_id: Int) { storeDay(store_id: $store_id) { settlement { status }
-    totals { payment_method payment_count gross_amount refund_count refund_amount net_amount }
-    payment_count gross_amount refund_count refund_amount net_amount } }`;
+    totals { payment_method payment_count gross_amount tip_amount refund_count refund_amount net_amount }
+    payment_count gross_amount tip_amount refund_count refund_amount net_amount } }`;
   const apiDay = async () =>
     (await postGraphQL(platform.baseUrl, STORE_DAY, { store_id: demo.store.id }, manager.access_token)).body.data
       .storeDay;
@@ -95,6 +95,7 @@ describe("operator console: money", () => {
           payment_method: row.querySelector("td")!.textContent,
           payment_count: cell("payment_count"),
           gross_amount: cell("gross_amount"),
+          tip_amount: cell("tip_amount"),
           refund_count: cell("refund_count"),
           refund_amount: cell("refund_amount"),
           net_amount: cell("net_amount"),
@@ -211,16 +212,23 @@ describe("operator console: money", () => {
     expect(await seriousViolations(managerPage)).toEqual([]);
   });
 
-  it("adds a cash sale to the day's totals as it happens", async () => {
+  it("adds a cash sale and its tip to the day's totals as it happens", async () => {
     const before = (await apiDay()).totals.find((total: { payment_method: string }) => total.payment_method === "CASH");
-    const sale = await cashSale();
+    const sale = await rest("POST", "/payments", {
+      bill_id: await bill(),
+      amount: 2684,
+      tip_amount: 200,
+      payment_method: { type: "CASH" },
+      cash_received: 3000,
+    });
     expect(sale.status).toBe("completed");
     await managerPage.getByTestId(`payment-${sale.id}`).waitFor();
     await totalsMatchApi(managerPage);
     const cash = (await shownTotals(managerPage)).find((total) => total.payment_method === "CASH")!;
     expect(cash).toMatchObject({
       payment_count: before.payment_count + 1,
-      gross_amount: before.gross_amount + 2684,
+      gross_amount: before.gross_amount + 2884,
+      tip_amount: before.tip_amount + 200,
     });
   });
 

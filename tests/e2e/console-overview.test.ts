@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { JWK } from "jose";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
+import { embeddedSftpControl } from "../../apps/sandbox-sftp/src/embedded";
 import {
   documentationScreenshot,
   ensureConsoleBuilt,
@@ -180,6 +183,46 @@ describe("operator console: the business at a glance", () => {
           count,
         })),
       );
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it("sends a store's ended day to the merchant's SFTP server again from the day's page", async () => {
+    const sftp = JSON.parse(readFileSync(join(platform.dataDir, "sandbox-sftp", "config.json"), "utf8"));
+    const configured = await postGraphQL(
+      platform.baseUrl,
+      `mutation ($input: ConfigureAccountingExportInput!) { configureAccountingExport(input: $input) { format } }`,
+      {
+        input: {
+          merchant_id: demo.merchant.id,
+          format: "json",
+          host: "127.0.0.1",
+          port: Number(new URL(sftp.base_url).port),
+          username: sftp.account.username,
+          password: sftp.account.password,
+        },
+      },
+      admin,
+    );
+    expect(configured.body.errors).toBeUndefined();
+    const yesterday = new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(
+      new Date(clock().getTime() - 86_400_000),
+    );
+    await page.goto(`${platform.baseUrl}/console/day?store=${demo.store.id}&date=${yesterday}`);
+    const shownDelivery = page.getByTestId("accounting-export-delivery");
+    await shownDelivery.getByText("No file sent for this day yet.").waitFor();
+    await page.getByRole("button", { name: "Send the accounting file again" }).click();
+    const DELIVERIES = `query ($m: Int!, $s: Int, $d: String) { accountingExportDeliveries(merchant_id: $m, store_id: $s,
+      date: $d) { file_name status attempts } }`;
+    const api = async () =>
+      (await postGraphQL(platform.baseUrl, DELIVERIES, { m: demo.merchant.id, s: demo.store.id, d: yesterday }, admin))
+        .body.data.accountingExportDeliveries;
+    await expect.poll(async () => (await api())[0]?.status, { timeout: 15_000 }).toBe("delivered");
+    const [delivery] = await api();
+    await expect
+      .poll(() => shownDelivery.textContent())
+      .toContain(`${delivery.file_name}: delivered after ${delivery.attempts} attempts`);
+    const arrived = embeddedSftpControl(platform.dataDir).received();
+    expect(arrived.map((file) => file.path)).toContain(`/${delivery.file_name}`);
     expect(await seriousViolations(page)).toEqual([]);
   });
 

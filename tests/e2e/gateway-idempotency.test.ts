@@ -114,6 +114,7 @@ it("replays a capture and refuses the key on another intent's capture", async ()
   const replay = await capture(first.id);
   expect(captured.status).toBe(200);
   expect(replay.status).toBe(200);
-  expect(replay.body).toEqual({ id: first.id, status: "succeeded", amount: 2000, currency: "JPY" });
+  expect(replay.body).toEqual(captured.body);
+  expect(replay.body).toMatchObject({ id: first.id, status: "succeeded", amount: 2000, amount_received: 2000 });
   expect((await capture(second.id)).body.code).toBe("idempotency_conflict");
 });

@@ -41,6 +41,9 @@ const retrieve = (id: string, token?: string) =>
   call(platform.baseUrl, "GET", `/v1/payment_intents/${id}${token === undefined ? "" : `?payment_token=${token}`}`);
 const cancel = (id: string, token: string) =>
   call(platform.baseUrl, "POST", `/v1/payment_intents/${id}/cancel`, { payment_token: token });
+const retrieveLedger = (id: string, token: string) =>
+  call(platform.baseUrl, "GET", `/v1/payment_intents/${id}/transactions?payment_token=${token}`);
+type LedgerRow = { type: string; amount: number };
 const capture = (id: string, payload: unknown = {}) =>
   signed(platform.baseUrl, partner, "POST", `/v1/payment_intents/${id}/capture`, payload);
 
@@ -265,8 +268,71 @@ describe("states", () => {
     expect(wrongAmount.body.details).toMatchObject({ field: "amount", constraint: "equals_intent_amount" });
     const captured = await capture(card.id, { amount: 1500 });
     expect(captured.status).toBe(200);
-    expect(captured.body).toEqual({ id: card.id, status: "succeeded", amount: 1500, currency: "JPY" });
+    expect(captured.body).toEqual({
+      id: card.id,
+      status: "succeeded",
+      amount: 1500,
+      currency: "JPY",
+      amount_capturable: 0,
+      amount_received: 1500,
+      captured_at: expect.any(String),
+    });
     expect((await capture(card.id)).body.code).toBe("invalid_state");
+  });
+
+  const ledgerOf = async (card: { id: string; payment_token: { token: string } }) =>
+    (await retrieveLedger(card.id, card.payment_token.token)).body.map(({ type, amount }: LedgerRow) => [type, amount]);
+
+  it("captures a tip up to the store's ceiling (20 % by default), with the authorisation and capture rows", async () => {
+    const { body: card } = await create({ payment_method_types: ["credit_card"] });
+    expect((await retrieve(card.id, card.payment_token.token)).body).toMatchObject({ amount_capturable: 1800 });
+    const above = await capture(card.id, { amount_to_capture: 1801 });
+    expect(above).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request", details: { field: "amount_to_capture", constraint: "tip_ceiling" } },
+    });
+    expect((await capture(card.id, { amount: 1500, amount_to_capture: 1600 })).status).toBe(400);
+    const unchanged = await retrieve(card.id, card.payment_token.token);
+    expect(unchanged.body).toMatchObject({ status: "requires_action", amount_capturable: 1800, amount_received: 0 });
+    expect(await ledgerOf(card)).toEqual([]);
+
+    const tipped = await capture(card.id, { amount_to_capture: 1800 });
+    expect(tipped.body).toMatchObject({
+      status: "succeeded",
+      amount: 1500,
+      amount_capturable: 0,
+      amount_received: 1800,
+    });
+    expect(await ledgerOf(card)).toEqual([
+      ["authorized", 1500],
+      ["captured", 1800],
+    ]);
+    const refund = (amount: number) =>
+      signed(platform.baseUrl, partner, "POST", `/v1/payment_intents/${card.id}/refund`, { amount, reason: "tip" });
+    expect((await refund(1801)).body.details).toMatchObject({ field: "amount", constraint: "refundable_amount" });
+    expect((await refund(1800)).status).toBe(201);
+  });
+
+  it("captures less than the amount and releases the rest; a store without a ceiling takes no tip", async () => {
+    const { body: card } = await create({ payment_method_types: ["credit_card"] });
+    const partial = await capture(card.id, { amount_to_capture: 1200 });
+    expect(partial.body).toMatchObject({ status: "succeeded", amount: 1500, amount_received: 1200 });
+    expect(await ledgerOf(card)).toEqual([
+      ["authorized", 1500],
+      ["captured", 1200],
+      ["released", 300],
+    ]);
+    await platform.payments.prisma.store.update({ where: { id: home.id }, data: { tip_ceiling_percent: 0 } });
+    try {
+      const { body: untipped } = await create({ payment_method_types: ["credit_card"] });
+      const refused = await capture(untipped.id, { amount_to_capture: 1501 });
+      expect(refused.body).toMatchObject({ code: "invalid_request", details: { field: "amount_to_capture" } });
+      expect(refused.body.message).toContain("no tip");
+      expect((await capture(untipped.id, { amount_to_capture: 1500 })).body.amount_received).toBe(1500);
+      expect(await ledgerOf(untipped)).toEqual([["captured", 1500]]);
+    } finally {
+      await platform.payments.prisma.store.update({ where: { id: home.id }, data: { tip_ceiling_percent: 20 } });
+    }
   });
 
   it("refuses to capture a QR intent and an unknown one", async () => {
@@ -391,6 +457,7 @@ describe("sync", () => {
             {
               store_id: store,
               store_code: code,
+              tip_ceiling_percent: 10,
               provider_configs: [{ provider_code: "paypay", credentials: { api_key: "k" }, is_active: true }],
             },
           ],
@@ -403,8 +470,10 @@ describe("sync", () => {
       timestamp: Math.floor(Date.now() / 1000) - 10,
     });
     expect(again.body).toEqual({ synced_merchants: 1, synced_stores: 1 });
-    const created = await create({ merchant_store_id: code });
+    const created = await create({ merchant_store_id: code, payment_method_types: ["credit_card"] });
     expect(created.status).toBe(201);
+    // The synced tip ceiling: 10 % above the amount.
+    expect((await retrieve(created.body.id, created.body.payment_token.token)).body.amount_capturable).toBe(1650);
     const listed = await signed(platform.baseUrl, partner, "GET", `/v1/payment_intents?merchant_store_id=${code}`);
     expect(listed.body).toEqual([expect.objectContaining({ merchant_id: merchant, store_id: store })]);
   });
@@ -415,6 +484,13 @@ describe("sync", () => {
     const badStore = await sync({ merchants: [{ merchant_id: ids().merchant, stores: [{ store_id: "x" }] }] });
     expect(badStore.status).toBe(400);
     expect(badStore.body.details.field).toBe("merchants.0.stores.0.store_id");
+    const ceiling = await sync({
+      merchants: [{ merchant_id: ids().merchant, stores: [{ store_id: ids().store, tip_ceiling_percent: 101 }] }],
+    });
+    expect(ceiling.body.details).toMatchObject({
+      field: "merchants.0.stores.0.tip_ceiling_percent",
+      constraint: "range",
+    });
     const missing = await sync({});
     expect(missing.body.details.field).toBe("merchants");
   });

@@ -59,6 +59,7 @@ describe("POS tips", () => {
   }
   const pay = (body: Record<string, unknown>, key?: string) =>
     call("POST", "/payments", body, key ? { "idempotency-key": key } : {});
+  const CARD = { type: "CREDIT_CARD" };
   const billOf = async (id: string) => (await call("GET", `/bills/${id}`)).body;
   const intentOf = (id: string) => platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
   const approve = (id: string) =>
@@ -179,6 +180,52 @@ describe("POS tips", () => {
     const paid = await billOf(billId);
     expect(paid).toMatchObject({ status: "paid", paid_amount: 2684, remaining_amount: 0 });
     expect(paid.splits.map((each: { status: string }) => each.status)).toEqual(["paid", "paid"]);
+  });
+
+  it("adds a tip on each split's card slip at capture, through REST and GraphQL; above the ceiling changes nothing", async () => {
+    const billId = await bill();
+    const split = await call("POST", `/bills/${billId}/split`, { splits: [{ amount: 1684 }, { amount: 1000 }] });
+    const [first, second] = split.body.splits as { id: string }[];
+    const slip = { approval_code: "A2", card_document_number: "SLIP-2", card_last_4: "4242" };
+    // The first split by REST, with a tip at payment (100) and one added on the slip: the store's default ceiling is
+    // 20 % of the authorised 1784, so at most 356 more.
+    const card = (
+      await pay({ bill_id: billId, split_id: first!.id, amount: 1684, tip_amount: 100, payment_method: CARD })
+    ).body;
+    const above = await call("PATCH", `/payments/${card.id}`, { ...slip, added_tip_amount: 357 });
+    expect(above).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request", details: { field: "added_tip_amount", constraint: "tip_ceiling" } },
+    });
+    expect(await platform.pos.prisma.payment.findUniqueOrThrow({ where: { id: card.id } })).toMatchObject({
+      status: "pending",
+      tip_amount: 100,
+      added_tip_amount: 0,
+      total_amount: 1784,
+      approval_code: null,
+      card_document_number: null,
+    });
+    expect(await intentOf(card.payment_intent_id)).toMatchObject({ status: "requires_action", amount_received: 0 });
+    expect(await billOf(billId)).toMatchObject({ status: "pending", paid_amount: 0 });
+
+    const tipped = await call("PATCH", `/payments/${card.id}`, { ...slip, added_tip_amount: 356 });
+    expect(tipped.body).toMatchObject({ status: "completed", amount: 1684, tip_amount: 456, total_amount: 2140 });
+    expect(await intentOf(card.payment_intent_id)).toMatchObject({ amount: 1784, amount_received: 2140 });
+    expect(await billOf(billId)).toMatchObject({ status: "partial", paid_amount: 1684, remaining_amount: 1000 });
+
+    // The second split by GraphQL, tipped on the slip only.
+    const input = { bill_id: billId, split_id: second!.id, amount: 1000, payment_method: CARD };
+    const other = (await graphql(PAY, { input })).data.createPosPayment.payment;
+    const approved = await graphql(CARD_RESULT, {
+      id: other.id,
+      input: { ...slip, card_document_number: "SLIP-3", added_tip_amount: 150 },
+    });
+    expect(approved.data.recordCardResult).toMatchObject({ status: "completed", tip_amount: 150, total_amount: 1150 });
+    expect(await billOf(billId)).toMatchObject({ status: "paid", paid_amount: 2684, remaining_amount: 0 });
+    const receipt = await call("GET", `/payments/${other.id}/receipt`);
+    expect(receipt.body).toMatchObject({ amount: 1000, tip_amount: 150, charged_amount: 1150 });
+    // A refund gives the slip's tip back last, and the gateway refunds what it captured.
+    expect((await refund(other.id, 1150)).body.payment).toMatchObject({ status: "refunded", refund_amount: 1150 });
   });
 
   it("prints the tip on the receipt outside the bill's tax", async () => {

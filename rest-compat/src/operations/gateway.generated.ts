@@ -146,6 +146,11 @@ export type BrandingInput = {
 export type CapturePaymentIntentInput = {
   /** The amount to capture, in the currency's minor unit; it must equal the intent's amount. Absent: the whole amount. */
   amount?: number | null | undefined;
+  /**
+   * What to capture instead of the amount, in the minor unit: less releases the rest (a partial capture), more adds a
+   * tip, up to `amount_capturable` (the store's tip ceiling). Not with `amount`.
+   */
+  amount_to_capture?: number | null | undefined;
 };
 
 /** Where a card settlement exchange is. */
@@ -161,6 +166,12 @@ export type CardExchangeStatus =
 
 /** The result of the terminal's card app (card payment) or e-money reader (e-money payment). */
 export type CardResultInput = {
+  /**
+   * Card only, on success: a tip the customer added on the slip after the authorisation, in the minor unit. It is
+   * captured on top of the payment's total, up to the store's tip ceiling at the gateway, and counts in the payment's
+   * tip_amount; above the ceiling is refused and changes nothing.
+   */
+  added_tip_amount?: number | null | undefined;
   /** What the terminal charged, when it reports it: must be the payment's amount. */
   amount?: number | null | undefined;
   /** The approval code; required on a card's success, optional for e-money (only iD and QUICPay give one). */
@@ -657,9 +668,11 @@ export type LedgerTransactionStatus =
 
 /** What a ledger row records. */
 export type LedgerTransactionType =
+  /** The card's authorisation, written when a capture took another amount than it. */
+  | 'authorized'
   /** The intent was cancelled. */
   | 'cancelled'
-  /** The payment was captured. */
+  /** The payment was captured: for its amount, or for what a capture took instead (with a tip, or less). */
   | 'captured'
   /** The payment failed. */
   | 'failed'
@@ -670,7 +683,9 @@ export type LedgerTransactionType =
   /** A refund failed. */
   | 'refund_failed'
   /** Money went back to the payer. */
-  | 'refunded';
+  | 'refunded'
+  /** What a partial capture left of the authorisation, given back to the payer's card. */
+  | 'released';
 
 /** A password login: the password with the user's login id or e-mail address. */
 export type LoginUserInput = {
@@ -1146,6 +1161,11 @@ export type SyncStoreInput = {
   store_code?: string | null | undefined;
   /** The store's id on the platform (variant B). */
   store_id?: number | null | undefined;
+  /**
+   * How far above its amount a card intent of the store may be captured for a tip added after authorisation, in
+   * percent, 0 to 100 (0: no tip at capture). New stores take 20; absent leaves it as it is.
+   */
+  tip_ceiling_percent?: number | null | undefined;
 };
 
 /** Whether a PSP, merchant or store is in business on the platform. */
@@ -1800,7 +1820,7 @@ export type RefundPaymentIntentMutationVariables = Exact<{
 
 export type RefundPaymentIntentMutation = { refundPaymentIntent: { replayed: boolean, refund: { id: string, payment_intent_id: string, amount: number, currency: string, reason: string | null, merchant_ref_id: string | null, status: RefundStatus, provider_refund_id: string | null, failure_code: string | null, failure_message: string | null, created_at: string, updated_at: string } } };
 
-export type PaymentIntentFieldsFragment = { id: string, merchant_id: number, store_id: number, client_partner_id: number, merchant_ref_id: string, merchant_store_id: string | null, merchant_terminal_id: string | null, order_id: string | null, amount: number, currency: string, payment_method_types: Array<PaymentMethodType>, payment_method_type: PaymentMethodType | null, processing_mode: ProcessingMode, status: PaymentIntentStatus, provider_name: string | null, provider_transaction_id: string | null, failure_code: string | null, failure_message: string | null, description: string | null, metadata: unknown, captured_at: string | null, created_at: string, updated_at: string, expires_at: string };
+export type PaymentIntentFieldsFragment = { id: string, merchant_id: number, store_id: number, client_partner_id: number, merchant_ref_id: string, merchant_store_id: string | null, merchant_terminal_id: string | null, order_id: string | null, amount: number, currency: string, payment_method_types: Array<PaymentMethodType>, payment_method_type: PaymentMethodType | null, processing_mode: ProcessingMode, status: PaymentIntentStatus, provider_name: string | null, provider_transaction_id: string | null, failure_code: string | null, failure_message: string | null, description: string | null, metadata: unknown, captured_at: string | null, amount_capturable: number, amount_received: number, created_at: string, updated_at: string, expires_at: string };
 
 export type CreatePaymentIntentMutationVariables = Exact<{
   input: CreatePaymentIntentInput;
@@ -1820,7 +1840,7 @@ export type PaymentIntentsQueryVariables = Exact<{
 }>;
 
 
-export type PaymentIntentsQuery = { paymentIntents: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, client_partner_id: number, merchant_ref_id: string, merchant_store_id: string | null, merchant_terminal_id: string | null, order_id: string | null, amount: number, currency: string, payment_method_types: Array<PaymentMethodType>, payment_method_type: PaymentMethodType | null, processing_mode: ProcessingMode, status: PaymentIntentStatus, provider_name: string | null, provider_transaction_id: string | null, failure_code: string | null, failure_message: string | null, description: string | null, metadata: unknown, captured_at: string | null, created_at: string, updated_at: string, expires_at: string }> } };
+export type PaymentIntentsQuery = { paymentIntents: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, client_partner_id: number, merchant_ref_id: string, merchant_store_id: string | null, merchant_terminal_id: string | null, order_id: string | null, amount: number, currency: string, payment_method_types: Array<PaymentMethodType>, payment_method_type: PaymentMethodType | null, processing_mode: ProcessingMode, status: PaymentIntentStatus, provider_name: string | null, provider_transaction_id: string | null, failure_code: string | null, failure_message: string | null, description: string | null, metadata: unknown, captured_at: string | null, amount_capturable: number, amount_received: number, created_at: string, updated_at: string, expires_at: string }> } };
 
 export type CapturePaymentIntentMutationVariables = Exact<{
   id: string;
@@ -1829,7 +1849,7 @@ export type CapturePaymentIntentMutationVariables = Exact<{
 }>;
 
 
-export type CapturePaymentIntentMutation = { capturePaymentIntent: { replayed: boolean, payment_intent: { id: string, status: PaymentIntentStatus, amount: number, currency: string } } };
+export type CapturePaymentIntentMutation = { capturePaymentIntent: { replayed: boolean, payment_intent: { id: string, status: PaymentIntentStatus, amount: number, currency: string, amount_capturable: number, amount_received: number, captured_at: string | null } } };
 
 export type AccountingExportFieldsFragment = { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, updated_by: string, created_at: string, updated_at: string };
 
@@ -2516,6 +2536,8 @@ export const PaymentIntentFieldsFragmentDoc = new TypedDocumentString(`
   description
   metadata
   captured_at
+  amount_capturable
+  amount_received
   created_at
   updated_at
   expires_at
@@ -3979,6 +4001,8 @@ export const PaymentIntentsDocument = new TypedDocumentString(`
   description
   metadata
   captured_at
+  amount_capturable
+  amount_received
   created_at
   updated_at
   expires_at
@@ -3991,6 +4015,9 @@ export const CapturePaymentIntentDocument = new TypedDocumentString(`
       status
       amount
       currency
+      amount_capturable
+      amount_received
+      captured_at
     }
     replayed
   }

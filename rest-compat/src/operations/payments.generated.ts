@@ -13,9 +13,11 @@ export type LedgerTransactionStatus =
 
 /** What a ledger row records. */
 export type LedgerTransactionType =
+  /** The card's authorisation, written when a capture took another amount than it. */
+  | 'authorized'
   /** The intent was cancelled. */
   | 'cancelled'
-  /** The payment was captured. */
+  /** The payment was captured: for its amount, or for what a capture took instead (with a tip, or less). */
   | 'captured'
   /** The payment failed. */
   | 'failed'
@@ -26,7 +28,9 @@ export type LedgerTransactionType =
   /** A refund failed. */
   | 'refund_failed'
   /** Money went back to the payer. */
-  | 'refunded';
+  | 'refunded'
+  /** What a partial capture left of the authorisation, given back to the payer's card. */
+  | 'released';
 
 /** Where a payment intent stands. The values are the spec's wire strings. */
 export type PaymentIntentStatus =
@@ -74,7 +78,7 @@ export type PaymentIntentByTokenQueryVariables = Exact<{
 }>;
 
 
-export type PaymentIntentByTokenQuery = { paymentIntentByToken: { id: string, status: PaymentIntentStatus, amount: number, currency: string, payment_method_types: Array<PaymentMethodType>, merchant_ref_id: string, failure_code: string | null, failure_message: string | null, created_at: string, expires_at: string } };
+export type PaymentIntentByTokenQuery = { paymentIntentByToken: { id: string, status: PaymentIntentStatus, amount: number, currency: string, payment_method_types: Array<PaymentMethodType>, merchant_ref_id: string, amount_capturable: number, amount_received: number, failure_code: string | null, failure_message: string | null, created_at: string, expires_at: string } };
 
 export type CancelPaymentIntentMutationVariables = Exact<{
   id: string;
@@ -162,6 +166,8 @@ export const PaymentIntentByTokenDocument = new TypedDocumentString(`
     currency
     payment_method_types
     merchant_ref_id
+    amount_capturable
+    amount_received
     failure_code
     failure_message
     created_at

@@ -18,7 +18,10 @@ const bodyField = (fields: unknown, name: string) =>
 const creation = (request: RestRequest) => ({ input: request.body.fields, idempotency_key: idempotencyKeyOf(request) });
 const capture = (request: RestRequest) => ({
   id: request.params.id,
-  input: { amount: bodyField(request.body.fields, "amount") },
+  input: {
+    amount: bodyField(request.body.fields, "amount"),
+    amount_to_capture: bodyField(request.body.fields, "amount_to_capture"),
+  },
   idempotency_key: idempotencyKeyOf(request),
 });
 

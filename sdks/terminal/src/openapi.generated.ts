@@ -1097,8 +1097,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Captures an authorized intent of the signing partner, for its whole amount or the amount given
-         * @description Captures an authorized intent of the signing partner, for its whole amount or the amount given.
+         * Captures an authorized intent of the signing partner: its whole amount, or `amount_to_capture` (less, or more with a tip)
+         * @description Captures an authorized intent of the signing partner: its whole amount, or `amount_to_capture` (less, or more with a tip).
          */
         post: operations["CapturePaymentIntent"];
         delete?: never;
@@ -8772,6 +8772,16 @@ export interface operations {
                          */
                         captured_at: string | null;
                         /**
+                         * @description The most a capture may still take, in the minor unit: an external intent's amount plus its store's tip ceiling
+                         *     while it waits for its capture; 0 once captured or closed, and for intents that are not captured.
+                         */
+                        amount_capturable: number;
+                        /**
+                         * @description What the payment took, in the minor unit: the amount captured (more than `amount` with a tip added at capture, less
+                         *     for a partial capture, the rest released), or the amount paid; 0 before.
+                         */
+                        amount_received: number;
+                        /**
                          * Format: date-time
                          * @description When the intent was created.
                          */
@@ -8986,6 +8996,16 @@ export interface operations {
                         payment_method_types: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[];
                         /** @description The merchant's own reference; unique per merchant. */
                         merchant_ref_id: string;
+                        /**
+                         * @description The most a capture may still take, in the minor unit: an external intent's amount plus its store's tip ceiling
+                         *     while it waits for its capture; 0 once captured or closed, and for intents that are not captured.
+                         */
+                        amount_capturable: number;
+                        /**
+                         * @description What the payment took, in the minor unit: the amount captured (more than `amount` with a tip added at capture, less
+                         *     for a partial capture, the rest released), or the amount paid; 0 before.
+                         */
+                        amount_received: number;
                         /** @description Set when the payment failed. */
                         failure_code: string | null;
                         /** @description Set when the payment failed. */
@@ -9094,6 +9114,7 @@ export interface operations {
             content: {
                 "application/json": {
                     amount?: number;
+                    amount_to_capture?: number;
                 };
             };
         };
@@ -9121,6 +9142,21 @@ export interface operations {
                         amount: number;
                         /** @description ISO 4217 currency code. */
                         currency: string;
+                        /**
+                         * @description The most a capture may still take, in the minor unit: an external intent's amount plus its store's tip ceiling
+                         *     while it waits for its capture; 0 once captured or closed, and for intents that are not captured.
+                         */
+                        amount_capturable: number;
+                        /**
+                         * @description What the payment took, in the minor unit: the amount captured (more than `amount` with a tip added at capture, less
+                         *     for a partial capture, the rest released), or the amount paid; 0 before.
+                         */
+                        amount_received: number;
+                        /**
+                         * Format: date-time
+                         * @description When the payment was captured; null before.
+                         */
+                        captured_at: string | null;
                     };
                 };
             };
@@ -9185,6 +9221,11 @@ export interface operations {
                             name?: string | null;
                             /** @description False when the store is deactivated; absent leaves it as it is. */
                             is_active?: boolean | null;
+                            /**
+                             * @description How far above its amount a card intent of the store may be captured for a tip added after authorisation, in
+                             *     percent, 0 to 100 (0: no tip at capture). New stores take 20; absent leaves it as it is.
+                             */
+                            tip_ceiling_percent?: number | null;
                             /** @description Up to 20 provider configurations of the store (variant B). */
                             provider_configs?: {
                                 /** @description The provider's code, for example sandbox (variant B). */
@@ -9221,6 +9262,7 @@ export interface operations {
                             code?: string | null;
                             name?: string | null;
                             is_active?: boolean | null;
+                            tip_ceiling_percent?: number | null;
                             provider_configs?: ({
                                 credentials: {
                                     [key: string]: unknown;
@@ -9255,6 +9297,7 @@ export interface operations {
                             code?: string | null;
                             name?: string | null;
                             is_active?: boolean | null;
+                            tip_ceiling_percent?: number | null;
                             provider_configs?: ({
                                 credentials: {
                                     [key: string]: unknown;
@@ -9297,6 +9340,7 @@ export interface operations {
                             code?: string | null;
                             name?: string | null;
                             is_active?: boolean | null;
+                            tip_ceiling_percent?: number | null;
                             provider_configs?: ({
                                 credentials: {
                                     [key: string]: unknown;
@@ -9331,6 +9375,7 @@ export interface operations {
                             code?: string | null;
                             name?: string | null;
                             is_active?: boolean | null;
+                            tip_ceiling_percent?: number | null;
                             provider_configs?: ({
                                 credentials: {
                                     [key: string]: unknown;
@@ -9596,7 +9641,7 @@ export interface operations {
                          * @description What the row records.
                          * @enum {string}
                          */
-                        type: "qr_created" | "paid" | "failed" | "captured" | "cancelled" | "refunded" | "refund_failed";
+                        type: "qr_created" | "paid" | "failed" | "authorized" | "captured" | "released" | "cancelled" | "refunded" | "refund_failed";
                         /**
                          * @description Whether the call or movement succeeded.
                          * @enum {string}
@@ -9673,7 +9718,7 @@ export interface operations {
                          * @description What the row records.
                          * @enum {string}
                          */
-                        type: "qr_created" | "paid" | "failed" | "captured" | "cancelled" | "refunded" | "refund_failed";
+                        type: "qr_created" | "paid" | "failed" | "authorized" | "captured" | "released" | "cancelled" | "refunded" | "refund_failed";
                         /**
                          * @description Whether the call or movement succeeded.
                          * @enum {string}
@@ -12414,6 +12459,12 @@ export interface operations {
                     card_brand?: string | null;
                     /** @description Card only: the acquirer reference. */
                     card_arn?: string | null;
+                    /**
+                     * @description Card only, on success: a tip the customer added on the slip after the authorisation, in the minor unit. It is
+                     *     captured on top of the payment's total, up to the store's tip ceiling at the gateway, and counts in the payment's
+                     *     tip_amount; above the ceiling is refused and changes nothing.
+                     */
+                    added_tip_amount?: number | null;
                     /** @description The card app's or reader's message on failure. */
                     error_message?: string | null;
                 } & {
@@ -12429,6 +12480,7 @@ export interface operations {
                     card_brand?: string;
                     card_arn?: string;
                     error_message?: string;
+                    added_tip_amount?: number;
                 };
             };
         };

@@ -28,6 +28,9 @@ export const publicPaymentIntent = z.object({
   merchant_terminal_id: text,
   order_id: text,
   amount: count,
+  // Optional only for events written before captures could differ from the amount (issue 38).
+  amount_capturable: count.optional(),
+  amount_received: count.optional(),
   currency: z.string(),
   payment_method_types: z.array(z.string()),
   payment_method_type: text,

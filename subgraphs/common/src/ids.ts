@@ -1,5 +1,5 @@
 import { createHash, randomFillSync } from "node:crypto";
-import { ulid } from "ulid";
+import { monotonicFactory, ulid } from "ulid";
 
 const pool = new Uint8Array(4096);
 let next = pool.length;
@@ -15,6 +15,12 @@ function pooledRandom(): number {
 
 /** A ULID of the given time (milliseconds): sortable by time, 80 random bits. */
 export const newUlid = (time: number = Date.now()) => ulid(time, pooledRandom);
+
+/** ULIDs of one time that sort in the order they are made: rows written together, read back in that order. */
+export function orderedUlids(time: number): () => string {
+  const next = monotonicFactory(pooledRandom);
+  return () => next(time);
+}
 
 /**
  * The ULID of the given time whose random part is the SHA-256 of `seed`: the same id each time it is derived, as

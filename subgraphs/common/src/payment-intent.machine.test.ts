@@ -11,6 +11,8 @@ describe("paymentIntentMachine", () => {
       ["requires_action", "confirm"],
       ["processing", "cancel"],
       ["requires_payment_method", "capture"],
+      ["cancelled", "capture_with_tip"],
+      ["succeeded", "capture_partial"],
       ["cancelling", "refund_via_provider"],
       ["processing", "expire"],
     ],

@@ -58,13 +58,11 @@ export const paymentIntentMachine = stateMachine({
       to: "cancelled" as const,
       emits: "payment_intent.cancelled",
     })),
-    // Capture records an external or manual payment; the service refuses it for pgw_processed intents.
-    ...waiting.map((from) => ({
-      from,
-      event: "capture" as const,
-      to: "succeeded" as const,
-      emits: "payment_intent.succeeded",
-    })),
+    // Capture records an external or manual payment; the service refuses it for pgw_processed intents. It takes the
+    // amount, more (a tip added after authorisation, up to the store's ceiling) or less (the rest is released).
+    ...(["capture", "capture_with_tip", "capture_partial"] as const).flatMap((event) =>
+      waiting.map((from) => ({ from, event, to: "succeeded" as const, emits: "payment_intent.succeeded" })),
+    ),
     ...open.map((from) => ({
       from,
       event: "cancel" as const,

@@ -93,6 +93,11 @@ export type Bill = {
 export type CapturePaymentIntentInput = {
   /** The amount to capture, in the currency's minor unit; it must equal the intent's amount. Absent: the whole amount. */
   amount?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * What to capture instead of the amount, in the minor unit: less releases the rest (a partial capture), more adds a
+   * tip, up to `amount_capturable` (the store's tip ceiling). Not with `amount`.
+   */
+  amount_to_capture?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A client partner: a POS backend or portal that calls the gateway server to server with HMAC-signed requests. */
@@ -283,9 +288,11 @@ export type LedgerTransactionStatus =
 
 /** What a ledger row records. */
 export type LedgerTransactionType =
+  /** The card's authorisation, written when a capture took another amount than it. */
+  | 'authorized'
   /** The intent was cancelled. */
   | 'cancelled'
-  /** The payment was captured. */
+  /** The payment was captured: for its amount, or for what a capture took instead (with a tip, or less). */
   | 'captured'
   /** The payment failed. */
   | 'failed'
@@ -296,7 +303,9 @@ export type LedgerTransactionType =
   /** A refund failed. */
   | 'refund_failed'
   /** Money went back to the payer. */
-  | 'refunded';
+  | 'refunded'
+  /** What a partial capture left of the authorisation, given back to the payer's card. */
+  | 'released';
 
 /** How many merchants and stores a sync created or updated. */
 export type MerchantSyncResult = {
@@ -313,7 +322,7 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Cancels an open intent with its payment token. REST only (`POST /v1/payment_intents/{id}/cancel`). */
   cancelPaymentIntent: PaymentIntent;
-  /** Captures an authorized intent of the signing partner, for its whole amount or the amount given. */
+  /** Captures an authorized intent of the signing partner: its whole amount, or `amount_to_capture` (less, or more with a tip). */
   capturePaymentIntent: PaymentIntentResult;
   /**
    * Edge only: records a verified request signature for `ttl_seconds` (until its timestamp leaves the HMAC window),
@@ -744,6 +753,16 @@ export type PaymentIntent = {
   __typename?: 'PaymentIntent';
   /** Amount in the currency's minor unit; greater than 0. */
   amount: Scalars['Int']['output'];
+  /**
+   * The most a capture may still take, in the minor unit: an external intent's amount plus its store's tip ceiling
+   * while it waits for its capture; 0 once captured or closed, and for intents that are not captured.
+   */
+  amount_capturable: Scalars['Int']['output'];
+  /**
+   * What the payment took, in the minor unit: the amount captured (more than `amount` with a tip added at capture, less
+   * for a partial capture, the rest released), or the amount paid; 0 before.
+   */
+  amount_received: Scalars['Int']['output'];
   /** When the payment was captured; null before. */
   captured_at?: Maybe<Scalars['DateTime']['output']>;
   /** The client partner that created and owns the intent. */
@@ -1311,6 +1330,11 @@ export type SyncStoreInput = {
   store_code?: InputMaybe<Scalars['String']['input']>;
   /** The store's id on the platform (variant B). */
   store_id?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * How far above its amount a card intent of the store may be captured for a tip added after authorisation, in
+   * percent, 0 to 100 (0: no tip at capture). New stores take 20; absent leaves it as it is.
+   */
+  tip_ceiling_percent?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** Whether a key's dead letters are sent again once its endpoint answers 2xx again, and in which order. */
@@ -1871,6 +1895,8 @@ export type PaymentConfirmationResolvers<ContextType = PaymentsContext, ParentTy
 export type PaymentIntentResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PaymentIntent'] = ResolversParentTypes['PaymentIntent'], FederationReferenceType extends FederationReferenceTypes['PaymentIntent'] = FederationReferenceTypes['PaymentIntent']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['PaymentIntent']> | FederationReferenceType, FederationReferenceType, ContextType>;
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  amount_capturable?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  amount_received?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   captured_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   client_partner_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;

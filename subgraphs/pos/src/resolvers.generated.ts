@@ -258,6 +258,12 @@ export type CardExchangeStatus =
 
 /** The result of the terminal's card app (card payment) or e-money reader (e-money payment). */
 export type CardResultInput = {
+  /**
+   * Card only, on success: a tip the customer added on the slip after the authorisation, in the minor unit. It is
+   * captured on top of the payment's total, up to the store's tip ceiling at the gateway, and counts in the payment's
+   * tip_amount; above the ceiling is refused and changes nothing.
+   */
+  added_tip_amount?: InputMaybe<Scalars['Int']['input']>;
   /** What the terminal charged, when it reports it: must be the payment's amount. */
   amount?: InputMaybe<Scalars['Int']['input']>;
   /** The approval code; required on a card's success, optional for e-money (only iD and QUICPay give one). */

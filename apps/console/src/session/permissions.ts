@@ -10,5 +10,7 @@ export const may = {
   setTerminalLimit: (identity: Identity) => identity.tier <= 2,
   manageUsers: (identity: Identity) => identity.tier <= 4,
   manageAppVersions: (identity: Identity) => identity.tier <= 1,
+  /** The accounting export is the merchant's own: its admins and the system operators (not a PSP's admins). */
+  resendAccountingExport: (identity: Identity) => identity.role === "MERCHANT_ADMIN" || identity.role === "SYSTEM_OP",
   impersonate: (identity: Identity) => identity.tier <= 1 && !identity.impersonated_by,
 };

@@ -25,7 +25,9 @@ import {
   type StoreDayQuery,
 } from "../../graphql/graphql";
 import { useReadAgainOnReconnect } from "../../session/live";
+import { may } from "../../session/permissions";
 import { useSession } from "../../session/useSession";
+import { AccountingExportResend } from "./AccountingExportResend";
 
 type Day = StoreDayQuery["storeDay"];
 type StoreEvent = StoreDayEventsSubscription["storeEvents"];
@@ -131,6 +133,7 @@ export function DayPage() {
 }
 
 function DaySummary({ day, onChange }: { day: Day; onChange: () => void }) {
+  const { identity } = useSession();
   const client = useApolloClient();
   const [settle, settling] = useMutation(SettleDayDocument);
   const [close, closing] = useMutation(CloseDaySettlementDocument);
@@ -173,6 +176,7 @@ function DaySummary({ day, onChange }: { day: Day; onChange: () => void }) {
           { header: "Method", cell: (total) => total.payment_method },
           { header: "Payments", field: "payment_count", cell: (total) => total.payment_count },
           { header: "Gross", field: "gross_amount", cell: (total) => <Money amount={total.gross_amount} /> },
+          { header: "Of it tips", field: "tip_amount", cell: (total) => <Money amount={total.tip_amount} /> },
           { header: "Refunds", field: "refund_count", cell: (total) => total.refund_count },
           { header: "Refunded", field: "refund_amount", cell: (total) => <Money amount={total.refund_amount} /> },
           { header: "Net", field: "net_amount", cell: (total) => <Money amount={total.net_amount} /> },
@@ -203,6 +207,9 @@ function DaySummary({ day, onChange }: { day: Day; onChange: () => void }) {
         </Text>
       )}
       {settlement && <CardExchange exchange={settlement.card_exchange} />}
+      {identity && may.resendAccountingExport(identity) && (
+        <AccountingExportResend merchantId={day.store.merchant_id} storeId={day.store_id} date={day.date} />
+      )}
     </Stack>
   );
 }

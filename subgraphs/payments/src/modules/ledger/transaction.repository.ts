@@ -1,9 +1,18 @@
-import { newUlid, type PaymentIntentEventType } from "@pos-cloud/common";
+import { newUlid, orderedUlids, type PaymentIntentEventType } from "@pos-cloud/common";
 import type { LedgerTransaction, PaymentIntent, Prisma, PrismaClient } from "../../generated/prisma/client";
 
 export type TransactionRepository = ReturnType<typeof transactionRepository>;
 
-export type LedgerType = "qr_created" | "paid" | "failed" | "captured" | "cancelled" | "refunded" | "refund_failed";
+export type LedgerType =
+  | "qr_created"
+  | "paid"
+  | "failed"
+  | "authorized"
+  | "captured"
+  | "released"
+  | "cancelled"
+  | "refunded"
+  | "refund_failed";
 
 export interface LedgerEntry {
   type: LedgerType;
@@ -41,6 +50,28 @@ export function appendLedgerEntry(
   created_at: Date,
 ): Promise<LedgerTransaction> {
   return tx.ledgerTransaction.create({ data: ledgerRow(intent, entry, created_at) });
+}
+
+/**
+ * The rows of a capture, in order: the capture alone when it took the amount; else the authorisation, the capture
+ * (more with a tip, less for a partial one) and, for less, the release of the rest.
+ */
+export function appendCaptureEntries(tx: Prisma.TransactionClient, captured: PaymentIntent, created_at: Date) {
+  const { amount, amount_received } = captured;
+  const entries: LedgerEntry[] =
+    amount_received === amount
+      ? [{ type: "captured", status: "succeeded", amount }]
+      : [
+          { type: "authorized", status: "succeeded", amount },
+          { type: "captured", status: "succeeded", amount: amount_received },
+          ...(amount_received < amount
+            ? [{ type: "released" as const, status: "succeeded" as const, amount: amount - amount_received }]
+            : []),
+        ];
+  const nextId = orderedUlids(created_at.getTime());
+  return tx.ledgerTransaction.createMany({
+    data: entries.map((entry) => ({ ...ledgerRow(captured, entry, created_at), id: `txn_${nextId()}` })),
+  });
 }
 
 /**

@@ -138,7 +138,7 @@ describe("partner grants", () => {
     const card = () =>
       intentBody({ merchant_store_id: `G${merchant.stores[0]}`, payment_method_types: ["credit_card"] });
     const captured = (await deps.paymentIntents.create(caller, card())).payment_intent;
-    await deps.paymentIntents.capture(caller, captured.id, null);
+    await deps.paymentIntents.capture(caller, captured.id, {});
     const open = (await deps.paymentIntents.create(caller, card())).payment_intent;
     const cancelled = await deps.paymentIntents.create(caller, card());
 
@@ -150,7 +150,7 @@ describe("partner grants", () => {
       code: "forbidden",
     });
     expect(await deps.prisma.refund.count({ where: { payment_intent_id: captured.id } })).toBe(0);
-    expect((await deps.paymentIntents.capture(caller, open.id, null)).payment_intent.status).toBe("succeeded");
+    expect((await deps.paymentIntents.capture(caller, open.id, {})).payment_intent.status).toBe("succeeded");
     const { payment_intent, payment_token } = cancelled;
     expect((await deps.paymentIntents.cancel(payment_intent.id, payment_token!.token)).status).toBe("cancelled");
     expect((await deps.paymentIntents.list(caller, {})).total_count).toBe(3);

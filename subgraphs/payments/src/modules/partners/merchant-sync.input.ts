@@ -8,6 +8,7 @@ import {
   syncFlag,
   syncId,
   syncText,
+  tipCeilingPercent,
 } from "./merchant-sync.inputs";
 
 /** One merchant of a sync request, whichever of the spec's two body variants it came in. */
@@ -26,6 +27,8 @@ export interface SyncedStore {
   name?: string;
   /** Our addition to both variants: false when the tenant is deactivated; absent leaves it as it is. */
   is_active?: boolean;
+  /** Our addition: the store's tip ceiling at capture, in percent of the amount; absent leaves it as it is. */
+  tip_ceiling_percent?: number;
   provider_configs: { provider_code: string; credentials: Record<string, unknown>; is_active: boolean }[];
 }
 
@@ -93,6 +96,16 @@ export function parseSyncInput(input: unknown): { client_partner_id?: number; me
         store_code: text(store.store_code ?? store.code, `${storeAt}.store_code`),
         name: text(store.name, `${storeAt}.name`),
         is_active: flag(store.is_active, `${storeAt}.is_active`),
+        tip_ceiling_percent:
+          store.tip_ceiling_percent === undefined || store.tip_ceiling_percent === null
+            ? undefined
+            : checked(
+                tipCeilingPercent,
+                store.tip_ceiling_percent,
+                `${storeAt}.tip_ceiling_percent`,
+                "range",
+                "tip_ceiling_percent must be an integer from 0 to 100",
+              ),
         provider_configs: list(configs, `${storeAt}.provider_configs`, MAX_PROVIDER_CONFIGS).map((rawConfig, c) => {
           const configAt = `${storeAt}.provider_configs.${c}`;
           const config = object(rawConfig, configAt);

@@ -14,6 +14,8 @@ export const MAX_PROVIDER_CONFIGS = 20;
 export const syncId = z.number().int().min(1).max(2_147_483_647);
 export const syncText = z.string().min(1).max(255);
 export const syncFlag = z.boolean();
+/** How far above its amount a card intent of the store may be captured for a tip, in percent (0: not at all). */
+export const tipCeilingPercent = z.number().int().min(0).max(100);
 /** Any letter case; stored in lower case. */
 export const providerCode = z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/);
 
@@ -42,6 +44,7 @@ const store = oneOfTwo(
     code: syncText.nullish(),
     name: syncText.nullish(),
     is_active: syncFlag.nullish(),
+    tip_ceiling_percent: tipCeilingPercent.nullish(),
     provider_configs: configs,
     payment_processor_configs: configs,
   },

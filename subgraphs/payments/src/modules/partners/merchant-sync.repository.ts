@@ -83,6 +83,7 @@ export function merchantSyncRepository(prisma: PrismaClient) {
               store_code: store.store_code,
               name: store.name,
               is_active: store.is_active,
+              tip_ceiling_percent: store.tip_ceiling_percent,
               synced_until: options.synced_until,
             };
             await tx.store.upsert({

@@ -207,7 +207,10 @@ function webhookSettingRows(prisma: PrismaClient) {
   };
 }
 
-type PartnerStore = Pick<Store, "id" | "merchant_id" | "store_code" | "is_active" | "synced_until">;
+type PartnerStore = Pick<
+  Store,
+  "id" | "merchant_id" | "store_code" | "is_active" | "synced_until" | "tip_ceiling_percent"
+>;
 
 /**
  * The stores a partner acts on: every store for the platform's sync partner, else the stores of its live grants (a
@@ -226,13 +229,13 @@ function partnerStoreRows(sql: PreparedSql) {
     /** The partner's stores whose code is `code`, or whose id is `id`. */
     partnerStores: (client_partner_id: number, match: { code: string; id?: number }) =>
       sql<PartnerStore>(Prisma.sql`
-        SELECT s.id, s.merchant_id, s.store_code, s.is_active, s.synced_until FROM stores s
+        SELECT s.id, s.merchant_id, s.store_code, s.is_active, s.synced_until, s.tip_ceiling_percent FROM stores s
         WHERE (s.store_code = ${match.code} OR s.id = ${match.id ?? null}) AND ${reachedBy(client_partner_id)}
         ORDER BY s.id`),
     /** The partner's first stores by id, at most `take`: enough to tell whether it has exactly one. */
     firstPartnerStores: (client_partner_id: number, take: number) =>
       sql<PartnerStore>(Prisma.sql`
-        SELECT s.id, s.merchant_id, s.store_code, s.is_active, s.synced_until FROM stores s
+        SELECT s.id, s.merchant_id, s.store_code, s.is_active, s.synced_until, s.tip_ceiling_percent FROM stores s
         WHERE ${reachedBy(client_partner_id)} ORDER BY s.id LIMIT ${take}`),
     /** Whether the partner reaches this store of this merchant now. */
     reachesStore: async (client_partner_id: number, store: { id: number; merchant_id: number }) =>

@@ -110,8 +110,11 @@ export const paymentIntentCreate = z.object({
   expires_in_minutes: expiresInMinutes.nullish(),
 });
 
-/** POST /v1/payment-intents/{id}/capture: an amount, if sent, is the intent's own. */
-export const paymentIntentCapture = z.object({ amount: amount.nullish() });
+/**
+ * POST /v1/payment-intents/{id}/capture: an amount, if sent, is the intent's own; `amount_to_capture` up to the
+ * intent's `amount_capturable` (`captureOf`).
+ */
+export const paymentIntentCapture = z.object({ amount: amount.nullish(), amount_to_capture: amount.nullish() });
 
 /** POST /v1/payment-intents/{id}/refund: a part of the amount, or all of it when absent. */
 export const paymentIntentRefund = z.object({

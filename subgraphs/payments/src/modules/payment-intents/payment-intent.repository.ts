@@ -11,7 +11,7 @@ import type { PaymentIntent } from "../../generated/prisma/client";
 import { type Prisma, type PrismaClient, Prisma as PrismaRuntime } from "../../generated/prisma/client";
 import { ledgerEntryForTransition, ledgerRow } from "../ledger/transaction.repository";
 import { intentEventRow } from "../outbox/outbox.repository";
-import { type IntentChange, transitionWithin } from "./payment-intent.transition";
+import { type IntentChange, type TransitionOptions, transitionWithin } from "./payment-intent.transition";
 
 export type PaymentIntentRepository = ReturnType<typeof paymentIntentRepository>;
 
@@ -163,9 +163,10 @@ export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) 
       change: IntentChange,
       occurred_at: Date,
       within?: WithinTransaction,
+      options: Omit<TransitionOptions, "from"> = {},
     ) =>
       prisma.$transaction(async (tx) => {
-        const intent = await transitionWithin(tx, id, event, change, occurred_at, { from: [from] });
+        const intent = await transitionWithin(tx, id, event, change, occurred_at, { ...options, from: [from] });
         if (intent) await within?.(tx, intent);
         return intent;
       }),

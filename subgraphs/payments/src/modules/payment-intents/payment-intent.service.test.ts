@@ -75,7 +75,7 @@ describe("payment intent lifecycle", () => {
     const { caller } = await seedPartner(deps);
     const card = await deps.paymentIntents.create(caller, intentBody({ payment_method_types: ["credit_card"] }));
     expect(card.payment_intent.status).toBe("requires_action");
-    const captured = await deps.paymentIntents.capture(caller, card.payment_intent.id, 1200);
+    const captured = await deps.paymentIntents.capture(caller, card.payment_intent.id, { amount: 1200 });
     expect(captured.payment_intent).toMatchObject({ status: "succeeded", captured_at: expect.any(Date) });
     expect((await eventsOf(card.payment_intent.id)).map((e) => e.event_type)).toEqual([
       "payment_intent.created",
@@ -136,7 +136,7 @@ describe("payment intent lifecycle", () => {
       mine.caller,
       intentBody({ payment_method_types: ["credit_card"] }),
     );
-    await expect(deps.paymentIntents.capture(theirs.caller, payment_intent.id, null)).rejects.toMatchObject({
+    await expect(deps.paymentIntents.capture(theirs.caller, payment_intent.id, {})).rejects.toMatchObject({
       code: "not_found",
     });
     expect(await deps.paymentIntents.list(theirs.caller, {})).toMatchObject({ nodes: [], total_count: 0 });

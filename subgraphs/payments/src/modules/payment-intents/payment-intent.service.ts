@@ -3,7 +3,6 @@ import {
   type Caller,
   type IdempotencyRequest,
   initialPaymentIntentStatus,
-  invalidField,
   keyReachesStore,
   newUlid,
   type PaymentIntentEvent,
@@ -14,10 +13,12 @@ import {
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma, Store } from "../../generated/prisma/client";
 import type { IdempotencyService } from "../idempotency/idempotency.service";
+import { appendCaptureEntries } from "../ledger/transaction.repository";
 import type { StoreResolver } from "../partners/store-resolver";
 import { requireCurrentSync } from "../partners/sync-lease";
-import { type CreatePaymentIntentInput, parseAmount, parseCreateInput } from "./payment-intent.input";
+import { type CreatePaymentIntentInput, parseCreateInput } from "./payment-intent.input";
 import type { PaymentIntentRepository } from "./payment-intent.repository";
+import { type CaptureInput, capturableFor, captureOf } from "./payment-intent-capture";
 import { EXPIRY, expired, isExpired, observeExpiry } from "./payment-intent-expiry";
 import { paymentIntentReads } from "./payment-intent-reads";
 import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
@@ -69,10 +70,11 @@ const result = (payment_intent: PaymentIntent, payment_token: PaymentTokenGrant 
 function newIntent(
   id: string,
   parsed: CreatePaymentIntentInput,
-  owner: { client_partner_id: number; store: Pick<Store, "id" | "merchant_id"> },
+  owner: { client_partner_id: number; store: Pick<Store, "id" | "merchant_id" | "tip_ceiling_percent"> },
   now: Date,
 ): PaymentIntent {
   const status = initialPaymentIntentStatus[parsed.processing_mode];
+  const captured = parsed.processing_mode === "external";
   return {
     id,
     amount: parsed.amount,
@@ -95,6 +97,8 @@ function newIntent(
     failure_message: null,
     metadata: parsed.metadata as Prisma.JsonValue,
     captured_at: status === "succeeded" ? now : null,
+    amount_capturable: captured ? capturableFor(parsed.amount, owner.store.tip_ceiling_percent) : 0,
+    amount_received: status === "succeeded" ? parsed.amount : 0,
     created_at: now,
     updated_at: now,
     expires_at: new Date(now.getTime() + parsed.expires_in_minutes * 60_000),
@@ -130,8 +134,11 @@ function partnerWrites({ intents, stores, idempotency, clock }: PaymentIntentDep
       });
     },
 
-    /** Capture records the result of an external or manual payment; the amount, if sent, must be the intent's. */
-    async capture(caller: Caller, id: string, amount: unknown, request?: IdempotencyRequest | null) {
+    /**
+     * Capture records the result of an external or manual payment: `amount`, if sent, must be the intent's;
+     * `amount_to_capture` may be less (the rest is released) or more, up to `amount_capturable` (a tip).
+     */
+    async capture(caller: Caller, id: string, input: CaptureInput, request?: IdempotencyRequest | null) {
       const client_partner_id = partnerIdOf(caller, "payment_intents:write");
       return idempotency.run<PaymentIntentResult>(client_partner_id, request, async (complete) => {
         const found = await intents.findForPartner(id, client_partner_id);
@@ -150,19 +157,21 @@ function partnerWrites({ intents, stores, idempotency, clock }: PaymentIntentDep
           );
         }
         paymentIntentMachine.transition(intent.status, "capture");
-        if (amount !== undefined && amount !== null && parseAmount(amount) !== intent.amount) {
-          throw invalidField("amount", "equals_intent_amount", "amount must equal the payment intent's amount");
-        }
+        const { event, amount_received } = captureOf(intent, input);
         const now = clock();
         const moved = await intents.transition(
           id,
           intent.status,
-          "capture",
-          { captured_at: now },
+          event,
+          { captured_at: now, amount_received },
           now,
-          (tx, captured) => complete(tx, result(captured)),
+          async (tx, captured) => {
+            await appendCaptureEntries(tx, captured, now);
+            await complete(tx, result(captured));
+          },
+          { ledger: null },
         );
-        if (!moved) throw changedMeanwhile((await intents.findById(id)) ?? intent, "capture");
+        if (!moved) throw changedMeanwhile((await intents.findById(id)) ?? intent, event);
         return result(moved);
       });
     },

@@ -45,9 +45,11 @@ export async function transitionWithin(
   options: TransitionOptions = {},
 ): Promise<PaymentIntent | null> {
   const move = paymentIntentMachine.target(event);
+  // Only a waiting intent can still be captured: every move out of waiting leaves nothing capturable.
+  const capturable = move.to === "requires_action" || move.to === "processing" ? {} : { amount_capturable: 0 };
   const [intent] = await tx.paymentIntent.updateManyAndReturn({
     where: { id, status: { in: [...(options.from ?? paymentIntentMachine.fromStates(event))] } },
-    data: { ...change, status: move.to, updated_at: occurred_at },
+    data: { ...capturable, ...change, status: move.to, updated_at: occurred_at },
   });
   if (!intent) return null;
   await recordChange(tx, move.emits as PaymentIntentEventType, intent, occurred_at, options.ledger);

@@ -14,13 +14,21 @@ export const paymentIntentResolvers: Resolvers = {
     createPaymentIntent: (_, { input, idempotency_key }, { paymentIntents, caller }) =>
       paymentIntents.create(caller, input, idempotencyRequest(idempotency_key, "createPaymentIntent", { input })),
     cancelPaymentIntent: (_, { id, payment_token }, { paymentIntents }) => paymentIntents.cancel(id, payment_token),
-    capturePaymentIntent: (_, { id, input: { amount }, idempotency_key }, { paymentIntents, caller }) =>
+    capturePaymentIntent: (
+      _,
+      { id, input: { amount, amount_to_capture }, idempotency_key },
+      { paymentIntents, caller },
+    ) =>
       // The idempotency fingerprint keeps its shape of before the typed input, so stored keys still match.
       paymentIntents.capture(
         caller,
         id,
-        amount,
-        idempotencyRequest(idempotency_key, "capturePaymentIntent", { id, amount }),
+        { amount, amount_to_capture },
+        idempotencyRequest(idempotency_key, "capturePaymentIntent", {
+          id,
+          amount,
+          ...(amount_to_capture == null ? {} : { amount_to_capture }),
+        }),
       ),
   },
   PaymentIntent: {

@@ -35,7 +35,7 @@ export function outcomeTransition(outcome: ProviderOutcome, now: Date): OutcomeT
     case "processing":
       return { event: "provider_processing", change: {} };
     case "succeeded":
-      return { event: "provider_succeeded", change: { captured_at: now } };
+      return { event: "provider_succeeded", change: { captured_at: now, amount_received: outcome.amount } };
     case "failed":
       return {
         event: "provider_failed",

@@ -107,7 +107,7 @@ async function recordSettlement(refunds: RefundRepository, tx: Prisma.Transactio
 
 /**
  * Records a refund under a lock on the intent row, so concurrent refunds are checked one after the other and their
- * sum never exceeds the amount. A provider refund leaves the intent in cancelling until `settleRefund`; one without
+ * sum never exceeds what the payment took. A provider refund leaves the intent in cancelling until `settleRefund`; one without
  * a provider is final here, with its ledger row. (Tests call it alone for a request that died after it.)
  */
 export const beginRefund = (refunds: RefundRepository, request: RefundRequest, now: Date, within: WithinRefund) =>
@@ -118,10 +118,12 @@ export const beginRefund = (refunds: RefundRepository, request: RefundRequest, n
     if (intent.status === "cancelling") throw inProgress();
     // A refund with or without a provider is refused where the machine refuses one through a provider.
     paymentIntentMachine.transition(intent.status, "refund_via_provider");
-    const remaining = intent.amount - (await refunds.held(tx, intent.id));
+    // What the payment took: a tip added at capture is refundable, what a partial capture released is not.
+    const received = intent.amount_received;
+    const remaining = received - (await refunds.held(tx, intent.id));
     const amount = request.amount ?? remaining;
     if (remaining === 0 || amount > remaining) {
-      throw invalidField("amount", "refundable_amount", `at most ${remaining} of ${intent.amount} can be refunded`);
+      throw invalidField("amount", "refundable_amount", `at most ${remaining} of ${received} can be refunded`);
     }
     // A refund without a provider settles as it is made.
     const status = request.viaProvider ? "pending" : refundMachine.transition("pending", "succeed");

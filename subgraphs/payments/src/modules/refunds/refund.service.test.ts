@@ -15,7 +15,7 @@ async function capturedCard(amount = 1200) {
     seed.caller,
     intentBody({ amount, payment_method_types: ["credit_card"] }),
   );
-  await deps.paymentIntents.capture(seed.caller, payment_intent.id, null);
+  await deps.paymentIntents.capture(seed.caller, payment_intent.id, {});
   return { ...seed, id: payment_intent.id };
 }
 

@@ -1,6 +1,7 @@
 import {
   AppError,
   type ErrorCode,
+  invalidField,
   logger,
   publicPaymentIntent,
   publicRefund,
@@ -8,6 +9,7 @@ import {
   traceHeaders,
 } from "@pos-cloud/common";
 import { z } from "zod";
+import type { Payment } from "../../generated/prisma/client";
 import { storeInactive } from "../stores/store-access.service";
 import type { GatewayCredential, GatewayCredentialService } from "./gateway-credential.service";
 
@@ -93,6 +95,9 @@ function refusal(status: number, answer: GatewayError) {
   // caller's 409, as the POS answers it itself, not POS's fault.
   if (answer.details?.field === "merchant_store_id" && answer.details.constraint === "active_store")
     return storeInactive();
+  // The tip added on a card's slip, above what the store allows at capture: the caller's to correct.
+  if (answer.details?.field === "amount_to_capture" && answer.details.constraint === "tip_ceiling")
+    return invalidField("added_tip_amount", "tip_ceiling", `the tip is above the store's ceiling: ${answer.message}`);
   const { code, meaning } = refusals[String(answer.code)] ?? malformed;
   if (code === "service_unavailable" || code === "internal_error")
     logger.error("the payment gateway refused POS", { ...details, message: answer.message });
@@ -173,11 +178,16 @@ export function gatewayClient(credentials: GatewayCredentialService, initialUrl?
     ready: () => credentials.current(),
     createIntent: async (body: Record<string, unknown>, key: string) =>
       answerOf(gatewayIntent, await send("POST", "/v1/payment_intents", { body, key, signed: true })),
-    capture: async (id: string, amount: number, key: string) =>
+    /**
+     * Captures a card payment's total: the spec's `amount`, or `amount_to_capture` with a tip added on the slip (the
+     * body a capture was first sent with stays the same for its key, so the recovery pass repeats it).
+     */
+    capture: async (id: string, payment: Pick<Payment, "total_amount" | "added_tip_amount">, key: string) =>
       answerOf(
         gatewayIntent,
         await send("POST", `/v1/payment_intents/${encodeURIComponent(id)}/capture`, {
-          body: { amount },
+          body:
+            payment.added_tip_amount > 0 ? { amount_to_capture: payment.total_amount } : { amount: payment.total_amount },
           key,
           signed: true,
         }),

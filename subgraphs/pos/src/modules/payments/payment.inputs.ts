@@ -107,8 +107,17 @@ const approvedWith =
         context.addIssue({ code: "custom", path: [field], message: `${field} is required for an approved ${what}` });
   };
 
-/** A card app's result: an approved card has its approval code and slip number. */
-export const cardResult = readerResult.superRefine(approvedWith(["approval_code", "card_document_number"], "card"));
+/**
+ * A card app's result: an approved card has its approval code and slip number, and may carry a tip the customer
+ * added on the slip after the authorisation, captured on top up to the store's ceiling at the gateway.
+ */
+export const cardResult = readerResult
+  .extend({ added_tip_amount: z.number().int().min(0).max(100_000_000).optional() })
+  .superRefine(approvedWith(["approval_code", "card_document_number"], "card"))
+  .superRefine((data, context) => {
+    if (data.status !== "success" && data.added_tip_amount)
+      context.addIssue({ code: "custom", path: ["added_tip_amount"], message: "a tip is added to an approved card" });
+  });
 
 /**
  * An e-money reader's result: its slip number; an approval code only where the brand gives one (iD and QUICPay do,

@@ -12,6 +12,8 @@ export type CardApproval = Pick<
   Payment,
   "approval_code" | "card_document_number" | "card_last_4" | "card_brand" | "card_arn"
 >;
+/** What is noted on a pending card payment before its capture: its approval, and the tip added on the slip. */
+export type NotedApproval = CardApproval & Pick<Payment, "added_tip_amount" | "tip_amount" | "total_amount">;
 
 /** Payment rows as such: written, read, locked one at a time, listed. */
 function paymentRows(prisma: PrismaClient) {
@@ -117,7 +119,7 @@ const inFlightRows = {
    * Notes the card app's approval on a payment still in flight, before its capture is asked for; false when another
    * request settled it first.
    */
-  async noteApproval(tx: Tx, id: string, approval: CardApproval) {
+  async noteApproval(tx: Tx, id: string, approval: NotedApproval) {
     const noted = await tx.payment.updateMany({
       where: { id, status: { in: paymentMachine.fromStates("complete") } },
       data: approval,

@@ -1,7 +1,7 @@
 import { AppError, logger } from "@pos-cloud/common";
 import { gatewayMayRetry } from "../gateway.client";
 import type { PaymentRow } from "../payment.repository";
-import { captureKey, completeCapturedCard } from "./complete-card-payment";
+import { approvalOf, captureKey, completeCapturedCard } from "./complete-card-payment";
 import type { PaymentDeps } from "./payment-flow";
 import { RECOVERY_BATCH } from "./recover-interrupted-payments";
 
@@ -17,7 +17,7 @@ type ApprovedCard = PaymentRow & { payment_intent_id: string };
 async function captureApproved(deps: PaymentDeps, payment: ApprovedCard) {
   const { payments } = deps;
   try {
-    await deps.gateway.capture(payment.payment_intent_id, payment.total_amount, captureKey(payment.id));
+    await deps.gateway.capture(payment.payment_intent_id, payment, captureKey(payment.id));
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const fields = { payment_id: payment.id, payment_intent_id: payment.payment_intent_id, error: error.message };
@@ -31,9 +31,7 @@ async function captureApproved(deps: PaymentDeps, payment: ApprovedCard) {
       payments.settle(tx, payment.id, "fail", { failure_code: "capture_refused", failure_message }),
     );
   }
-  const { approval_code, card_document_number, card_last_4, card_brand, card_arn } = payment;
-  const approval = { approval_code, card_document_number, card_last_4, card_brand, card_arn };
-  return payments.transaction((tx) => completeCapturedCard(deps)(tx, payment, approval, null));
+  return payments.transaction((tx) => completeCapturedCard(deps)(tx, payment, approvalOf(payment), null));
 }
 
 /**

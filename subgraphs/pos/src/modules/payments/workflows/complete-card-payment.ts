@@ -1,6 +1,6 @@
 import { AppError, type Caller, createStep, createWorkflow } from "@pos-cloud/common";
 import type { CardResult } from "../payment.inputs";
-import type { CardApproval, PaymentRow, Tx } from "../payment.repository";
+import type { CardApproval, NotedApproval, PaymentRow, Tx } from "../payment.repository";
 import { auditPayment } from "../payment-audit";
 import { applyToBill, type PaymentDeps } from "./payment-flow";
 
@@ -12,19 +12,47 @@ export interface CardOutcome {
   actor: Caller;
 }
 
+/** The result as the workflow's steps take it: the payment with the tip added on the slip, and as it was before. */
+interface TippedOutcome extends CardOutcome {
+  before: PaymentRow;
+}
+
 const settledMeanwhile = () => new AppError("invalid_state", "the payment was settled meanwhile");
 
 /** The gateway's Idempotency-Key of a card payment's capture: a retry or the recovery pass captures once. */
 export const captureKey = (paymentId: string) => `pos-capture-${paymentId}`;
 
-/** The approval as the payment row keeps it. */
-const approvalOf = (result: CardResult): CardApproval => ({
+/** The approval as the payment row keeps it, from the card app's result or from the row itself. */
+export const approvalOf = (result: CardApproval | CardResult): CardApproval => ({
   approval_code: result.approval_code ?? null,
   card_document_number: result.card_document_number ?? null,
   card_last_4: result.card_last_4 ?? null,
   card_brand: result.card_brand ?? null,
   card_arn: result.card_arn ?? null,
 });
+
+/**
+ * The payment as its capture takes it: a tip added on the slip (`added_tip_amount`) rides on top of the authorised
+ * total, replacing one a retried result noted before, so a PATCH sent twice adds it once.
+ */
+const withAddedTip = (payment: CardOutcome["payment"], added: number): CardOutcome["payment"] => ({
+  ...payment,
+  added_tip_amount: added,
+  tip_amount: payment.tip_amount - payment.added_tip_amount + added,
+  total_amount: payment.total_amount - payment.added_tip_amount + added,
+});
+
+/** What is noted before the capture: the approval and the tip amounts (by default, what the row holds). */
+const notedOf = (payment: PaymentRow, approval: CardApproval = approvalOf(payment)): NotedApproval => ({
+  ...approval,
+  added_tip_amount: payment.added_tip_amount,
+  tip_amount: payment.tip_amount,
+  total_amount: payment.total_amount,
+});
+
+/** The gateway refused the capture's amount: the tip is above the store's ceiling (`refusal` in gateway.client.ts). */
+const tipRefused = (error: unknown) =>
+  error instanceof AppError && (error.details as { field?: string } | undefined)?.field === "added_tip_amount";
 
 /**
  * Completes a captured card payment in `tx` with its approval, applies its money to the bill and issues its receipt;
@@ -54,15 +82,23 @@ export function completeCapturedCard(deps: PaymentDeps) {
 export function completeCardPayment(deps: PaymentDeps) {
   const { payments, gateway } = deps;
   const complete = completeCapturedCard(deps);
-  const noteApproval = createStep("note-approval", ({ payment, result }: CardOutcome) =>
-    payments.transaction(async (tx) => {
-      if (!(await payments.noteApproval(tx, payment.id, approvalOf(result)))) throw settledMeanwhile();
-    }),
+  // A tip the gateway refuses takes back what was noted, so the refused PATCH leaves the payment as it found it (and
+  // the recovery pass does not capture it): the terminal sends its result again with a tip the store allows.
+  const noteApproval = createStep(
+    "note-approval",
+    ({ payment, result }: TippedOutcome) =>
+      payments.transaction(async (tx) => {
+        if (!(await payments.noteApproval(tx, payment.id, notedOf(payment, approvalOf(result)))))
+          throw settledMeanwhile();
+      }),
+    async (_, { before }, failure) => {
+      if (tipRefused(failure.error))
+        await payments.transaction((tx) => payments.noteApproval(tx, before.id, notedOf(before)));
+    },
   );
   const captureIntent = createStep(
     "capture-intent",
-    ({ payment }: CardOutcome) =>
-      gateway.capture(payment.payment_intent_id, payment.total_amount, captureKey(payment.id)),
+    ({ payment }: CardOutcome) => gateway.capture(payment.payment_intent_id, payment, captureKey(payment.id)),
     async (_, { payment }) => {
       if ((await payments.find(payment.id))?.status !== "failed") return;
       await gateway.refund(
@@ -80,9 +116,11 @@ export function completeCardPayment(deps: PaymentDeps) {
   );
 
   return createWorkflow("completeCardPayment", async (outcome: CardOutcome, run) => {
-    await run(noteApproval, outcome);
-    await run(captureIntent, outcome);
-    await run(recordApproval, outcome);
+    const added = outcome.result.added_tip_amount ?? 0;
+    const tipped = { ...outcome, payment: withAddedTip(outcome.payment, added), before: outcome.payment };
+    await run(noteApproval, tipped);
+    await run(captureIntent, tipped);
+    await run(recordApproval, tipped);
   });
 }
 
