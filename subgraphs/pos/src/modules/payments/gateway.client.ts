@@ -104,6 +104,15 @@ function refusal(status: number, answer: GatewayError) {
   return new AppError(code, `${meaning}: ${answer.message ?? status}`, details);
 }
 
+type CapturedPayment = Pick<Payment, "total_amount" | "added_tip_amount">;
+
+/**
+ * A card payment's capture is for its total: the spec's `amount`, or `amount_to_capture` with a tip added on the slip
+ * (the body a capture was first sent with stays the same for its key, so the recovery pass repeats it).
+ */
+const captureBody = (payment: CapturedPayment) =>
+  payment.added_tip_amount > 0 ? { amount_to_capture: payment.total_amount } : { amount: payment.total_amount };
+
 /**
  * POS as a client partner of the payment gateway: HMAC-signed calls (scheme 1) to its `/v1` API, and payment-token
  * calls as a web view makes them, over HTTP in every wiring. Every write carries an Idempotency-Key derived from the
@@ -178,16 +187,11 @@ export function gatewayClient(credentials: GatewayCredentialService, initialUrl?
     ready: () => credentials.current(),
     createIntent: async (body: Record<string, unknown>, key: string) =>
       answerOf(gatewayIntent, await send("POST", "/v1/payment_intents", { body, key, signed: true })),
-    /**
-     * Captures a card payment's total: the spec's `amount`, or `amount_to_capture` with a tip added on the slip (the
-     * body a capture was first sent with stays the same for its key, so the recovery pass repeats it).
-     */
-    capture: async (id: string, payment: Pick<Payment, "total_amount" | "added_tip_amount">, key: string) =>
+    capture: async (id: string, payment: CapturedPayment, key: string) =>
       answerOf(
         gatewayIntent,
         await send("POST", `/v1/payment_intents/${encodeURIComponent(id)}/capture`, {
-          body:
-            payment.added_tip_amount > 0 ? { amount_to_capture: payment.total_amount } : { amount: payment.total_amount },
+          body: captureBody(payment),
           key,
           signed: true,
         }),
