@@ -19,6 +19,7 @@ providerContract("PayPay adapter, against the sandbox's PayPay protocol", async 
     pay: (qr) => outside.pay(qr.qr_content),
     declinedAmount: 113,
     outlive: outside.outlive,
+    disagree: outside.disagree,
     fail: outside.fail,
     close: outside.close,
   };

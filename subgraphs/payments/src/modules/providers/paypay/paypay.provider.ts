@@ -1,12 +1,13 @@
 import { AppError, invalidField } from "@pos-cloud/common";
 import { z } from "zod";
-import type {
-  CreateQrRequest,
-  PaymentProvider,
-  ProviderCredentials,
-  ProviderFollow,
-  ProviderPayment,
-  ProviderPaymentStatus,
+import {
+  type CreateQrRequest,
+  type PaymentProvider,
+  type ProviderCredentials,
+  type ProviderFollow,
+  type ProviderPayment,
+  type ProviderPaymentStatus,
+  readEach,
 } from "../provider";
 import { type PayPayClientOptions, payPayClient } from "./paypay-client";
 
@@ -140,6 +141,12 @@ export function payPayProvider(options: PayPayProviderOptions): PaymentProvider 
       };
     },
     getPaymentStatus: async (id, credentials) => toPayment(await details(id, credentials)),
+    /**
+     * PayPay's API has no transaction list: each payment the ledger knows is read by its payment details
+     * (docs/decisions/payments.md, "QR sales reconciled with each provider").
+     */
+    listTransactions: ({ known }, credentials) =>
+      readEach(known, async (id) => toPayment(await details(id, credentials))),
     /** Only a payment not yet made is cancelled; a paid one is the platform's to refund, never reversed here. */
     async cancelPayment(id, credentials) {
       const before = toPayment(await details(id, credentials));
