@@ -57,6 +57,8 @@ export function providerDirectory() {
       if (!provider?.notifications || !secret) throw new AppError("not_found", `no webhook for provider ${code}`);
       return { provider, secret };
     },
+    /** Every configured provider's code. */
+    codes: () => registry.codes(),
     pollingCodes: () => registry.codes().filter((code) => followsByPolling(registry.get(code).follow)),
   };
 }
