@@ -60,6 +60,17 @@ export function webhookService(deps: {
     return { reason: describe(lastError), attempts: delays.length + 1 };
   }
 
+  /**
+   * An unsigned notification names a payment and nothing more is believed: its intent, if still waiting, is polled
+   * at once (the poll job reads the provider's API and applies what it answers). A forged one costs one read.
+   */
+  async function prompted(provider: PaymentProvider, raw: Buffer) {
+    const named = provider.prompts!.parse(raw);
+    if (named === "not_a_payment") return { received: true, result: "ignored" };
+    const due = await events.pollNow(provider.name, named.provider_transaction_id, clock());
+    return { received: true, result: due ? "prompted" : "ignored" };
+  }
+
   /** A dead letter was a payment notification its provider's adapter read once. */
   function parseDeadLetter(code: string, rawBody: string): ProviderNotification {
     const parsed = providers.forWebhook(code).provider.notifications!.parse(Buffer.from(rawBody, "utf8"));
@@ -78,9 +89,10 @@ export function webhookService(deps: {
      */
     async receive(code: string, rawBase64: string, signatures: Record<string, unknown>) {
       const { provider, secret } = providers.forWebhook(code);
-      const notifications = provider.notifications!;
       const raw = Buffer.from(rawBase64, "base64");
-      if (!notifications.verify(raw, signatures, secret)) {
+      if (provider.prompts) return prompted(provider, raw);
+      const notifications = provider.notifications!;
+      if (!notifications.verify(raw, signatures, secret!)) {
         throw new AppError("unauthorized", "the provider signature does not match");
       }
       const notification = notifications.parse(raw);

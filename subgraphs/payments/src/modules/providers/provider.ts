@@ -121,6 +121,19 @@ export interface ProviderNotifications {
 }
 
 /**
+ * Notifications a provider does not sign (PayPay's): each only names a payment, which the gateway then reads from the
+ * provider's API as its poll does; the body itself moves nothing (docs/decisions/payments.md, "PayPay's
+ * notifications only prompt a read").
+ */
+export interface ProviderPrompts {
+  /**
+   * The payment a notification names, or `not_a_payment` for a well-formed notification about something else; a body
+   * the provider never sends is the sender's `invalid_request` (field `body`).
+   */
+  parse(rawBody: Buffer): { provider_transaction_id: string } | "not_a_payment";
+}
+
+/**
  * What the daily reconciliation asks of a provider (docs/decisions/payments.md, "QR sales reconciled with each
  * provider"): the payments it created in [from, to), and each of `known` (the ledger's payments of that window,
  * by provider transaction id) whatever time the provider gives them.
@@ -139,6 +152,8 @@ export interface PaymentProvider {
   readonly notificationMaxAgeSeconds: number;
   /** Absent for a provider followed only by polling. */
   readonly notifications?: ProviderNotifications;
+  /** A provider whose notifications are unsigned has these instead of `notifications`. */
+  readonly prompts?: ProviderPrompts;
   createQr(request: CreateQrRequest, credentials: ProviderCredentials): Promise<CreatedQr>;
   getPaymentStatus(providerTransactionId: string, credentials: ProviderCredentials): Promise<ProviderPayment>;
   cancelPayment(providerTransactionId: string, credentials: ProviderCredentials): Promise<ProviderPayment>;

@@ -10,6 +10,7 @@ import {
   readEach,
 } from "../provider";
 import { type PayPayClientOptions, payPayClient } from "./paypay-client";
+import { payPayPrompts } from "./paypay-prompts";
 
 const money = z.object({ amount: z.number().int(), currency: z.string() });
 
@@ -109,6 +110,7 @@ export function payPayProvider(options: PayPayProviderOptions): PaymentProvider 
     name: options.code,
     follow: options.follow,
     notificationMaxAgeSeconds: options.notificationMaxAgeSeconds,
+    prompts: payPayPrompts,
     async createQr(request, credentials) {
       const merchantPaymentId = request.idempotency_key ?? request.reference;
       const created = await call(
