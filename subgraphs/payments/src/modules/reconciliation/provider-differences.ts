@@ -1,5 +1,15 @@
 import type { ProviderPayment, ProviderPaymentStatus } from "../providers/provider";
-import type { LedgerPayment } from "./reconciliation.repository";
+
+/** A QR payment as the gateway's ledger has it: its intent, and what its succeeded refunds came to. */
+export interface LedgerPayment {
+  payment_intent_id: string;
+  merchant_id: number;
+  store_id: number;
+  provider_transaction_id: string;
+  status: string;
+  amount: number;
+  refunded_amount: number;
+}
 
 /** What a difference is about: the payment's status, its amount, its refunds, or a payment one side lacks. */
 export const differenceFields = ["status", "amount", "refunded_amount", "payment"] as const;

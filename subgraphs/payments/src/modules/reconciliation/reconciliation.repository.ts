@@ -1,19 +1,8 @@
 import { newUlid } from "@pos-cloud/common";
 import type { PrismaClient } from "../../generated/prisma/client";
-import type { ProviderDifference } from "./provider-differences";
+import type { LedgerPayment, ProviderDifference } from "./provider-differences";
 
 export type ReconciliationRepository = ReturnType<typeof reconciliationRepository>;
-
-/** A QR payment as the gateway's ledger has it: its intent, and what its succeeded refunds came to. */
-export interface LedgerPayment {
-  payment_intent_id: string;
-  merchant_id: number;
-  store_id: number;
-  provider_transaction_id: string;
-  status: string;
-  amount: number;
-  refunded_amount: number;
-}
 
 /** A difference as recorded, with where and when it was found. */
 export interface RecordedDifference extends ProviderDifference {

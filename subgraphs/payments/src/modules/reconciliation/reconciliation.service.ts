@@ -16,8 +16,14 @@ import { metrics } from "@pos-cloud/common/metrics";
 import { Counter } from "prom-client";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
-import { differenceFields, differencesOf, type ProviderDifference, providerTook } from "./provider-differences";
-import type { LedgerPayment, ReconciliationRepository } from "./reconciliation.repository";
+import {
+  differenceFields,
+  differencesOf,
+  type LedgerPayment,
+  type ProviderDifference,
+  providerTook,
+} from "./provider-differences";
+import type { ReconciliationRepository } from "./reconciliation.repository";
 
 export type ReconciliationService = ReturnType<typeof reconciliationService>;
 
