@@ -1394,7 +1394,10 @@ export type WebhookDeadLetter = {
 export type WebhookReceipt = {
   __typename?: 'WebhookReceipt';
   received: Scalars['Boolean']['output'];
-  /** applied, duplicate, stale, pending, late_payment (a payment for a closed intent, refunded), dead_lettered, or ignored (not about a payment). */
+  /**
+   * applied, duplicate, stale, pending, late_payment (a payment for a closed intent, refunded), dead_lettered, prompted (an
+   * unsigned notification: its intent is read from the provider at once), or ignored (not about a payment, or nothing waits).
+   */
   result: Scalars['String']['output'];
 };
 
