@@ -542,6 +542,17 @@ describe("POS settlements and the card settlement exchange", () => {
         /^pgw_provider_reconciliation_differences_total\{provider="sandbox",field="status"\} 1$/m,
       );
     }
+    // A terminal reads its store's day, not what the reconciliation found.
+    const asTerminal = await postGraphQL(
+      platform.baseUrl,
+      QR_DIFFERENCES,
+      { store_id: store.id, date: today() },
+      terminal,
+    );
+    expect(asTerminal.body.errors?.[0]).toMatchObject({
+      path: ["storeDay", "store", "qr_differences"],
+      extensions: { code: "FORBIDDEN" },
+    });
     // Recorded and alerted only: no money moved either way.
     expect(await intentOf(unpaid.intent)).toMatchObject({ status: "cancelled" });
     expect(await platform.payments.prisma.refund.count({ where: { payment_intent_id: paid.intent } })).toBe(0);
