@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { businessDateOf } from "@pos-cloud/common";
 import type { JWK } from "jose";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -170,9 +171,29 @@ describe("operator console: the business at a glance", () => {
     await page.getByRole("heading", { name: "Overview" }).waitFor();
   });
 
-  it("shows the same sales by hour on the store's day", async () => {
+  it("shows the same sales by hour on the store's day, and what the QR reconciliation found", async () => {
+    // As the daily reconciliation records one (tests/e2e/pos-settlements.test.ts runs it against the sandbox).
+    await platform.payments.prisma.providerDifference.create({
+      data: {
+        id: `pdf_console_${Date.now()}`,
+        provider: "sandbox",
+        business_date: businessDateOf(clock()),
+        merchant_id: demo.merchant.id,
+        store_id: demo.store.id,
+        payment_intent_id: "pi_console_difference",
+        provider_transaction_id: "txn_console_difference",
+        field: "refunded_amount",
+        expected: "0",
+        actual: "684",
+        detected_at: clock(),
+      },
+    });
     await page.goto(`${platform.baseUrl}/console/day?store=${demo.store.id}`);
     await page.getByRole("table", { name: "Totals per method" }).waitFor();
+    const difference = page.getByRole("table", { name: "QR differences" }).getByRole("row").filter({
+      hasText: "pi_console_difference",
+    });
+    expect(await difference.textContent()).toMatch(/sandbox.*refunded_amount.*0.*684/);
     const api = (await apiOverview(demo.store.id)).by_hour;
     await expect
       .poll(async () => (await shown(page)).by_hour, { timeout: 15_000 })

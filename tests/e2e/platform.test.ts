@@ -32,6 +32,10 @@ const platformJobs = [
   "api-key-expiry",
   "platform-key-renewal",
   "webhook-redelivery-probe",
+  // One per configured provider (the defaults where a sandbox runs).
+  "provider-reconciliation-sandbox",
+  "provider-reconciliation-sandbox-poll",
+  "provider-reconciliation-paypay",
 ];
 
 /** Files and directories under `dir` (and itself) that anyone but their owner may read, write or enter. */

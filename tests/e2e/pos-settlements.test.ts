@@ -6,6 +6,7 @@ import { sandboxMailbox } from "../../apps/sandbox-messages/src/embedded";
 import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { clusterWiring } from "../support/environment";
+import { call as callGateway } from "../support/gateway";
 import { loggedDuring } from "../support/log";
 import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStore, seed } from "../support/seed";
@@ -451,5 +452,109 @@ describe("POS settlements and the card settlement exchange", () => {
       subject: `Card settlement exchange failed: store ${store.id}, ${today()}`,
       text: expect.stringContaining("failed 4 times"),
     });
+  });
+
+  it("reconciles the day's QR sales with the sandbox provider: none differ, then its two differences, each once", async () => {
+    const sandboxUrl = seed(platform).providers().provider.base_url;
+    const intentOf = (id: string) => platform.payments.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
+    /** A QR payment of a new bill, confirmed at the sandbox provider: its intent and the sandbox's transaction. */
+    async function qr() {
+      const started = await call("POST", "/payments", terminal, {
+        bill_id: await bill(),
+        amount: 2684,
+        payment_method: { type: "QR" },
+      });
+      const confirmed = await callGateway(
+        platform.baseUrl,
+        "POST",
+        `/v1/payment_intents/${started.body.payment_intent_id}/confirm`,
+        { payment_token: started.body.payment_token, payment_method_type: "qr_mpm", provider: "sandbox" },
+      );
+      expect(confirmed.status).toBe(200);
+      const intent = await intentOf(started.body.payment_intent_id);
+      return { intent: intent.id, transaction: intent.provider_transaction_id! };
+    }
+    const atSandbox = (transaction: string, action: "pay" | "override", body: Record<string, unknown> = {}) =>
+      fetch(`${sandboxUrl}/sandbox/transactions/${transaction}/${action}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const reconcile = async () =>
+      (await platform.payments.reconciliation.run("sandbox", today())).filter((o) => o.store_id === store.id);
+    const QR_DIFFERENCES = `query ($store_id: Int, $date: String) { storeDay(store_id: $store_id, date: $date) {
+      store { qr_differences(date: $date) { payment_intent_id provider_transaction_id field expected actual } } } }`;
+    const differences = async () =>
+      (await postGraphQL(platform.baseUrl, QR_DIFFERENCES, { store_id: store.id, date: today() }, manager)).body.data
+        .storeDay.store.qr_differences;
+
+    // One QR the customer never paid, which the gateway expired (its expiry brought forward); one paid.
+    const unpaid = await qr();
+    await platform.payments.prisma.paymentIntent.update({
+      where: { id: unpaid.intent },
+      data: { expires_at: clock() },
+    });
+    await platform.payments.paymentIntents.expireOverdue();
+    expect(await intentOf(unpaid.intent)).toMatchObject({ status: "cancelled", failure_code: "expired" });
+    const paid = await qr();
+    expect((await atSandbox(paid.transaction, "pay")).status).toBe(200);
+    await expect.poll(async () => (await intentOf(paid.intent)).status, { timeout: 15_000 }).toBe("succeeded");
+    expect(await reconcile()).toEqual([expect.objectContaining({ status: "matched", differences: [], recorded: 0 })]);
+    expect(await differences()).toEqual([]);
+
+    // The sandbox now says the expired one was paid, and knows a refund of the paid one the gateway never made.
+    expect((await atSandbox(unpaid.transaction, "override", { status: "paid" })).status).toBe(200);
+    expect((await atSandbox(paid.transaction, "override", { refund_amount: 684 })).status).toBe(200);
+    const runs: Awaited<ReturnType<typeof reconcile>>[] = [];
+    const log = await loggedDuring(async () => {
+      runs.push(await reconcile());
+      runs.push(await reconcile());
+    });
+    expect(runs.map((outcomes) => outcomes.map((o) => [o.status, o.differences.length, o.recorded]))).toEqual([
+      [["mismatch", 2, 2]],
+      [["mismatch", 2, 0]],
+    ]);
+    expect(await differences()).toEqual([
+      {
+        payment_intent_id: unpaid.intent,
+        provider_transaction_id: unpaid.transaction,
+        field: "status",
+        expected: "cancelled",
+        actual: "succeeded",
+      },
+      {
+        payment_intent_id: paid.intent,
+        provider_transaction_id: paid.transaction,
+        field: "refunded_amount",
+        expected: "0",
+        actual: "684",
+      },
+    ]);
+    const alerts = log
+      .split("\n")
+      .filter((line) => line.includes('"provider_reconciliation_mismatch"'))
+      .map((line) => JSON.parse(line));
+    expect(alerts.map((alert) => alert.field).sort()).toEqual(["refunded_amount", "status"]);
+    // The runs were this process's: in a cluster the edge's /metrics is another process's registry.
+    if (!clusterWiring) {
+      const exposed = await (await fetch(`${platform.adminUrl}/metrics`)).text();
+      expect(exposed).toMatch(
+        /^pgw_provider_reconciliation_differences_total\{provider="sandbox",field="status"\} 1$/m,
+      );
+    }
+    // A terminal reads its store's day, not what the reconciliation found.
+    const asTerminal = await postGraphQL(
+      platform.baseUrl,
+      QR_DIFFERENCES,
+      { store_id: store.id, date: today() },
+      terminal,
+    );
+    expect(asTerminal.body.errors?.[0]).toMatchObject({
+      path: ["storeDay", "store", "qr_differences"],
+      extensions: { code: "FORBIDDEN" },
+    });
+    // Recorded and alerted only: no money moved either way.
+    expect(await intentOf(unpaid.intent)).toMatchObject({ status: "cancelled" });
+    expect(await platform.payments.prisma.refund.count({ where: { payment_intent_id: paid.intent } })).toBe(0);
   });
 });

@@ -31,6 +31,8 @@ export interface ContractHarness {
   outlive(seconds: number): void;
   /** The provider's next `times` calls answer `status` (5xx) and/or only after `delay_ms` (a timeout). */
   fail(fault: { status?: number; delay_ms?: number; times?: number }): Promise<void>;
+  /** The provider's record changes behind the gateway's back, unnotified: paid after all, and/or a refund of its own. */
+  disagree(qr: CreatedQr, change: { status?: "paid"; refund_amount?: number }): Promise<void>;
   /** When the provider notifies: the secret it signs with, and the next notification about a payment. */
   webhook?: { secret: string; arrived(providerTransactionId: string): Promise<ArrivedNotification> };
   close(): Promise<void>;
@@ -173,6 +175,44 @@ export function providerContract(name: string, start: () => Promise<ContractHarn
       expect(rest.payment).toMatchObject({ status: "refunded", refunded_amount: 1000 });
     });
 
+    it("lists a window's payments for reconciliation: amounts, statuses, refunds, and what it changed untold", async () => {
+      const refunded = await create(1200);
+      await h.pay(refunded);
+      await h.provider.refundPayment(
+        {
+          provider_transaction_id: refunded.provider_transaction_id,
+          amount: 200,
+          idempotency_key: `rf_${randomUUID()}`,
+        },
+        h.credentials,
+      );
+      const open = await create(1300);
+      const paidUntold = await create(1400);
+      await h.disagree(paidUntold, { status: "paid" });
+      const refundedUntold = await create(1500);
+      await h.pay(refundedUntold);
+      await h.disagree(refundedUntold, { refund_amount: 100 });
+      const mine = [refunded, open, paidUntold, refundedUntold].map((qr) => qr.provider_transaction_id);
+      const hour = 3_600_000;
+      const around = { from: new Date(Date.now() - hour), to: new Date(Date.now() + hour) };
+      const listed = await h.provider.listTransactions(
+        { ...around, known: [...mine, "pi_unknown_here"] },
+        h.credentials,
+      );
+      const byId = new Map(listed.map((payment) => [payment.provider_transaction_id, payment]));
+      expect(mine.map((id) => byId.get(id))).toMatchObject([
+        { status: "succeeded", amount: 1200, refunded_amount: 200 },
+        { status: "pending", amount: 1300, refunded_amount: 0 },
+        { status: "succeeded", amount: 1400, refunded_amount: 0 },
+        { status: "succeeded", amount: 1500, refunded_amount: 100 },
+      ]);
+      expect(byId.has("pi_unknown_here")).toBe(false);
+      // A known payment the provider places outside the window is read all the same.
+      const before = { from: new Date(Date.now() - 3 * hour), to: new Date(Date.now() - 2 * hour) };
+      const elsewhere = await h.provider.listTransactions({ ...before, known: [mine[0]!] }, h.credentials);
+      expect(elsewhere).toMatchObject([{ provider_transaction_id: mine[0], refunded_amount: 200 }]);
+    });
+
     describe("a provider that fails or answers too late: bad_gateway, and a retry with the same key is safe", () => {
       const faults = [
         ["a 500", { status: 500 }],
@@ -195,6 +235,19 @@ export function providerContract(name: string, start: () => Promise<ContractHarn
         await h.fail(fault);
         expect((await rejection(status(qr))).code).toBe("bad_gateway");
         expect((await status(qr)).status).toBe("pending");
+      });
+
+      it.each(faults)("on the reconciliation's list, %s", async (_, fault) => {
+        const qr = await create(700);
+        const range = { from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000) };
+        const known = [qr.provider_transaction_id];
+        await h.fail(fault);
+        expect((await rejection(h.provider.listTransactions({ ...range, known }, h.credentials))).code).toBe(
+          "bad_gateway",
+        );
+        expect(await h.provider.listTransactions({ ...range, known }, h.credentials)).toContainEqual(
+          expect.objectContaining({ provider_transaction_id: qr.provider_transaction_id, status: "pending" }),
+        );
       });
 
       it.each(faults)("on cancel, %s", async (_, fault) => {

@@ -113,6 +113,16 @@ export async function contractSandbox() {
     outlive: (seconds: number) => {
       offsetMs += (seconds + 1) * 1000;
     },
+    /** The sandbox changes the transaction the QR's URL names, telling nobody (`/sandbox/transactions/{id}/override`). */
+    async disagree(qr: { qr_content: string }, change: { status?: "paid"; refund_amount?: number }) {
+      const transactionId = new URL(qr.qr_content).pathname.split("/").at(-1);
+      const told = await fetch(`${sandbox.baseUrl}/sandbox/transactions/${transactionId}/override`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(change),
+      });
+      if (told.status !== 200) throw new Error(`the sandbox's override answered ${told.status}`);
+    },
     async fail(fault: { status?: number; delay_ms?: number; times?: number }) {
       const told = await fetch(`${sandbox.baseUrl}/sandbox/faults`, {
         method: "POST",

@@ -376,3 +376,36 @@ describe("sandbox faults", () => {
     ).toBe(200);
   });
 });
+
+describe("the sandbox's list and overrides, for reconciliation", () => {
+  it("lists a merchant's window of transactions, changes one untold when a test asks, and refuses bad asks", async () => {
+    const account = testAccount();
+    const sandbox = await sandboxWith({ accounts: [account] });
+    const created = await callSandbox(sandbox.baseUrl, account, "POST", "/v1/payments", createBody(1500));
+    const id = created.body.transaction_id as string;
+    const override = (body: unknown) =>
+      fetch(`${sandbox.baseUrl}/sandbox/transactions/${id}/override`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect((await override({ status: "paid", refund_amount: 500 })).status).toBe(200);
+    const hour = 3_600_000;
+    const window = (from: number, to: number) =>
+      `/v1/payments?created_from=${new Date(from).toISOString()}&created_to=${new Date(to).toISOString()}`;
+    const listed = await callSandbox(sandbox.baseUrl, account, "GET", window(Date.now() - hour, Date.now() + hour));
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ transaction_id: id, status: "paid", amount: 1500, refunded_amount: 500 }),
+    ]);
+    const before = await callSandbox(sandbox.baseUrl, account, "GET", window(Date.now() - 2 * hour, Date.now() - hour));
+    expect(before.body.data).toEqual([]);
+    for (const bad of [{}, { status: "declined" }, { refund_amount: 0 }, { refund_amount: 1001 }])
+      expect((await override(bad)).status, JSON.stringify(bad)).toBeGreaterThanOrEqual(400);
+    expect((await callSandbox(sandbox.baseUrl, account, "GET", `/v1/payments/${id}`)).body).toMatchObject({
+      status: "paid",
+      refunded_amount: 500,
+    });
+    for (const query of ["/v1/payments", "/v1/payments?created_from=yesterday&created_to=today"])
+      expect((await callSandbox(sandbox.baseUrl, account, "GET", query)).status).toBe(400);
+  });
+});

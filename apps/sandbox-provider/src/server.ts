@@ -48,6 +48,17 @@ function faultInput(body: Record<string, unknown>): Fault {
   return { status: status as number | undefined, delay_ms: delay_ms as number | undefined, times: times as number };
 }
 
+/** `POST /sandbox/transactions/{id}/override`: `{status: "paid"}` and/or `{refund_amount}`, a positive integer. */
+function overrideInput(body: Record<string, unknown>): { status?: "paid"; refund_amount?: number } {
+  const { status, refund_amount } = body;
+  const validStatus = status === undefined || status === "paid";
+  const validRefund =
+    refund_amount === undefined || (Number.isSafeInteger(refund_amount) && (refund_amount as number) > 0);
+  if (!validStatus || !validRefund || (status === undefined && refund_amount === undefined))
+    throw sandboxErrors.invalidRequest('an override is status "paid" and/or a positive refund_amount');
+  return { status: status as "paid" | undefined, refund_amount: refund_amount as number | undefined };
+}
+
 type Reply = { status: number; body: unknown } | { status: number; html: string } | { status: 303; location: string };
 
 async function readRequest(req: IncomingMessage): Promise<Request> {
@@ -111,6 +122,20 @@ export function transactionView(transaction: SandboxTransaction, publicUrl: stri
   return { ...visible, qr_content: `${publicUrl}/pay/${transaction.transaction_id}` };
 }
 
+/** `GET /v1/payments?created_from=&created_to=` (ISO times): a merchant's transactions created in that window. */
+function listRoute(
+  deps: ServerDeps,
+  account: MerchantAccount,
+  path: string,
+  view: (transaction: SandboxTransaction) => unknown,
+): Reply {
+  const query = new URL(path, "http://sandbox").searchParams;
+  const [from, to] = [Date.parse(query.get("created_from") ?? ""), Date.parse(query.get("created_to") ?? "")];
+  if (Number.isNaN(from) || Number.isNaN(to) || from >= to || to - from > 31 * 86_400_000)
+    throw sandboxErrors.invalidRequest("created_from and created_to are ISO times, in order, at most 31 days apart");
+  return { status: 200, body: { data: deps.book.list(account.merchant_id, from, to).map(view) } };
+}
+
 /** The faults waiting for the next merchant calls, in order. */
 function faultQueue() {
   const faults: Fault[] = [];
@@ -132,6 +157,19 @@ function faultQueue() {
   };
 }
 
+function send(res: ServerResponse, reply: Reply) {
+  if ("location" in reply) {
+    res.writeHead(303, { location: reply.location });
+    res.end();
+  } else if ("html" in reply) {
+    res.writeHead(reply.status, { "content-type": "text/html; charset=utf-8" });
+    res.end(reply.html);
+  } else {
+    res.writeHead(reply.status, { "content-type": "application/json; charset=utf-8" });
+    res.end(JSON.stringify(reply.body));
+  }
+}
+
 /** The sandbox's API: `/v1/payments...` for merchants (signed), `/sandbox/...` and `/pay/...` for the customer. */
 export function createSandboxServer(deps: ServerDeps): Server {
   const view = (transaction: SandboxTransaction) => transactionView(transaction, deps.publicUrl());
@@ -139,6 +177,7 @@ export function createSandboxServer(deps: ServerDeps): Server {
   const { meetFault, addFault } = faultQueue();
   function merchantRoute(request: Request, account: MerchantAccount, parts: string[]): Reply | undefined {
     const [, , , id, action] = parts;
+    if (request.method === "GET" && parts.length === 3) return listRoute(deps, account, request.path, view);
     if (request.method === "POST" && parts.length === 3) {
       const key = request.req.headers["idempotency-key"];
       const input = createInput(request.json, account);
@@ -194,6 +233,8 @@ export function createSandboxServer(deps: ServerDeps): Server {
     }
     if (area === "sandbox" && resource === "transactions" && id && action === "pay" && request.method === "POST")
       return { status: 200, body: view(deps.book.pay(id)) };
+    if (area === "sandbox" && resource === "transactions" && id && action === "override" && request.method === "POST")
+      return { status: 200, body: view(deps.book.override(id, overrideInput(request.json))) };
     if (area === "pay" && resource && parts.length === 3) {
       if (request.method === "GET") return { status: 200, html: payPage(view(deps.book.get(undefined, resource))) };
       if (request.method === "POST") {
@@ -202,19 +243,6 @@ export function createSandboxServer(deps: ServerDeps): Server {
       }
     }
     return undefined;
-  }
-
-  function send(res: ServerResponse, reply: Reply) {
-    if ("location" in reply) {
-      res.writeHead(303, { location: reply.location });
-      res.end();
-    } else if ("html" in reply) {
-      res.writeHead(reply.status, { "content-type": "text/html; charset=utf-8" });
-      res.end(reply.html);
-    } else {
-      res.writeHead(reply.status, { "content-type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify(reply.body));
-    }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {

@@ -143,6 +143,14 @@ function transactionLedger(options: TransactionOptions) {
       }
       return undefined;
     },
+    /** A merchant's transactions created in [fromMs, toMs), as time has moved them, oldest first. */
+    list(merchantId: string, fromMs: number, toMs: number) {
+      advance();
+      return [...transactions.values()].filter((t) => {
+        const created = Date.parse(t.created_at);
+        return t.merchant_id === merchantId && created >= fromMs && created < toMs;
+      });
+    },
     add(transaction: SandboxTransaction) {
       transactions.set(transaction.transaction_id, transaction);
       open.add(transaction);
@@ -184,9 +192,45 @@ function newTransaction(
   };
 }
 
+type Ledger = ReturnType<typeof transactionLedger>;
+type Override = { status?: "paid"; refund_amount?: number };
+
+/**
+ * The provider's record changed behind the merchant's back, with no notification: a test's way to make the sandbox
+ * disagree with the gateway's ledger (a payment it says was made, a refund only it knows).
+ */
+function override(ledger: Ledger, now: number, id: string, patch: Override): SandboxTransaction {
+  const transaction = ledger.find(undefined, id);
+  const left = transaction.amount - transaction.refunded_amount;
+  if ((patch.refund_amount ?? 0) > left) throw sandboxErrors.refundExceedsAmount(left);
+  const refunds = patch.refund_amount
+    ? [
+        ...transaction.refunds,
+        { refund_id: `rfd_${ulid()}`, amount: patch.refund_amount, idempotency_key: null, created_at: iso(now) },
+      ]
+    : transaction.refunds;
+  const refunded = transaction.refunded_amount + (patch.refund_amount ?? 0);
+  const status = patch.status ?? transaction.status;
+  ledger.change(transaction, {
+    status: status === "paid" && refunded === transaction.amount ? "refunded" : status,
+    refunds,
+    refunded_amount: refunded,
+  });
+  return transaction;
+}
+
 /** The sandbox's transactions and their rules: what a merchant and a customer may do with one, and when. */
 export function transactionBook(options: TransactionOptions) {
   const ledger = transactionLedger(options);
+  return {
+    ...bookRules(ledger, options),
+    list: ledger.list,
+    override: (id: string, patch: Override) => override(ledger, options.now(), id, patch),
+  };
+}
+
+/** What a merchant and a customer may do with a transaction. */
+function bookRules(ledger: Ledger, options: TransactionOptions) {
   const { find, change } = ledger;
 
   return {

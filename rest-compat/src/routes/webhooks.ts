@@ -12,7 +12,8 @@ const notification = (request: RestRequest) => ({
 
 /**
  * Inbound provider notifications. No partner authentication: the provider's signature is the credential, checked
- * by the payments service over the raw bytes, which travel base64-encoded so not a byte changes on the way. Every
+ * by the payments service over the raw bytes, which travel base64-encoded so not a byte changes on the way (a provider
+ * that signs none, PayPay, only prompts a read of its API). Every
  * `*-signature` header is passed on; the service knows which one its provider uses. The operation is not in the
  * public graph: raw bytes and signature headers are HTTP details, and `/v1` counts this path per IP.
  */

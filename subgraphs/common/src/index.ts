@@ -1,5 +1,6 @@
 export * from "./access";
 export * from "./audit";
+export * from "./business-day";
 export * from "./caller";
 export * from "./card-settlement-files";
 export * from "./csv";

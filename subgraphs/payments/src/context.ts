@@ -18,6 +18,7 @@ import type { PaymentIntentService } from "./modules/payment-intents/payment-int
 import type { PaymentPoller } from "./modules/provider-events/payment-poller";
 import type { WebhookService } from "./modules/provider-events/webhook.service";
 import type { ProviderDirectory } from "./modules/providers/provider-directory";
+import type { ReconciliationService } from "./modules/reconciliation/reconciliation.service";
 import type { RefundService } from "./modules/refunds/refund.service";
 import type { ApiKeyWebhookService } from "./modules/webhooks/api-key-webhook.service";
 import type { WebhookDispatcher } from "./modules/webhooks/webhook-dispatcher";
@@ -42,6 +43,8 @@ export interface PaymentsDeps {
   webhooks: WebhookService;
   /** Polls providers that must be asked (a job of `jobs`); tests run `pollOnce` themselves. */
   poller: PaymentPoller;
+  /** The daily reconciliation of QR sales with each provider (a job per provider); tests run `run` themselves. */
+  reconciliation: ReconciliationService;
   refunds: RefundService;
   transactions: TransactionService;
   /** The edge's questions before a signed request runs (replayed signature, store of the rate limits). */
@@ -74,6 +77,7 @@ export interface PaymentsContext {
   gatewayFront: GatewayFrontService;
   outbox: OutboxService;
   apiKeyWebhooks: ApiKeyWebhookService;
+  reconciliation: ReconciliationService;
 }
 
 export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsContext {
@@ -91,5 +95,6 @@ export function createContext(deps: PaymentsDeps, caller: Caller): PaymentsConte
     gatewayFront: deps.gatewayFront,
     outbox: deps.outbox,
     apiKeyWebhooks: deps.apiKeyWebhooks,
+    reconciliation: deps.reconciliation,
   };
 }

@@ -40,6 +40,9 @@ import { providerEventResolvers } from "./modules/provider-events/resolvers";
 import { webhookService } from "./modules/provider-events/webhook.service";
 import { providerCredentialStore } from "./modules/providers/provider-credentials";
 import { providerDirectory } from "./modules/providers/provider-directory";
+import { reconciliationRepository } from "./modules/reconciliation/reconciliation.repository";
+import { reconciliationService } from "./modules/reconciliation/reconciliation.service";
+import { reconciliationResolvers } from "./modules/reconciliation/resolvers";
 import { refundRepository } from "./modules/refunds/refund.repository";
 import { refundService } from "./modules/refunds/refund.service";
 import { refundResolvers } from "./modules/refunds/resolvers";
@@ -82,6 +85,7 @@ export const payments: SubgraphDefinition<PaymentsDeps, PaymentsContext> = {
     gatewayFrontResolvers,
     outboxResolvers,
     webhookResolvers,
+    reconciliationResolvers,
   ),
   referenceBatches: { Store: storeReferenceBatch },
   createContext,
@@ -163,6 +167,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   });
   const confirmRecovery = confirmRecoveryService({ confirmations, providers, credentials, clock });
   const poller = paymentPoller({ events, outcomes, providers, credentials, clock });
+  const reconciliation = reconciliationService(reconciliationRepository(prisma), { providers, credentials, clock });
   return {
     db,
     prisma,
@@ -177,6 +182,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     confirmRecovery,
     webhooks: webhookService({ events, outcomes, providers, clock, retryDelaysMs: config.webhookRetryDelaysMs }),
     poller,
+    reconciliation,
     refunds,
     transactions,
     gatewayFront: gatewayFrontService({
@@ -190,7 +196,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     outboxPublisher: (bus) => outboxPublisher({ outbox, bus, clock }),
     jobs: (bus, options) =>
       paymentsJobs(
-        { poller, refunds, paymentIntents, confirmRecovery, apiKeyExpiry: keyExpiry, apiKeyWebhooks },
+        { poller, refunds, paymentIntents, confirmRecovery, apiKeyExpiry: keyExpiry, apiKeyWebhooks, reconciliation },
         outboxPublisher({ outbox, bus, clock }),
         options.pollIntervalMs,
       ),

@@ -9,12 +9,12 @@ const PROBE_INTERVAL_MS = 60_000;
 /**
  * The gateway's periodic work: the outbox publisher and its cleanup, the poll of providers that must be asked, and
  * the repairs at the same pace (provider refunds left pending, overdue intents, confirms a crash interrupted, API
- * keys reaching their expiry). Every job claims its rows, so any number of processes may run them.
+ * keys reaching their expiry), and each provider's daily reconciliation. Every job claims its rows, so any number of processes may run them.
  */
 export function paymentsJobs(
   deps: Pick<
     PaymentsDeps,
-    "poller" | "refunds" | "paymentIntents" | "confirmRecovery" | "apiKeyExpiry" | "apiKeyWebhooks"
+    "poller" | "refunds" | "paymentIntents" | "confirmRecovery" | "apiKeyExpiry" | "apiKeyWebhooks" | "reconciliation"
   >,
   publisher: { jobs(options: { name: string }): Job[] },
   pollIntervalMs: number,
@@ -33,5 +33,6 @@ export function paymentsJobs(
       schedule: { everyMs: PROBE_INTERVAL_MS },
       run: () => deps.apiKeyWebhooks.probeDeadLetters(),
     },
+    ...deps.reconciliation.jobs(),
   ];
 }

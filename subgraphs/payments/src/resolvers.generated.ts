@@ -921,6 +921,40 @@ export type ProcessingMode =
   /** The gateway completes it with the provider (QR payments). */
   | 'pgw_processed';
 
+/** One disagreement between a QR provider and the gateway's ledger about one payment, recorded once; nothing is repaired. */
+export type ProviderDifference = {
+  __typename?: 'ProviderDifference';
+  /** The provider's value: its status, an amount in minor units, or none. */
+  actual: Scalars['String']['output'];
+  /** The business day whose reconciliation found it, YYYY-MM-DD. */
+  business_date: Scalars['String']['output'];
+  /** When the reconciliation first found it. */
+  detected_at: Scalars['DateTime']['output'];
+  /** The ledger's value: an intent status, an amount in minor units, or none. */
+  expected: Scalars['String']['output'];
+  /** What disagrees. */
+  field: ProviderDifferenceField;
+  /** pdf_ followed by a ULID. */
+  id: Scalars['ID']['output'];
+  /** The gateway's intent; null for a payment the provider took that the gateway never asked for. */
+  payment_intent_id?: Maybe<Scalars['String']['output']>;
+  /** The provider's code. */
+  provider: Scalars['String']['output'];
+  /** The provider's id of the payment. */
+  provider_transaction_id: Scalars['String']['output'];
+};
+
+/** What a provider difference is about. */
+export type ProviderDifferenceField =
+  /** The payment's amount. */
+  | 'amount'
+  /** One side has no such payment. */
+  | 'payment'
+  /** What was refunded of it. */
+  | 'refunded_amount'
+  /** Whether the payment was taken: the ledger and the provider disagree. */
+  | 'status';
+
 export type Query = {
   __typename?: 'Query';
   /** The webhook of an API key: its partner, the admin of its PSP (L1) or a system operator (L0). */
@@ -1201,11 +1235,22 @@ export type Store = {
   payment_intents_count: Scalars['Int']['output'];
   /** The store's place in the tenant hierarchy, from the portal: every field here checks the caller against it. */
   psp_id: Scalars['Int']['output'];
+  /**
+   * Where a QR provider's view of this store's business day (today by default, YYYY-MM-DD in Asia/Tokyo) differs from
+   * the gateway's ledger, as the daily reconciliation found it (store managers and above who reach the store). Empty
+   * when they matched or before it ran.
+   */
+  qr_differences: Array<ProviderDifference>;
 };
 
 
 export type StorePayment_IntentArgs = {
   id: Scalars['String']['input'];
+};
+
+
+export type StoreQr_DifferencesArgs = {
+  date?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** One event of a store's feed. `type` says what it is about; the field of that name holds the object as it is now. */
@@ -1373,7 +1418,10 @@ export type WebhookDeadLetter = {
 export type WebhookReceipt = {
   __typename?: 'WebhookReceipt';
   received: Scalars['Boolean']['output'];
-  /** applied, duplicate, stale, pending, late_payment (a payment for a closed intent, refunded), dead_lettered, or ignored (not about a payment). */
+  /**
+   * applied, duplicate, stale, pending, late_payment (a payment for a closed intent, refunded), dead_lettered, prompted (an
+   * unsigned notification: its intent is read from the provider at once), or ignored (not about a payment, or nothing waits).
+   */
   result: Scalars['String']['output'];
 };
 
@@ -1509,6 +1557,10 @@ export type FederationReferenceTypes = {
     & ( Record<PropertyKey, never>
         | GraphQLRecursivePick<FederationTypes['Store'], {"psp_id":true,"merchant_id":true,"area_id":true}>
         | GraphQLRecursivePick<FederationTypes['Store'], {"psp_id":true,"merchant_id":true,"area_id":true}>
+        | GraphQLRecursivePick<FederationTypes['Store'], {"psp_id":true,"merchant_id":true,"area_id":true}>
+        | GraphQLRecursivePick<FederationTypes['Store'], {"psp_id":true,"merchant_id":true,"area_id":true}>
+        | GraphQLRecursivePick<FederationTypes['Store'], {"psp_id":true,"merchant_id":true,"area_id":true}>
+        | GraphQLRecursivePick<FederationTypes['Store'], {"psp_id":true,"merchant_id":true,"area_id":true}>
         | GraphQLRecursivePick<FederationTypes['Store'], {"psp_id":true,"merchant_id":true,"area_id":true}> ) );
 };
 
@@ -1571,6 +1623,8 @@ export type ResolversTypes = {
   PaymentTokenGrant: ResolverTypeWrapper<any>;
   PosPayment: ResolverTypeWrapper<any>;
   ProcessingMode: ResolverTypeWrapper<any>;
+  ProviderDifference: ResolverTypeWrapper<any>;
+  ProviderDifferenceField: ResolverTypeWrapper<any>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RedeliverPartnerWebhooksInput: ResolverTypeWrapper<any>;
   Refund: ResolverTypeWrapper<any>;
@@ -1641,6 +1695,7 @@ export type ResolversParentTypes = {
   PaymentIntentResult: any;
   PaymentTokenGrant: any;
   PosPayment: any;
+  ProviderDifference: any;
   Query: Record<PropertyKey, never>;
   RedeliverPartnerWebhooksInput: any;
   Refund: any;
@@ -1957,6 +2012,18 @@ export type PosPaymentResolvers<ContextType = PaymentsContext, ParentType extend
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
+export type ProviderDifferenceResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['ProviderDifference'] = ResolversParentTypes['ProviderDifference']> = {
+  actual?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  business_date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  detected_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  expected?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  field?: Resolver<ResolversTypes['ProviderDifferenceField'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  payment_intent_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider_transaction_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   apiKeyWebhook?: Resolver<ResolversTypes['ApiKeyWebhook'], ParentType, ContextType, RequireFields<QueryApiKeyWebhookArgs, 'client_id'>>;
   clientPartner?: Resolver<ResolversTypes['ClientPartner'], ParentType, ContextType, RequireFields<QueryClientPartnerArgs, 'id'>>;
@@ -2009,6 +2076,7 @@ export type StoreResolvers<ContextType = PaymentsContext, ParentType extends Res
   id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   payment_intent?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType, RequireFields<StorePayment_IntentArgs, 'id'>>;
   payment_intents_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  qr_differences?: Resolver<Array<ResolversTypes['ProviderDifference']>, ParentType, ContextType, Partial<StoreQr_DifferencesArgs>>;
 };
 
 export type StoreEventResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['StoreEvent'] = ResolversParentTypes['StoreEvent']> = {
@@ -2091,6 +2159,7 @@ export type Resolvers<ContextType = PaymentsContext> = {
   PaymentIntentResult?: PaymentIntentResultResolvers<ContextType>;
   PaymentTokenGrant?: PaymentTokenGrantResolvers<ContextType>;
   PosPayment?: PosPaymentResolvers<ContextType>;
+  ProviderDifference?: ProviderDifferenceResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Refund?: RefundResolvers<ContextType>;
   RefundResult?: RefundResultResolvers<ContextType>;

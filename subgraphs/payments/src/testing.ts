@@ -151,6 +151,7 @@ export function scriptedProvider(name: string, mode: FollowMode = "polling") {
       paid.refunded_amount += request.amount;
       return { provider_refund_id: `rf_${request.idempotency_key}`, amount: request.amount, payment: paid };
     },
+    listTransactions: async ({ known }) => known.flatMap((id) => payments.get(id) ?? []),
   };
   return {
     provider,

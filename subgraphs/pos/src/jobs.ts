@@ -1,7 +1,7 @@
+import { STORE_TIME_ZONE } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
 import { messageRetryJob } from "@pos-cloud/common/messages";
 import type { PosDeps } from "./context";
-import { STORE_TIME_ZONE } from "./modules/settlements/business-day";
 
 /** The spec's accounting export: daily at 00:00 UTC+9, for the business day that just ended. */
 export const ACCOUNTING_EXPORT_CRON = "0 0 * * *";

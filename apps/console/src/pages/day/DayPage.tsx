@@ -207,6 +207,7 @@ function DaySummary({ day, onChange }: { day: Day; onChange: () => void }) {
         </Text>
       )}
       {settlement && <CardExchange exchange={settlement.card_exchange} />}
+      <QrDifferences differences={day.store.qr_differences} />
       {identity && may.resendAccountingExport(identity) && (
         <AccountingExportResend merchantId={day.store.merchant_id} storeId={day.store_id} date={day.date} />
       )}
@@ -242,6 +243,32 @@ function CardExchange({ exchange }: { exchange: NonNullable<Day["settlement"]>["
           { header: "Field", cell: (difference) => difference.field },
           { header: "Ours", field: "expected", cell: (difference) => difference.expected },
           { header: "Acquirer's", field: "actual", cell: (difference) => difference.actual },
+        ]}
+      />
+    </Stack>
+  );
+}
+
+/** Where a QR provider's view of the day differs from the ledger: recorded by the daily reconciliation, not repaired. */
+function QrDifferences({ differences }: { differences: Day["store"]["qr_differences"] }) {
+  return (
+    <Stack gap="xs">
+      <Title order={3}>QR provider reconciliation</Title>
+      <DataTable
+        label="QR differences"
+        empty="No differences: the QR providers' view matches the day, or the reconciliation has not run for it yet."
+        rows={differences}
+        rowKey={(difference) => `qr-difference-${difference.id}`}
+        columns={[
+          { header: "Provider", cell: (difference) => difference.provider },
+          {
+            header: "Payment",
+            cell: (difference) => difference.payment_intent_id ?? difference.provider_transaction_id,
+          },
+          { header: "Field", cell: (difference) => difference.field },
+          { header: "Ours", field: "expected", cell: (difference) => difference.expected },
+          { header: "Provider's", field: "actual", cell: (difference) => difference.actual },
+          { header: "Found", cell: (difference) => <DateTime value={difference.detected_at} /> },
         ]}
       />
     </Stack>

@@ -48,6 +48,14 @@ export function providerEventRepository(prisma: PrismaClient) {
       const ids = await claimDue(prisma, "payment_intents", condition, now, limit);
       return prisma.paymentIntent.findMany({ where: { id: { in: ids } } });
     },
+    /** Makes the provider's waiting intent of this transaction due for its next poll now; whether there was one. */
+    async pollNow(provider_name: string, provider_transaction_id: string, now: Date): Promise<boolean> {
+      const { count } = await prisma.paymentIntent.updateMany({
+        where: { provider_name, provider_transaction_id, status: { in: ["requires_action", "processing"] } },
+        data: { next_poll_at: now },
+      });
+      return count > 0;
+    },
     /** When the intent is next polled, after `attempts` polls in a row that changed nothing. */
     schedulePoll: (id: string, attempts: number, due: Date) => reschedule(prisma, "payment_intents", id, attempts, due),
     /** Keeps a notification whose processing kept failing; a redelivery of the same event adds to its attempts. */

@@ -18,10 +18,16 @@ beforeAll(async () => {
   sandbox = await startSandbox({ webhookSecret: secret, accounts: [account], retryDelaysMs: [] });
   deps = await openTestPayments(clock);
   // Notifications go nowhere (nothing listens on port 1): the test plays them itself.
-  await deps.providers.configure([{ code: "sandbox", adapter: "sandbox", options: { follow: "webhook" } }], {
-    gatewayUrl: "http://127.0.0.1:1",
-    sandbox: { baseUrl: sandbox.baseUrl, webhookSecret: secret },
-  });
+  await deps.providers.configure(
+    [
+      { code: "sandbox", adapter: "sandbox", options: { follow: "webhook" } },
+      { code: "paypay", adapter: "paypay", options: { baseUrl: "sandbox" } },
+    ],
+    {
+      gatewayUrl: "http://127.0.0.1:1",
+      sandbox: { baseUrl: sandbox.baseUrl, webhookSecret: secret },
+    },
+  );
 });
 afterAll(async () => {
   await deps?.close();
@@ -268,5 +274,46 @@ describe("inbound provider notifications", () => {
 
   it("answers an unknown provider path with not_found", async () => {
     await expect(deps.webhooks.receive("nobody", "", {})).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("takes PayPay's unsigned notification only as a prompt to read the payment from PayPay's API", async () => {
+    const { merchant_id, api_key, api_secret } = account;
+    const { caller } = await seedPartner(deps, [
+      { provider_code: "paypay", credentials: { merchant_id, api_key, api_secret }, is_active: true },
+    ]);
+    const { payment_intent, payment_token } = await deps.paymentIntents.create(caller, intentBody());
+    const qr = await deps.confirmations.confirm(payment_intent.id, {
+      payment_token: payment_token!.token,
+      provider: "paypay",
+    });
+    const intent = () => deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id: payment_intent.id } });
+    const { provider_transaction_id } = await intent();
+    const later = new Date(clock().getTime() + 3_600_000);
+    await deps.prisma.paymentIntent.update({ where: { id: payment_intent.id }, data: { next_poll_at: later } });
+    const notify = (body: Record<string, unknown>) =>
+      deps.webhooks.receive("paypay", Buffer.from(JSON.stringify(body)).toString("base64"), {});
+    // Anyone may post this: it claims a completed payment of 1 yen, with no signature to check.
+    const forged = { notification_type: "Transaction", merchant_order_id: provider_transaction_id, state: "COMPLETED" };
+    expect(await notify({ ...forged, order_amount: 1 })).toEqual({ received: true, result: "prompted" });
+    expect((await intent()).next_poll_at.getTime()).toBeLessThanOrEqual(clock().getTime());
+    await deps.poller.pollOnce();
+    expect(await intent()).toMatchObject({ status: "requires_action" });
+
+    // Paid at PayPay (the sandbox's PayPay mode): the next notification's read finds it.
+    const transaction = new URL(qr.qr_content).pathname.split("/").at(-1);
+    expect((await fetch(`${sandbox.baseUrl}/sandbox/transactions/${transaction}/pay`, { method: "POST" })).status).toBe(
+      200,
+    );
+    await deps.prisma.paymentIntent.update({ where: { id: payment_intent.id }, data: { next_poll_at: later } });
+    expect(await notify(forged)).toEqual({ received: true, result: "prompted" });
+    await deps.poller.pollOnce();
+    expect(await intent()).toMatchObject({ status: "succeeded", amount: 1200 });
+
+    expect(await notify(forged)).toEqual({ received: true, result: "ignored" });
+    expect(await notify({ notification_type: "Cashback", merchant_order_id: "x" })).toEqual({
+      received: true,
+      result: "ignored",
+    });
+    await expect(notify({ notification_type: "Transaction" })).rejects.toMatchObject({ details: { field: "body" } });
   });
 });

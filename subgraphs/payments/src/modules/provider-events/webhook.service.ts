@@ -14,6 +14,24 @@ const MAX_LISTED = 100;
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * An unsigned notification names a payment and nothing more is believed: its intent, if still waiting, is polled at
+ * once (the poll job reads the provider's API and applies what it answers). A forged one costs one read.
+ */
+async function prompted(events: ProviderEventRepository, provider: PaymentProvider, raw: Buffer, now: Date) {
+  const named = provider.prompts!.parse(raw);
+  if (named === "not_a_payment") return { received: true, result: "ignored" };
+  const due = await events.pollNow(provider.name, named.provider_transaction_id, now);
+  return { received: true, result: due ? "prompted" : "ignored" };
+}
+
+/** A dead letter was a payment notification its provider's adapter read once. */
+function parseDeadLetter(providers: ProviderDirectory, code: string, rawBody: string): ProviderNotification {
+  const parsed = providers.forWebhook(code).provider.notifications!.parse(Buffer.from(rawBody, "utf8"));
+  if (parsed === "not_a_payment") throw new AppError("invalid_state", "the dead letter is not a payment notification");
+  return parsed;
+}
+
 export function webhookService(deps: {
   events: ProviderEventRepository;
   outcomes: ProviderOutcomeService;
@@ -60,14 +78,6 @@ export function webhookService(deps: {
     return { reason: describe(lastError), attempts: delays.length + 1 };
   }
 
-  /** A dead letter was a payment notification its provider's adapter read once. */
-  function parseDeadLetter(code: string, rawBody: string): ProviderNotification {
-    const parsed = providers.forWebhook(code).provider.notifications!.parse(Buffer.from(rawBody, "utf8"));
-    if (parsed === "not_a_payment")
-      throw new AppError("invalid_state", "the dead letter is not a payment notification");
-    return parsed;
-  }
-
   return {
     /**
      * One inbound notification, checked and read by its provider's adapter: signature over the raw bytes first (401
@@ -78,9 +88,10 @@ export function webhookService(deps: {
      */
     async receive(code: string, rawBase64: string, signatures: Record<string, unknown>) {
       const { provider, secret } = providers.forWebhook(code);
-      const notifications = provider.notifications!;
       const raw = Buffer.from(rawBase64, "base64");
-      if (!notifications.verify(raw, signatures, secret)) {
+      if (provider.prompts) return prompted(events, provider, raw, clock());
+      const notifications = provider.notifications!;
+      if (!notifications.verify(raw, signatures, secret!)) {
         throw new AppError("unauthorized", "the provider signature does not match");
       }
       const notification = notifications.parse(raw);
@@ -118,7 +129,7 @@ export function webhookService(deps: {
       if (!letter) throw new AppError("not_found", "dead letter not found");
       if (letter.resolved_at) return { dead_letter: letter, result: "duplicate" };
       const applied = await outcomes
-        .applyNotification(parseDeadLetter(letter.provider, letter.raw_body))
+        .applyNotification(parseDeadLetter(providers, letter.provider, letter.raw_body))
         .catch((error: unknown) => ({ result: "failed" as const, reason: describe(error) }));
       if ("reason" in applied) {
         return {

@@ -50,13 +50,19 @@ export function providerDirectory() {
     },
     /** An unknown code is the caller's `invalid_request` on field `provider`. */
     get: (code: string) => registry.get(code),
-    /** The provider and its secret for an inbound webhook path; an unknown provider has no webhook here. */
-    forWebhook(code: string): { provider: PaymentProvider; secret: string } {
+    /**
+     * The provider and its secret for an inbound webhook path (no secret: its notifications only prompt a read); an
+     * unknown provider has no webhook here.
+     */
+    forWebhook(code: string): { provider: PaymentProvider; secret?: string } {
       const secret = secrets.get(code.toLowerCase());
       const provider = registry.has(code) ? registry.get(code) : undefined;
+      if (provider?.prompts) return { provider };
       if (!provider?.notifications || !secret) throw new AppError("not_found", `no webhook for provider ${code}`);
       return { provider, secret };
     },
+    /** Every configured provider's code. */
+    codes: () => registry.codes(),
     pollingCodes: () => registry.codes().filter((code) => followsByPolling(registry.get(code).follow)),
   };
 }

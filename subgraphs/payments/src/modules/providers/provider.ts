@@ -1,3 +1,5 @@
+import { AppError } from "@pos-cloud/common";
+
 /**
  * The contract every payment provider adapter keeps (spec, behavior rule 8): a name, create QR, get payment status,
  * cancel payment, refund payment with an amount, how its outcomes are followed, and how its notifications are checked
@@ -118,6 +120,30 @@ export interface ProviderNotifications {
   parse(rawBody: Buffer): ProviderNotification | "not_a_payment";
 }
 
+/**
+ * Notifications a provider does not sign (PayPay's): each only names a payment, which the gateway then reads from the
+ * provider's API as its poll does; the body itself moves nothing (docs/decisions/payments.md, "PayPay's
+ * notifications only prompt a read").
+ */
+export interface ProviderPrompts {
+  /**
+   * The payment a notification names, or `not_a_payment` for a well-formed notification about something else; a body
+   * the provider never sends is the sender's `invalid_request` (field `body`).
+   */
+  parse(rawBody: Buffer): { provider_transaction_id: string } | "not_a_payment";
+}
+
+/**
+ * What the daily reconciliation asks of a provider (docs/decisions/payments.md, "QR sales reconciled with each
+ * provider"): the payments it created in [from, to), and each of `known` (the ledger's payments of that window,
+ * by provider transaction id) whatever time the provider gives them.
+ */
+export interface ReconciliationRange {
+  from: Date;
+  to: Date;
+  known: readonly string[];
+}
+
 export interface PaymentProvider {
   /** The lowercase provider code (`provider_code` of a store's configuration). */
   readonly name: string;
@@ -126,10 +152,18 @@ export interface PaymentProvider {
   readonly notificationMaxAgeSeconds: number;
   /** Absent for a provider followed only by polling. */
   readonly notifications?: ProviderNotifications;
+  /** A provider whose notifications are unsigned has these instead of `notifications`. */
+  readonly prompts?: ProviderPrompts;
   createQr(request: CreateQrRequest, credentials: ProviderCredentials): Promise<CreatedQr>;
   getPaymentStatus(providerTransactionId: string, credentials: ProviderCredentials): Promise<ProviderPayment>;
   cancelPayment(providerTransactionId: string, credentials: ProviderCredentials): Promise<ProviderPayment>;
   refundPayment(request: RefundRequest, credentials: ProviderCredentials): Promise<ProviderRefund>;
+  /**
+   * The provider's view of a day, for reconciliation: amounts, statuses and refunds. A provider with a transaction
+   * list answers from it (and may name payments the ledger does not know); one without (PayPay) reads each known
+   * payment. A known payment the provider has never heard of is absent.
+   */
+  listTransactions(range: ReconciliationRange, credentials: ProviderCredentials): Promise<ProviderPayment[]>;
 }
 
 /** One entry of the configured provider list (`PAYMENT_PROVIDERS`, docs/operations.md). */
@@ -158,4 +192,28 @@ export interface BuiltProvider {
 /** What an adapter folder's `index.ts` exports as `adapter`: one provider per setting. */
 export interface ProviderAdapter {
   build(setting: Required<ProviderSetting>, context: ProviderContext): BuiltProvider;
+}
+
+/** How many payments an adapter without a list reads at once for `listTransactions`. */
+const READS_AT_ONCE = 4;
+
+/**
+ * Each of `ids` read by `read`, a few at a time, in order; one the provider does not know (`not_found`) is left out.
+ * For `listTransactions` of a provider whose API reads one payment at a time.
+ */
+export async function readEach(
+  ids: readonly string[],
+  read: (id: string) => Promise<ProviderPayment>,
+): Promise<ProviderPayment[]> {
+  const found: (ProviderPayment | undefined)[] = [];
+  for (let start = 0; start < ids.length; start += READS_AT_ONCE) {
+    const batch = ids.slice(start, start + READS_AT_ONCE).map((id) =>
+      read(id).catch((error: unknown) => {
+        if (error instanceof AppError && error.code === "not_found") return undefined;
+        throw error;
+      }),
+    );
+    found.push(...(await Promise.all(batch)));
+  }
+  return found.filter((payment) => payment !== undefined);
 }

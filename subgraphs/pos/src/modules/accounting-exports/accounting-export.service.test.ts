@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
+import { STORE_TIME_ZONE } from "@pos-cloud/common";
 import { Cron } from "croner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedSftpControl, startEmbeddedSftp } from "../../../../../apps/sandbox-sftp/src/embedded";
@@ -8,7 +9,6 @@ import { onPostgres, temporaryDirectory, testStorage } from "../../../../../test
 import type { PosDeps } from "../../context";
 import { openPos } from "../../index";
 import { ACCOUNTING_EXPORT_CRON } from "../../jobs";
-import { STORE_TIME_ZONE } from "../settlements/business-day";
 import type { PortalCall } from "../stores/portal.client";
 
 // The export's run as workers run it: two POS processes on one database (PostgreSQL; one process on embedded

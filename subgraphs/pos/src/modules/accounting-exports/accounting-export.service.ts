@@ -1,13 +1,16 @@
 import {
   AppError,
+  addDays,
+  businessDateOf,
   type Caller,
   invalidField,
+  isCalendarDate,
   parseInput,
   requireAccountingExportAdmin,
   type SecretBox,
+  STORE_TIME_ZONE,
 } from "@pos-cloud/common";
 import type { ReceiptService } from "../receipts/receipt.service";
-import { addDays, businessDateOf, isCalendarDate, STORE_TIME_ZONE } from "../settlements/business-day";
 import type { SettlementService } from "../settlements/settlement.service";
 import type { StoreAccess, StorePlace } from "../stores/store-access.service";
 import { accountingExportDeliveryFilter, accountingExportResend } from "./accounting-export.inputs";

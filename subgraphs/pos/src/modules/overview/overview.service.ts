@@ -1,7 +1,15 @@
-import { type Caller, parseInput, requireTier, roles } from "@pos-cloud/common";
+import {
+  addDays,
+  type Caller,
+  dayToRead,
+  dayWindow,
+  parseInput,
+  requireTier,
+  roles,
+  STORE_TIME_ZONE,
+} from "@pos-cloud/common";
 import { givenArguments } from "../list-arguments";
 import type { PaymentFigures } from "../payments/payment-figures.service";
-import { addDays, dayToRead, dayWindow, STORE_TIME_ZONE } from "../settlements/business-day";
 import type { SettlementService } from "../settlements/settlement.service";
 import type { StoreAccess } from "../stores/store-access.service";
 import { overviewQuery } from "./overview.inputs";

@@ -1,7 +1,14 @@
-import { AppError, invalidField, logger } from "@pos-cloud/common";
+import {
+  AppError,
+  addDays,
+  businessDateOf,
+  invalidField,
+  isCalendarDate,
+  logger,
+  STORE_TIME_ZONE,
+} from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
 import type { NotificationService } from "../notifications/notification.service";
-import { addDays, businessDateOf, isCalendarDate, STORE_TIME_ZONE } from "./business-day";
 import type { CardExchangeRepository } from "./card-exchange.repository";
 import type { SettlementService } from "./settlement.service";
 import { type ExchangeOutcome, exchangeStore, messageOf, type StoreExchange } from "./store-exchange";

@@ -1,5 +1,12 @@
-import { cardTransactionColumns, MalformedCsv, readCsv, settlementColumns, writeCsv } from "@pos-cloud/common";
-import { businessDateOf, localTimeOf } from "./business-day";
+import {
+  businessDateOf,
+  cardTransactionColumns,
+  localTimeOf,
+  MalformedCsv,
+  readCsv,
+  settlementColumns,
+  writeCsv,
+} from "@pos-cloud/common";
 import type { CardEntry } from "./card-exchange.repository";
 import type { DayEntry } from "./settlement.repository";
 

@@ -1,8 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { AppError, type Caller, invalidField, parseInput } from "@pos-cloud/common";
+import {
+  AppError,
+  businessDateOf,
+  type Caller,
+  dayWindow,
+  invalidField,
+  parseInput,
+  STORE_TIME_ZONE,
+} from "@pos-cloud/common";
 import type { PaymentsInFlight } from "../payments/payments-in-flight";
 import type { StoreAccess, StorePlace } from "../stores/store-access.service";
-import { businessDateOf, dayWindow, STORE_TIME_ZONE } from "./business-day";
 import { settlementClose, settlementCreate } from "./settlement.inputs";
 import { settlementMachine } from "./settlement.machine";
 import type { PresentedSettlement } from "./settlement.presenter";

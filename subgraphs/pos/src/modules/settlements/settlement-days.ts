@@ -1,9 +1,8 @@
-import { type Caller, parseInput } from "@pos-cloud/common";
+import { type Caller, dayToRead, dayWindow, parseInput, STORE_TIME_ZONE } from "@pos-cloud/common";
 import type { StoreScope } from "../../list-scope";
 import { givenArguments } from "../list-arguments";
 import { PAYMENT_SCOPE } from "../payments/payment.service";
 import type { StoreAccess, StorePlace } from "../stores/store-access.service";
-import { dayToRead, dayWindow, STORE_TIME_ZONE } from "./business-day";
 import { dayCsv } from "./card-files";
 import { storeDayQuery } from "./settlement.inputs";
 import { type PresentedSettlement, summarize } from "./settlement.presenter";

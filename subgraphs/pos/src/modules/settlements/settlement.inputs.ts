@@ -1,5 +1,5 @@
+import { isCalendarDate } from "@pos-cloud/common";
 import { z } from "zod";
-import { isCalendarDate } from "./business-day";
 
 /** A business date, YYYY-MM-DD, that exists. */
 export const businessDate = z.string().refine(isCalendarDate, { message: "must be a date written YYYY-MM-DD" });

@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { AppError, type Caller } from "@pos-cloud/common";
+import { AppError, type Caller, localTimeOf } from "@pos-cloud/common";
 import { Cron } from "croner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedAcquirerControl, startEmbeddedAcquirer } from "../../../../../apps/sandbox-acquirer/src/embedded";
@@ -11,7 +11,6 @@ import { loggedDuring } from "../../../../../tests/support/log";
 import type { PosDeps } from "../../context";
 import { openPos } from "../../index";
 import type { PortalCall } from "../stores/portal.client";
-import { localTimeOf } from "./business-day";
 import { EXCHANGE_CRON } from "./card-exchange.service";
 
 // Settlements on the pos database alone: payments and refunds are rows as the payment and refund services leave

@@ -5,7 +5,8 @@ import { payPayProvider } from "./paypay.provider";
 
 /**
  * PayPay follows a payment by polling (its reference recommends every 4 to 5 seconds); its notifications carry no
- * signature, so they are not taken (docs/decisions/gateway.md, "PayPay as a provider").
+ * signature, so each only makes its payment due for a poll at once (docs/decisions/payments.md, "PayPay's
+ * notifications only prompt a read").
  */
 const options = commonAdapterOptions.extend({
   follow: z.literal("polling").default("polling"),

@@ -19,18 +19,20 @@ providerContract("PayPay adapter, against the sandbox's PayPay protocol", async 
     pay: (qr) => outside.pay(qr.qr_content),
     declinedAmount: 113,
     outlive: outside.outlive,
+    disagree: outside.disagree,
     fail: outside.fail,
     close: outside.close,
   };
 });
 
 describe("PayPay adapter", () => {
-  it("is followed by polling at PayPay's recommended 4.5 s unless configured, and takes no notifications", async () => {
+  it("is followed by polling at PayPay's recommended 4.5 s unless configured; its notifications only prompt", async () => {
     const outside = await contractSandbox();
     try {
       const standard = await paypayAt(outside.context);
       expect(standard.follow).toEqual({ mode: "polling", pollIntervalMs: 4_500 });
       expect(standard.notifications).toBeUndefined();
+      expect(standard.prompts).toBeDefined();
       expect((await paypayAt(outside.context, { pollIntervalMs: 4_000 })).follow.pollIntervalMs).toBe(4_000);
       await expect(paypayAt(outside.context, { follow: "webhook" })).rejects.toThrow(/payment provider paypay/);
     } finally {

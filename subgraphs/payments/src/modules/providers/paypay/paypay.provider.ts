@@ -1,14 +1,16 @@
 import { AppError, invalidField } from "@pos-cloud/common";
 import { z } from "zod";
-import type {
-  CreateQrRequest,
-  PaymentProvider,
-  ProviderCredentials,
-  ProviderFollow,
-  ProviderPayment,
-  ProviderPaymentStatus,
+import {
+  type CreateQrRequest,
+  type PaymentProvider,
+  type ProviderCredentials,
+  type ProviderFollow,
+  type ProviderPayment,
+  type ProviderPaymentStatus,
+  readEach,
 } from "../provider";
 import { type PayPayClientOptions, payPayClient } from "./paypay-client";
+import { payPayPrompts } from "./paypay-prompts";
 
 const money = z.object({ amount: z.number().int(), currency: z.string() });
 
@@ -108,6 +110,7 @@ export function payPayProvider(options: PayPayProviderOptions): PaymentProvider 
     name: options.code,
     follow: options.follow,
     notificationMaxAgeSeconds: options.notificationMaxAgeSeconds,
+    prompts: payPayPrompts,
     async createQr(request, credentials) {
       const merchantPaymentId = request.idempotency_key ?? request.reference;
       const created = await call(
@@ -140,6 +143,12 @@ export function payPayProvider(options: PayPayProviderOptions): PaymentProvider 
       };
     },
     getPaymentStatus: async (id, credentials) => toPayment(await details(id, credentials)),
+    /**
+     * PayPay's API has no transaction list: each payment the ledger knows is read by its payment details
+     * (docs/decisions/payments.md, "QR sales reconciled with each provider").
+     */
+    listTransactions: ({ known }, credentials) =>
+      readEach(known, async (id) => toPayment(await details(id, credentials))),
     /** Only a payment not yet made is cancelled; a paid one is the platform's to refund, never reversed here. */
     async cancelPayment(id, credentials) {
       const before = toPayment(await details(id, credentials));

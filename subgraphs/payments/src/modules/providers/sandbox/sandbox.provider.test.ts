@@ -18,6 +18,7 @@ providerContract("sandbox adapter, against the sandbox", async () => {
     pay: (qr) => outside.pay(qr.qr_content),
     declinedAmount: 113,
     outlive: outside.outlive,
+    disagree: outside.disagree,
     fail: outside.fail,
     webhook: {
       secret: webhookSecrets.sandbox!,

@@ -1,7 +1,13 @@
 import { createHmac } from "node:crypto";
 import { AppError, invalidField } from "@pos-cloud/common";
 import { z } from "zod";
-import type { PaymentProvider, ProviderCredentials, ProviderFollow, ProviderPayment } from "../provider";
+import {
+  type PaymentProvider,
+  type ProviderCredentials,
+  type ProviderFollow,
+  type ProviderPayment,
+  readEach,
+} from "../provider";
 import { sandboxNotifications } from "./sandbox-notifications";
 import { normalizeSandboxStatus, sandboxStatuses } from "./sandbox-statuses";
 
@@ -20,6 +26,7 @@ const refundSchema = z.object({
   amount: z.number().int(),
   transaction: transactionSchema,
 });
+const listSchema = z.object({ data: z.array(transactionSchema) });
 const errorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 type SandboxTransaction = z.infer<typeof transactionSchema>;
@@ -118,6 +125,8 @@ const paymentPath = (id: string) => `/v1/payments/${encodeURIComponent(id)}`;
 /** The HTTP adapter for the sandbox QR provider: signed JSON calls, answers mapped onto the contract. */
 export function sandboxProvider(options: SandboxProviderOptions): PaymentProvider {
   const call = sandboxClient(options);
+  const read = async (id: string, credentials: ProviderCredentials) =>
+    toPayment(await call(credentials, "GET", paymentPath(id), transactionSchema));
   return {
     name: options.code,
     follow: options.follow,
@@ -143,8 +152,15 @@ export function sandboxProvider(options: SandboxProviderOptions): PaymentProvide
         status,
       };
     },
-    getPaymentStatus: async (id, credentials) =>
-      toPayment(await call(credentials, "GET", paymentPath(id), transactionSchema)),
+    getPaymentStatus: read,
+    /** The sandbox's list of the window, and each known payment it placed elsewhere (read one by one). */
+    async listTransactions({ from, to, known }, credentials) {
+      const window = new URLSearchParams({ created_from: from.toISOString(), created_to: to.toISOString() });
+      const listed = (await call(credentials, "GET", `/v1/payments?${window}`, listSchema)).data.map(toPayment);
+      const seen = new Set(listed.map((payment) => payment.provider_transaction_id));
+      const elsewhere = known.filter((id) => !seen.has(id));
+      return [...listed, ...(await readEach(elsewhere, (id) => read(id, credentials)))];
+    },
     cancelPayment: async (id, credentials) =>
       toPayment(await call(credentials, "POST", `${paymentPath(id)}/cancel`, transactionSchema)),
     async refundPayment(request, credentials) {

@@ -1,4 +1,4 @@
-import { invalidField } from "@pos-cloud/common";
+import { invalidField } from "./errors";
 
 /**
  * Business days of a store: a calendar date in the store's time zone. Stores carry no time zone yet, so every store

@@ -1,0 +1,9 @@
+import type { ReachableStore } from "@pos-cloud/common";
+import type { Resolvers } from "../../resolvers.generated";
+
+export const reconciliationResolvers: Resolvers = {
+  Store: {
+    qr_differences: (store: ReachableStore, { date }, { reconciliation, caller }) =>
+      reconciliation.differencesOf(caller, store, date),
+  },
+};
