@@ -1,6 +1,7 @@
+import { businessDateOf } from "@pos-cloud/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceToken } from "../support/device";
-import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
+import { logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { confirmAndPayByQr } from "../support/sandbox-provider";
 import { type SeededStore, seed } from "../support/seed";
 
@@ -72,10 +73,8 @@ describe("POS tips", () => {
       staff_pin: leader.pin,
     });
   /** The store's day a moment falls on: its business date in Asia/Tokyo (UTC+9). */
-  const storeDay = async (at: Date) => {
-    const date = new Date(at.getTime() + 9 * 3_600_000).toISOString().slice(0, 10);
-    return (await graphql(STORE_DAY, { store_id: store.id, date })).data.storeDay;
-  };
+  const storeDay = async (at: Date) =>
+    (await graphql(STORE_DAY, { store_id: store.id, date: businessDateOf(at) })).data.storeDay;
 
   beforeAll(async () => {
     platform = await startTestPlatform({ demo: false });
@@ -308,6 +307,15 @@ describe("POS tips", () => {
       expect(total.tip_amount, total.payment_method).toBe(sum(ofMethod, "tip_amount"));
       expect(total.gross_amount, total.payment_method).toBe(sum(ofMethod, "total_amount"));
     }
+    // The day's chart adds up to its gross: tips included, as the day counts them.
+    const manager = (await logIn(platform.baseUrl, await seed(platform).user("STORE_MANAGER", store))).access_token;
+    const hours = await postGraphQL(
+      platform.baseUrl,
+      "query ($store_id: Int!, $date: String) { salesOverview(store_id: $store_id, date: $date) { by_hour { amount } } }",
+      { store_id: store.id, date: businessDateOf(qr.completed_at!) },
+      manager,
+    );
+    expect(sum(hours.body.data.salesOverview.by_hour, "amount")).toBe(day.gross_amount);
     const lines = (day.csv as string).trim().split("\r\n");
     expect(lines[0]).toBe("Kind,ID,Date,Time,Payment Method,Amount,Tip,Carried Over");
     expect(lines.find((line) => line.includes(qr.id))).toMatch(/,QR,2900,216,no$/);

@@ -608,7 +608,7 @@ export type EmoneyBrand =
 /** Payments completed within one hour of a business day. */
 export type HourlySales = {
   __typename?: 'HourlySales';
-  /** What they came to (the payments' amounts, minor units). */
+  /** What they came to (the payments' totals, tips included, as in gross_amount; minor units). */
   amount: Scalars['Int']['output'];
   /** How many. */
   count: Scalars['Int']['output'];

@@ -28,12 +28,12 @@ const outcomeOf = Prisma.sql`CASE
 /** Figures over many stores' payments, aggregated in SQL: by hour, by outcome, by store. */
 export function paymentFiguresRepository(prisma: PrismaClient) {
   return {
-    /** Payments completed within [start, end), by the hour (0–23) of their completion in `timeZone`. */
+    /** Payments completed within [start, end), by the hour (0–23) of their completion in `timeZone`, tips included. */
     byHour: async (scope: StoreScope, start: Date, end: Date, timeZone: string) =>
       (
         await prisma.$queryRaw<{ hour: number; amount: bigint; count: number }[]>`
           SELECT extract(hour FROM p.completed_at AT TIME ZONE ${timeZone})::int AS hour,
-            sum(p.amount)::bigint AS amount, count(*)::int AS count
+            sum(p.total_amount)::bigint AS amount, count(*)::int AS count
           FROM payments p
           WHERE ${scopeCondition(scope, "p")} AND p.status IN ('completed', 'refunded')
             AND p.completed_at >= ${start} AND p.completed_at < ${end}
