@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { repositoryRoot } from "@pos-cloud/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { whileNoOtherBuild } from "../support/build-lock";
 import { isolatedStorage } from "../support/databases";
 import { onPostgres } from "../support/environment";
 
@@ -32,7 +33,7 @@ function printed(child: ChildProcess, pattern: RegExp): Promise<string> {
 // server half is what these processes run (the console's half is built by `npm ci` and served in console.test.ts).
 describe("npm run build", () => {
   beforeAll(async () => {
-    await run("npm", ["run", "build:server"], { cwd: repositoryRoot });
+    await whileNoOtherBuild(() => run("npm", ["run", "build:server"], { cwd: repositoryRoot }));
   }, 300_000);
 
   it("compiles a worker that loads with node and exits with its clear message when its environment is missing", async () => {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { type Caller, repositoryRoot } from "@pos-cloud/common";
 import { openPortal } from "@pos-cloud/portal";
 import { afterAll, describe, expect, it } from "vitest";
+import { whileNoOtherBuild } from "../support/build-lock";
 import { temporaryDirectory } from "../support/environment";
 
 /** A child's stdout and stderr as one text, and a wait for a line in it; rejects if the child ends first. */
@@ -45,8 +46,13 @@ const accepts = (host: string, port: number) =>
     socket.on("error", () => resolve(false));
   });
 
-/** `npm start` in a process group of its own, stopped with Ctrl-C's signal; resolves once its banner is printed. */
-async function startPlatformProcess(env: NodeJS.ProcessEnv) {
+/**
+ * `npm start` in a process group of its own, stopped with Ctrl-C's signal; resolves once its banner is printed. On a
+ * fresh clone it builds first, as no other test may at the same time.
+ */
+const startPlatformProcess = (env: NodeJS.ProcessEnv) => whileNoOtherBuild(() => startPlatformProcessNow(env));
+
+async function startPlatformProcessNow(env: NodeJS.ProcessEnv) {
   // The operator's port on a free port too: 4001 may be another checkout's.
   const child = spawn("npm", ["start", "--silent"], {
     cwd: repositoryRoot,
@@ -147,15 +153,18 @@ describe("npm start", () => {
   );
 
   it("refuses invalid configuration, listing every problem", async () => {
-    const child = spawn("npm", ["start", "--silent"], {
-      cwd: repositoryRoot,
-      env: { ...process.env, PORT: "not-a-port", DEMO: "maybe", DATA_DIR: dir.path },
+    const { code, output } = await whileNoOtherBuild(async () => {
+      const child = spawn("npm", ["start", "--silent"], {
+        cwd: repositoryRoot,
+        env: { ...process.env, PORT: "not-a-port", DEMO: "maybe", DATA_DIR: dir.path },
+      });
+      let output = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        output += chunk;
+      });
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      return { code, output };
     });
-    let output = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk;
-    });
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(1);
     expect(output).toMatch(/PORT/);
     expect(output).toMatch(/DEMO/);
