@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { defineConfig } from "vitest/config";
-import { clusterWiring, onPostgres, testWorkers } from "./tests/support/environment";
+import { clusterWiring, onPostgres, postgresTestWorkers } from "./tests/support/environment";
 
 const require = createRequire(import.meta.url);
 
@@ -54,8 +54,8 @@ export default defineConfig({
     // Test files share one process's loaded modules instead of each loading the platform again: a third less time.
     // Every file closes what it starts, so nothing of one is left for the next.
     isolate: false,
-    // Two files at a time on either engine: vitest's default (cores less one) ran the embedded suite one file at a
-    // time on two cores, while most of a file's time is spent waiting (on HTTP, a browser, a child process).
-    maxWorkers: testWorkers,
+    // On PostgreSQL the databases do the work, so two files share two cores well; embedded, vitest's default (cores
+    // less one): the browser and timing tests have failed with two files at once on two busy cores.
+    maxWorkers: onPostgres ? postgresTestWorkers : undefined,
   },
 });

@@ -25,10 +25,10 @@ export const subgraphNames = ["portal", "pos", "payments"] as const;
 export type SubgraphName = (typeof subgraphNames)[number];
 
 /**
- * Test files run this many at a time. On PostgreSQL each worker has databases of its own, so one file's background
+ * Test files run this many at a time on PostgreSQL. Each worker has databases of its own, so one file's background
  * work never claims another's rows.
  */
-export const testWorkers = 2;
+export const postgresTestWorkers = 2;
 
 /**
  * The shared databases' name prefix: TEST_DATABASE_PREFIX lets two checkouts run the cluster suite on one PostgreSQL
