@@ -1,12 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import { repositoryRoot } from "@pos-cloud/common";
 import type { JWK } from "jose";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DemoFile } from "../../apps/platform/src/demo";
-import { ensureConsoleBuilt, launchChromium, logInInConsole } from "../support/browser";
+import {
+  documentationScreenshot,
+  ensureConsoleBuilt,
+  launchChromium,
+  logInInConsole,
+  seriousViolations,
+} from "../support/browser";
 import { deviceToken } from "../support/device";
 import { call as callGateway, signed } from "../support/gateway";
 import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
@@ -136,14 +139,7 @@ describe("operator console: money", () => {
     await page.goto(`${origin}/console/`);
     return page;
   }
-  async function seriousViolations(page: Page) {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    return violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target).join(" ")}`);
-  }
-  const screenshot = (page: Page, name: string) =>
-    page.screenshot({ path: join(repositoryRoot, "docs", "console", `${name}.png`), fullPage: true });
+  const screenshot = (page: Page, name: string) => documentationScreenshot(page, `console/${name}`, { fullPage: true });
 
   beforeAll(async () => {
     ensureConsoleBuilt();

@@ -142,7 +142,7 @@ describe("operator console: the business at a glance", () => {
     await figuresMatchApi(page);
     expect((await shown(page)).today.payment_count).toBeGreaterThan(0);
     await page.getByTestId("live-status").getByText("Live").waitFor();
-    await documentationScreenshot(page, "overview");
+    await documentationScreenshot(page, "console-overview");
     expect(await seriousViolations(page)).toEqual([]);
   });
 

@@ -56,7 +56,7 @@ describe("operator console", () => {
     const tree = page.getByRole("tree", { name: "Tenant tree" });
     await tree.getByText(demo.store.code, { exact: true }).waitFor();
     expect(page.url()).toBe(`${platform.baseUrl}/console/tree`);
-    await documentationScreenshot(page, "tree");
+    await documentationScreenshot(page, "console-tree");
     await context.close();
   });
 
@@ -104,7 +104,7 @@ describe("operator console", () => {
     await page.getByRole("button", { name: "Done" }).click();
     const row = page.getByTestId(`device-${serial}`);
     await row.getByText("active", { exact: true }).waitFor({ timeout: 15_000 });
-    await documentationScreenshot(page, "store");
+    await documentationScreenshot(page, "console-store");
     await row.getByRole("button", { name: `Suspend ${serial}` }).click();
     await row.getByText("suspended", { exact: true }).waitFor();
     await context.close();
@@ -143,7 +143,7 @@ describe("operator console", () => {
     await row.waitFor();
     expect(await row.locator('[data-field="store"]').textContent()).toBe(String(demo.store.id));
     expect(await seriousViolations(page)).toEqual([]);
-    await documentationScreenshot(page, "partner-grants");
+    await documentationScreenshot(page, "console-partner-grants");
     const grants = await platform.payments.grants.partnerGrants(operator, partner.id, {});
     expect(grants.nodes).toMatchObject([{ merchant_id: demo.merchant.id, store_id: demo.store.id, status: "active" }]);
     await context.close();

@@ -71,9 +71,12 @@ export async function seriousViolations(page: Page) {
     .map((violation) => ({ id: violation.id, nodes: violation.nodes.map((node) => node.target.join(" ")) }));
 }
 
-/** With `CONSOLE_SCREENSHOTS=1`, a browser test takes the README's screenshot `docs/console-<name>.png` again. */
-export async function documentationScreenshot(page: Page, name: string) {
+/**
+ * With `CONSOLE_SCREENSHOTS=1`, a browser test takes a documentation screenshot again: `docs/<name>.png` (the README's
+ * `console-tree`, the pages' `console/store-day`), the viewport or the whole page. Without it a run writes nothing.
+ */
+export async function documentationScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
   if (!process.env.CONSOLE_SCREENSHOTS) return;
-  await page.setViewportSize({ width: 1280, height: 720 });
-  await page.screenshot({ path: join(repositoryRoot, "docs", `console-${name}.png`) });
+  if (!options.fullPage) await page.setViewportSize({ width: 1280, height: 720 });
+  await page.screenshot({ path: join(repositoryRoot, "docs", `${name}.png`), fullPage: options.fullPage });
 }
