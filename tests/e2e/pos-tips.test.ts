@@ -211,6 +211,13 @@ describe("POS tips", () => {
     }
     const store = await patch(`/api/v1/stores/${shop.id}`, admin, { tip_ceiling_percent: 101 });
     expect(store.body.details).toMatchObject({ field: "payment_config.tip_ceiling_percent" });
+    const UPDATE_STORE = `mutation ($id: Int!, $input: UpdateStoreInput!) { updateStore(id: $id, input: $input) { id } }`;
+    const input = { payment_config: { tip_ceiling_percent: 10.5 } };
+    const graphqlRefusal = await postGraphQL(platform.baseUrl, UPDATE_STORE, { id: shop.id, input }, admin);
+    expect((graphqlRefusal.body as any).errors[0].extensions).toMatchObject({
+      code: "INVALID_REQUEST",
+      details: { field: "payment_config.tip_ceiling_percent" },
+    });
     // The payment configuration bounds what a card is captured for: not a store manager's to change.
     expect((await patch(`/api/v1/stores/${shop.id}`, manager, { tip_ceiling_percent: 100 })).status).toBe(403);
     const merchant = await call("GET", `/api/v1/merchants/${shop.merchant_id}`, undefined, {
