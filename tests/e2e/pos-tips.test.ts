@@ -44,17 +44,23 @@ describe("POS tips", () => {
     return body as { data?: any; errors?: { extensions: any }[] };
   };
 
-  /** A bill at 10% of its own table: 2 x 980 + 480 = 2440, tax 244, total 2684. */
-  async function bill() {
-    const order = await call("POST", "/orders", {
-      order_type: "dine_in",
-      table_number: `T${++table}`,
-      items: [
-        { sequence: 1, item_name: "Ramen", quantity: 2, unit_price: 980 },
-        { sequence: 2, item_name: "Gyoza", quantity: 1, unit_price: 480 },
-      ],
-    });
-    const billed = await call("POST", "/bills", { order_id: order.body.id, staff_code: staffCode, tax_percentage: 10 });
+  /** A bill at 10% of its own table: 2 x 980 + 480 = 2440, tax 244, total 2684; by `as`, a terminal's token. */
+  async function bill(as = terminal, staff_code = staffCode) {
+    const by = { authorization: `Bearer ${as}` };
+    const order = await call(
+      "POST",
+      "/orders",
+      {
+        order_type: "dine_in",
+        table_number: `T${++table}`,
+        items: [
+          { sequence: 1, item_name: "Ramen", quantity: 2, unit_price: 980 },
+          { sequence: 2, item_name: "Gyoza", quantity: 1, unit_price: 480 },
+        ],
+      },
+      by,
+    );
+    const billed = await call("POST", "/bills", { order_id: order.body.id, staff_code, tax_percentage: 10 }, by);
     expect(billed.body.total_amount).toBe(2684);
     return billed.body.id as string;
   }
@@ -179,6 +185,60 @@ describe("POS tips", () => {
     const paid = await billOf(billId);
     expect(paid).toMatchObject({ status: "paid", paid_amount: 2684, remaining_amount: 0 });
     expect(paid.splits.map((each: { status: string }) => each.status)).toEqual(["paid", "paid"]);
+  });
+
+  it("captures a card's slip tip up to the ceiling a merchant admin set in the portal, once the portal has synced it", async () => {
+    const shop = await seed(platform).store({ sells: true });
+    const till = await deviceToken(platform.baseUrl, await seed(platform).device(shop));
+    const cashier = (await seed(platform).user("STAFF", shop)).login_id;
+    const admin = (await logIn(platform.baseUrl, await seed(platform).user("MERCHANT_ADMIN", shop))).access_token;
+    const manager = (await logIn(platform.baseUrl, await seed(platform).user("STORE_MANAGER", shop))).access_token;
+    const ceilingAtGateway = async () =>
+      (await platform.payments.prisma.store.findUniqueOrThrow({ where: { id: shop.id } })).tip_ceiling_percent;
+    const patch = (path: string, token: string, payment_config: unknown) =>
+      call("PATCH", path, { payment_config }, { authorization: `Bearer ${token}` });
+
+    // The merchant's default reaches its store with the next sync; a store with no key of its own takes it.
+    const set = await patch(`/api/v1/merchants/${shop.merchant_id}`, admin, { tip_ceiling_percent: 10, note: "x" });
+    expect(set.body.payment_config).toEqual({ tip_ceiling_percent: 10, note: "x" });
+    await expect.poll(ceilingAtGateway).toBe(10);
+    for (const bad of [101, -1, 12.5, "10"]) {
+      const refused = await patch(`/api/v1/merchants/${shop.merchant_id}`, admin, { tip_ceiling_percent: bad });
+      expect(refused, String(bad)).toMatchObject({
+        status: 400,
+        body: { code: "invalid_request", details: { field: "payment_config.tip_ceiling_percent" } },
+      });
+    }
+    const store = await patch(`/api/v1/stores/${shop.id}`, admin, { tip_ceiling_percent: 101 });
+    expect(store.body.details).toMatchObject({ field: "payment_config.tip_ceiling_percent" });
+    const UPDATE_STORE = `mutation ($id: Int!, $input: UpdateStoreInput!) { updateStore(id: $id, input: $input) { id } }`;
+    const input = { payment_config: { tip_ceiling_percent: 10.5 } };
+    const graphqlRefusal = await postGraphQL(platform.baseUrl, UPDATE_STORE, { id: shop.id, input }, admin);
+    expect((graphqlRefusal.body as any).errors[0].extensions).toMatchObject({
+      code: "INVALID_REQUEST",
+      details: { field: "payment_config.tip_ceiling_percent" },
+    });
+    // The payment configuration bounds what a card is captured for: not a store manager's to change.
+    expect((await patch(`/api/v1/stores/${shop.id}`, manager, { tip_ceiling_percent: 100 })).status).toBe(403);
+    const merchant = await call("GET", `/api/v1/merchants/${shop.merchant_id}`, undefined, {
+      authorization: `Bearer ${admin}`,
+    });
+    expect(merchant.body.payment_config).toEqual({ tip_ceiling_percent: 10, note: "x" });
+    expect(await ceilingAtGateway()).toBe(10);
+
+    // 2,684 authorised: a 15 % tip (403) is above the ceiling, 10 % (268) is captured.
+    const at = { authorization: `Bearer ${till}` };
+    const billId = await bill(till, cashier);
+    const card = (await call("POST", "/payments", { bill_id: billId, amount: 2684, payment_method: CARD }, at)).body;
+    const slip = { approval_code: "A4", card_document_number: "SLIP-4", card_last_4: "4242" };
+    const result = (added_tip_amount: number) =>
+      call("PATCH", `/payments/${card.id}`, { ...slip, added_tip_amount }, at);
+    expect(await result(403)).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request", details: { field: "added_tip_amount", constraint: "tip_ceiling" } },
+    });
+    expect((await result(268)).body).toMatchObject({ status: "completed", tip_amount: 268, total_amount: 2952 });
+    expect(await intentOf(card.payment_intent_id)).toMatchObject({ amount: 2684, amount_received: 2952 });
   });
 
   it("adds a tip on each split's card slip at capture, through REST and GraphQL; above the ceiling changes nothing", async () => {

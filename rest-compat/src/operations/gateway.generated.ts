@@ -324,7 +324,7 @@ export type CreateMerchantInput = {
   logo_url?: string | null | undefined;
   /** Display name, 1 to 200 characters. */
   name: string;
-  /** Default payment configuration; a store's payment_config overrides it key by key. */
+  /** Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config?: Record<string, unknown> | null | undefined;
   /** Write-only: per provider code, an object of string fields, for example {"acme": {"merchant_id": "m1"}}. */
   provider_credentials?: Record<string, unknown> | null | undefined;
@@ -460,7 +460,7 @@ export type CreateStoreInput = {
   name: string;
   /** Opening periods per weekday. */
   operating_hours?: OperatingHoursInput | null | undefined;
-  /** Payment configuration; overrides the merchant's key by key. */
+  /** Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config?: Record<string, unknown> | null | undefined;
   /** The store's receipt printer. */
   printer_config?: PrinterConfigInput | null | undefined;
@@ -1241,7 +1241,7 @@ export type UpdateMerchantInput = {
   logo_url?: string | null | undefined;
   /** Display name, 1 to 200 characters. */
   name?: string | null | undefined;
-  /** Default payment configuration; a store's payment_config overrides it key by key. */
+  /** Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config?: Record<string, unknown> | null | undefined;
   /** Write-only: per provider code, an object of string fields. */
   provider_credentials?: Record<string, unknown> | null | undefined;
@@ -1291,7 +1291,7 @@ export type UpdateStoreInput = {
   name?: string | null | undefined;
   /** Opening periods per weekday. */
   operating_hours?: OperatingHoursInput | null | undefined;
-  /** Payment configuration; overrides the merchant's key by key. */
+  /** Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config?: Record<string, unknown> | null | undefined;
   /** The store's receipt printer. */
   printer_config?: PrinterConfigInput | null | undefined;

@@ -2828,7 +2828,7 @@ export interface operations {
                         logo_url: string | null;
                         /** @description {primary_color, secondary_color} */
                         branding: unknown;
-                        /** @description Default payment configuration; a store's payment_config overrides it key by key. */
+                        /** @description Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description Payment methods its stores offer unless a store sets its own. */
                         default_payment_methods: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[];
@@ -2925,7 +2925,7 @@ export interface operations {
                         /** @description Hex colour, for example #1a2b3c. */
                         secondary_color?: string | null;
                     } | null;
-                    /** @description Default payment configuration; a store's payment_config overrides it key by key. */
+                    /** @description Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                     payment_config?: Record<string, never> | null;
                     /** @description Payment methods its stores offer unless a store sets its own, up to 10. */
                     default_payment_methods?: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[] | null;
@@ -2964,6 +2964,8 @@ export interface operations {
                         secondary_color?: string;
                     };
                     payment_config?: {
+                        tip_ceiling_percent?: number;
+                    } & {
                         [key: string]: components["schemas"]["CreateMerchantInput.__schema0"];
                     };
                     default_payment_methods?: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[];
@@ -3015,7 +3017,7 @@ export interface operations {
                         logo_url: string | null;
                         /** @description {primary_color, secondary_color} */
                         branding: unknown;
-                        /** @description Default payment configuration; a store's payment_config overrides it key by key. */
+                        /** @description Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description Payment methods its stores offer unless a store sets its own. */
                         default_payment_methods: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[];
@@ -3111,7 +3113,7 @@ export interface operations {
                         logo_url: string | null;
                         /** @description {primary_color, secondary_color} */
                         branding: unknown;
-                        /** @description Default payment configuration; a store's payment_config overrides it key by key. */
+                        /** @description Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description Payment methods its stores offer unless a store sets its own. */
                         default_payment_methods: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[];
@@ -3207,7 +3209,7 @@ export interface operations {
                         logo_url: string | null;
                         /** @description {primary_color, secondary_color} */
                         branding: unknown;
-                        /** @description Default payment configuration; a store's payment_config overrides it key by key. */
+                        /** @description Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description Payment methods its stores offer unless a store sets its own. */
                         default_payment_methods: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[];
@@ -3304,7 +3306,7 @@ export interface operations {
                         /** @description Hex colour, for example #1a2b3c. */
                         secondary_color?: string | null;
                     } | null;
-                    /** @description Default payment configuration; a store's payment_config overrides it key by key. */
+                    /** @description Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                     payment_config?: Record<string, never> | null;
                     /** @description Payment methods its stores offer unless a store sets its own, up to 10. */
                     default_payment_methods?: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[] | null;
@@ -3347,6 +3349,8 @@ export interface operations {
                         secondary_color?: string;
                     };
                     payment_config?: {
+                        tip_ceiling_percent?: number;
+                    } & {
                         [key: string]: components["schemas"]["UpdateMerchantInput.__schema0"];
                     };
                     default_payment_methods?: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[];
@@ -3400,7 +3404,7 @@ export interface operations {
                         logo_url: string | null;
                         /** @description {primary_color, secondary_color} */
                         branding: unknown;
-                        /** @description Default payment configuration; a store's payment_config overrides it key by key. */
+                        /** @description Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description Payment methods its stores offer unless a store sets its own. */
                         default_payment_methods: ("qr_mpm" | "qr_cpm" | "credit_card" | "emoney" | "cash")[];
@@ -3498,7 +3502,7 @@ export interface operations {
                         longitude: number | null;
                         /** @description {mon: [{open: "09:00", close: "21:00"}], ...} */
                         operating_hours: unknown;
-                        /** @description Payment configuration; overrides the merchant's key by key. */
+                        /** @description Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description {address, port, protocol} */
                         printer_config: unknown;
@@ -3637,7 +3641,7 @@ export interface operations {
                             close: string;
                         }[] | null;
                     } | null;
-                    /** @description Payment configuration; overrides the merchant's key by key. */
+                    /** @description Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                     payment_config?: Record<string, never> | null;
                     /** @description The store's receipt printer. */
                     printer_config?: {
@@ -3685,6 +3689,8 @@ export interface operations {
                         }[];
                     };
                     payment_config?: {
+                        tip_ceiling_percent?: number;
+                    } & {
                         [key: string]: components["schemas"]["CreateStoreInput.__schema0"];
                     };
                     printer_config?: {
@@ -3739,7 +3745,7 @@ export interface operations {
                         longitude: number | null;
                         /** @description {mon: [{open: "09:00", close: "21:00"}], ...} */
                         operating_hours: unknown;
-                        /** @description Payment configuration; overrides the merchant's key by key. */
+                        /** @description Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description {address, port, protocol} */
                         printer_config: unknown;
@@ -3832,7 +3838,7 @@ export interface operations {
                         longitude: number | null;
                         /** @description {mon: [{open: "09:00", close: "21:00"}], ...} */
                         operating_hours: unknown;
-                        /** @description Payment configuration; overrides the merchant's key by key. */
+                        /** @description Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description {address, port, protocol} */
                         printer_config: unknown;
@@ -3925,7 +3931,7 @@ export interface operations {
                         longitude: number | null;
                         /** @description {mon: [{open: "09:00", close: "21:00"}], ...} */
                         operating_hours: unknown;
-                        /** @description Payment configuration; overrides the merchant's key by key. */
+                        /** @description Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description {address, port, protocol} */
                         printer_config: unknown;
@@ -4064,7 +4070,7 @@ export interface operations {
                             close: string;
                         }[] | null;
                     } | null;
-                    /** @description Payment configuration; overrides the merchant's key by key. */
+                    /** @description Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                     payment_config?: Record<string, never> | null;
                     /** @description The store's receipt printer. */
                     printer_config?: {
@@ -4116,6 +4122,8 @@ export interface operations {
                         }[];
                     };
                     payment_config?: {
+                        tip_ceiling_percent?: number;
+                    } & {
                         [key: string]: components["schemas"]["UpdateStoreInput.__schema0"];
                     };
                     printer_config?: {
@@ -4172,7 +4180,7 @@ export interface operations {
                         longitude: number | null;
                         /** @description {mon: [{open: "09:00", close: "21:00"}], ...} */
                         operating_hours: unknown;
-                        /** @description Payment configuration; overrides the merchant's key by key. */
+                        /** @description Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
                         payment_config: unknown;
                         /** @description {address, port, protocol} */
                         printer_config: unknown;

@@ -32,6 +32,7 @@ export * from "./standalone";
 export * from "./state-machine";
 export * from "./subgraph";
 export * from "./text";
+export * from "./tip-ceiling";
 export * from "./tokens";
 export * from "./tracing";
 export * from "./variables";

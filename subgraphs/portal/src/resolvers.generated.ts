@@ -347,7 +347,7 @@ export type CreateMerchantInput = {
   logo_url?: InputMaybe<Scalars['String']['input']>;
   /** Display name, 1 to 200 characters. */
   name: Scalars['String']['input'];
-  /** Default payment configuration; a store's payment_config overrides it key by key. */
+  /** Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config?: InputMaybe<Scalars['JSONObject']['input']>;
   /** Write-only: per provider code, an object of string fields, for example {"acme": {"merchant_id": "m1"}}. */
   provider_credentials?: InputMaybe<Scalars['JSONObject']['input']>;
@@ -397,7 +397,7 @@ export type CreateStoreInput = {
   name: Scalars['String']['input'];
   /** Opening periods per weekday. */
   operating_hours?: InputMaybe<OperatingHoursInput>;
-  /** Payment configuration; overrides the merchant's key by key. */
+  /** Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config?: InputMaybe<Scalars['JSONObject']['input']>;
   /** The store's receipt printer. */
   printer_config?: InputMaybe<PrinterConfigInput>;
@@ -648,7 +648,7 @@ export type Merchant = {
   logo_url?: Maybe<Scalars['String']['output']>;
   /** Display name of the merchant. */
   name: Scalars['String']['output'];
-  /** Default payment configuration; a store's payment_config overrides it key by key. */
+  /** Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config: Scalars['JSON']['output'];
   /** The PSP the merchant is under contract with. */
   psp: Psp;
@@ -1549,7 +1549,7 @@ export type Store = {
   name: Scalars['String']['output'];
   /** {mon: [{open: "09:00", close: "21:00"}], ...} */
   operating_hours?: Maybe<Scalars['JSON']['output']>;
-  /** Payment configuration; overrides the merchant's key by key. */
+  /** Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config: Scalars['JSON']['output'];
   /** {address, port, protocol} */
   printer_config?: Maybe<Scalars['JSON']['output']>;
@@ -1646,7 +1646,7 @@ export type UpdateMerchantInput = {
   logo_url?: InputMaybe<Scalars['String']['input']>;
   /** Display name, 1 to 200 characters. */
   name?: InputMaybe<Scalars['String']['input']>;
-  /** Default payment configuration; a store's payment_config overrides it key by key. */
+  /** Default payment configuration; a store's payment_config overrides it key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config?: InputMaybe<Scalars['JSONObject']['input']>;
   /** Write-only: per provider code, an object of string fields. */
   provider_credentials?: InputMaybe<Scalars['JSONObject']['input']>;
@@ -1682,7 +1682,7 @@ export type UpdateStoreInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   /** Opening periods per weekday. */
   operating_hours?: InputMaybe<OperatingHoursInput>;
-  /** Payment configuration; overrides the merchant's key by key. */
+  /** Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config?: InputMaybe<Scalars['JSONObject']['input']>;
   /** The store's receipt printer. */
   printer_config?: InputMaybe<PrinterConfigInput>;

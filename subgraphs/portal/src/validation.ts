@@ -1,4 +1,4 @@
-import { printable } from "@pos-cloud/common";
+import { printable, tipCeilingPercent } from "@pos-cloud/common";
 import { z } from "zod";
 
 export { type Page, type PageArgs, parseInput, parsePage } from "@pos-cloud/common";
@@ -36,4 +36,10 @@ export const latitude = z.number().min(-90).max(90);
 export const longitude = z.number().min(-180).max(180);
 export const status = z.enum(["active", "inactive"]);
 /** A free-form configuration object (stored as JSON). */
-export const jsonObject = z.record(z.string(), z.json());
+const jsonValue = z.json();
+export const jsonObject = z.record(z.string(), jsonValue);
+/**
+ * A merchant's or store's payment configuration: free-form, but the keys the platform reads are checked when it is
+ * saved, so the gateway sync never carries a bad one (docs/decisions/portal.md, "The tip ceiling in payment_config").
+ */
+export const paymentConfig = z.object({ tip_ceiling_percent: tipCeilingPercent.optional() }).catchall(jsonValue);

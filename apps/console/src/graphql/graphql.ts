@@ -499,7 +499,7 @@ export type UpdateStoreInput = {
   name?: string | null | undefined;
   /** Opening periods per weekday. */
   operating_hours?: OperatingHoursInput | null | undefined;
-  /** Payment configuration; overrides the merchant's key by key. */
+  /** Payment configuration; overrides the merchant's key by key. Key tip_ceiling_percent (integer 0 to 100, default 20): how far above its amount a card may be captured for a tip. */
   payment_config?: Record<string, unknown> | null | undefined;
   /** The store's receipt printer. */
   printer_config?: PrinterConfigInput | null | undefined;

@@ -1,4 +1,4 @@
-import { invalidField } from "@pos-cloud/common";
+import { invalidField, tipCeilingPercent } from "@pos-cloud/common";
 import type { z } from "zod";
 import {
   MAX_MERCHANTS,
@@ -8,7 +8,6 @@ import {
   syncFlag,
   syncId,
   syncText,
-  tipCeilingPercent,
 } from "./merchant-sync.inputs";
 
 /** One merchant of a sync request, whichever of the spec's two body variants it came in. */

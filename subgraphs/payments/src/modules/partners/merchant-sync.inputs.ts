@@ -1,3 +1,4 @@
+import { tipCeilingPercent } from "@pos-cloud/common";
 import { z } from "zod";
 
 export const MAX_MERCHANTS = 100;
@@ -14,8 +15,6 @@ export const MAX_PROVIDER_CONFIGS = 20;
 export const syncId = z.number().int().min(1).max(2_147_483_647);
 export const syncText = z.string().min(1).max(255);
 export const syncFlag = z.boolean();
-/** How far above its amount a card intent of the store may be captured for a tip, in percent (0: not at all). */
-export const tipCeilingPercent = z.number().int().min(0).max(100);
 /** Any letter case; stored in lower case. */
 export const providerCode = z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/);
 

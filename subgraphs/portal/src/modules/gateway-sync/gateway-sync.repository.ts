@@ -10,9 +10,17 @@ const merchantWithStores = {
     psp_id: true,
     status: true,
     provider_credentials: true,
+    payment_config: true,
     updated_at: true,
     stores: {
-      select: { id: true, code: true, status: true, provider_credentials: true, updated_at: true },
+      select: {
+        id: true,
+        code: true,
+        status: true,
+        provider_credentials: true,
+        payment_config: true,
+        updated_at: true,
+      },
       orderBy: { id: "asc" },
     },
   },

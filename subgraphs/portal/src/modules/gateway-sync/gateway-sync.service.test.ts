@@ -157,6 +157,7 @@ describe("gateway sync", () => {
               store_id: store.id,
               store_code: store.code,
               is_active: true,
+              tip_ceiling_percent: 20,
               provider_configs: [
                 { provider_code: "sandbox", credentials: { merchant_id: "m-1" }, is_active: true },
                 { provider_code: "paypay", credentials: { merchant_id: "pp-store" }, is_active: true },
@@ -166,6 +167,30 @@ describe("gateway sync", () => {
         },
       ],
     });
+  });
+
+  it("sends each store's tip ceiling from its payment_config over its merchant's, else the default", async () => {
+    const merchant = await newMerchant();
+    await portal.tenants.updateMerchant(operator, merchant.id, { payment_config: { tip_ceiling_percent: 10 } });
+    const store = (payment_config?: object) =>
+      portal.tenants.createStore(operator, {
+        merchant_id: merchant.id,
+        code: uniqueCode("S"),
+        name: "s",
+        payment_config,
+      });
+    await store({ tip_ceiling_percent: 0 });
+    await store();
+    await portal.gatewaySync.pushDue();
+    const ceilings = () =>
+      pushesOf(merchant.id)
+        .at(-1)!
+        .body.merchants[0].stores.map((each: { tip_ceiling_percent: number }) => each.tip_ceiling_percent);
+    expect(ceilings()).toEqual([0, 10]);
+    // A key removed takes the gateway back to the default rather than leaving the last value there.
+    await portal.tenants.updateMerchant(operator, merchant.id, { payment_config: {} });
+    await portal.gatewaySync.pushDue();
+    expect(ceilings()).toEqual([0, 20]);
   });
 
   it("writes the row in the change's transaction: a change that fails owes no push", async () => {
@@ -317,6 +342,7 @@ describe("gateway sync", () => {
       store_id: store.id,
       store_code: store.code,
       is_active: false,
+      tip_ceiling_percent: 20,
       provider_configs: [{ provider_code: "sandbox", credentials: { merchant_id: "m-1" }, is_active: false }],
     });
   });

@@ -8,6 +8,7 @@ import {
   latitude,
   longitude,
   name,
+  paymentConfig,
   paymentMethod,
   phone,
   printer,
@@ -50,7 +51,7 @@ const merchantFields = {
         .optional(),
     })
     .optional(),
-  payment_config: jsonObject.optional(),
+  payment_config: paymentConfig.optional(),
   default_payment_methods: z.array(paymentMethod).max(10).optional(),
   provider_credentials: providerCredentials.optional(),
   receipt_template: printable(z.string().max(10_000)).optional(),
@@ -71,7 +72,7 @@ const storeFields = {
   latitude: latitude.optional(),
   longitude: longitude.optional(),
   operating_hours: z.partialRecord(day, z.array(z.strictObject({ open: hhmm, close: hhmm })).max(4)).optional(),
-  payment_config: jsonObject.optional(),
+  payment_config: paymentConfig.optional(),
   printer_config: printer.optional(),
   // Its header and footer are printed.
   receipt_settings: printableJson(jsonObject).optional(),

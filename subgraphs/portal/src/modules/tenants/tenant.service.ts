@@ -183,7 +183,9 @@ function storeManagement(tenants: TenantRepository, seal: Seal, changed: () => v
       requireCaller(caller);
       const { provider_credentials, ...data } = parseInput(storeUpdate, input);
       const store = await storeRow(caller, id);
-      const writesTenant = data.status !== undefined || provider_credentials !== undefined;
+      // The payment configuration bounds what a card may be captured for (its tip ceiling): the merchant admin's.
+      const writesTenant =
+        data.status !== undefined || provider_credentials !== undefined || data.payment_config !== undefined;
       const maxTier = writesTenant ? roles.MERCHANT_ADMIN : roles.STORE_MANAGER;
       requireTier(caller, maxTier, storePath(store));
       const updated = await tenants.updateStore(id, { ...data, provider_credentials: seal(provider_credentials) });
