@@ -484,12 +484,24 @@ export type Customer = {
   phone?: Maybe<Scalars['String']['output']>;
   /** How the customer likes to be served. */
   preferences: CustomerPreferences;
+  /**
+   * What the customer spent over business days from `from` to `to` (YYYY-MM-DD, both included, the stores' time zone),
+   * counted as total_spent is; `to` before `from` is 400 not_before_from.
+   */
+  spend: CustomerSpend;
   /** Completed payments less refunds of the customer's bills, lifetime, in minor units. */
   total_spent: Scalars['Int']['output'];
   /** Bills of the customer paid in full (one per bill, however it was split), less those refunded in full. */
   total_visits: Scalars['Int']['output'];
   /** When the customer's record last changed. */
   updated_at: Scalars['DateTime']['output'];
+};
+
+
+/** A customer of a merchant, known at every store of it. Store Managers (L4) and above see and change customers. */
+export type CustomerSpendArgs = {
+  from: Scalars['String']['input'];
+  to: Scalars['String']['input'];
 };
 
 /** A customer's postal address. */
@@ -589,6 +601,29 @@ export type CustomerSortOrder =
   | 'asc'
   /** Largest, latest or Z first. */
   | 'desc';
+
+/** What a customer's bills took over a range of business days: payments less refunds, tips left out (as total_spent). */
+export type CustomerSpend = {
+  __typename?: 'CustomerSpend';
+  /** When the range ends: local midnight after to. */
+  ends_at: Scalars['DateTime']['output'];
+  /** The first business day, YYYY-MM-DD. */
+  from: Scalars['String']['output'];
+  /** Payments of the customer's bills completed within the range, in minor units (tips left out). */
+  paid_amount: Scalars['Int']['output'];
+  /** How many payments completed within the range. */
+  payment_count: Scalars['Int']['output'];
+  /** How many refunds succeeded within the range. */
+  refund_count: Scalars['Int']['output'];
+  /** What refunds that succeeded within the range took from the customer's bills, in minor units. */
+  refunded_amount: Scalars['Int']['output'];
+  /** paid_amount less refunded_amount. */
+  spent_amount: Scalars['Int']['output'];
+  /** When the range begins: local midnight of from. */
+  starts_at: Scalars['DateTime']['output'];
+  /** The last business day, YYYY-MM-DD, included. */
+  to: Scalars['String']['output'];
+};
 
 /** The e-money brands a terminal's reader takes. */
 export type EmoneyBrand =
@@ -1933,6 +1968,7 @@ export type ResolversTypes = {
   CustomerReceiptDelivery: ResolverTypeWrapper<any>;
   CustomerSortField: ResolverTypeWrapper<any>;
   CustomerSortOrder: ResolverTypeWrapper<any>;
+  CustomerSpend: ResolverTypeWrapper<any>;
   DateTime: ResolverTypeWrapper<any>;
   EmoneyBrand: ResolverTypeWrapper<any>;
   HourlySales: ResolverTypeWrapper<any>;
@@ -2014,6 +2050,7 @@ export type ResolversParentTypes = {
   CustomerPage: any;
   CustomerPreferences: any;
   CustomerPreferencesInput: any;
+  CustomerSpend: any;
   DateTime: any;
   HourlySales: any;
   JSON: any;
@@ -2180,6 +2217,7 @@ export type CustomerResolvers<ContextType = PosContext, ParentType extends Resol
   name_kana?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   preferences?: Resolver<ResolversTypes['CustomerPreferences'], ParentType, ContextType>;
+  spend?: Resolver<ResolversTypes['CustomerSpend'], ParentType, ContextType, RequireFields<CustomerSpendArgs, 'from' | 'to'>>;
   total_spent?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   total_visits?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -2201,6 +2239,18 @@ export type CustomerPageResolvers<ContextType = PosContext, ParentType extends R
 export type CustomerPreferencesResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['CustomerPreferences'] = ResolversParentTypes['CustomerPreferences']> = {
   language?: Resolver<Maybe<ResolversTypes['CustomerLanguage']>, ParentType, ContextType>;
   receipt_delivery?: Resolver<Maybe<ResolversTypes['CustomerReceiptDelivery']>, ParentType, ContextType>;
+};
+
+export type CustomerSpendResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['CustomerSpend'] = ResolversParentTypes['CustomerSpend']> = {
+  ends_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paid_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payment_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  refund_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  refunded_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  spent_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  starts_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -2595,6 +2645,7 @@ export type Resolvers<ContextType = PosContext> = {
   CustomerAddress?: CustomerAddressResolvers<ContextType>;
   CustomerPage?: CustomerPageResolvers<ContextType>;
   CustomerPreferences?: CustomerPreferencesResolvers<ContextType>;
+  CustomerSpend?: CustomerSpendResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   HourlySales?: HourlySalesResolvers<ContextType>;
   JSON?: GraphQLScalarType;
