@@ -931,6 +931,16 @@ export type PaymentOutcomes = {
   success_rate?: Maybe<Scalars['Float']['output']>;
 };
 
+/**
+ * What POS holds that a person must look at, for the console's open alerts. A count is null where the caller's role may
+ * not see that kind (absent, not zero).
+ */
+export type PosAlerts = {
+  __typename?: 'PosAlerts';
+  /** Business days whose acquirer settlement file differed from the card payments (system operators, merchant admins). */
+  card_settlement_differences?: Maybe<Scalars['Int']['output']>;
+};
+
 /** Something an operator must look at, about a store's day. */
 export type PosNotification = {
   __typename?: 'PosNotification';
@@ -1268,6 +1278,8 @@ export type Query = {
   order: Order;
   /** Orders the caller may see, newest first; a store's for terminals and store users. limit 1 to 100 (default 20). */
   orders: OrderPage;
+  /** POS's part of the console's open alerts, for the caller's role: of one store when named, else all the caller sees. */
+  posAlerts: PosAlerts;
   /** Notifications for operators, newest first: system operators see all, merchant admins their merchant's. limit 1 to 100 (default 20). */
   posNotifications: PosNotificationPage;
   /** One payment the caller may see; another store's payment is not found. */
@@ -1373,6 +1385,11 @@ export type QueryOrdersArgs = {
   store_id?: InputMaybe<Scalars['Int']['input']>;
   table_number?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+export type QueryPosAlertsArgs = {
+  store_id?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1984,6 +2001,7 @@ export type ResolversTypes = {
   PageInfo: ResolverTypeWrapper<any>;
   PaymentOutcomes: ResolverTypeWrapper<any>;
   Float: ResolverTypeWrapper<any>;
+  PosAlerts: ResolverTypeWrapper<any>;
   PosNotification: ResolverTypeWrapper<any>;
   PosNotificationKind: ResolverTypeWrapper<any>;
   PosNotificationPage: ResolverTypeWrapper<any>;
@@ -2063,6 +2081,7 @@ export type ResolversParentTypes = {
   PageInfo: any;
   PaymentOutcomes: any;
   Float: any;
+  PosAlerts: any;
   PosNotification: any;
   PosNotificationPage: any;
   PosPayment: any;
@@ -2351,6 +2370,10 @@ export type PaymentOutcomesResolvers<ContextType = PosContext, ParentType extend
   success_rate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
 };
 
+export type PosAlertsResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosAlerts'] = ResolversParentTypes['PosAlerts']> = {
+  card_settlement_differences?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PosNotificationResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosNotification'] = ResolversParentTypes['PosNotification']> = {
   business_date?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -2489,6 +2512,7 @@ export type QueryResolvers<ContextType = PosContext, ParentType extends Resolver
   customers?: Resolver<ResolversTypes['CustomerPage'], ParentType, ContextType, Partial<QueryCustomersArgs>>;
   order?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orders?: Resolver<ResolversTypes['OrderPage'], ParentType, ContextType, Partial<QueryOrdersArgs>>;
+  posAlerts?: Resolver<ResolversTypes['PosAlerts'], ParentType, ContextType, Partial<QueryPosAlertsArgs>>;
   posNotifications?: Resolver<ResolversTypes['PosNotificationPage'], ParentType, ContextType, Partial<QueryPosNotificationsArgs>>;
   posPayment?: Resolver<ResolversTypes['PosPayment'], ParentType, ContextType, RequireFields<QueryPosPaymentArgs, 'id'>>;
   posPayments?: Resolver<ResolversTypes['PosPaymentPage'], ParentType, ContextType, Partial<QueryPosPaymentsArgs>>;
@@ -2656,6 +2680,7 @@ export type Resolvers<ContextType = PosContext> = {
   OverviewDay?: OverviewDayResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   PaymentOutcomes?: PaymentOutcomesResolvers<ContextType>;
+  PosAlerts?: PosAlertsResolvers<ContextType>;
   PosNotification?: PosNotificationResolvers<ContextType>;
   PosNotificationPage?: PosNotificationPageResolvers<ContextType>;
   PosPayment?: PosPaymentResolvers<ContextType>;
