@@ -339,6 +339,57 @@ describe("operator console: money", () => {
     await search.context().close();
   });
 
+  it("shows a customer's spend within the date range chosen, as the API counts it", async () => {
+    const digits = String(Date.now() % 100_000_000).padStart(8, "0");
+    const customer = await rest(
+      "POST",
+      "/api/v1/customers",
+      { name: "Range Regular", phone: `+8190${digits}` },
+      manager.access_token,
+    );
+    const order = await rest("POST", "/orders", {
+      order_type: "dine_in",
+      table_number: `C${++table}`,
+      customer_id: customer.id,
+      items: [{ sequence: 1, item_name: "Ramen", quantity: 1, unit_price: 1000 }],
+    });
+    const billed = await rest("POST", "/bills", {
+      order_id: order.id,
+      staff_code: demoUser(demo, "STAFF").login_id,
+      tax_percentage: 10,
+    });
+    const sale = await rest("POST", "/payments", {
+      bill_id: billed.id,
+      amount: 1100,
+      tip_amount: 100,
+      payment_method: { type: "CASH" },
+      cash_received: 1200,
+    });
+    expect(sale.status).toBe("completed");
+    const today = new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(clock());
+    const SPEND = `query ($id: ID!, $from: String!, $to: String!) { customer(id: $id) { spend(from: $from, to: $to) {
+      spent_amount } } }`;
+    const { body } = await postGraphQL(
+      platform.baseUrl,
+      SPEND,
+      { id: customer.id, from: today, to: today },
+      manager.access_token,
+    );
+    expect(body.data.customer.spend.spent_amount).toBe(1100);
+
+    const page = await signedInPage(manager);
+    await page.getByRole("link", { name: "Customers" }).click();
+    await page.getByLabel("Phone").fill(`+8190${digits}`);
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.getByRole("button", { name: customer.customer_number }).click();
+    await page.getByLabel("From", { exact: true }).fill(today);
+    await page.getByLabel("To", { exact: true }).fill(today);
+    const shown = page.getByTestId("customer-spend").locator("[data-value]").first();
+    await expect.poll(() => shown.getAttribute("data-value")).toBe(String(body.data.customer.spend.spent_amount));
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
   it("closes the day and shows the totals the API reports for it", async () => {
     await totalsMatchApi(managerPage);
     await managerPage.getByRole("button", { name: "Close the day" }).click();

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { businessDateOf } from "@pos-cloud/common";
@@ -14,6 +15,7 @@ import {
   seriousViolations,
 } from "../support/browser";
 import { deviceToken } from "../support/device";
+import { signed } from "../support/gateway";
 import { demoUser, logIn, postGraphQL, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
 
 type Demo = DemoFile & { device: { client_id: string; private_jwk: JWK } };
@@ -120,7 +122,14 @@ describe("operator console: the business at a glance", () => {
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    [platform, browser] = await Promise.all([startTestPlatform({ clock }), launchChromium()]);
+    [platform, browser] = await Promise.all([
+      // A partner's webhook that never answers is a dead letter within a second (the open alerts' case).
+      startTestPlatform({
+        clock,
+        partnerWebhooks: { allowPrivateUrls: true, timeoutMs: 2_000, retryDelaysMs: [100, 100] },
+      }),
+      launchChromium(),
+    ]);
     demo = readDemo(platform.dataDir) as Demo;
     terminal = await deviceToken(platform.baseUrl, demo.device, clock());
     admin = (await logIn(platform.baseUrl, demoUser(demo, "MERCHANT_ADMIN"), nextStep())).access_token;
@@ -265,5 +274,51 @@ describe("operator console: the business at a glance", () => {
     await operatorPage.getByRole("heading", { name: "Recent deliveries" }).waitFor();
     expect(new URL(operatorPage.url()).searchParams.get("client_id")).toBe(demo.partner.client_id);
     await context.close();
+  });
+
+  it("counts the partners' dead letters in the open alerts for an operator, and leaves them out for a merchant admin", async () => {
+    // Nothing listens on the discard port: each attempt is refused, the third makes the delivery a dead letter.
+    await signed(platform.baseUrl, demo.partner, "PUT", "/v1/api_key/webhook", { webhook_url: "http://127.0.0.1:9/" });
+    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+      amount: 990,
+      currency: "JPY",
+      payment_method_types: ["credit_card"],
+      merchant_ref_id: `order-${randomUUID()}`,
+      merchant_store_id: demo.store.code,
+    });
+    expect(created.status).toBe(201);
+    const capture = `/v1/payment_intents/${created.body.id}/capture`;
+    expect((await signed(platform.baseUrl, demo.partner, "POST", capture, {})).status).toBe(200);
+    const operator = (await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"), nextStep())).access_token;
+    const ALERTS = "query { paymentsAlerts { dead_letters expiring_api_keys } }";
+    const alerts = async (token: string) =>
+      (await postGraphQL(platform.baseUrl, ALERTS, {}, token)).body.data.paymentsAlerts;
+    await expect.poll(async () => (await alerts(operator)).dead_letters, { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await alerts(admin)).toEqual({ dead_letters: null, expiring_api_keys: null });
+
+    const context = await browser.newContext();
+    const operatorPage = await context.newPage();
+    operatorPage.setDefaultTimeout(15_000);
+    await logInInConsole(operatorPage, platform.baseUrl, demoUser(demo, "SYSTEM_OP"), nextStep());
+    await operatorPage.getByRole("heading", { name: "Tenant tree" }).waitFor();
+    await operatorPage.goto(`${platform.baseUrl}/console/overview`);
+    const dead = operatorPage.getByTestId("alert-dead_letters").locator("[data-value]");
+    await dead.waitFor();
+    expect(Number(await dead.getAttribute("data-value"))).toBe((await alerts(operator)).dead_letters);
+    const expiring = operatorPage.getByTestId("alert-expiring_api_keys").locator("[data-value]");
+    expect(Number(await expiring.getAttribute("data-value"))).toBe((await alerts(operator)).expiring_api_keys);
+    expect(await seriousViolations(operatorPage)).toEqual([]);
+    await dead.click();
+    await operatorPage.getByLabel("API key (client_id)").waitFor();
+    await context.close();
+
+    // The merchant admin sees POS's part (the card settlement's differences of its merchant), not the partners'.
+    const POS_ALERTS = "query { posAlerts { card_settlement_differences } }";
+    const { body } = await postGraphQL(platform.baseUrl, POS_ALERTS, {}, admin);
+    await page.goto(`${platform.baseUrl}/console/overview`);
+    const differences = page.getByTestId("alert-card_settlement_differences").locator("[data-value]");
+    expect(Number(await differences.getAttribute("data-value"))).toBe(body.data.posAlerts.card_settlement_differences);
+    expect(await page.getByTestId("alert-dead_letters").count()).toBe(0);
+    expect(await page.getByTestId("alert-expiring_api_keys").count()).toBe(0);
   });
 });

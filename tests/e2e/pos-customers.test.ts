@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { businessDay } from "../../subgraphs/pos/src/daily-number";
 import { deviceToken, humanToken } from "../support/device";
-import { startTestPlatform, type TestPlatform } from "../support/platform";
+import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { seedBranch } from "../support/portal-seed";
 import { type SeededStore, seed } from "../support/seed";
 
@@ -319,6 +319,43 @@ describe("POS customers", () => {
     });
     expect(result.body.status).toBe("completed");
     expect(await customer(regular.id)).toMatchObject({ total_spent: 5368, total_visits: 2 });
+
+    // The same money within a range of business days (GraphQL): today holds it all, yesterday nothing.
+    const spend = (from: string, to: string) =>
+      postGraphQL(
+        platform.baseUrl,
+        `query ($id: ID!, $from: String!, $to: String!) { customer(id: $id) { total_spent spend(from: $from, to: $to) {
+          from to paid_amount payment_count refunded_amount refund_count spent_amount } } }`,
+        { id: regular.id, from, to },
+        manager,
+      );
+    const today = businessDay(new Date()).replace(/(\d{4})(\d{2})(\d{2})/, "$1-$2-$3");
+    const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    expect((await spend(yesterday, today)).body.data.customer).toEqual({
+      total_spent: 5368,
+      spend: {
+        from: yesterday,
+        to: today,
+        paid_amount: 2684 + 1684 + 1000 + 2684,
+        payment_count: 4,
+        refunded_amount: 684 + 2000,
+        refund_count: 2,
+        spent_amount: 5368,
+      },
+    });
+    expect((await spend(yesterday, yesterday)).body.data.customer.spend).toMatchObject({
+      paid_amount: 0,
+      payment_count: 0,
+      refunded_amount: 0,
+      spent_amount: 0,
+    });
+    const backwards = await spend(today, yesterday);
+    expect(backwards.body.errors?.[0]).toMatchObject({
+      extensions: { code: "INVALID_REQUEST", details: { field: "to", constraint: "not_before_from" } },
+    });
+    expect((await spend("2026-02-30", today)).body.errors?.[0].extensions).toMatchObject({
+      details: { field: "from" },
+    });
   });
 
   it("lists the purchase history newest first within a date range, and refuses another merchant's customer on an order", async () => {

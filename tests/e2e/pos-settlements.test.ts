@@ -399,6 +399,18 @@ describe("POS settlements and the card settlement exchange", () => {
     );
     const refused = await postGraphQL(platform.baseUrl, "{ posNotifications { total_count } }", {}, manager);
     expect(refused.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+
+    // The console's open alerts count the store's mismatched days for those who see notifications; absent for others.
+    const POS_ALERTS = "query ($store_id: Int) { posAlerts(store_id: $store_id) { card_settlement_differences } }";
+    const alerts = async (token: string) =>
+      (await postGraphQL(platform.baseUrl, POS_ALERTS, { store_id: store.id }, token)).body.data.posAlerts;
+    expect(await alerts(operator)).toEqual({
+      card_settlement_differences: listed.body.data.posNotifications.nodes.filter(
+        (node: { store_id: number }) => node.store_id === store.id,
+      ).length,
+    });
+    expect((await alerts(operator)).card_settlement_differences).toBeGreaterThan(0);
+    expect(await alerts(manager)).toEqual({ card_settlement_differences: null });
   });
 
   it("retries refused logins, then alerts, leaves a notification an operator lists and e-mails the store", async () => {

@@ -235,6 +235,9 @@ export function requireOperator(caller: Caller): void {
   if (requireUser(caller) !== roles.SYSTEM_OP) throw forbidden("only a system operator may do this");
 }
 
+/** Whether `requireOperator` would let the caller through: for what is shown to operators and absent for others. */
+export const isOperator = (caller: Caller) => caller.type === "service" || tierOf(caller) === roles.SYSTEM_OP;
+
 /**
  * A Store as another subgraph receives it from the gateway: its key and, through `@requires`, the place the portal
  * gave it. Subgraphs that hold no tenant hierarchy check the caller against this place.

@@ -4,6 +4,7 @@ import { type Clock, systemClock } from "./clock";
 import { createContext, type PaymentsContext, type PaymentsDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
 import { paymentsJobs } from "./jobs";
+import { alertResolvers } from "./modules/alerts/resolvers";
 import { confirmRepository } from "./modules/confirm/confirm.repository";
 import { confirmService } from "./modules/confirm/confirm.service";
 import { confirmRecoveryService } from "./modules/confirm/confirm-recovery.service";
@@ -86,6 +87,7 @@ export const payments: SubgraphDefinition<PaymentsDeps, PaymentsContext> = {
     outboxResolvers,
     webhookResolvers,
     reconciliationResolvers,
+    alertResolvers,
   ),
   referenceBatches: { Store: storeReferenceBatch },
   createContext,

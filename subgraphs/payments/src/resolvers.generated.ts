@@ -905,6 +905,18 @@ export type PaymentTokenGrant = {
   token: Scalars['String']['output'];
 };
 
+/**
+ * What the payments subgraph holds that a person must look at, for the console's open alerts. A count is null where the
+ * caller's role may not see that kind (absent, not zero).
+ */
+export type PaymentsAlerts = {
+  __typename?: 'PaymentsAlerts';
+  /** Partner webhooks dead-lettered, of every API key: system operators only. */
+  dead_letters?: Maybe<Scalars['Int']['output']>;
+  /** Usable API keys that expire within 30 days: system operators only. */
+  expiring_api_keys?: Maybe<Scalars['Int']['output']>;
+};
+
 /** A payment of a bill, or of one split of it, by cash, card or QR. Amounts in minor units. */
 export type PosPayment = {
   __typename?: 'PosPayment';
@@ -997,6 +1009,8 @@ export type Query = {
   paymentIntentTransactions: Array<LedgerTransaction>;
   /** The signing partner's intents, newest first. */
   paymentIntents: PaymentIntentPage;
+  /** The payments subgraph's part of the console's open alerts, for the caller's role. */
+  paymentsAlerts: PaymentsAlerts;
   /**
    * Edge only: an intent by id, whoever's it is. Its store and status tell the edge under which store a subscriber
    * reads it and when the subscription ends; null if there is none.
@@ -1621,6 +1635,7 @@ export type ResolversTypes = {
   PaymentIntentStatus: ResolverTypeWrapper<any>;
   PaymentMethodType: ResolverTypeWrapper<any>;
   PaymentTokenGrant: ResolverTypeWrapper<any>;
+  PaymentsAlerts: ResolverTypeWrapper<any>;
   PosPayment: ResolverTypeWrapper<any>;
   ProcessingMode: ResolverTypeWrapper<any>;
   ProviderDifference: ResolverTypeWrapper<any>;
@@ -1694,6 +1709,7 @@ export type ResolversParentTypes = {
   PaymentIntentPage: any;
   PaymentIntentResult: any;
   PaymentTokenGrant: any;
+  PaymentsAlerts: any;
   PosPayment: any;
   ProviderDifference: any;
   Query: Record<PropertyKey, never>;
@@ -2008,6 +2024,11 @@ export type PaymentTokenGrantResolvers<ContextType = PaymentsContext, ParentType
   token?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type PaymentsAlertsResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PaymentsAlerts'] = ResolversParentTypes['PaymentsAlerts']> = {
+  dead_letters?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  expiring_api_keys?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PosPaymentResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PosPayment'] = ResolversParentTypes['PosPayment']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
@@ -2045,6 +2066,7 @@ export type QueryResolvers<ContextType = PaymentsContext, ParentType extends Res
   paymentIntentRefunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<QueryPaymentIntentRefundsArgs, 'id'>>;
   paymentIntentTransactions?: Resolver<Array<ResolversTypes['LedgerTransaction']>, ParentType, ContextType, RequireFields<QueryPaymentIntentTransactionsArgs, 'id' | 'payment_token'>>;
   paymentIntents?: Resolver<ResolversTypes['PaymentIntentPage'], ParentType, ContextType, Partial<QueryPaymentIntentsArgs>>;
+  paymentsAlerts?: Resolver<ResolversTypes['PaymentsAlerts'], ParentType, ContextType>;
   subscribedPaymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType, RequireFields<QuerySubscribedPaymentIntentArgs, 'id'>>;
   transaction?: Resolver<ResolversTypes['LedgerTransaction'], ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
   webhookDeadLetters?: Resolver<Array<ResolversTypes['WebhookDeadLetter']>, ParentType, ContextType>;
@@ -2158,6 +2180,7 @@ export type Resolvers<ContextType = PaymentsContext> = {
   PaymentIntentPage?: PaymentIntentPageResolvers<ContextType>;
   PaymentIntentResult?: PaymentIntentResultResolvers<ContextType>;
   PaymentTokenGrant?: PaymentTokenGrantResolvers<ContextType>;
+  PaymentsAlerts?: PaymentsAlertsResolvers<ContextType>;
   PosPayment?: PosPaymentResolvers<ContextType>;
   ProviderDifference?: ProviderDifferenceResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;

@@ -484,12 +484,24 @@ export type Customer = {
   phone?: Maybe<Scalars['String']['output']>;
   /** How the customer likes to be served. */
   preferences: CustomerPreferences;
+  /**
+   * What the customer spent over business days from `from` to `to` (YYYY-MM-DD, both included, the stores' time zone),
+   * counted as total_spent is; `to` before `from` is 400 not_before_from.
+   */
+  spend: CustomerSpend;
   /** Completed payments less refunds of the customer's bills, lifetime, in minor units. */
   total_spent: Scalars['Int']['output'];
   /** Bills of the customer paid in full (one per bill, however it was split), less those refunded in full. */
   total_visits: Scalars['Int']['output'];
   /** When the customer's record last changed. */
   updated_at: Scalars['DateTime']['output'];
+};
+
+
+/** A customer of a merchant, known at every store of it. Store Managers (L4) and above see and change customers. */
+export type CustomerSpendArgs = {
+  from: Scalars['String']['input'];
+  to: Scalars['String']['input'];
 };
 
 /** A customer's postal address. */
@@ -589,6 +601,29 @@ export type CustomerSortOrder =
   | 'asc'
   /** Largest, latest or Z first. */
   | 'desc';
+
+/** What a customer's bills took over a range of business days: payments less refunds, tips left out (as total_spent). */
+export type CustomerSpend = {
+  __typename?: 'CustomerSpend';
+  /** When the range ends: local midnight after to. */
+  ends_at: Scalars['DateTime']['output'];
+  /** The first business day, YYYY-MM-DD. */
+  from: Scalars['String']['output'];
+  /** Payments of the customer's bills completed within the range, in minor units (tips left out). */
+  paid_amount: Scalars['Int']['output'];
+  /** How many payments completed within the range. */
+  payment_count: Scalars['Int']['output'];
+  /** How many refunds succeeded within the range. */
+  refund_count: Scalars['Int']['output'];
+  /** What refunds that succeeded within the range took from the customer's bills, in minor units. */
+  refunded_amount: Scalars['Int']['output'];
+  /** paid_amount less refunded_amount. */
+  spent_amount: Scalars['Int']['output'];
+  /** When the range begins: local midnight of from. */
+  starts_at: Scalars['DateTime']['output'];
+  /** The last business day, YYYY-MM-DD, included. */
+  to: Scalars['String']['output'];
+};
 
 /** The e-money brands a terminal's reader takes. */
 export type EmoneyBrand =
@@ -894,6 +929,16 @@ export type PaymentOutcomes = {
   succeeded: Scalars['Int']['output'];
   /** succeeded / (succeeded + failed + declined + expired); null when none is decided. */
   success_rate?: Maybe<Scalars['Float']['output']>;
+};
+
+/**
+ * What POS holds that a person must look at, for the console's open alerts. A count is null where the caller's role may
+ * not see that kind (absent, not zero).
+ */
+export type PosAlerts = {
+  __typename?: 'PosAlerts';
+  /** Business days whose acquirer settlement file differed from the card payments (system operators, merchant admins). */
+  card_settlement_differences?: Maybe<Scalars['Int']['output']>;
 };
 
 /** Something an operator must look at, about a store's day. */
@@ -1233,6 +1278,8 @@ export type Query = {
   order: Order;
   /** Orders the caller may see, newest first; a store's for terminals and store users. limit 1 to 100 (default 20). */
   orders: OrderPage;
+  /** POS's part of the console's open alerts, for the caller's role: of one store when named, else all the caller sees. */
+  posAlerts: PosAlerts;
   /** Notifications for operators, newest first: system operators see all, merchant admins their merchant's. limit 1 to 100 (default 20). */
   posNotifications: PosNotificationPage;
   /** One payment the caller may see; another store's payment is not found. */
@@ -1338,6 +1385,11 @@ export type QueryOrdersArgs = {
   store_id?: InputMaybe<Scalars['Int']['input']>;
   table_number?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+export type QueryPosAlertsArgs = {
+  store_id?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1933,6 +1985,7 @@ export type ResolversTypes = {
   CustomerReceiptDelivery: ResolverTypeWrapper<any>;
   CustomerSortField: ResolverTypeWrapper<any>;
   CustomerSortOrder: ResolverTypeWrapper<any>;
+  CustomerSpend: ResolverTypeWrapper<any>;
   DateTime: ResolverTypeWrapper<any>;
   EmoneyBrand: ResolverTypeWrapper<any>;
   HourlySales: ResolverTypeWrapper<any>;
@@ -1948,6 +2001,7 @@ export type ResolversTypes = {
   PageInfo: ResolverTypeWrapper<any>;
   PaymentOutcomes: ResolverTypeWrapper<any>;
   Float: ResolverTypeWrapper<any>;
+  PosAlerts: ResolverTypeWrapper<any>;
   PosNotification: ResolverTypeWrapper<any>;
   PosNotificationKind: ResolverTypeWrapper<any>;
   PosNotificationPage: ResolverTypeWrapper<any>;
@@ -2014,6 +2068,7 @@ export type ResolversParentTypes = {
   CustomerPage: any;
   CustomerPreferences: any;
   CustomerPreferencesInput: any;
+  CustomerSpend: any;
   DateTime: any;
   HourlySales: any;
   JSON: any;
@@ -2026,6 +2081,7 @@ export type ResolversParentTypes = {
   PageInfo: any;
   PaymentOutcomes: any;
   Float: any;
+  PosAlerts: any;
   PosNotification: any;
   PosNotificationPage: any;
   PosPayment: any;
@@ -2180,6 +2236,7 @@ export type CustomerResolvers<ContextType = PosContext, ParentType extends Resol
   name_kana?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   preferences?: Resolver<ResolversTypes['CustomerPreferences'], ParentType, ContextType>;
+  spend?: Resolver<ResolversTypes['CustomerSpend'], ParentType, ContextType, RequireFields<CustomerSpendArgs, 'from' | 'to'>>;
   total_spent?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   total_visits?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -2201,6 +2258,18 @@ export type CustomerPageResolvers<ContextType = PosContext, ParentType extends R
 export type CustomerPreferencesResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['CustomerPreferences'] = ResolversParentTypes['CustomerPreferences']> = {
   language?: Resolver<Maybe<ResolversTypes['CustomerLanguage']>, ParentType, ContextType>;
   receipt_delivery?: Resolver<Maybe<ResolversTypes['CustomerReceiptDelivery']>, ParentType, ContextType>;
+};
+
+export type CustomerSpendResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['CustomerSpend'] = ResolversParentTypes['CustomerSpend']> = {
+  ends_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paid_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  payment_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  refund_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  refunded_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  spent_amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  starts_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -2299,6 +2368,10 @@ export type PaymentOutcomesResolvers<ContextType = PosContext, ParentType extend
   in_flight?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   succeeded?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   success_rate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+};
+
+export type PosAlertsResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosAlerts'] = ResolversParentTypes['PosAlerts']> = {
+  card_settlement_differences?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type PosNotificationResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosNotification'] = ResolversParentTypes['PosNotification']> = {
@@ -2439,6 +2512,7 @@ export type QueryResolvers<ContextType = PosContext, ParentType extends Resolver
   customers?: Resolver<ResolversTypes['CustomerPage'], ParentType, ContextType, Partial<QueryCustomersArgs>>;
   order?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orders?: Resolver<ResolversTypes['OrderPage'], ParentType, ContextType, Partial<QueryOrdersArgs>>;
+  posAlerts?: Resolver<ResolversTypes['PosAlerts'], ParentType, ContextType, Partial<QueryPosAlertsArgs>>;
   posNotifications?: Resolver<ResolversTypes['PosNotificationPage'], ParentType, ContextType, Partial<QueryPosNotificationsArgs>>;
   posPayment?: Resolver<ResolversTypes['PosPayment'], ParentType, ContextType, RequireFields<QueryPosPaymentArgs, 'id'>>;
   posPayments?: Resolver<ResolversTypes['PosPaymentPage'], ParentType, ContextType, Partial<QueryPosPaymentsArgs>>;
@@ -2595,6 +2669,7 @@ export type Resolvers<ContextType = PosContext> = {
   CustomerAddress?: CustomerAddressResolvers<ContextType>;
   CustomerPage?: CustomerPageResolvers<ContextType>;
   CustomerPreferences?: CustomerPreferencesResolvers<ContextType>;
+  CustomerSpend?: CustomerSpendResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   HourlySales?: HourlySalesResolvers<ContextType>;
   JSON?: GraphQLScalarType;
@@ -2605,6 +2680,7 @@ export type Resolvers<ContextType = PosContext> = {
   OverviewDay?: OverviewDayResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   PaymentOutcomes?: PaymentOutcomesResolvers<ContextType>;
+  PosAlerts?: PosAlertsResolvers<ContextType>;
   PosNotification?: PosNotificationResolvers<ContextType>;
   PosNotificationPage?: PosNotificationPageResolvers<ContextType>;
   PosPayment?: PosPaymentResolvers<ContextType>;

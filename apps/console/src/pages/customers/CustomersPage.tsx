@@ -9,6 +9,7 @@ import { StatusBadge } from "../../components/StatusBadge";
 import {
   CustomerHistoryDocument,
   type CustomerSortField,
+  CustomerSpendDocument,
   SearchCustomersDocument,
   type SearchCustomersQueryVariables,
 } from "../../graphql/graphql";
@@ -129,6 +130,7 @@ function CustomerHistory({ id }: { id: string }) {
       <Text size="sm" role="status">
         {customerOrders.total_count} orders in this range
       </Text>
+      {range.start_date && range.end_date && <SpendInRange id={id} from={range.start_date} to={range.end_date} />}
       <DataTable
         label="Orders of the customer"
         rows={customerOrders.nodes}
@@ -142,5 +144,20 @@ function CustomerHistory({ id }: { id: string }) {
         ]}
       />
     </Stack>
+  );
+}
+
+/** What the customer spent from one business day to another, both included (the API refuses a range backwards). */
+function SpendInRange({ id, from, to }: { id: string; from: string; to: string }) {
+  const { data, error } = useQuery(CustomerSpendDocument, { variables: { id, from, to } });
+  if (error) return <ErrorAlert error={error} />;
+  const spend = data?.customer.spend;
+  if (!spend) return null;
+  return (
+    <Text data-testid="customer-spend">
+      Spent from {spend.from} to {spend.to}: <Money amount={spend.spent_amount} /> (paid{" "}
+      <Money amount={spend.paid_amount} /> in {spend.payment_count} payments, refunded{" "}
+      <Money amount={spend.refunded_amount} /> in {spend.refund_count} refunds)
+    </Text>
   );
 }

@@ -12,6 +12,7 @@ import { OverviewStoreEventsDocument, OverviewStoresDocument, SalesOverviewDocum
 import { useReadAgainOnReconnect } from "../../session/live";
 import { useSession } from "../../session/useSession";
 import { type Overview, paymentsLink } from "./links";
+import { OpenAlerts } from "./OpenAlerts";
 import { OverviewFigures } from "./OverviewFigures";
 
 /**
@@ -78,6 +79,7 @@ export function OverviewPage() {
       )}
       {overview.error && <ErrorAlert error={overview.error} />}
       {shown ? <OverviewBody overview={shown} /> : !overview.error && <Loading />}
+      {overview.data && <OpenAlerts alerts={overview.data} storeId={storeId ?? null} />}
     </Stack>
   );
 }

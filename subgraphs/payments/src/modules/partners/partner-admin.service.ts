@@ -1,6 +1,7 @@
 import {
   type Caller,
   invalidField,
+  isOperator,
   mapPage,
   notFound,
   type PageArgs,
@@ -120,6 +121,11 @@ export function partnerAdminService(deps: { partners: PartnerService; repository
       const now = clock();
       const keys = await repository.expiringKeys(now, new Date(now.getTime() + within * DAY_MS), 1000);
       return keys.map((key) => presentApiKey(key, now));
+    },
+
+    /** For the console's open alerts: keys expiring within 30 days, for system operators; null for anyone else. */
+    async expiringCount(caller: Caller) {
+      return isOperator(caller) ? (await this.expiring(caller, null)).length : null;
     },
 
     /** The signing partner's next key of the client_id it signs with. */

@@ -1,6 +1,7 @@
 import {
   AppError,
   type Caller,
+  isOperator,
   notFound,
   parseInput,
   parsePage,
@@ -102,6 +103,12 @@ export function apiKeyWebhookService(deps: {
       else await reachableKey(caller, client_id);
       return deliveries.list({ client_id, status: "dead" }, MAX_DELIVERIES);
     },
+
+    /**
+     * For the console's open alerts: how many dead letters wait, of every key, for system operators; null for anyone
+     * else (a partner's dead letters are a partner's and an operator's matter, not a merchant's).
+     */
+    deadLetterCount: (caller: Caller) => (isOperator(caller) ? deliveries.countDead() : null),
 
     /** One key's recent deliveries in any status (or one), for its admins: what was sent, how often, with what answer. */
     async deliveries(caller: Caller, client_id: string, filter: { status?: string | null; limit?: number | null }) {

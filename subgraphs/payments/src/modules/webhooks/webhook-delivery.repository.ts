@@ -158,6 +158,9 @@ function partnerDeliveryQueries(prisma: PrismaClient) {
         take: limit,
       }),
 
+    /** How many deliveries are dead letters, of every key. */
+    countDead: () => prisma.partnerWebhookDelivery.count({ where: { status: "dead" } }),
+
     /** A dead letter due again at once with its attempts anew; null when it is not (or no longer) dead. */
     async replay(id: string, now: Date) {
       const { from, to } = moveBy("replay");

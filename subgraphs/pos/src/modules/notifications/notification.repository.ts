@@ -6,6 +6,7 @@ export type NotificationRepository = ReturnType<typeof notificationRepository>;
 export function notificationRepository(prisma: PrismaClient) {
   return {
     create: (data: Prisma.PosNotificationUncheckedCreateInput) => prisma.posNotification.create({ data }),
+    count: (where: Prisma.PosNotificationWhereInput) => prisma.posNotification.count({ where }),
     list(where: Prisma.PosNotificationWhereInput, page: Page) {
       return readPage(page, {
         rows: (take) =>

@@ -17,6 +17,14 @@ const filter = z.strictObject({
  * What an operator must look at, kept in the POS database (the portal's development mailbox is in memory and for
  * MFA codes only): a system operator lists every merchant's, a merchant admin its own merchant's; nobody else.
  */
+/** The notifications a caller sees: every merchant's for a system operator, its own for a merchant admin, else none. */
+function scopeOf(caller: Caller): { merchant_id?: number } | undefined {
+  if (caller.type !== "user") return undefined;
+  const reach = reachOf(caller);
+  if (reach.level === "platform") return {};
+  return reach.level === "merchant" ? { merchant_id: reach.merchantId } : undefined;
+}
+
 export function notificationService(notifications: NotificationRepository, clock: () => Date) {
   return {
     record: (notification: {
@@ -35,12 +43,20 @@ export function notificationService(notifications: NotificationRepository, clock
         created_at: clock(),
       }),
 
+    /**
+     * For the console's open alerts: the days whose acquirer file differed from the card payments, of the stores the
+     * caller's notifications cover (of one store when named); null for a caller who sees no notifications.
+     */
+    async differenceCount(caller: Caller, storeId: number | null | undefined) {
+      const scope = scopeOf(caller);
+      if (!scope) return null;
+      const store = parseInput(filter, { store_id: storeId ?? undefined }).store_id;
+      return notifications.count({ ...scope, kind: "card_settlement_mismatch", ...(store ? { store_id: store } : {}) });
+    },
+
     async list(caller: Caller, args: { kind?: string | null; store_id?: number | null } & PageArgs) {
-      const reach = reachOf(caller);
-      const scope =
-        reach.level === "platform" ? {} : reach.level === "merchant" ? { merchant_id: reach.merchantId } : undefined;
-      if (!scope || caller.type !== "user")
-        throw forbidden("notifications are for system operators and merchant admins");
+      const scope = scopeOf(caller);
+      if (!scope) throw forbidden("notifications are for system operators and merchant admins");
       const parsed = parseInput(filter, { kind: args.kind ?? undefined, store_id: args.store_id ?? undefined });
       return notifications.list({ ...scope, ...parsed }, parsePage(args));
     },

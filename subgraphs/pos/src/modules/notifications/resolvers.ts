@@ -3,5 +3,10 @@ import type { Resolvers } from "../../resolvers.generated";
 export const notificationResolvers: Resolvers = {
   Query: {
     posNotifications: (_, args, { notifications, caller }) => notifications.list(caller, args),
+    posAlerts: (_, { store_id }) => ({ store_id }),
+  },
+  PosAlerts: {
+    card_settlement_differences: ({ store_id }: { store_id?: number | null }, _, { notifications, caller }) =>
+      notifications.differenceCount(caller, store_id),
   },
 };

@@ -1,7 +1,16 @@
-import { type Caller, isUuid, logger, mapPage, type ReachableStore } from "@pos-cloud/common";
+import {
+  type Caller,
+  dayWindow,
+  invalidField,
+  isUuid,
+  logger,
+  mapPage,
+  parseInput,
+  type ReachableStore,
+} from "@pos-cloud/common";
 import { type ListArguments, parseListArguments } from "../list-arguments";
 import { findInStore, findReachable, type StoreAccess } from "../stores/store-access.service";
-import { paymentFilter } from "./payment.inputs";
+import { customerSpendQuery, paymentFilter } from "./payment.inputs";
 import { presentPayment } from "./payment.presenter";
 import type { PaymentRow } from "./payment.repository";
 import type { PaymentDeps } from "./workflows/payment-flow";
@@ -45,6 +54,30 @@ export function paymentReads(deps: PaymentDeps & { access: StoreAccess }) {
 
     /** For card results and POS refunds: a payment the caller reaches, as stored. */
     readable,
+
+    /**
+     * What a customer spent over business days `from` to `to` (both included, the stores' time zone): payments less
+     * refunds of the customer's bills, counted as the lifetime `total_spent` is. The customer is one its reader was
+     * allowed to read (`Customer.spend`), so this checks the range only.
+     */
+    async customerSpend(customer: { id: string; merchant_id: number }, args: { from: string; to: string }) {
+      const { from, to } = parseInput(customerSpendQuery, args);
+      if (to < from) throw invalidField("to", "not_before_from", "to must not be before from");
+      const { start } = dayWindow(from);
+      const { end } = dayWindow(to);
+      const spend = await payments.customerSpend(customer, start, end);
+      return {
+        from,
+        to,
+        starts_at: start,
+        ends_at: end,
+        paid_amount: spend.paid,
+        payment_count: spend.payments,
+        refunded_amount: spend.refunded,
+        refund_count: spend.refunds,
+        spent_amount: spend.paid - spend.refunded,
+      };
+    },
 
     /** The payment as stored, for what the system does on its own (a receipt e-mailed); null when there is none. */
     row: (id: string) => (isUuid(id) ? payments.find(id) : Promise.resolve(null)),

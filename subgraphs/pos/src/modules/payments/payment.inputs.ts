@@ -1,6 +1,7 @@
 import { printable } from "@pos-cloud/common";
 import { z } from "zod";
 import { occurredAt } from "../../sale-time";
+import { businessDate } from "../settlements/settlement.inputs";
 
 export const paymentMethodTypes = ["CASH", "CREDIT_CARD", "EMONEY", "QR"] as const;
 
@@ -145,3 +146,6 @@ export const paymentFilter = z
   });
 
 export type PaymentFilter = z.output<typeof paymentFilter>;
+
+/** A customer's spend over business days: `from` to `to`, both included. */
+export const customerSpendQuery = z.strictObject({ from: businessDate, to: businessDate });

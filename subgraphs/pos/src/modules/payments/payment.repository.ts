@@ -25,6 +25,36 @@ function paymentRows(prisma: PrismaClient) {
     },
 
     create: (tx: Tx, data: Prisma.PaymentUncheckedCreateInput) => tx.payment.create({ data }),
+
+    /**
+     * What a customer's bills took within [start, end): payments completed in it (their amount, tips left out, as the
+     * lifetime total counts), less what refunds that succeeded in it took from the bills (a refund takes from the
+     * amount before the tip, as `billShareOfRefunds`, so the share is counted against the payment's earlier refunds).
+     */
+    async customerSpend(customer: { id: string; merchant_id: number }, start: Date, end: Date) {
+      const [row] = await prisma.$queryRaw<{ paid: bigint; payments: number; refunded: bigint; refunds: number }[]>`
+        WITH paid AS (
+          SELECT coalesce(sum(p.amount), 0)::bigint AS paid, count(*)::int AS payments
+          FROM payments p JOIN bills b ON b.id = p.bill_id
+          WHERE b.customer_id = ${customer.id}::uuid AND b.merchant_id = ${customer.merchant_id}
+            AND p.status IN ('completed', 'refunded') AND p.completed_at >= ${start} AND p.completed_at < ${end}
+        ), given AS (
+          SELECT r.completed_at, r.amount, p.amount AS payment_amount,
+            sum(r.amount) OVER (PARTITION BY r.payment_id ORDER BY r.completed_at, r.id) AS through
+          FROM pos_refunds r JOIN payments p ON p.id = r.payment_id JOIN bills b ON b.id = r.bill_id
+          WHERE b.customer_id = ${customer.id}::uuid AND b.merchant_id = ${customer.merchant_id}
+            AND r.status = 'succeeded'
+        )
+        SELECT paid.paid, paid.payments,
+          coalesce(sum(least(g.through, g.payment_amount) - least(g.through - g.amount, g.payment_amount)), 0)::bigint
+            AS refunded,
+          count(g.amount)::int AS refunds
+        FROM paid LEFT JOIN given g ON g.completed_at >= ${start} AND g.completed_at < ${end}
+        GROUP BY paid.paid, paid.payments`;
+      const { paid, payments, refunded, refunds } = row!;
+      return { paid: Number(paid), payments, refunded: Number(refunded), refunds };
+    },
+
     find: (id: string, tx: Tx | PrismaClient = prisma) => tx.payment.findUnique({ where: { id } }),
 
     /**
