@@ -34,5 +34,6 @@ export * from "./subgraph";
 export * from "./text";
 export * from "./tokens";
 export * from "./tracing";
+export * from "./transaction-scope";
 export * from "./variables";
 export * from "./workflow";
