@@ -4,8 +4,8 @@ import { logger } from "./logger";
 /**
  * Whether the code running is inside a database transaction (CONTRIBUTING.md, "No network call inside a database
  * transaction"). The storage wrapper marks its transactions and Prisma's (`markTransactions`); the clients that leave
- * the process (the gateway client, provider adapters, the portal's sync, SMTP, SMS, SFTP) ask `requireNoTransaction`
- * before they send.
+ * the process (the gateway client, provider adapters, partner webhooks, the portal's sync, SMTP, SMS, SFTP, calls
+ * between subgraphs) ask `requireNoTransaction` before they send.
  */
 const scope = new AsyncLocalStorage<string>();
 
@@ -14,8 +14,8 @@ export const inTransaction = <T>(name: string, work: () => Promise<T>): Promise<
 
 /**
  * Runs `call` allowed to reach the network inside the transaction it is in: only for a call whose answer must be
- * kept atomically with the transaction's rows, under its locks, which `decision` (a title in docs/decisions.md)
- * explains as safe.
+ * kept atomically with the transaction's rows, under its locks, which the decision named first (its title in
+ * docs/decisions.md) explains as safe.
  */
 export const networkCallKeptWithRows = <T>(_decision: string, call: () => Promise<T>): Promise<T> =>
   apartFromTransaction(call);
