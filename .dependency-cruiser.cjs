@@ -132,6 +132,14 @@ module.exports = {
       to: { path: "\\.repository\\.ts$", dependencyTypes: ["export"] },
     },
     {
+      name: "no-unresolvable",
+      comment:
+        "Every import resolves (.tsx included): an unresolved one is invisible to every other rule, as the console's Layout.tsx <-> routes.tsx cycle was.",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
       name: "no-circular",
       comment: "Modules form a tree; a cycle makes load order and ownership unclear.",
       severity: "error",
@@ -148,7 +156,7 @@ module.exports = {
       exportsFields: ["exports"],
       conditionNames: ["import", "require", "node", "default", "types"],
       mainFields: ["module", "main", "types", "typings"],
-      extensions: [".ts", ".js", ".mjs", ".cjs", ".json"],
+      extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"],
     },
     skipAnalysisNotInRules: true,
   },

@@ -6,6 +6,7 @@ import { buildASTSchema, GraphQLEnumType, parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refundMachine } from "../subgraphs/payments/src/modules/refunds/refund.machine";
 import { webhookDeliveryMachine } from "../subgraphs/payments/src/modules/webhooks/webhook-delivery.machine";
+import { deviceMachine } from "../subgraphs/portal/src/modules/devices/device.machine";
 import { billMachine } from "../subgraphs/pos/src/modules/bills/bill.machine";
 import { orderMachine } from "../subgraphs/pos/src/modules/orders/order.machine";
 import { paymentMachine } from "../subgraphs/pos/src/modules/payments/payment.machine";
@@ -32,6 +33,7 @@ describe("the GraphQL status enums are the machines' states", () => {
     ["OrderStatus", orderMachine.states],
     ["PosRefundStatus", posRefundMachine.states],
     ["SettlementStatus", settlementMachine.states],
+    ["DeviceStatus", deviceMachine.states],
   ] as const)("%s", (name, states) => {
     expect(enumValues(name).sort()).toEqual([...states].sort());
   });

@@ -1,16 +1,13 @@
 import type { ComponentType } from "react";
 import { createBrowserRouter, Navigate } from "react-router";
-import { Layout } from "./components/Layout";
+import { Layout, type NavigationEntry } from "./components/Layout";
 import { RouteError } from "./components/RouteError";
 import { may } from "./session/permissions";
 import type { Identity } from "./session/session";
 import { useSession } from "./session/useSession";
 
-interface Page {
-  path: string;
-  /** In the navigation, for the tiers `shownTo` accepts; pages reached from another (a store) have none. */
-  label?: string;
-  shownTo?: (identity: Identity) => boolean;
+/** Pages reached from another (a store) have no `label`, so they stay out of the navigation. */
+interface Page extends NavigationEntry {
   lazy: () => Promise<{ Component: ComponentType }>;
 }
 
@@ -104,7 +101,7 @@ export const router = createBrowserRouter(
       lazy: async () => ({ Component: (await import("./pages/login/LoginPage")).LoginPage }),
     },
     {
-      element: <Layout />,
+      element: <Layout pages={pages} />,
       errorElement: <RouteError />,
       children: [
         { index: true, element: <Landing /> },

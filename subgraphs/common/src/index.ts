@@ -35,5 +35,6 @@ export * from "./text";
 export * from "./tip-ceiling";
 export * from "./tokens";
 export * from "./tracing";
+export * from "./transaction-scope";
 export * from "./variables";
 export * from "./workflow";

@@ -21,6 +21,7 @@ import { AppError } from "./errors";
 import { logger, REQUEST_ID_HEADER } from "./logger";
 import { isMalformedId } from "./malformed-ids";
 import { inSpan, traceHeaders } from "./tracing";
+import { requireNoTransaction } from "./transaction-scope";
 import { refusedVariable } from "./variables";
 
 /**
@@ -239,6 +240,7 @@ export async function callSubgraphAs(
   request: GraphQLRequest,
   caller: Caller,
 ): Promise<FormattedExecutionResult> {
+  requireNoTransaction("subgraph call");
   const headers = callerHeaders(caller, internalToken);
   if ("host" in endpoint) return endpoint.host.execute(request, headers);
   const response = await fetch(endpoint.url, {

@@ -1,5 +1,5 @@
 import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers, secretBox } from "@pos-cloud/common";
-import { openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
+import { markTransactions, openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
 import { type Clock, systemClock } from "./clock";
 import { createContext, type PaymentsContext, type PaymentsDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
@@ -122,7 +122,7 @@ function webhookServices(deps: {
 
 export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps> {
   const db = await openSubgraphDatabase("payments", config);
-  const prisma = new PrismaClient({ adapter: db.adapter });
+  const prisma = markTransactions(new PrismaClient({ adapter: db.adapter }));
   const box = secretBox(config.masterKey);
   const clock = config.clock ?? systemClock;
   const sql = preparedSql(db);

@@ -7,7 +7,7 @@ import {
   secretBox,
 } from "@pos-cloud/common";
 import { type MessageTransport, messageOutbox } from "@pos-cloud/common/messages";
-import { openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
+import { markTransactions, openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
 import { auditLogSink } from "./audit-sink";
 import type { Clock } from "./clock";
 import { createContext, type PortalContext, type PortalDeps } from "./context";
@@ -108,7 +108,7 @@ function deviceTokenAudiences(publicUrl: PortalConfig["publicUrl"]) {
 
 export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const db = await openSubgraphDatabase("portal", config);
-  const prisma = new PrismaClient({ adapter: db.adapter });
+  const prisma = markTransactions(new PrismaClient({ adapter: db.adapter }));
   const clock = config.clock ?? (() => new Date());
   const box = secretBox(config.masterKey);
   const chainSeal = headSeal(config.masterKey);

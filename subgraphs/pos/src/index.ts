@@ -1,7 +1,13 @@
 import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers, secretBox } from "@pos-cloud/common";
 import { type MessageOutbox, type MessageTransport, messageOutbox } from "@pos-cloud/common/messages";
 import { outboxPublisher, outboxRepository } from "@pos-cloud/common/outbox";
-import { type Database, openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
+import {
+  type Database,
+  markTransactions,
+  openSubgraphDatabase,
+  preparedSql,
+  type StorageOptions,
+} from "@pos-cloud/common/storage";
 import { createContext, type PosContext, type PosDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
 import { posJobs } from "./jobs";
@@ -117,7 +123,7 @@ export const pos: SubgraphDefinition<PosDeps, PosContext> = {
 
 export async function openPos(config: PosConfig): Promise<PosDeps> {
   const db = await openSubgraphDatabase("pos", config);
-  const prisma = new PrismaClient({ adapter: db.adapter });
+  const prisma = markTransactions(new PrismaClient({ adapter: db.adapter }));
   const clock = config.clock ?? (() => new Date());
   const access = storeAccess(config.portal);
   const saleTime = saleTimes(clock, config.offlineSalesWindowHours);
@@ -219,7 +225,7 @@ function settlementParts(
  */
 export async function openCardExchange(config: StorageOptions & Pick<PosConfig, "clock" | "acquirer" | "messages">) {
   const db = await openSubgraphDatabase("pos", config);
-  const prisma = new PrismaClient({ adapter: db.adapter });
+  const prisma = markTransactions(new PrismaClient({ adapter: db.adapter }));
   // The failure e-mail's address is the portal's: from here it is not sent, and its alert line says so.
   const noPortal: PortalCall = async () => ({
     errors: [{ message: "the card exchange command asks the portal nothing" }],

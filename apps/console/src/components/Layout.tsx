@@ -2,14 +2,24 @@ import { AppShell, Burger, Button, Group, NavLink, Text, Title } from "@mantine/
 import { useDisclosure } from "@mantine/hooks";
 import { Suspense } from "react";
 import { Navigate, Outlet, NavLink as RouterLink, useLocation } from "react-router";
-import { pages } from "../routes";
+import type { Identity } from "../session/session";
 import { useLogOut } from "../session/useLogOut";
 import { useSession, useTokenRefresh } from "../session/useSession";
 import { ImpersonationBanner } from "./ImpersonationBanner";
 import { Loading } from "./Loading";
 
-/** The shell of every page after login: header, navigation for the caller's tier, the impersonation banner. */
-export function Layout() {
+/** A page as the navigation shows it: in the menu, with its label, to the tiers `shownTo` accepts. */
+export interface NavigationEntry {
+  path: string;
+  label?: string;
+  shownTo?: (identity: Identity) => boolean;
+}
+
+/**
+ * The shell of every page after login: header, navigation for the caller's tier, the impersonation banner. The
+ * route table hands it the pages, so the shell does not import the routes that render it.
+ */
+export function Layout({ pages }: { pages: readonly NavigationEntry[] }) {
   const { identity } = useSession();
   const location = useLocation();
   const [opened, { toggle }] = useDisclosure();

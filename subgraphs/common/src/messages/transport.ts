@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { createTransport } from "nodemailer";
+import { requireNoTransaction } from "../transaction-scope";
 
 /** A message on its way to a person: an e-mail or an SMS. */
 export interface OutgoingMessage {
@@ -44,6 +45,7 @@ export function messageTransport(settings: MessageTransportSettings): MessageTra
     socketTimeout: TIMEOUT_MS,
   });
   const send = async (message: OutgoingMessage) => {
+    requireNoTransaction(`${message.channel} message`);
     if (message.channel === "email") {
       await mailer.sendMail({
         from: settings.mailFrom,

@@ -1,4 +1,5 @@
 import { logger } from "../logger";
+import { apartFromTransaction } from "../transaction-scope";
 import { type BusEvent, type BusSubscription, type MessageBus, redeliveryDelayMs, type Topic } from "./bus";
 
 interface Group {
@@ -60,11 +61,12 @@ export function memoryBus(): MessageBus {
       for (const [key, group] of groups) {
         if (!key.startsWith(`${topic}\u0000`)) continue;
         group.queue.push(event);
-        void drain(group);
+        // Delivered on its own, as a broker would: not inside the publisher's transaction.
+        void apartFromTransaction(() => drain(group));
       }
       for (const listener of listeners.get(topic) ?? []) {
         try {
-          listener(event);
+          apartFromTransaction(() => listener(event));
         } catch (error) {
           logger.warn("event listener failed", { event_id: event.id, error });
         }

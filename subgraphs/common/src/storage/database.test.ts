@@ -2,7 +2,8 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { onPostgres, postgresUrl, temporaryDirectory } from "../../../../tests/support/environment";
-import { openDatabase } from "./database";
+import { networkCallKeptWithRows, requireNoTransaction } from "../transaction-scope";
+import { markTransactions, openDatabase } from "./database";
 import type { Database } from "./sql-runner";
 
 describe.runIf(onPostgres)("a PostgreSQL database", () => {
@@ -122,5 +123,25 @@ describe.skipIf(onPostgres)("PGlite in its own thread", () => {
   it("refuses queries once closed", async () => {
     await db.close();
     await expect(db.query("SELECT 1")).rejects.toThrow("the database is closed");
+  });
+});
+
+/** CONTRIBUTING.md, "No network call inside a database transaction": what the guard sees as a transaction. */
+describe("a network call inside a transaction", () => {
+  const call = async () => requireNoTransaction("a test's call");
+
+  it("is refused inside the database's transactions and Prisma's, allowed around them and when kept with rows", async () => {
+    const db = await openDatabase(onPostgres ? { url: postgresUrl("portal") } : {});
+    try {
+      await expect(db.transaction(call)).rejects.toThrow(
+        "a test's call: a network call inside a database transaction (sql)",
+      );
+      await expect(db.transaction(() => networkCallKeptWithRows("a decision", call))).resolves.toBeUndefined();
+      await expect(call()).resolves.toBeUndefined();
+    } finally {
+      await db.close();
+    }
+    const prisma = markTransactions({ $transaction: <T>(work: (tx: string) => Promise<T>) => work("tx") });
+    await expect(prisma.$transaction(call)).rejects.toThrow("(prisma)");
   });
 });

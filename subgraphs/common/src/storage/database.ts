@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { logger } from "../logger";
+import { inTransaction } from "../transaction-scope";
 import { openPglite } from "./pglite";
 import type { Database, SqlRunner } from "./sql-runner";
 import { tracedDatabase } from "./traced-database";
@@ -12,9 +13,29 @@ import { tracedDatabase } from "./traced-database";
  * migrations.
  */
 export async function openDatabase(options: { url?: string; dataDir?: string; load?: Uint8Array }): Promise<Database> {
-  return tracedDatabase(
+  const db = tracedDatabase(
     options.url ? await openPostgres(options.url) : await openPglite(options.dataDir, options.load),
   );
+  return { ...db, transaction: (work) => db.transaction((tx) => inTransaction("sql", () => work(tx))) };
+}
+
+/**
+ * A Prisma client whose interactive transactions (`$transaction(async (tx) => ...)`) are marked as the database's
+ * are, so a network call inside one is refused (`requireNoTransaction`).
+ */
+export function markTransactions<Client extends { $transaction: (...args: never[]) => unknown }>(
+  client: Client,
+): Client {
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      if (key !== "$transaction") return Reflect.get(target, key, receiver);
+      return (work: unknown, ...rest: unknown[]) =>
+        Reflect.apply(target.$transaction, target, [
+          typeof work === "function" ? (tx: unknown) => inTransaction("prisma", () => work(tx)) : work,
+          ...rest,
+        ]);
+    },
+  });
 }
 
 /** A prepared statement's name on its connections: its text's digest, so one text is one statement. */

@@ -1,5 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { requireNoTransaction } from "@pos-cloud/common";
 import { Webhook } from "standardwebhooks";
 import { checkLiteralHost, publicLookup } from "./webhook-url";
 
@@ -47,6 +48,7 @@ export interface SendOptions {
  * is a failure), and unless private URLs are allowed only public addresses are connected to.
  */
 export function sendWebhook(url: string, headers: Record<string, string>, body: string, options: SendOptions) {
+  requireNoTransaction("partner webhook");
   return new Promise<AttemptResult>((resolve) => {
     let target: URL;
     try {

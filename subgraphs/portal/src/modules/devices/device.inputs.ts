@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { latitude, longitude, paymentMethod, printer, receiptDelivery } from "../../validation";
-import { deviceStatuses } from "./device.lifecycle";
+import { deviceStatuses } from "./device.machine";
 
 export const serialNumber = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{2,63}$/, "3 to 64 letters, digits, . _ -");
 const label = z.string().trim().min(1).max(100);

@@ -17,7 +17,7 @@ import { referenceLoader } from "../../reference-loader";
 import { type PageArgs, parseInput, parsePage } from "../../validation";
 import type { TenantService } from "../tenants/tenant.service";
 import { deviceFilter, deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";
-import { type DeviceMove, deviceStatuses, requireMove } from "./device.lifecycle";
+import { type DeviceEvent, deviceMachine, deviceStatuses } from "./device.machine";
 import type { DeviceListRow, DeviceRepository, DeviceRow } from "./device.repository";
 
 export type DeviceService = ReturnType<typeof deviceService>;
@@ -229,12 +229,13 @@ function deviceManagement(devices: DeviceRepository, tenants: TenantService, aud
   };
 }
 
-/** Suspending, resuming and decommissioning, as the device lifecycle allows. */
+/** Suspending, resuming and decommissioning, as the device machine allows. */
 function deviceLifecycle(devices: DeviceRepository, rows: DeviceRows) {
-  async function moveTo(caller: Caller, id: string, move: DeviceMove, event: AuditEvent["event"]) {
+  async function moveTo(caller: Caller, id: string, move: DeviceEvent, event: AuditEvent["event"]) {
     const device = await loadDevice(devices, caller, id, MANAGE_TIER);
-    const { from, to } = requireMove(move, device.status);
-    const moved = await devices.move(id, [...from], { status: to }, rows.recorded(event, caller, device));
+    const to = deviceMachine.transition(device.status, move);
+    const from = deviceMachine.fromStates(move);
+    const moved = await devices.move(id, from, { status: to }, rows.recorded(event, caller, device));
     if (!moved) throw new AppError("invalid_state", "the device changed state meanwhile; read it again");
     return moved;
   }

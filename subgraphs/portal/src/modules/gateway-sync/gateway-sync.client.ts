@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { signScheme1 } from "@pos-cloud/common";
+import { requireNoTransaction, signScheme1 } from "@pos-cloud/common";
 
 export interface GatewaySyncConfig {
   /** The payment gateway's base URL ({base_url}). */
@@ -58,6 +58,7 @@ export function syncIdempotencyKey(timestamp: number, version: string, body: str
 }
 
 async function send(config: GatewaySyncConfig, body: string, timestamp: number, key: string) {
+  requireNoTransaction("gateway sync");
   const signature = signScheme1(config.secret, "POST", SYNC_PATH, timestamp, body);
   const response = await fetch(`${config.url.replace(/\/$/, "")}${SYNC_PATH}`, {
     method: "POST",

@@ -4,7 +4,7 @@ import { importJWK } from "jose";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { z } from "zod";
 import { parseInput } from "../../validation";
-import { requireMove } from "../devices/device.lifecycle";
+import { deviceMachine } from "../devices/device.machine";
 import { type DeviceService, presentDevice } from "../devices/device.service";
 import type { TenantService } from "../tenants/tenant.service";
 import { activateInput, activationCode, generateInput, issueInput, registerInput } from "./provisioning.inputs";
@@ -124,10 +124,10 @@ async function pendingDevice(devices: DeviceService, caller: Caller, data: Gener
     return devices.create({ serial_number: data.serial_number, ...fields }, (id) =>
       devices.recorded("device.provision", caller, { id, store_id: null }),
     );
-  const { from } = requireMove("generateActivationCode", existing.status);
+  deviceMachine.transition(existing.status, "generateActivationCode");
   const moved = await devices.move(
     existing.id,
-    [...from],
+    deviceMachine.fromStates("generateActivationCode"),
     fields,
     devices.recorded("device.provision", caller, existing),
   );
@@ -161,7 +161,7 @@ function deviceShownCodes({ codes, devices, tenants, clock, limit }: Provisionin
       if (!code?.device_id || code.activated_at || code.expires_at <= clock()) throw unknownCode();
       const device = await devices.find(code.device_id);
       if (!device) throw unknownCode();
-      const { from, to } = requireMove("activate", device.status);
+      const to = deviceMachine.transition(device.status, "activate");
       if (device.store_id !== null && device.store_id !== store.id) {
         throw new AppError("conflict", "this device was registered for another store", {
           field: "store_id",
@@ -172,7 +172,7 @@ function deviceShownCodes({ codes, devices, tenants, clock, limit }: Provisionin
       if (!(await codes.useCode(hash, clock()))) throw unknownCode();
       const activated = await devices.move(
         device.id,
-        [...from],
+        deviceMachine.fromStates("activate"),
         { status: to, ...boundTo(store, clock) },
         devices.recorded("device.activate", caller, { id: device.id, store_id: store.id }),
       );
@@ -232,7 +232,7 @@ function storeIssuedCodes({ codes, devices, tenants, clock, limit }: Provisionin
       const store = await tenants.findStore(code.store_id);
       if (!store) throw unknownCode();
       const existing = await devices.findBySerial(data.serial_number);
-      const { from, to } = requireMove("register", existing?.status ?? "unprovisioned");
+      const to = deviceMachine.transition(existing?.status ?? "unprovisioned", "register");
       if (existing && existing.store_id !== null && existing.store_id !== store.id) {
         throw new AppError("conflict", "this device was registered for another store", {
           field: "serial_number",
@@ -249,7 +249,12 @@ function storeIssuedCodes({ codes, devices, tenants, clock, limit }: Provisionin
         ...boundTo(store, clock),
       };
       const device = existing
-        ? await devices.move(existing.id, [...from], fields, devices.recorded("device.activate", caller, existing))
+        ? await devices.move(
+            existing.id,
+            deviceMachine.fromStates("register"),
+            fields,
+            devices.recorded("device.activate", caller, existing),
+          )
         : await devices.create({ serial_number: data.serial_number, ...fields }, (id) =>
             devices.recorded("device.activate", caller, { id, store_id: store.id }),
           );

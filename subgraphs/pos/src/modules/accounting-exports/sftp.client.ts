@@ -1,4 +1,5 @@
 import { posix } from "node:path";
+import { requireNoTransaction } from "@pos-cloud/common";
 import SftpClient from "ssh2-sftp-client";
 
 /** A merchant's SFTP server and what it logs in with (the secret opened from its seal). */
@@ -17,6 +18,7 @@ export interface SftpTarget {
  * other side never reads half a file and a delivery made again replaces the first rather than adding a second.
  */
 export async function uploadBySftp(target: SftpTarget, fileName: string, content: string, timeoutMs: number) {
+  requireNoTransaction("SFTP upload");
   const client = new SftpClient("accounting-export");
   const final = posix.join(target.path, fileName);
   const partial = `${final}.part`;

@@ -5,6 +5,7 @@ import {
   logger,
   publicPaymentIntent,
   publicRefund,
+  requireNoTransaction,
   signScheme1,
   traceHeaders,
 } from "@pos-cloud/common";
@@ -113,6 +114,27 @@ type CapturedPayment = Pick<Payment, "total_amount" | "added_tip_amount">;
 const captureBody = (payment: CapturedPayment) =>
   payment.added_tip_amount > 0 ? { amount_to_capture: payment.total_amount } : { amount: payment.total_amount };
 
+/** A gateway request's headers: its trace, its Idempotency-Key, and its HMAC signature when it is signed. */
+function requestHeaders(
+  method: string,
+  path: string,
+  body: string,
+  key: string | undefined,
+  credential: GatewayCredential | undefined,
+) {
+  const headers: Record<string, string> = {
+    ...traceHeaders(),
+    ...(body ? { "content-type": "application/json" } : {}),
+  };
+  if (key) headers["idempotency-key"] = key;
+  if (credential) {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = signScheme1(credential.secret, method, path, timestamp, body);
+    headers.authorization = `HMAC-SHA256 ${credential.clientId}:${timestamp}:${signature}`;
+  }
+  return headers;
+}
+
 /**
  * POS as a client partner of the payment gateway: HMAC-signed calls (scheme 1) to its `/v1` API, and payment-token
  * calls as a web view makes them, over HTTP in every wiring. Every write carries an Idempotency-Key derived from the
@@ -128,20 +150,11 @@ export function gatewayClient(credentials: GatewayCredentialService, initialUrl?
     credential: GatewayCredential | undefined,
   ) {
     const body = options.body === undefined ? "" : JSON.stringify(options.body);
-    const headers: Record<string, string> = {
-      ...traceHeaders(),
-      ...(body ? { "content-type": "application/json" } : {}),
-    };
-    if (options.key) headers["idempotency-key"] = options.key;
-    if (credential) {
-      const timestamp = Math.floor(Date.now() / 1000);
-      const signature = signScheme1(credential.secret, method, path, timestamp, body);
-      headers.authorization = `HMAC-SHA256 ${credential.clientId}:${timestamp}:${signature}`;
-    }
+    requireNoTransaction(`gateway ${method} ${path}`);
     try {
       return await fetch(`${url!.replace(/\/$/, "")}${path}`, {
         method,
-        headers,
+        headers: requestHeaders(method, path, body, options.key, credential),
         body: body || undefined,
         signal: AbortSignal.timeout(10_000),
       });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AppError, invalidField } from "@pos-cloud/common";
+import { AppError, invalidField, requireNoTransaction } from "@pos-cloud/common";
 import { z } from "zod";
 import type { ProviderCredentials } from "../provider";
 import { opaAuthorization } from "./opa-auth";
@@ -57,6 +57,7 @@ export function payPayClient(options: PayPayClientOptions): PayPayCall {
     const raw = body === undefined ? "" : JSON.stringify(body);
     const stamp = { nonce: randomUUID(), epoch: Math.floor(Date.now() / 1000) };
     let response: Response;
+    requireNoTransaction(`paypay ${method} ${path}`);
     try {
       response = await fetch(`${options.baseUrl}${path}`, {
         method,

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { AppError, invalidField } from "@pos-cloud/common";
+import { AppError, invalidField, requireNoTransaction } from "@pos-cloud/common";
 import { z } from "zod";
 import {
   type PaymentProvider,
@@ -80,6 +80,7 @@ function sandboxClient(options: SandboxProviderOptions) {
       .update(`${timestamp}\n${method}\n${path}\n${raw}`)
       .digest("hex");
     let response: Response;
+    requireNoTransaction(`sandbox provider ${method} ${path}`);
     try {
       response = await fetch(`${options.baseUrl}${path}`, {
         method,

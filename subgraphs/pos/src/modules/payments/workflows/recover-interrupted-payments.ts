@@ -1,7 +1,7 @@
-import { AppError, createStep, createWorkflow, logger } from "@pos-cloud/common";
+import { AppError, createStep, createWorkflow, logger, networkCallKeptWithRows } from "@pos-cloud/common";
 import { type GatewayIntent, gatewayMayRetry } from "../gateway.client";
 import type { PaymentRow, Tx } from "../payment.repository";
-import { intentBody, intentKey, type PaymentDeps } from "./payment-flow";
+import { GATEWAY_CALLS_IN_TRANSACTION, intentBody, intentKey, type PaymentDeps } from "./payment-flow";
 
 /** A card or QR payment still without its intent this long after it was taken was interrupted. */
 export const STALE_AFTER_MS = 2 * 60 * 1000;
@@ -17,11 +17,15 @@ const INTERRUPTED = "interrupted before the intent was recorded";
  */
 function recoverInterruptedPayment(deps: PaymentDeps) {
   const { payments, gateway } = deps;
+  // Under the payment's row lock: the claim that keeps other processes off it.
   const replayIntent = createStep("replay-intent", (payment: PaymentRow) =>
-    gateway.createIntent(intentBody(payment), intentKey(payment.id)),
+    networkCallKeptWithRows(GATEWAY_CALLS_IN_TRANSACTION, () =>
+      gateway.createIntent(intentBody(payment), intentKey(payment.id)),
+    ),
   );
   const cancelIntent = createStep("cancel-intent", async (intent: GatewayIntent) => {
-    if (intent.payment_token) await gateway.cancel(intent.id, intent.payment_token.token);
+    const token = intent.payment_token?.token;
+    if (token) await networkCallKeptWithRows(GATEWAY_CALLS_IN_TRANSACTION, () => gateway.cancel(intent.id, token));
   });
   const failPayment = createStep(
     "fail-payment",
@@ -61,7 +65,7 @@ export function recoverInterruptedPayments(deps: PaymentDeps) {
   return async (before: Date) => {
     const recovered: string[] = [];
     for (let handled = 0; handled < RECOVERY_BATCH; handled++) {
-      // The gateway is called inside the claim's transaction (`gateway.ready`).
+      // The gateway is called inside the claim's transaction: its credential is read before it (`gateway.ready`).
       await deps.gateway.ready();
       const done = await deps.payments.transaction(async (tx) => {
         const payment = await deps.payments.claimInterrupted(tx, before);

@@ -1,9 +1,17 @@
-import { type Caller, createStep, createWorkflow } from "@pos-cloud/common";
+import { type Caller, createStep, createWorkflow, networkCallKeptWithRows } from "@pos-cloud/common";
 import type { GatewayIntent } from "../gateway.client";
 import { paymentMachine } from "../payment.machine";
 import type { PaymentRow, Tx } from "../payment.repository";
 import { auditPayment } from "../payment-audit";
-import { applyToBill, holdBill, intentBody, intentKey, type PaymentDeps, type PaymentDraft } from "./payment-flow";
+import {
+  applyToBill,
+  GATEWAY_CALLS_IN_TRANSACTION,
+  holdBill,
+  intentBody,
+  intentKey,
+  type PaymentDeps,
+  type PaymentDraft,
+} from "./payment-flow";
 
 export interface CashPayment {
   draft: PaymentDraft;
@@ -28,8 +36,11 @@ export function takeCashPayment(deps: PaymentDeps) {
   const applyMoney = createStep("apply-to-bill", ({ tx, draft }: { tx: Tx; draft: PaymentDraft }) =>
     applyToBill(deps, tx, draft),
   );
+  // Under the bill's lock, so no intent is made for money the bill refuses.
   const recordIntent = createStep("record-manual-intent", (draft: PaymentDraft) =>
-    gateway.createIntent(intentBody(draft), intentKey(draft.id)),
+    networkCallKeptWithRows(GATEWAY_CALLS_IN_TRANSACTION, () =>
+      gateway.createIntent(intentBody(draft), intentKey(draft.id)),
+    ),
   );
   const completePayment = createStep(
     "complete-payment",
