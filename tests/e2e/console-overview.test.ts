@@ -79,6 +79,23 @@ describe("operator console: the business at a glance", () => {
     await operatorPage.goto(`${platform.baseUrl}/console/overview`);
     return { context, operatorPage };
   }
+  /** A QR difference at the demo store, as the daily reconciliation records one (pos-settlements.test.ts runs it). */
+  const recordQrDifference = (name: string) =>
+    platform.payments.prisma.providerDifference.create({
+      data: {
+        id: `pdf_${name}_${Date.now()}`,
+        provider: "sandbox",
+        business_date: businessDateOf(clock()),
+        merchant_id: demo.merchant.id,
+        store_id: demo.store.id,
+        payment_intent_id: `pi_${name}`,
+        provider_transaction_id: `txn_${name}`,
+        field: "refunded_amount",
+        expected: "0",
+        actual: "684",
+        detected_at: clock(),
+      },
+    });
   const apiOverview = async (storeId?: number) =>
     (await postGraphQL(platform.baseUrl, OVERVIEW, { store_id: storeId }, admin)).body.data.salesOverview;
 
@@ -194,22 +211,7 @@ describe("operator console: the business at a glance", () => {
   });
 
   it("shows the same sales by hour on the store's day, and what the QR reconciliation found", async () => {
-    // As the daily reconciliation records one (tests/e2e/pos-settlements.test.ts runs it against the sandbox).
-    await platform.payments.prisma.providerDifference.create({
-      data: {
-        id: `pdf_console_${Date.now()}`,
-        provider: "sandbox",
-        business_date: businessDateOf(clock()),
-        merchant_id: demo.merchant.id,
-        store_id: demo.store.id,
-        payment_intent_id: "pi_console_difference",
-        provider_transaction_id: "txn_console_difference",
-        field: "refunded_amount",
-        expected: "0",
-        actual: "684",
-        detected_at: clock(),
-      },
-    });
+    await recordQrDifference("console_difference");
     await page.goto(`${platform.baseUrl}/console/day?store=${demo.store.id}`);
     await page.getByRole("table", { name: "Totals per method" }).waitFor();
     const difference = page.getByRole("table", { name: "QR differences" }).getByRole("row").filter({
@@ -320,8 +322,9 @@ describe("operator console: the business at a glance", () => {
     await operatorPage.getByLabel("API key (client_id)").waitFor();
     await context.close();
 
-    // The merchant admin sees the differences of its merchant (the card settlement's, the QR providers': the one the
-    // store's day test recorded), not the partners' dead letters nor the messages, which carry no tenant.
+    // The merchant admin sees the differences of its merchant (the card settlement's, the QR providers'), not the
+    // partners' dead letters nor the messages, which carry no tenant.
+    await recordQrDifference("alerts_difference");
     const TENANT_ALERTS = "query { posAlerts { card_settlement_differences } paymentsAlerts { qr_differences } }";
     const { body } = await postGraphQL(platform.baseUrl, TENANT_ALERTS, {}, admin);
     expect(body.data.paymentsAlerts.qr_differences).toBeGreaterThan(0);
@@ -361,6 +364,7 @@ describe("operator console: the business at a glance", () => {
     const { context, operatorPage } = await operatorOverview();
     const line = operatorPage.getByTestId("alert-undeliverable_messages");
     const [pos, portal] = await counts(operator);
+    expect(portal).toEqual(expect.any(Number));
     expect(Number(await line.locator("[data-value]").getAttribute("data-value"))).toBe(pos + portal);
     expect(await line.getByRole("link").count()).toBe(0);
     await context.close();
