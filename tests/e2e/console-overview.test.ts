@@ -49,11 +49,12 @@ describe("operator console: the business at a glance", () => {
     });
     return (await response.json()) as any;
   };
-  /** A cash sale of 1100 (1000 and 10% tax) at the demo store. */
-  async function cashSale() {
+  /** A cash sale of 1100 (1000 and 10% tax) at the demo store, to a customer when named. */
+  async function cashSale(customer_id?: string) {
     const order = await rest("POST", "/orders", {
       order_type: "dine_in",
       table_number: `V${++table}`,
+      customer_id,
       items: [{ sequence: 1, item_name: "Set", quantity: 1, unit_price: 1000 }],
     });
     const bill = await rest("POST", "/bills", {
@@ -68,6 +69,33 @@ describe("operator console: the business at a glance", () => {
       cash_received: 2000,
     });
   }
+  /** A system operator's overview, in a browser context of its own (close it after). */
+  async function operatorOverview() {
+    const context = await browser.newContext();
+    const operatorPage = await context.newPage();
+    operatorPage.setDefaultTimeout(15_000);
+    await logInInConsole(operatorPage, platform.baseUrl, demoUser(demo, "SYSTEM_OP"), nextStep());
+    await operatorPage.getByRole("heading", { name: "Tenant tree" }).waitFor();
+    await operatorPage.goto(`${platform.baseUrl}/console/overview`);
+    return { context, operatorPage };
+  }
+  /** A QR difference at the demo store, as the daily reconciliation records one (pos-settlements.test.ts runs it). */
+  const recordQrDifference = (name: string) =>
+    platform.payments.prisma.providerDifference.create({
+      data: {
+        id: `pdf_${name}_${Date.now()}`,
+        provider: "sandbox",
+        business_date: businessDateOf(clock()),
+        merchant_id: demo.merchant.id,
+        store_id: demo.store.id,
+        payment_intent_id: `pi_${name}`,
+        provider_transaction_id: `txn_${name}`,
+        field: "refunded_amount",
+        expected: "0",
+        actual: "684",
+        detected_at: clock(),
+      },
+    });
   const apiOverview = async (storeId?: number) =>
     (await postGraphQL(platform.baseUrl, OVERVIEW, { store_id: storeId }, admin)).body.data.salesOverview;
 
@@ -123,9 +151,11 @@ describe("operator console: the business at a glance", () => {
   beforeAll(async () => {
     ensureConsoleBuilt();
     [platform, browser] = await Promise.all([
-      // A partner's webhook that never answers is a dead letter within a second (the open alerts' case).
+      // A partner's webhook that never answers is a dead letter within a second, a refused SMS is given up on as fast
+      // (the open alerts' cases).
       startTestPlatform({
         clock,
+        messageRetryDelaysMs: [100, 100],
         partnerWebhooks: { allowPrivateUrls: true, timeoutMs: 2_000, retryDelaysMs: [100, 100] },
       }),
       launchChromium(),
@@ -181,22 +211,7 @@ describe("operator console: the business at a glance", () => {
   });
 
   it("shows the same sales by hour on the store's day, and what the QR reconciliation found", async () => {
-    // As the daily reconciliation records one (tests/e2e/pos-settlements.test.ts runs it against the sandbox).
-    await platform.payments.prisma.providerDifference.create({
-      data: {
-        id: `pdf_console_${Date.now()}`,
-        provider: "sandbox",
-        business_date: businessDateOf(clock()),
-        merchant_id: demo.merchant.id,
-        store_id: demo.store.id,
-        payment_intent_id: "pi_console_difference",
-        provider_transaction_id: "txn_console_difference",
-        field: "refunded_amount",
-        expected: "0",
-        actual: "684",
-        detected_at: clock(),
-      },
-    });
+    await recordQrDifference("console_difference");
     await page.goto(`${platform.baseUrl}/console/day?store=${demo.store.id}`);
     await page.getByRole("table", { name: "Totals per method" }).waitFor();
     const difference = page.getByRole("table", { name: "QR differences" }).getByRole("row").filter({
@@ -276,7 +291,7 @@ describe("operator console: the business at a glance", () => {
     await context.close();
   });
 
-  it("counts the partners' dead letters in the open alerts for an operator, and leaves them out for a merchant admin", async () => {
+  it("counts the partners' dead letters for an operator, and the merchant's differences (card, QR) for its admin", async () => {
     // Nothing listens on the discard port: each attempt is refused, the third makes the delivery a dead letter.
     await signed(platform.baseUrl, demo.partner, "PUT", "/v1/api_key/webhook", { webhook_url: "http://127.0.0.1:9/" });
     const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
@@ -296,12 +311,7 @@ describe("operator console: the business at a glance", () => {
     await expect.poll(async () => (await alerts(operator)).dead_letters, { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await alerts(admin)).toEqual({ dead_letters: null, expiring_api_keys: null });
 
-    const context = await browser.newContext();
-    const operatorPage = await context.newPage();
-    operatorPage.setDefaultTimeout(15_000);
-    await logInInConsole(operatorPage, platform.baseUrl, demoUser(demo, "SYSTEM_OP"), nextStep());
-    await operatorPage.getByRole("heading", { name: "Tenant tree" }).waitFor();
-    await operatorPage.goto(`${platform.baseUrl}/console/overview`);
+    const { context, operatorPage } = await operatorOverview();
     const dead = operatorPage.getByTestId("alert-dead_letters").locator("[data-value]");
     await dead.waitFor();
     expect(Number(await dead.getAttribute("data-value"))).toBe((await alerts(operator)).dead_letters);
@@ -312,13 +322,51 @@ describe("operator console: the business at a glance", () => {
     await operatorPage.getByLabel("API key (client_id)").waitFor();
     await context.close();
 
-    // The merchant admin sees POS's part (the card settlement's differences of its merchant), not the partners'.
-    const POS_ALERTS = "query { posAlerts { card_settlement_differences } }";
-    const { body } = await postGraphQL(platform.baseUrl, POS_ALERTS, {}, admin);
+    // The merchant admin sees the differences of its merchant (the card settlement's, the QR providers'), not the
+    // partners' dead letters nor the messages, which carry no tenant.
+    await recordQrDifference("alerts_difference");
+    const TENANT_ALERTS = "query { posAlerts { card_settlement_differences } paymentsAlerts { qr_differences } }";
+    const { body } = await postGraphQL(platform.baseUrl, TENANT_ALERTS, {}, admin);
+    expect(body.data.paymentsAlerts.qr_differences).toBeGreaterThan(0);
     await page.goto(`${platform.baseUrl}/console/overview`);
     const differences = page.getByTestId("alert-card_settlement_differences").locator("[data-value]");
     expect(Number(await differences.getAttribute("data-value"))).toBe(body.data.posAlerts.card_settlement_differences);
-    expect(await page.getByTestId("alert-dead_letters").count()).toBe(0);
-    expect(await page.getByTestId("alert-expiring_api_keys").count()).toBe(0);
+    const qr = page.getByTestId("alert-qr_differences").locator("[data-value]");
+    expect(Number(await qr.getAttribute("data-value"))).toBe(body.data.paymentsAlerts.qr_differences);
+    for (const kind of ["dead_letters", "expiring_api_keys", "undeliverable_messages"])
+      expect(await page.getByTestId(`alert-${kind}`).count()).toBe(0);
+  });
+
+  it("counts the e-mail and SMS given up on, POS's and the portal's, as one line for an operator only", async () => {
+    // The sandbox relay refuses numbers ending in 13: the customer's SMS receipt fails all three attempts.
+    const customer = await fetch(`${platform.baseUrl}/api/v1/customers`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Unreachable Guest",
+        phone: `+8190${String(Date.now()).slice(-8, -2)}13`,
+        preferences: { receipt_delivery: "sms" },
+      }),
+    });
+    expect(customer.status).toBe(201);
+    // A device token lasts 90 s, and the clock has run ahead at each login since the first sales.
+    terminal = await deviceToken(platform.baseUrl, demo.device, clock());
+    expect((await cashSale(((await customer.json()) as { id: string }).id)).status).toBe("completed");
+    const operator = (await logIn(platform.baseUrl, demoUser(demo, "SYSTEM_OP"), nextStep())).access_token;
+    const MESSAGES = "query { posAlerts { undeliverable_messages } portalAlerts { undeliverable_messages } }";
+    const counts = async (token: string) => {
+      const { data } = (await postGraphQL(platform.baseUrl, MESSAGES, {}, token)).body;
+      return [data.posAlerts.undeliverable_messages, data.portalAlerts.undeliverable_messages];
+    };
+    await expect.poll(async () => (await counts(operator))[0], { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await counts(admin)).toEqual([null, null]);
+
+    const { context, operatorPage } = await operatorOverview();
+    const line = operatorPage.getByTestId("alert-undeliverable_messages");
+    const [pos, portal] = await counts(operator);
+    expect(portal).toEqual(expect.any(Number));
+    expect(Number(await line.locator("[data-value]").getAttribute("data-value"))).toBe(pos + portal);
+    expect(await line.getByRole("link").count()).toBe(0);
+    await context.close();
   });
 });

@@ -542,6 +542,25 @@ describe("POS settlements and the card settlement exchange", () => {
         actual: "684",
       },
     ]);
+    // The console's open alerts count them over each person's scope, from merchant admins up; null below.
+    const QR_ALERTS = "query ($store_id: Int) { paymentsAlerts(store_id: $store_id) { qr_differences } }";
+    const qrAlerts = async (token: string, store_id?: number) =>
+      (await postGraphQL(platform.baseUrl, QR_ALERTS, { store_id }, token)).body.data.paymentsAlerts.qr_differences;
+    const other = await seed(platform).store();
+    const [merchantAdmin, pspAdmin, otherAdmin] = await Promise.all([
+      humanToken(platform.portal, { role: "MERCHANT_ADMIN", psp_id: store.psp_id, merchant_id: store.merchant_id }),
+      humanToken(platform.portal, { role: "PSP_ADMIN", psp_id: store.psp_id }),
+      humanToken(platform.portal, { role: "MERCHANT_ADMIN", psp_id: other.psp_id, merchant_id: other.merchant_id }),
+    ]);
+    expect(await qrAlerts(merchantAdmin)).toBe(2);
+    expect(await qrAlerts(pspAdmin)).toBe(2);
+    expect(await qrAlerts(operator, store.id)).toBe(2);
+    expect(await qrAlerts(operator)).toBeGreaterThanOrEqual(2);
+    expect(await qrAlerts(otherAdmin)).toBe(0);
+    expect(await qrAlerts(otherAdmin, store.id)).toBe(0);
+    expect(await qrAlerts(manager)).toBeNull();
+    const badStore = await postGraphQL(platform.baseUrl, QR_ALERTS, { store_id: 0 }, operator);
+    expect(badStore.body.errors?.[0]?.extensions).toMatchObject({ code: "INVALID_REQUEST" });
     const alerts = log
       .split("\n")
       .filter((line) => line.includes('"provider_reconciliation_mismatch"'))

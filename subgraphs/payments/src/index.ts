@@ -120,6 +120,21 @@ function webhookServices(deps: {
   return { partnerWebhooks, apiKeyWebhooks };
 }
 
+type SyncParameters = Parameters<typeof merchantSyncService>;
+
+/** The merchants as the portal's sync placed them, and the QR reconciliation that counts differences over them. */
+function merchantParts(
+  prisma: PrismaClient,
+  deps: Omit<Parameters<typeof reconciliationService>[1], "merchants"> & {
+    box: SyncParameters[1];
+    idempotency: SyncParameters[3];
+  },
+) {
+  const merchantSync = merchantSyncService(merchantSyncRepository(prisma), deps.box, deps.clock, deps.idempotency);
+  const reconciliation = reconciliationService(reconciliationRepository(prisma), { ...deps, merchants: merchantSync });
+  return { merchantSync, reconciliation };
+}
+
 export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps> {
   const db = await openSubgraphDatabase("payments", config);
   const prisma = markTransactions(new PrismaClient({ adapter: db.adapter }));
@@ -169,14 +184,14 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   });
   const confirmRecovery = confirmRecoveryService({ confirmations, providers, credentials, clock });
   const poller = paymentPoller({ events, outcomes, providers, credentials, clock });
-  const reconciliation = reconciliationService(reconciliationRepository(prisma), { providers, credentials, clock });
+  const { merchantSync, reconciliation } = merchantParts(prisma, { box, clock, idempotency, providers, credentials });
   return {
     db,
     prisma,
     partners: partnerKeys,
     partnerAdmin: partnerAdminService({ partners: partnerKeys, repository: partners, clock }),
     apiKeyExpiry: keyExpiry,
-    merchantSync: merchantSyncService(merchantSyncRepository(prisma), box, clock, idempotency),
+    merchantSync,
     grants: grantService({ grants: grantRepository(prisma), partners, clock }),
     paymentIntents,
     providers,

@@ -915,6 +915,8 @@ export type PaymentsAlerts = {
   dead_letters?: Maybe<Scalars['Int']['output']>;
   /** Usable API keys that expire within 30 days: system operators only. */
   expiring_api_keys?: Maybe<Scalars['Int']['output']>;
+  /** QR payments where a provider's view differed from the ledger (daily reconciliation), of the stores the caller reaches: merchant admins and above. */
+  qr_differences?: Maybe<Scalars['Int']['output']>;
 };
 
 /** A payment of a bill, or of one split of it, by cash, card or QR. Amounts in minor units. */
@@ -1009,7 +1011,7 @@ export type Query = {
   paymentIntentTransactions: Array<LedgerTransaction>;
   /** The signing partner's intents, newest first. */
   paymentIntents: PaymentIntentPage;
-  /** The payments subgraph's part of the console's open alerts, for the caller's role. */
+  /** The payments subgraph's part of the console's open alerts, for the caller's role: of one store when named, else all the caller reaches. */
   paymentsAlerts: PaymentsAlerts;
   /**
    * Edge only: an intent by id, whoever's it is. Its store and status tell the edge under which store a subscriber
@@ -1139,6 +1141,11 @@ export type QueryPaymentIntentsArgs = {
   offset?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<PaymentIntentStatus>;
   updated_since?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+export type QueryPaymentsAlertsArgs = {
+  store_id?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -2027,6 +2034,7 @@ export type PaymentTokenGrantResolvers<ContextType = PaymentsContext, ParentType
 export type PaymentsAlertsResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PaymentsAlerts'] = ResolversParentTypes['PaymentsAlerts']> = {
   dead_letters?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   expiring_api_keys?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  qr_differences?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type PosPaymentResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['PosPayment'] = ResolversParentTypes['PosPayment']> = {
@@ -2066,7 +2074,7 @@ export type QueryResolvers<ContextType = PaymentsContext, ParentType extends Res
   paymentIntentRefunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<QueryPaymentIntentRefundsArgs, 'id'>>;
   paymentIntentTransactions?: Resolver<Array<ResolversTypes['LedgerTransaction']>, ParentType, ContextType, RequireFields<QueryPaymentIntentTransactionsArgs, 'id' | 'payment_token'>>;
   paymentIntents?: Resolver<ResolversTypes['PaymentIntentPage'], ParentType, ContextType, Partial<QueryPaymentIntentsArgs>>;
-  paymentsAlerts?: Resolver<ResolversTypes['PaymentsAlerts'], ParentType, ContextType>;
+  paymentsAlerts?: Resolver<ResolversTypes['PaymentsAlerts'], ParentType, ContextType, Partial<QueryPaymentsAlertsArgs>>;
   subscribedPaymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType, RequireFields<QuerySubscribedPaymentIntentArgs, 'id'>>;
   transaction?: Resolver<ResolversTypes['LedgerTransaction'], ParentType, ContextType, RequireFields<QueryTransactionArgs, 'id'>>;
   webhookDeadLetters?: Resolver<Array<ResolversTypes['WebhookDeadLetter']>, ParentType, ContextType>;

@@ -12,6 +12,7 @@ import type { DeviceTokenService } from "./modules/device-tokens/device-token.se
 import type { DeviceService } from "./modules/devices/device.service";
 import type { GatewaySyncService } from "./modules/gateway-sync/gateway-sync.service";
 import type { SigningKeyService } from "./modules/keys/signing-key.service";
+import type { MessageService } from "./modules/messages/message.service";
 import type { ProvisioningService } from "./modules/provisioning/provisioning.service";
 import type { RevocationService } from "./modules/revocations/revocation.service";
 import type { TenantLoaders, TenantReferences, TenantService } from "./modules/tenants/tenant.service";
@@ -30,6 +31,8 @@ export interface PortalServices {
   appUpdates: AppUpdateService;
   revocations: RevocationService;
   auditTrail: AuditService;
+  /** What people may learn of the portal's e-mail and SMS (`messages` is the outbox that sends them). */
+  outgoingMessages: MessageService;
 }
 
 /** What the portal holds for its whole life: storage and the services built on it. */
@@ -75,6 +78,7 @@ export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
     appUpdates,
     revocations,
     auditTrail,
+    outgoingMessages,
   } = deps;
   return {
     caller,
@@ -89,6 +93,7 @@ export function createContext(deps: PortalDeps, caller: Caller): PortalContext {
     appUpdates,
     revocations,
     auditTrail,
+    outgoingMessages,
     loaders: {
       tenants: tenants.loaders(caller),
       devices: devices.loader(caller),

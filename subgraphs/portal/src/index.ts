@@ -39,6 +39,9 @@ import { gatewaySyncService } from "./modules/gateway-sync/gateway-sync.service"
 import { keyResolvers } from "./modules/keys/resolvers";
 import { signingKeyRepository } from "./modules/keys/signing-key.repository";
 import { signingKeyService } from "./modules/keys/signing-key.service";
+import { messageRepository } from "./modules/messages/message.repository";
+import { messageService } from "./modules/messages/message.service";
+import { messageResolvers } from "./modules/messages/resolvers";
 import { provisioningRepository } from "./modules/provisioning/provisioning.repository";
 import { provisioningService } from "./modules/provisioning/provisioning.service";
 import { provisioningResolvers } from "./modules/provisioning/resolvers";
@@ -90,6 +93,7 @@ export const portal: SubgraphDefinition<PortalDeps, PortalContext> = {
     appUpdateResolvers,
     revocationResolvers,
     auditResolvers,
+    messageResolvers,
   ),
   createContext,
 };
@@ -173,6 +177,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
     appUpdates: appUpdateService(appUpdateRepository(prisma), clock),
     revocations: revocationService(revocationRepository(prisma), clock),
     auditTrail: auditService(audit, clock, chainSeal),
+    outgoingMessages: messageService(messageRepository(prisma)),
     close: async () => {
       await messages.stop();
       await prisma.$disconnect();

@@ -1107,6 +1107,16 @@ export type PinLoginInput = {
   pin: Scalars['String']['input'];
 };
 
+/**
+ * What the portal holds that a person must look at, for the console's open alerts. A count is null where the caller's
+ * role may not see that kind (absent, not zero).
+ */
+export type PortalAlerts = {
+  __typename?: 'PortalAlerts';
+  /** The portal's e-mails and SMS (login codes) given up on after every attempt: system operators only. */
+  undeliverable_messages?: Maybe<Scalars['Int']['output']>;
+};
+
 /** The store's receipt printer. */
 export type PrinterConfigInput = {
   /** Host name or address of the printer. */
@@ -1208,6 +1218,8 @@ export type Query = {
   merchant: Merchant;
   /** Merchants the caller may see; limit 1 to 100 (default 20), offset from 0. */
   merchants: MerchantPage;
+  /** The portal's part of the console's open alerts, for the caller's role. */
+  portalAlerts: PortalAlerts;
   /** One PSP the caller may see. */
   psp: Psp;
   /** PSPs the caller may see; limit 1 to 100 (default 20), offset from 0. */
@@ -1991,6 +2003,7 @@ export type ResolversTypes = {
   PaperStatus: ResolverTypeWrapper<any>;
   PaymentMethodOption: ResolverTypeWrapper<any>;
   PinLoginInput: ResolverTypeWrapper<any>;
+  PortalAlerts: ResolverTypeWrapper<any>;
   PrinterConfigInput: ResolverTypeWrapper<any>;
   PrinterProtocol: ResolverTypeWrapper<any>;
   Psp: ResolverTypeWrapper<any>;
@@ -2073,6 +2086,7 @@ export type ResolversParentTypes = {
   OperatingHoursInput: any;
   PageInfo: any;
   PinLoginInput: any;
+  PortalAlerts: any;
   PrinterConfigInput: any;
   Psp: any;
   PspPage: any;
@@ -2349,6 +2363,10 @@ export type PageInfoResolvers<ContextType = PortalContext, ParentType extends Re
   has_next_page?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
+export type PortalAlertsResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['PortalAlerts'] = ResolversParentTypes['PortalAlerts']> = {
+  undeliverable_messages?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PspResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['Psp'] = ResolversParentTypes['Psp'], FederationReferenceType extends FederationReferenceTypes['Psp'] = FederationReferenceTypes['Psp']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Psp']> | FederationReferenceType, FederationReferenceType, ContextType>;
   code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2378,6 +2396,7 @@ export type QueryResolvers<ContextType = PortalContext, ParentType extends Resol
   jwks?: Resolver<ResolversTypes['JSON'], ParentType, ContextType, RequireFields<QueryJwksArgs, 'purpose'>>;
   merchant?: Resolver<ResolversTypes['Merchant'], ParentType, ContextType, RequireFields<QueryMerchantArgs, 'id'>>;
   merchants?: Resolver<ResolversTypes['MerchantPage'], ParentType, ContextType, Partial<QueryMerchantsArgs>>;
+  portalAlerts?: Resolver<ResolversTypes['PortalAlerts'], ParentType, ContextType>;
   psp?: Resolver<ResolversTypes['Psp'], ParentType, ContextType, RequireFields<QueryPspArgs, 'id'>>;
   psps?: Resolver<ResolversTypes['PspPage'], ParentType, ContextType, Partial<QueryPspsArgs>>;
   receiptIssuer?: Resolver<Maybe<ResolversTypes['ReceiptIssuer']>, ParentType, ContextType, RequireFields<QueryReceiptIssuerArgs, 'store_id'>>;
@@ -2509,6 +2528,7 @@ export type Resolvers<ContextType = PortalContext> = {
   MfaSendResult?: MfaSendResultResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  PortalAlerts?: PortalAlertsResolvers<ContextType>;
   Psp?: PspResolvers<ContextType>;
   PspPage?: PspPageResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;

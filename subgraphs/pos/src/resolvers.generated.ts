@@ -939,6 +939,8 @@ export type PosAlerts = {
   __typename?: 'PosAlerts';
   /** Business days whose acquirer settlement file differed from the card payments (system operators, merchant admins). */
   card_settlement_differences?: Maybe<Scalars['Int']['output']>;
+  /** E-mails and SMS (receipts, operators' mails) given up on after every attempt: system operators only, of every store. */
+  undeliverable_messages?: Maybe<Scalars['Int']['output']>;
 };
 
 /** Something an operator must look at, about a store's day. */
@@ -2372,6 +2374,7 @@ export type PaymentOutcomesResolvers<ContextType = PosContext, ParentType extend
 
 export type PosAlertsResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosAlerts'] = ResolversParentTypes['PosAlerts']> = {
   card_settlement_differences?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  undeliverable_messages?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type PosNotificationResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['PosNotification'] = ResolversParentTypes['PosNotification']> = {

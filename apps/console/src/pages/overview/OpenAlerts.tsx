@@ -2,7 +2,14 @@ import { Anchor, Stack, Text, Title } from "@mantine/core";
 import { Link } from "react-router";
 import type { SalesOverviewQuery } from "../../graphql/graphql";
 
-type Alert = { kind: string; label: string; count: number | null | undefined; to?: string };
+type Count = number | null | undefined;
+type Alert = { kind: string; label: string; count: Count; to?: string };
+
+/** Counts of one kind from several subgraphs, as one: null when the person may see none of them. */
+const sum = (...counts: Count[]) =>
+  counts.every((count) => typeof count !== "number")
+    ? null
+    : counts.reduce<number>((all, count) => all + (count ?? 0), 0);
 
 /**
  * What a person must look at, each count from the subgraph that holds its rows (read in the overview's one request),
@@ -10,10 +17,10 @@ type Alert = { kind: string; label: string; count: number | null | undefined; to
  * left out, not shown as zero.
  */
 export function OpenAlerts({
-  alerts: { paymentsAlerts, posAlerts },
+  alerts: { paymentsAlerts, posAlerts, portalAlerts },
   storeId,
 }: {
-  alerts: Pick<SalesOverviewQuery, "paymentsAlerts" | "posAlerts">;
+  alerts: Pick<SalesOverviewQuery, "paymentsAlerts" | "posAlerts" | "portalAlerts">;
   storeId: number | null;
 }) {
   const alerts: Alert[] = [
@@ -34,6 +41,18 @@ export function OpenAlerts({
       label: "Days whose card settlement file differed",
       count: posAlerts.card_settlement_differences,
       to: storeId === null ? undefined : `/day?store=${storeId}`,
+    },
+    {
+      kind: "qr_differences",
+      label: "QR payments a provider saw differently",
+      count: paymentsAlerts.qr_differences,
+      to: storeId === null ? undefined : `/day?store=${storeId}`,
+    },
+    // No console page lists messages yet: the count stands without a link.
+    {
+      kind: "undeliverable_messages",
+      label: "E-mails and SMS that could not be delivered",
+      count: sum(posAlerts.undeliverable_messages, portalAlerts.undeliverable_messages),
     },
   ];
   const shown = alerts.filter((alert): alert is Alert & { count: number } => typeof alert.count === "number");

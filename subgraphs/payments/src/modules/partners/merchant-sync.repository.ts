@@ -55,6 +55,10 @@ export function merchantSyncRepository(prisma: PrismaClient) {
       (await prisma.clientPartner.findUnique({ where: { id: client_partner_id }, select: { is_sync_partner: true } }))
         ?.is_sync_partner === true,
 
+    /** The merchants the portal placed under a PSP, as its sync last said. */
+    merchantIdsOfPsp: async (psp_id: number) =>
+      (await prisma.merchant.findMany({ where: { psp_id }, select: { id: true } })).map((merchant) => merchant.id),
+
     /**
      * Upserts merchants, stores and provider configs in one transaction. A merchant or store a partner other than the
      * sync partner may not sync (outside its grants, or not there yet) is refused and the whole sync rolled back.

@@ -41,6 +41,9 @@ export function merchantSyncService(
   }
 
   return {
+    /** The merchants synced under a PSP: what its admins (L1) reach of the payments subgraph's rows. */
+    merchantIdsOfPsp: (pspId: number) => sync.merchantIdsOfPsp(pspId),
+
     /**
      * Upserts the partner's merchants, stores and provider configs (credentials sealed, never returned). A sync by the
      * platform's sync partner also renews its stores' lease. With an Idempotency-Key, the same sync sent again (by

@@ -1,5 +1,5 @@
 import { newUlid } from "@pos-cloud/common";
-import type { PrismaClient } from "../../generated/prisma/client";
+import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { LedgerPayment, ProviderDifference } from "./provider-differences";
 
 export type ReconciliationRepository = ReturnType<typeof reconciliationRepository>;
@@ -61,6 +61,9 @@ export function reconciliationRepository(prisma: PrismaClient) {
       });
       return count === 1;
     },
+
+    /** How many differences were recorded where `where` says. */
+    count: (where: Prisma.ProviderDifferenceWhereInput) => prisma.providerDifference.count({ where }),
 
     /** A store's differences found for a business day, in the order they were found. */
     listForStore: (store_id: number, business_date: string) =>

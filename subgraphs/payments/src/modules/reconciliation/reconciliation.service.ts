@@ -6,14 +6,18 @@ import {
   invalidField,
   isCalendarDate,
   logger,
+  parseEntityId,
   type ReachableStore,
+  reachOf,
   requireTier,
   roles,
   STORE_TIME_ZONE,
+  tierOf,
 } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
 import { metrics } from "@pos-cloud/common/metrics";
 import { Counter } from "prom-client";
+import type { MerchantSyncService } from "../partners/merchant-sync.service";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
 import {
@@ -58,6 +62,38 @@ const byStore = (payments: LedgerPayment[]) => {
 };
 
 /**
+ * The merchants whose differences a person sees in the open alerts: merchant admins and above, over what they
+ * reach; undefined for everyone else (docs/decisions/console.md, "Undeliverable messages and QR differences in the
+ * open alerts").
+ */
+async function alertScope(
+  caller: Caller,
+  merchants: Pick<MerchantSyncService, "merchantIdsOfPsp">,
+): Promise<{ merchant_id?: { in: number[] } } | undefined> {
+  const tier = caller.type === "user" ? tierOf(caller) : undefined;
+  if (tier === undefined || tier > roles.MERCHANT_ADMIN) return undefined;
+  const reach = reachOf(caller);
+  if (reach.level === "platform") return {};
+  if (reach.level === "psp") return { merchant_id: { in: await merchants.merchantIdsOfPsp(reach.pspId) } };
+  return reach.level === "merchant" ? { merchant_id: { in: [reach.merchantId] } } : undefined;
+}
+
+/**
+ * The QR differences recorded over the stores the caller reaches (of one store when named), for the console's open
+ * alerts; null for a role below merchant admin.
+ */
+function differenceCounter(
+  repository: ReconciliationRepository,
+  merchants: Pick<MerchantSyncService, "merchantIdsOfPsp">,
+) {
+  return async (caller: Caller, storeId: number | null | undefined) => {
+    const store = storeId === null || storeId === undefined ? {} : { store_id: parseEntityId(storeId, "store_id") };
+    const scope = await alertScope(caller, merchants);
+    return scope ? repository.count({ ...scope, ...store }) : null;
+  };
+}
+
+/**
  * The daily reconciliation of QR sales with each provider (docs/decisions/payments.md, "QR sales reconciled with
  * each provider"): per store, the provider's view of the day's payments (amounts, statuses, refunds) against the
  * ledger. Differences are recorded once each, logged with `alert: provider_reconciliation_mismatch` and counted in
@@ -69,6 +105,7 @@ export function reconciliationService(
     providers: Pick<ProviderDirectory, "get" | "codes">;
     credentials: ProviderCredentialStore;
     clock: () => Date;
+    merchants: Pick<MerchantSyncService, "merchantIdsOfPsp">;
   },
 ) {
   const { providers, credentials, clock } = deps;
@@ -165,6 +202,8 @@ export function reconciliationService(
       if (!isCalendarDate(day)) throw invalidField("date", "date", "date must be written YYYY-MM-DD");
       return repository.listForStore(store.id, day);
     },
+
+    differenceCount: differenceCounter(repository, deps.merchants),
   };
   return service;
 }

@@ -7,6 +7,8 @@ export function notificationRepository(prisma: PrismaClient) {
   return {
     create: (data: Prisma.PosNotificationUncheckedCreateInput) => prisma.posNotification.create({ data }),
     count: (where: Prisma.PosNotificationWhereInput) => prisma.posNotification.count({ where }),
+    /** POS's e-mail and SMS given up on (`failed`: every attempt made, none left), as `MessageUndeliverable` counts them. */
+    undeliverableCount: () => prisma.outgoingMessage.count({ where: { status: "failed" } }),
     list(where: Prisma.PosNotificationWhereInput, page: Page) {
       return readPage(page, {
         rows: (take) =>

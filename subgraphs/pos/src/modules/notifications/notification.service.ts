@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Caller, forbidden, type PageArgs, parseInput, parsePage, reachOf } from "@pos-cloud/common";
+import { type Caller, forbidden, isOperator, type PageArgs, parseInput, parsePage, reachOf } from "@pos-cloud/common";
 import { z } from "zod";
 import type { NotificationRepository } from "./notification.repository";
 
@@ -53,6 +53,12 @@ export function notificationService(notifications: NotificationRepository, clock
       const store = parseInput(filter, { store_id: storeId ?? undefined }).store_id;
       return notifications.count({ ...scope, kind: "card_settlement_mismatch", ...(store ? { store_id: store } : {}) });
     },
+
+    /**
+     * For the console's open alerts: POS's receipts and operators' mails given up on. They carry no store, so only
+     * system operators see the count (null for others), whichever store the overview names.
+     */
+    undeliverableCount: (caller: Caller) => (isOperator(caller) ? notifications.undeliverableCount() : null),
 
     async list(caller: Caller, args: { kind?: string | null; store_id?: number | null } & PageArgs) {
       const scope = scopeOf(caller);

@@ -8,5 +8,6 @@ export const notificationResolvers: Resolvers = {
   PosAlerts: {
     card_settlement_differences: ({ store_id }: { store_id?: number | null }, _, { notifications, caller }) =>
       notifications.differenceCount(caller, store_id),
+    undeliverable_messages: (_, __, { notifications, caller }) => notifications.undeliverableCount(caller),
   },
 };
