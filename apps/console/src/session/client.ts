@@ -105,5 +105,7 @@ export const client: ApolloClient = new ApolloClient({
     ApolloLink.split(isSubscription, new GraphQLWsLink(websocket), new HttpLink({ uri: "/graphql" })),
   ]),
   cache: new InMemoryCache(),
+  // A live page reads again after each event; joining a read already in flight would return the state from before it.
+  queryDeduplication: false,
   defaultOptions: { watchQuery: { fetchPolicy: "cache-and-network" } },
 });
