@@ -155,14 +155,19 @@ async function addOnce(
 function natsSubscriptions(nc: NatsConnection, js: JetStreamClient, streamOf: (topic: Topic) => TopicStream) {
   const running = new Set<BusSubscription>();
 
-  /** Reads messages until stopped; `each` handles one at a time. */
-  function run(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void>) {
+  /** Reads messages until stopped; `each` handles one at a time, `giveBack` those still arriving once stopping. */
+  function run(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void>, giveBack?: (msg: JsMsg) => void) {
+    let stopping = false;
     const loop = (async () => {
-      for await (const msg of messages) await each(msg);
+      for await (const msg of messages) {
+        if (stopping) giveBack?.(msg);
+        else await each(msg);
+      }
     })().catch((error: unknown) => logger.warn("a message bus subscription ended", { error }));
     const subscription: BusSubscription = {
       stop: async () => {
         running.delete(subscription);
+        stopping = true;
         await messages.close();
         await loop;
       },
@@ -190,7 +195,8 @@ function natsSubscriptions(nc: NatsConnection, js: JetStreamClient, streamOf: (t
   /** Follows one durable consumer, one event at a time (it holds one unacknowledged event: its members queue). */
   async function follow(stream: string, durable: string, each: (msg: JsMsg) => Promise<void>) {
     const consumer = await js.consumers.get(stream, durable);
-    return run(await consumer.consume({ max_messages: 1 }), each);
+    // A message pulled while the member stops goes back at once rather than after `ack_wait`: its partition waits.
+    return run(await consumer.consume({ max_messages: 1 }), each, (msg) => msg.nak());
   }
 
   const subscriptions: Pick<MessageBus, "consume" | "listen"> = {
