@@ -89,6 +89,8 @@ export interface DrainFigures {
   storage: "postgres" | "pglite";
   bus: "memory" | "nats";
   publishers: number;
+  /** Members of the consumer group, each on a bus connection of its own. */
+  consumers: number;
   events: number;
   seconds: number;
   events_per_second: number;
@@ -138,12 +140,14 @@ async function dropNatsStreams(url: string, namespace: string) {
 
 /**
  * The drain of one storage and bus: pending rows first, then `publishers` publishers started as instances start them
- * (each its own connections and bus client), timed until a consumer group has every event and no row is pending.
+ * (each its own connections and bus client), timed until a consumer group of `consumers` members (on NATS each its
+ * own client) has every event and no row is pending.
  */
 export async function benchDrain(options: {
   storage: "postgres" | "pglite";
   bus: "memory" | "nats";
   publishers: number;
+  consumers: number;
   postgresBase?: string;
   events: number;
 }): Promise<DrainFigures> {
@@ -173,15 +177,19 @@ export async function benchDrain(options: {
         60_000,
       );
     });
-    const consumerBus = options.bus === "memory" ? buses[0]! : await openBus();
-    if (consumerBus !== buses[0]) buses.push(consumerBus);
-    const consumer = await consumerBus.consume("events.internal", "bench", async (event: BusEvent) => {
+    const handle = async (event: BusEvent) => {
       received.set(event.id, (received.get(event.id) ?? 0) + 1);
       const seen = seenByIntent.get(event.aggregate_id) ?? [];
       seenByIntent.set(event.aggregate_id, seen);
       if (!seen.includes(event.id)) seen.push(event.id);
       if (received.size === events) resolveAll();
-    });
+    };
+    const consumers = [];
+    for (let n = 0; n < options.consumers; n++) {
+      const consumerBus = options.bus === "memory" ? buses[0]! : await openBus();
+      if (consumerBus !== buses[0]) buses.push(consumerBus);
+      consumers.push(await consumerBus.consume("events.internal", "bench", handle));
+    }
     const published = new Map<string, number>();
     let publishedAt = 0;
     const started = performance.now();
@@ -196,7 +204,7 @@ export async function benchDrain(options: {
     await all.finally(() => clearTimeout(giveUp));
     const seconds = (performance.now() - started) / 1000;
     await Promise.all(running.map((each) => each.stop()));
-    await consumer.stop();
+    await Promise.all(consumers.map((consumer) => consumer.stop()));
     const [{ pending }] = (await instances[0]!.db.query<{ pending: string }>(
       "SELECT count(*) AS pending FROM outbox_events WHERE status <> 'published'",
     )) as [{ pending: string }];
@@ -206,6 +214,7 @@ export async function benchDrain(options: {
       storage: options.storage,
       bus: options.bus,
       publishers: options.publishers,
+      consumers: options.consumers,
       events: received.size,
       seconds: Math.round(seconds * 100) / 100,
       events_per_second: Math.round(events / seconds),
@@ -229,10 +238,25 @@ export async function benchEvents(postgresBase: string | undefined, scale: Scale
   const drains: DrainFigures[] = [];
   const withNats = await natsReachable(NATS_URL);
   const { events } = scale;
-  for (const bus of postgresBase ? (withNats ? (["memory", "nats"] as const) : (["memory"] as const)) : []) {
-    drains.push(await benchDrain({ storage: "postgres", bus, publishers: 4, postgresBase, events }));
+  if (postgresBase) {
+    drains.push(
+      await benchDrain({ storage: "postgres", bus: "memory", publishers: 4, consumers: 1, postgresBase, events }),
+    );
+    // NATS with as many consumers as publishers: 1, 2 and 4 of each.
+    for (const processes of withNats ? [1, 2, 4] : []) {
+      drains.push(
+        await benchDrain({
+          storage: "postgres",
+          bus: "nats",
+          publishers: processes,
+          consumers: processes,
+          postgresBase,
+          events,
+        }),
+      );
+    }
   }
-  drains.push(await benchDrain({ storage: "pglite", bus: "memory", publishers: 1, events }));
+  drains.push(await benchDrain({ storage: "pglite", bus: "memory", publishers: 1, consumers: 1, events }));
   for (const drain of drains) {
     requireClean(`events drain (${drain.storage}, ${drain.bus})`, {
       lost: drain.lost,

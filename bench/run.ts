@@ -132,7 +132,7 @@ if (withEvents) {
   record("events", { scenario: "events", ...result, load_average_before, measured_at: new Date().toISOString() });
   for (const drain of result.drains) {
     console.log(
-      `events drain (${drain.storage}, ${drain.bus}, ${drain.publishers})`.padEnd(29),
+      `events drain (${drain.storage}, ${drain.bus}, ${drain.publishers}×${drain.consumers})`.padEnd(29),
       `${drain.events_per_second} events/s; duplicates ${drain.duplicates_at_publisher} at the publisher,`,
       `${drain.duplicates_at_consumer} at the consumer; lost ${drain.lost}; out of order ${drain.order_violations}`,
     );

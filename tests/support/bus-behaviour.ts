@@ -11,11 +11,12 @@ export function deferred<T = void>() {
   return { promise, resolve };
 }
 
-export const busEvent = (n: number): BusEvent => ({
+/** The `n`th event, about intent `pi_<n>` unless another aggregate is named. */
+export const busEvent = (n: number, aggregate_id = `pi_${n}`): BusEvent => ({
   id: `evt-${randomUUID()}`,
   event_type: "payment_intent.created",
   aggregate_type: "payment_intent",
-  aggregate_id: `pi_${n}`,
+  aggregate_id,
   payload: { n },
   created_at: new Date().toISOString(),
 });
@@ -44,12 +45,18 @@ export function busBehaviour(open: () => Promise<MessageBus>) {
     await bus.close();
   });
 
-  it("gives a group's events in publish order", async () => {
-    const events = Array.from({ length: 20 }, (_, n) => busEvent(n));
+  it("gives a group each aggregate's events in publish order", async () => {
+    // Five intents' events, interleaved as intents move at once.
+    const events = Array.from({ length: 40 }, (_, n) => busEvent(n, `pi_${n % 5}`));
     const received = collector(events.length);
     await bus.consume("events.internal", "ordered", async (event) => received.add(event));
     for (const event of events) await bus.publish("events.internal", event);
-    expect((await received.done).map((event) => event.id)).toEqual(events.map((event) => event.id));
+    const ofIntent = (all: BusEvent[], intent: string) =>
+      all.filter((event) => event.aggregate_id === intent).map((event) => event.id);
+    const seen = await received.done;
+    for (let intent = 0; intent < 5; intent++) {
+      expect(ofIntent(seen, `pi_${intent}`)).toEqual(ofIntent(events, `pi_${intent}`));
+    }
   });
 
   it("lets a stopped consumer finish the event it is handling before its stop resolves (a shutdown closes storage next)", async () => {
@@ -75,8 +82,8 @@ export function busBehaviour(open: () => Promise<MessageBus>) {
     expect(finished).toEqual([event.id]);
   });
 
-  it("gives an event again after a failed handler, before the next one", async () => {
-    const [first, second] = [busEvent(1), busEvent(2)];
+  it("gives an event again after a failed handler, before its aggregate's next one", async () => {
+    const [first, second] = [busEvent(1, "pi_1"), busEvent(2, "pi_1")];
     const received = collector(3);
     let failed = false;
     await bus.consume("webhooks.delivery", "retrying", async (event) => {

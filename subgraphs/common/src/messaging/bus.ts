@@ -29,7 +29,8 @@ export interface MessageBus {
   /** Resolves once the bus holds the event (NATS: the stream acknowledged it), so the publisher may mark it published. */
   publish(topic: Topic, event: BusEvent): Promise<void>;
   /**
-   * A durable consumer group: each event goes to one member of `group`, in publish order per topic, and is given
+   * A durable consumer group: each event goes to one member of `group`, an aggregate's events in publish order (its
+   * next one only once `handle` resolved for it; other aggregates' may be handled meanwhile, NATS), and is given
    * again (at least once) until `handle` resolves; events published while no member runs wait for the group.
    */
   consume(topic: Topic, group: string, handle: (event: BusEvent) => Promise<void>): Promise<BusSubscription>;

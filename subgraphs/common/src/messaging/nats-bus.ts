@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   AckPolicy,
   type ConsumerMessages,
@@ -35,6 +36,19 @@ const ACK_WAIT_MS = 30_000;
 const PING_TIMEOUT_MS = 1000;
 
 const topics: Topic[] = ["events.internal", "webhooks.delivery"];
+
+/**
+ * A topic's events are spread over this many subjects by their aggregate, and a group follows each subject with a
+ * consumer of its own: the group handles this many events at once, each aggregate's in publish order
+ * (docs/decisions/events.md, "Partitions by aggregate on NATS").
+ */
+export const PARTITIONS = 16;
+
+/** The partition of an aggregate: the same for every event of it, on every process. */
+export const partitionOf = (event: Pick<BusEvent, "aggregate_type" | "aggregate_id">) =>
+  createHash("sha1").update(`${event.aggregate_type}:${event.aggregate_id}`).digest().readUInt32BE(0) % PARTITIONS;
+
+const partitions = Array.from({ length: PARTITIONS }, (_, n) => n);
 
 /** Durable names may not hold `.`, `*`, `>` or white space. */
 const durableName = (group: string) => group.replace(/[.*>\s]/g, "_");
@@ -89,7 +103,8 @@ async function topicStreams(nc: NatsConnection, namespace: string): Promise<Map<
   for (const { name, subject } of streams.values()) {
     await ensureStream(jsm, {
       name,
-      subjects: [subject],
+      // The bare subject is kept for publishers of the version before partitions, while a cluster rolls over.
+      subjects: [subject, `${subject}.*`],
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       max_age: nanos(RETENTION_MS),
@@ -108,18 +123,51 @@ const decode = (msg: JsMsg): BusEvent | undefined => {
   }
 };
 
+const consumerExists = (jsm: JetStreamManager, stream: string, name: string) =>
+  jsm.consumers.info(stream, name).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return false;
+      throw error;
+    },
+  );
+
+/**
+ * A group's durable consumer with explicit acks, one event unacknowledged at a time, given again for ever; created
+ * unless it exists (its start is kept as it was first made).
+ */
+async function addOnce(
+  jsm: JetStreamManager,
+  stream: string,
+  config: { durable_name: string; filter_subject: string; deliver_policy: DeliverPolicy },
+) {
+  if (await consumerExists(jsm, stream, config.durable_name)) return;
+  await jsm.consumers.add(stream, {
+    ...config,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ACK_WAIT_MS),
+    max_ack_pending: 1,
+    max_deliver: -1,
+  });
+}
+
 /** The consumer groups and listeners of a bus; `stop` ends every one still running. */
 function natsSubscriptions(nc: NatsConnection, js: JetStreamClient, streamOf: (topic: Topic) => TopicStream) {
   const running = new Set<BusSubscription>();
 
-  /** Reads messages until stopped; `each` handles one at a time. */
-  function run(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void>) {
+  /** Reads messages until stopped; `each` handles one at a time, `giveBack` those still arriving once stopping. */
+  function run(messages: ConsumerMessages, each: (msg: JsMsg) => Promise<void>, giveBack?: (msg: JsMsg) => void) {
+    let stopping = false;
     const loop = (async () => {
-      for await (const msg of messages) await each(msg);
+      for await (const msg of messages) {
+        if (stopping) giveBack?.(msg);
+        else await each(msg);
+      }
     })().catch((error: unknown) => logger.warn("a message bus subscription ended", { error }));
     const subscription: BusSubscription = {
       stop: async () => {
         running.delete(subscription);
+        stopping = true;
         await messages.close();
         await loop;
       },
@@ -128,35 +176,55 @@ function natsSubscriptions(nc: NatsConnection, js: JetStreamClient, streamOf: (t
     return subscription;
   }
 
+  /** Hands each message to `handle` and acks it once handled; a failure is given again (nak) before the next. */
+  const handled = (group: string, handle: (event: BusEvent) => Promise<void>) => async (msg: JsMsg) => {
+    const event = decode(msg);
+    if (!event) return msg.term();
+    const working = setInterval(() => msg.working(), ACK_WAIT_MS / 3);
+    try {
+      await handle(event);
+      msg.ack();
+    } catch (error) {
+      logger.warn("event handler failed; the event is given again", { event_id: event.id, group, error });
+      msg.nak(redeliveryDelayMs(msg.info.deliveryCount - 1));
+    } finally {
+      clearInterval(working);
+    }
+  };
+
+  /** Follows one durable consumer, one event at a time (it holds one unacknowledged event: its members queue). */
+  async function follow(stream: string, durable: string, each: (msg: JsMsg) => Promise<void>) {
+    const consumer = await js.consumers.get(stream, durable);
+    // A message pulled while the member stops goes back at once rather than after `ack_wait`: its partition waits.
+    return run(await consumer.consume({ max_messages: 1 }), each, (msg) => msg.nak());
+  }
+
   const subscriptions: Pick<MessageBus, "consume" | "listen"> = {
     async consume(topic, group, handle) {
-      const stream = streamOf(topic).name;
+      const { name: stream, subject } = streamOf(topic);
       const durable = durableName(group);
       const jsm = await jetstreamManager(nc);
-      await jsm.consumers.add(stream, {
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        // A new group starts with the events published from now on, as in the memory bus.
-        deliver_policy: DeliverPolicy.New,
-        ack_wait: nanos(ACK_WAIT_MS),
-        max_ack_pending: 1,
-        max_deliver: -1,
-      });
-      const consumer = await js.consumers.get(stream, durable);
-      return run(await consumer.consume({ max_messages: 1 }), async (msg) => {
-        const event = decode(msg);
-        if (!event) return msg.term();
-        const working = setInterval(() => msg.working(), ACK_WAIT_MS / 3);
-        try {
-          await handle(event);
-          msg.ack();
-        } catch (error) {
-          logger.warn("event handler failed; the event is given again", { event_id: event.id, group, error });
-          msg.nak(redeliveryDelayMs(msg.info.deliveryCount - 1));
-        } finally {
-          clearInterval(working);
-        }
-      });
+      // A group that ran before partitions keeps its durable on the bare subject: its partitions then start at the
+      // stream's first event (only this version's publishers wrote there), and the old durable is followed too for
+      // what the old version's publishers still write.
+      const legacy = await consumerExists(jsm, stream, durable);
+      const each = handled(group, handle);
+      const members = await Promise.all(
+        partitions.map(async (partition) => {
+          const name = `${durable}-${partition}`;
+          await addOnce(jsm, stream, {
+            durable_name: name,
+            filter_subject: `${subject}.${partition}`,
+            // A new group starts with the events published from now on, as in the memory bus.
+            deliver_policy: legacy ? DeliverPolicy.All : DeliverPolicy.New,
+          });
+          return follow(stream, name, each);
+        }),
+      );
+      if (legacy) {
+        members.push(await follow(stream, durable, async (msg) => (msg.subject === subject ? each(msg) : msg.ack())));
+      }
+      return { stop: async () => void (await Promise.all(members.map((member) => member.stop()))) };
     },
     async listen(topic, handle) {
       const stream = streamOf(topic).name;
@@ -202,10 +270,11 @@ async function pingNats(nc: NatsConnection) {
 }
 
 /**
- * The cluster bus on NATS JetStream: a stream per topic, created (or brought to this configuration) on start; a
- * consumer group is a durable pull consumer with explicit acks that holds one event at a time, so its members get
- * events in publish order and a failed one is given again (nak with a growing delay) before the next; `listen` is an
- * ordered ephemeral consumer that starts after the stream's last event.
+ * The cluster bus on NATS JetStream: a stream per topic, created (or brought to this configuration) on start, its
+ * events on `PARTITIONS` subjects by aggregate; a consumer group is a durable pull consumer per partition with
+ * explicit acks that holds one event at a time, so its members get each aggregate's events in publish order and a
+ * failed one is given again (nak with a growing delay) before the next of its partition; `listen` is an ordered
+ * ephemeral consumer that starts after the stream's last event.
  */
 export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promise<MessageBus> {
   const { nc, connected } = await connectNats(url, namespace);
@@ -228,7 +297,7 @@ export async function natsBus({ url, namespace = "pgw" }: NatsBusOptions): Promi
     driver: "nats",
     async publish(topic, event) {
       if (!connected()) throw unreachable();
-      await js.publish(streamOf(topic).subject, JSON.stringify(event), { msgID: event.id });
+      await js.publish(`${streamOf(topic).subject}.${partitionOf(event)}`, JSON.stringify(event), { msgID: event.id });
     },
     consume: subscriptions.consume,
     listen: subscriptions.listen,

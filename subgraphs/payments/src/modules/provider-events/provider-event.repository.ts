@@ -11,6 +11,12 @@ export type ProviderEventRepository = ReturnType<typeof providerEventRepository>
  */
 export type OutcomeResult = "applied" | "duplicate" | "stale" | "pending" | "late_payment";
 
+/**
+ * A burst of notifications queues for the database (embedded: one connection): each waits its turn rather than
+ * failing after Prisma's default 2 s and being dead-lettered, as 200 payments at once did (docs/benchmarks.md).
+ */
+const QUEUED = { maxWait: 20_000, timeout: 20_000 };
+
 export const noIntent = (provider_transaction_id: string) =>
   new AppError("not_found", `no payment intent has provider transaction ${provider_transaction_id}`);
 
@@ -41,7 +47,7 @@ export function providerEventRepository(prisma: PrismaClient) {
     /** What the notification did, on its event. */
     markEvent: (tx: Prisma.TransactionClient, provider: string, event_id: string, status: OutcomeResult) =>
       tx.providerWebhookEvent.update({ where: { provider_event_id: { provider, event_id } }, data: { status } }),
-    transaction: <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => prisma.$transaction(work),
+    transaction: <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => prisma.$transaction(work, QUEUED),
     /** Claims intents waiting on a polled provider whose next poll is due, the longest-due first (claims.ts). */
     async claimPolls(provider_names: string[], now: Date, limit: number): Promise<PaymentIntent[]> {
       const condition = Prisma.sql`status IN ('requires_action', 'processing') AND provider_name = ANY(${provider_names}::text[])`;
