@@ -1,0 +1,32 @@
+/**
+ * The retry policy of each task kind, by name: the waits before the first, second, ... retry, and what follows the
+ * last of them (`dead`: no more attempts, the row stays for an operator; or a wait repeated for ever). The shape
+ * of Hyperswitch's process tracker retry mapping (docs/decisions/operations.md "One durable task queue").
+ */
+export interface RetryPolicy {
+  readonly delaysMs: readonly number[];
+  /** After the listed waits: `dead`, or the wait every later retry takes. */
+  readonly thenMs: number | "dead";
+}
+
+/** Waits starting at `firstMs` and doubling up to `maxMs`, which then repeats: a poll that never gives up. */
+export function doubling(firstMs: number, maxMs: number): RetryPolicy {
+  const delaysMs: number[] = [];
+  for (let wait = firstMs; wait < maxMs; wait *= 2) delaysMs.push(wait);
+  return { delaysMs, thenMs: maxMs };
+}
+
+/** `attempts` tries in all, `waitMs` apart, then dead. */
+export const evenly = (attempts: number, waitMs: number): RetryPolicy => ({
+  delaysMs: Array.from({ length: Math.max(0, attempts - 1) }, () => waitMs),
+  thenMs: "dead",
+});
+
+const MINUTE = 60_000;
+
+export const retryPolicies = {
+  /** E-mail and SMS: 10 s, 1 min, 5 min, 30 min, 2 h; a relay's or mail server's outage of an afternoon passes. */
+  message: { delaysMs: [10_000, MINUTE, 5 * MINUTE, 30 * MINUTE, 120 * MINUTE], thenMs: "dead" },
+} satisfies Record<string, RetryPolicy>;
+
+export type TaskKind = "message";
