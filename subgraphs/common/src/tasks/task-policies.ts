@@ -12,7 +12,7 @@ export interface RetryPolicy {
 /** Waits starting at `firstMs` and doubling up to `maxMs`, which then repeats: a poll that never gives up. */
 export function doubling(firstMs: number, maxMs: number): RetryPolicy {
   const delaysMs: number[] = [];
-  for (let wait = firstMs; wait < maxMs; wait *= 2) delaysMs.push(wait);
+  for (let wait = firstMs; wait > 0 && wait < maxMs; wait *= 2) delaysMs.push(wait);
   return { delaysMs, thenMs: maxMs };
 }
 
@@ -27,6 +27,8 @@ const MINUTE = 60_000;
 export const retryPolicies = {
   /** E-mail and SMS: 10 s, 1 min, 5 min, 30 min, 2 h; a relay's or mail server's outage of an afternoon passes. */
   message: { delaysMs: [10_000, MINUTE, 5 * MINUTE, 30 * MINUTE, 120 * MINUTE], thenMs: "dead" },
+  /** An accounting export file: five attempts in all, 30 minutes apart (docs/decisions/pos.md). */
+  accounting_export: evenly(5, 30 * MINUTE),
 } satisfies Record<string, RetryPolicy>;
 
-export type TaskKind = "message";
+export type TaskKind = "message" | "accounting_export";

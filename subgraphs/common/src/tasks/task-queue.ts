@@ -121,6 +121,6 @@ export function nextAttempt(policy: RetryPolicy, attempts: number, now: Date): N
   return { at: new Date(now.getTime() + delayMs), delayMs, exhausted: listed === undefined };
 }
 
-/** Counts an attempt's outcome: `done`, `retried` (due again later) or `dead` (no more attempts). */
-export const countOutcome = (kind: TaskKind, outcome: "done" | "retried" | "dead") =>
-  taskMetrics.outcomes.inc({ kind, outcome });
+/** Counts `tasks` attempts' outcome: `done`, `retried` (due again later) or `dead` (no more attempts). */
+export const countOutcome = (kind: TaskKind, outcome: "done" | "retried" | "dead", tasks = 1) =>
+  taskMetrics.outcomes.inc({ kind, outcome }, tasks);
