@@ -29,6 +29,8 @@ export const retryPolicies = {
   message: { delaysMs: [10_000, MINUTE, 5 * MINUTE, 30 * MINUTE, 120 * MINUTE], thenMs: "dead" },
   /** An accounting export file: five attempts in all, 30 minutes apart (docs/decisions/pos.md). */
   accounting_export: evenly(5, 30 * MINUTE),
+  /** A merchant's push to the gateway: 1 s, 5 s, 25 s, 125 s, then with every full sync (15 min) and an alert. */
+  gateway_sync: { delaysMs: [1000, 5000, 25_000, 125_000], thenMs: 15 * MINUTE },
 } satisfies Record<string, RetryPolicy>;
 
-export type TaskKind = "message" | "accounting_export";
+export type TaskKind = "message" | "accounting_export" | "gateway_sync";
