@@ -31,6 +31,18 @@ export const retryPolicies = {
   accounting_export: evenly(5, 30 * MINUTE),
   /** A merchant's push to the gateway: 1 s, 5 s, 25 s, 125 s, then with every full sync (15 min) and an alert. */
   gateway_sync: { delaysMs: [1000, 5000, 25_000, 125_000], thenMs: 15 * MINUTE },
-} satisfies Record<string, RetryPolicy>;
+  /** A provider refund whose answer was never written, asked about again: 1 min doubling to 15 min, for ever. */
+  refund_recovery: doubling(MINUTE, 15 * MINUTE),
+  /** A confirm attempt a crash left unfinished, finished or undone: 1 min doubling to 15 min, for ever. */
+  confirm_recovery: doubling(MINUTE, 15 * MINUTE),
+  /** A polled provider's payment: its poll interval doubling to 30 s while nothing moves (5, 10, 20, 30 s for 5 s). */
+  provider_poll: (pollIntervalMs: number) => doubling(pollIntervalMs, 30_000),
+} satisfies Record<string, RetryPolicy | ((...args: never[]) => RetryPolicy)>;
 
-export type TaskKind = "message" | "accounting_export" | "gateway_sync";
+export type TaskKind =
+  | "message"
+  | "accounting_export"
+  | "gateway_sync"
+  | "refund_recovery"
+  | "confirm_recovery"
+  | "provider_poll";
