@@ -45,4 +45,8 @@ export type TaskKind =
   | "gateway_sync"
   | "refund_recovery"
   | "confirm_recovery"
-  | "provider_poll";
+  | "provider_poll"
+  // Swept in one transaction each (`lockDue`), with no retry of their own: the next pass finds what is left.
+  | "intent_expiry"
+  | "pos_payment_recovery"
+  | "pos_key_release";
