@@ -75,10 +75,13 @@ export async function claimDue<Row>(run: RunSql, table: TaskTable, lease: Lease)
   const due = raw(table.due);
   const held = table.lockedUntil ? raw(table.lockedUntil) : undefined;
   const free = held ? sql`AND (${held} IS NULL OR ${held} <= ${lease.now})` : empty;
-  const rows = await run<Row>(sql`UPDATE ${name} AS task SET ${held ?? due} = ${lease.leaseUntil}
-    FROM (SELECT ${key}, ${due} AS due_at FROM ${name}
+  // MATERIALIZED: the locking SELECT runs once; joined as a plain subquery, PostgreSQL may rescan it and so take
+  // more rows than the limit.
+  const rows = await run<Row>(sql`WITH claimed AS MATERIALIZED (
+      SELECT ${key}, ${due} AS due_at FROM ${name}
       WHERE (${lease.where}) AND ${due} <= ${lease.now} ${free}
-      ORDER BY ${raw(table.order ?? table.due)} LIMIT ${lease.limit} FOR UPDATE SKIP LOCKED) claimed
+      ORDER BY ${raw(table.order ?? table.due)} LIMIT ${lease.limit} FOR UPDATE SKIP LOCKED)
+    UPDATE ${name} AS task SET ${held ?? due} = ${lease.leaseUntil} FROM claimed
     WHERE task.${key} = claimed.${key}
     RETURNING ${lease.returning ?? sql`task.*`}, claimed.due_at`);
   taskMetrics.claimed.inc({ kind: table.kind }, rows.length);
