@@ -46,6 +46,7 @@ export type TaskKind =
   | "refund_recovery"
   | "confirm_recovery"
   | "provider_poll"
+  | "webhook_delivery"
   // Swept in one transaction each (`lockDue`), with no retry of their own: the next pass finds what is left.
   | "intent_expiry"
   | "pos_payment_recovery"
