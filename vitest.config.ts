@@ -16,7 +16,7 @@ const clusterSuite = [
   "tests/e2e/{gateway-replay,gateway-rate-limits,gateway-idempotency,gateway-intents,gateway-sync,payment-flow,platform-key-renewal-processes}.test.ts",
   // POS flows with row locks, claims or Redis counters; the rest (receipts, tips, customers...) run the same SQL.
   "tests/e2e/pos-{payments,refunds,orders-bills,settlements,offline-sales,accounting-export,card-throttled}.test.ts",
-  "subgraphs/common/src/{storage,messaging}/*.test.ts",
+  "subgraphs/common/src/{storage,messaging,tasks}/*.test.ts",
   "rest-compat/src/rate-limit.test.ts",
   "subgraphs/payments/src/modules/{outbox,idempotency,confirm,refunds,provider-events,payment-intents,webhooks}/*.test.ts",
   "subgraphs/portal/src/modules/{gateway-sync,tenants,provisioning,users,audit}/*.test.ts",

@@ -3,6 +3,17 @@ import type { Job } from "../jobs";
 import { logger } from "../logger";
 import { messageMetrics } from "../metrics";
 import type { SqlRunner } from "../storage";
+import {
+  claimDue,
+  countOutcome,
+  nextAttempt,
+  onRunner,
+  type RetryPolicy,
+  raw,
+  retryPolicies,
+  sql,
+  type TaskTable,
+} from "../tasks";
 import type { MessageTransport, OutgoingMessage } from "./transport";
 
 /*
@@ -11,9 +22,6 @@ import type { MessageTransport, OutgoingMessage } from "./transport";
  * loses none; a failed attempt is tried again later with growing waits, and the last failure is an alert (a log
  * line, `pgw_message_delivery_total{status="failed"}` and the row, kept `failed` with its error).
  */
-
-/** 10 s, 1 min, 5 min, 30 min, 2 h: a relay's or mail server's outage of an afternoon passes. */
-export const DEFAULT_MESSAGE_RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000];
 
 /** How long the process making an attempt holds its row from every other: longer than one attempt may take. */
 const LEASE_MS = 60_000;
@@ -49,13 +57,10 @@ const INSERT = `
   ON CONFLICT (dedupe_key) DO NOTHING
   RETURNING ${COLUMNS}`;
 
-/** Due rows, each taken by one process for the lease (rows another process holds are skipped, not waited for). */
-const CLAIM = `
-  UPDATE outgoing_messages SET next_attempt_at = $2
-  WHERE id IN (
-    SELECT id FROM outgoing_messages WHERE status = 'pending' AND next_attempt_at <= $1
-    ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-  RETURNING ${COLUMNS}`;
+/** Pending rows are the `message` tasks, each taken by one process for the lease. */
+const messageTasks: TaskTable = { kind: "message", table: "outgoing_messages", key: "id", due: "next_attempt_at" };
+const pending = sql`status = 'pending'`;
+const returning = raw(COLUMNS.replace(/(\w+)/g, "task.$1"));
 
 const MARK_SENT = `
   UPDATE outgoing_messages SET status = 'sent', attempts = attempts + 1, sent_at = $2, last_error = NULL WHERE id = $1`;
@@ -80,7 +85,7 @@ interface AttemptDeps {
   db: SqlRunner;
   transport: MessageTransport;
   clock: () => Date;
-  delays: number[];
+  policy: RetryPolicy;
   seal?: BodySeal;
 }
 
@@ -89,7 +94,7 @@ interface AttemptDeps {
  * made here on time (`retryDue`), the periodic pass catches up the rest.
  */
 function messageAttempts(deps: AttemptDeps, retryDue: () => void) {
-  const { clock, delays } = deps;
+  const { clock, policy } = deps;
   const wakeUps = new Set<NodeJS.Timeout>();
   let stopped = false;
 
@@ -110,22 +115,24 @@ function messageAttempts(deps: AttemptDeps, retryDue: () => void) {
         });
         await deps.db.query(MARK_SENT, [row.id, clock()]);
         messageMetrics.delivery.inc({ ...labels, status: "sent" });
+        countOutcome("message", "done");
         return true;
       } catch (failure) {
         error = failure instanceof Error ? failure.message : String(failure);
       }
     }
-    const delay = delays[attempts - 1];
-    const last = expired || delay === undefined || (row.expires_at !== null && after(clock, delay) >= row.expires_at);
-    await deps.db.query(MARK_FAILURE, [row.id, error.slice(0, 1000), last ? null : after(clock, delay), last]);
+    const next = expired ? null : nextAttempt(policy, attempts, clock());
+    const last = next === null || (row.expires_at !== null && next.at >= row.expires_at);
+    await deps.db.query(MARK_FAILURE, [row.id, error.slice(0, 1000), last ? null : next.at, last]);
+    countOutcome("message", last ? "dead" : "retried");
     const about = { message_id: row.id, kind: row.kind, channel: row.channel, attempts, error };
     if (last) {
       messageMetrics.delivery.inc({ ...labels, status: "failed" });
       logger.error("a message could not be delivered; no more attempts", { alert: "message_undeliverable", ...about });
     } else {
       messageMetrics.delivery.inc({ ...labels, status: "retried" });
-      logger.warn("a message could not be delivered; trying again later", { ...about, retry_in_ms: delay });
-      wakeUpIn(delay);
+      logger.warn("a message could not be delivered; trying again later", { ...about, retry_in_ms: next.delayMs });
+      wakeUpIn(next.delayMs);
     }
     return false;
   }
@@ -159,8 +166,8 @@ export function messageOutbox(deps: {
   seal?: BodySeal;
 }) {
   const clock = deps.clock ?? (() => new Date());
-  const delays = deps.retryDelaysMs ?? DEFAULT_MESSAGE_RETRY_DELAYS_MS;
-  const attempts = messageAttempts({ ...deps, clock, delays }, () => void outbox.retryDueMessages());
+  const policy = deps.retryDelaysMs ? { delaysMs: deps.retryDelaysMs, thenMs: "dead" as const } : retryPolicies.message;
+  const attempts = messageAttempts({ ...deps, clock, policy }, () => void outbox.retryDueMessages());
   let stopped = false;
   let running: Promise<number> | undefined;
 
@@ -196,7 +203,8 @@ export function messageOutbox(deps: {
       running ??= (async () => {
         let attempted = 0;
         for (;;) {
-          const rows = await deps.db.query<MessageRow>(CLAIM, [clock(), after(clock, LEASE_MS), BATCH]);
+          const lease = { where: pending, now: clock(), leaseUntil: after(clock, LEASE_MS), limit: BATCH, returning };
+          const rows = await claimDue<MessageRow>(onRunner(deps.db), messageTasks, lease);
           for (const row of rows) await attempts.attempt(row);
           attempted += rows.length;
           if (rows.length < BATCH || stopped) return attempted;

@@ -1,5 +1,5 @@
 import { AppError, logger } from "@pos-cloud/common";
-import { backoffMs } from "../../claims";
+import { countOutcome, type NextAttempt, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import type { Clock } from "../../clock";
 import type { ConfirmAttempt } from "../../generated/prisma/client";
 import type { ProviderPayment } from "../providers/provider";
@@ -12,8 +12,6 @@ export type ConfirmRecoveryService = ReturnType<typeof confirmRecoveryService>;
 
 const BATCH = 50;
 /** An attempt the provider could not be asked about is tried again after 1, 2, 4 ... minutes, at most 15. */
-const FIRST_RETRY_MS = 60_000;
-const MAX_RETRY_MS = 15 * 60_000;
 
 /**
  * Resolves confirm attempts whose request died between the provider call and the intent's write (a crash, a
@@ -87,11 +85,13 @@ export function confirmRecoveryService(deps: {
         });
         if (resolved) {
           settled++;
+          countOutcome("confirm_recovery", "done");
           continue;
         }
         const attempts = attempt.poll_attempts + 1;
-        const delay = backoffMs(attempts, FIRST_RETRY_MS, MAX_RETRY_MS);
-        await confirmations.retryLater(attempt.id, attempts, new Date(clock().getTime() + delay));
+        const next = nextAttempt(retryPolicies.confirm_recovery, attempts, clock()) as NextAttempt;
+        await confirmations.retryLater(attempt.id, attempts, next.at);
+        countOutcome("confirm_recovery", "retried");
       }
       return settled;
     },

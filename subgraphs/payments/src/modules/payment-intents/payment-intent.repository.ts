@@ -7,6 +7,7 @@ import {
   type StoreCount,
 } from "@pos-cloud/common";
 import type { PreparedSql } from "@pos-cloud/common/storage";
+import { lockDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
 import type { PaymentIntent } from "../../generated/prisma/client";
 import { type Prisma, type PrismaClient, Prisma as PrismaRuntime } from "../../generated/prisma/client";
 import { ledgerEntryForTransition, ledgerRow } from "../ledger/transaction.repository";
@@ -29,6 +30,9 @@ export interface IntentListFilter {
 }
 
 /** A statement that broke the unique merchant_ref_id of a merchant (the other keys are random). */
+/** Open intents are `intent_expiry` tasks, due at their `expires_at`. */
+const expiryTasks: TaskTable = { kind: "intent_expiry", table: "payment_intents", key: "id", due: "expires_at" };
+
 const isDuplicateReference = (error: unknown) =>
   (error as { code?: string }).code === "23505" &&
   (error as { constraint?: string }).constraint?.includes("merchant_ref_id") === true;
@@ -108,15 +112,14 @@ export function paymentIntentRepository(prisma: PrismaClient, sql: PreparedSql) 
 
     /**
      * Moves open intents past their expiry (`from`) with `change`, each with its event, in one transaction that
-     * claims them with `FOR UPDATE SKIP LOCKED`: another instance's sweep takes other intents meanwhile, and a
+     * locks them (the task queue's `lockDue`): another instance's sweep takes other intents meanwhile, and a
      * worker that dies mid-sweep commits none of its changes, so the next sweep finds them again.
      */
     expireOverdue: (change: IntentChange, now: Date, limit: number) =>
       prisma.$transaction(async (tx) => {
         const from = paymentIntentMachine.fromStates("expire");
-        const due = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payment_intents
-          WHERE status = ANY(${from}::text[]) AND expires_at <= ${now}
-          ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+        const where = PrismaRuntime.sql`status = ANY(${from}::text[]) AND expires_at <= ${now}`;
+        const due = await lockDue<{ id: string }>(onPrisma(tx), expiryTasks, { where, limit });
         let expired = 0;
         for (const { id } of due) if (await transitionWithin(tx, id, "expire", change, now)) expired++;
         return expired;

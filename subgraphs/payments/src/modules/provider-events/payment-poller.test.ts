@@ -1,8 +1,8 @@
+import { retryPolicies } from "@pos-cloud/common/tasks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openIsolatedPayments, scriptedProvider, seedPartner } from "../../testing";
-import { MAX_POLL_DELAY_MS } from "./payment-poller";
 
 const clock = movableClock();
 const scripted = scriptedProvider("scripted-poll");
@@ -34,7 +34,8 @@ async function waitingIntents(count: number) {
 
 const row = (id: string) => deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
 /** Time enough for every intent polled so far to be due again. */
-const everythingDue = () => clock.advance(CLAIM_LEASE_MS + MAX_POLL_DELAY_MS);
+const longestPollWait = Number(retryPolicies.provider_poll(1).thenMs);
+const everythingDue = () => clock.advance(CLAIM_LEASE_MS + longestPollWait);
 
 /** Ends the wait of these intents (the provider declines them) and lets the poller take them out of the queue. */
 async function finish(intents: Array<{ provider_transaction_id: string | null }>) {

@@ -1,5 +1,5 @@
 import { logger } from "@pos-cloud/common";
-import { backoffMs } from "../../claims";
+import { countOutcome, type NextAttempt, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import type { Clock } from "../../clock";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
@@ -9,11 +9,6 @@ import type { ProviderOutcomeService } from "./provider-outcome.service";
 export type PaymentPoller = ReturnType<typeof paymentPoller>;
 
 const BATCH = 100;
-/**
- * An intent is polled again its provider's interval after a poll that moved it, and at that interval doubling up to
- * 30 s while it waits (5, 10, 20, 30 s for the default 5 s).
- */
-export const MAX_POLL_DELAY_MS = 30_000;
 
 /**
  * Asks polled providers about intents waiting on them; what they answer moves the intent as a webhook would. Any
@@ -49,10 +44,12 @@ export function paymentPoller(deps: {
         logger.warn("polling a payment failed", { payment_intent_id: intent.id, error });
       }
       if (moved) applied++;
+      // Polled again its provider's interval after a poll that moved it, by the `provider_poll` policy while it waits.
       const attempts = moved ? 0 : intent.poll_attempts + 1;
       const first = provider.follow.pollIntervalMs;
-      const delay = moved ? first : backoffMs(attempts, first, MAX_POLL_DELAY_MS);
-      await events.schedulePoll(intent.id, attempts, new Date(clock().getTime() + delay));
+      const next = moved ? null : (nextAttempt(retryPolicies.provider_poll(first), attempts, clock()) as NextAttempt);
+      await events.schedulePoll(intent.id, attempts, next?.at ?? new Date(clock().getTime() + first));
+      countOutcome("provider_poll", moved ? "done" : "retried");
     }
     return applied;
   }

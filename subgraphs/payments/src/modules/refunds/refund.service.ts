@@ -7,7 +7,7 @@ import {
   logger,
   partnerIdOf,
 } from "@pos-cloud/common";
-import { backoffMs } from "../../claims";
+import { countOutcome, type NextAttempt, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma, Refund } from "../../generated/prisma/client";
 import type { IdempotencyService } from "../idempotency/idempotency.service";
@@ -16,14 +16,13 @@ import { parseAmount } from "../payment-intents/payment-intent.input";
 import type { ProviderCredentialStore } from "../providers/provider-credentials";
 import type { ProviderDirectory } from "../providers/provider-directory";
 import type { RefundRepository } from "./refund.repository";
-import { beginLatePaymentRefund, beginRefund, STALE_REFUND_MS, settleRefund } from "./refund-recording";
+import { beginLatePaymentRefund, beginRefund, settleRefund } from "./refund-recording";
 
 export type RefundService = ReturnType<typeof refundService>;
 
 const MAX_TEXT = 255;
 const SWEEP_BATCH = 50;
 /** The sweep asks again about a refund the provider could not take after 1, 2, 4 ... minutes, at most 15. */
-const MAX_SWEEP_DELAY_MS = 15 * 60_000;
 
 function optionalText(body: Record<string, unknown>, name: string): string | null {
   const value = body[name] ?? null;
@@ -168,11 +167,13 @@ function deferredRefunds(deps: RefundDeps) {
         const intent = await refunds.findIntentById(refund.payment_intent_id);
         if (intent && (await askProvider(deps, refund, intent))) {
           settled++;
+          countOutcome("refund_recovery", "done");
           continue;
         }
         const attempts = refund.poll_attempts + 1;
-        const delay = backoffMs(attempts, STALE_REFUND_MS, MAX_SWEEP_DELAY_MS);
-        await refunds.retryLater(refund.id, attempts, new Date(clock().getTime() + delay));
+        const next = nextAttempt(retryPolicies.refund_recovery, attempts, clock()) as NextAttempt;
+        await refunds.retryLater(refund.id, attempts, next.at);
+        countOutcome("refund_recovery", "retried");
       }
       return settled;
     },

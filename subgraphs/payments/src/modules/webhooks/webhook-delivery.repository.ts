@@ -1,4 +1,5 @@
 import { type CursorPage, newUlid, readPageByTime } from "@pos-cloud/common";
+import { claimDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
 import { type PartnerWebhookDelivery, Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { type WebhookDeliveryEvent, webhookDeliveryMachine } from "./webhook-delivery.machine";
 
@@ -35,6 +36,15 @@ const statusWhere = (status: DeliveryFilter["status"]): Prisma.PartnerWebhookDel
       : { status };
 
 /** A delivery with its attempts, first attempt first. */
+/** Pending deliveries are `webhook_delivery` tasks, oldest due first, then in the order they were made. */
+const deliveryTasks: TaskTable = {
+  kind: "webhook_delivery",
+  table: "partner_webhook_deliveries",
+  key: "id",
+  due: "next_attempt_at",
+  order: "next_attempt_at, created_at, id",
+};
+
 const withAttempts = {
   attempt_log: { orderBy: [{ attempted_at: "asc" }, { id: "asc" }] },
 } satisfies Prisma.PartnerWebhookDeliveryInclude;
@@ -64,21 +74,19 @@ export function webhookDeliveryRepository(prisma: PrismaClient) {
       }),
 
     /**
-     * Claims up to `limit` due deliveries, oldest due first, skipping rows other workers hold (`FOR UPDATE SKIP
-     * LOCKED`) and the client_ids in `skip`. A claimed row is due again only at `leaseUntil`: if its worker dies
+     * Claims up to `limit` due deliveries, oldest due first, skipping rows other workers hold (the task queue's
+     * `claimDue`) and the client_ids in `skip`. A claimed row is due again only at `leaseUntil`: if its worker dies
      * mid-attempt, another takes it over then.
      */
     claimDue: async (now: Date, limit: number, leaseUntil: Date, skip: string[]) =>
       (
-        await prisma.$queryRaw<
-          ClaimedDelivery[]
-        >`UPDATE partner_webhook_deliveries d SET next_attempt_at = ${leaseUntil}
-          FROM (SELECT id, next_attempt_at AS due_at FROM partner_webhook_deliveries
-            WHERE status = 'pending' AND next_attempt_at <= ${now}
-              ${skip.length > 0 ? Prisma.sql`AND client_id NOT IN (${Prisma.join(skip)})` : Prisma.empty}
-            ORDER BY next_attempt_at, created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED) claimed
-          WHERE d.id = claimed.id
-          RETURNING d.*, claimed.due_at`
+        await claimDue<ClaimedDelivery>(onPrisma(prisma), deliveryTasks, {
+          where: Prisma.sql`status = 'pending'
+            ${skip.length > 0 ? Prisma.sql`AND client_id NOT IN (${Prisma.join(skip)})` : Prisma.empty}`,
+          now,
+          leaseUntil,
+          limit,
+        })
       ).sort(
         (a, b) =>
           a.due_at.getTime() - b.due_at.getTime() ||

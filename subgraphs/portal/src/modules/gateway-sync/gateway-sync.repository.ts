@@ -1,4 +1,5 @@
-import type { PrismaClient } from "../../generated/prisma/client";
+import { claimDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { owedAgain } from "./sync-outbox.repository";
 
 export type GatewaySyncRepository = ReturnType<typeof gatewaySyncRepository>;
@@ -26,6 +27,15 @@ const merchantWithStores = {
   },
 } as const;
 
+/** Every row is a `gateway_sync` task; a claim is held in `locked_until`, so `next_attempt_at` stays the row's. */
+const syncTasks: TaskTable = {
+  kind: "gateway_sync",
+  table: "gateway_sync_outbox",
+  key: "merchant_id",
+  due: "next_attempt_at",
+  lockedUntil: "locked_until",
+};
+
 /** A claimed row: the merchant to push, and the version of its configuration the push stands for. */
 export interface ClaimedSync {
   merchant_id: number;
@@ -47,16 +57,18 @@ export function gatewaySyncRepository(prisma: PrismaClient) {
         SELECT id, ${now}, ${now} FROM merchants
         ON CONFLICT (merchant_id) DO UPDATE SET ${owedAgain(now)}`,
     /**
-     * Claims up to `limit` due merchants until `lockedUntil`, oldest due first. `FOR UPDATE SKIP LOCKED` passes over
-     * rows another worker is claiming; the lock column keeps them from every other worker until the push is done or
-     * the claim runs out (the worker died), so two pushes of one merchant never cross.
+     * Claims up to `limit` due merchants until `lockedUntil`, oldest due first: the lock column keeps them from every
+     * other worker until the push is done or the claim runs out (the worker died), so two pushes of one merchant
+     * never cross.
      */
     claim: (now: Date, lockedUntil: Date, limit: number) =>
-      prisma.$queryRaw<ClaimedSync[]>`UPDATE gateway_sync_outbox SET locked_until = ${lockedUntil}
-        WHERE merchant_id IN (SELECT merchant_id FROM gateway_sync_outbox
-          WHERE next_attempt_at <= ${now} AND (locked_until IS NULL OR locked_until <= ${now})
-          ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-        RETURNING merchant_id, version, attempts`,
+      claimDue<ClaimedSync>(onPrisma(prisma), syncTasks, {
+        where: Prisma.sql`TRUE`,
+        now,
+        leaseUntil: lockedUntil,
+        limit,
+        returning: Prisma.sql`task.merchant_id, task.version, task.attempts`,
+      }),
     /** The gateway has `version` (or refused it for good): the row goes, unless a change came after that version. */
     async done(row: ClaimedSync) {
       await prisma.$executeRaw`DELETE FROM gateway_sync_outbox

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { logger, secretBox, signScheme1 } from "@pos-cloud/common";
 import { startJobs } from "@pos-cloud/common/jobs";
+import { retryPolicies } from "@pos-cloud/common/tasks";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { isolatedStorage } from "../../../../../tests/support/databases";
 import { uniqueCode } from "../../../../../tests/support/environment";
@@ -11,7 +12,7 @@ import type { PortalDeps } from "../../context";
 import { openPortal } from "../../index";
 import { SYNC_PATH } from "./gateway-sync.client";
 import { gatewaySyncRepository } from "./gateway-sync.repository";
-import { FULL_SYNC_INTERVAL_MS, gatewaySyncService, RETRY_DELAYS_MS, SYNC_CLAIM_MS } from "./gateway-sync.service";
+import { FULL_SYNC_INTERVAL_MS, gatewaySyncService, SYNC_CLAIM_MS } from "./gateway-sync.service";
 
 interface Received {
   body: any;
@@ -212,7 +213,7 @@ describe("gateway sync", () => {
     const merchant = await newMerchant();
     failures = 100;
     expect(await portal.gatewaySync.pushDue()).toBe(1);
-    for (const [index, delay] of RETRY_DELAYS_MS.entries()) {
+    for (const [index, delay] of retryPolicies.gateway_sync.delaysMs.entries()) {
       expect(await rowOf(merchant.id)).toMatchObject({ attempts: index + 1, last_error: expect.any(String) });
       // Not due before its delay.
       advance(delay - 100);
@@ -220,11 +221,11 @@ describe("gateway sync", () => {
       advance(100);
       expect(await portal.gatewaySync.pushDue()).toBe(1);
     }
-    expect(pushesOf(merchant.id)).toHaveLength(RETRY_DELAYS_MS.length + 1);
+    expect(pushesOf(merchant.id)).toHaveLength(retryPolicies.gateway_sync.delaysMs.length + 1);
     expect(warnings).toHaveBeenCalledWith("gateway sync failed; retrying", {
       merchantIds: [merchant.id],
       attempt: 1,
-      delay_ms: RETRY_DELAYS_MS[0],
+      delay_ms: retryPolicies.gateway_sync.delaysMs[0],
       status: 503,
       code: "internal_error",
       reason: "the gateway is down for a test",

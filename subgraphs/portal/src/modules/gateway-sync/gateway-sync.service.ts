@@ -1,5 +1,6 @@
 import { DEFAULT_TIP_CEILING_PERCENT, logger, type SecretBox, tipCeilingPercent } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
+import { countOutcome, type NextAttempt, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import type { Clock } from "../../clock";
 import { GatewayAnswerError, type GatewaySyncConfig, postSync } from "./gateway-sync.client";
 import type { ClaimedSync, GatewaySyncRepository } from "./gateway-sync.repository";
@@ -7,7 +8,6 @@ import type { ClaimedSync, GatewaySyncRepository } from "./gateway-sync.reposito
 export type GatewaySyncService = ReturnType<typeof gatewaySyncService>;
 
 /** After a failed push: wait 1 s, 5 s, 25 s, 125 s, then raise an alert and try every 15 minutes. */
-export const RETRY_DELAYS_MS = [1_000, 5_000, 25_000, 125_000];
 export const FULL_SYNC_INTERVAL_MS = 15 * 60 * 1000;
 /** How often the worker looks for due rows when nothing wakes it. */
 export const SYNC_POLL_INTERVAL_MS = 1_000;
@@ -138,7 +138,9 @@ export function gatewaySyncService(
   box: SecretBox,
   options: { retryDelaysMs?: number[]; clock?: Clock } = {},
 ) {
-  const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
+  const policy = options.retryDelaysMs
+    ? { delaysMs: options.retryDelaysMs, thenMs: FULL_SYNC_INTERVAL_MS }
+    : retryPolicies.gateway_sync;
   const clock = options.clock ?? (() => new Date());
   let config: GatewaySyncConfig | undefined;
 
@@ -161,6 +163,7 @@ export function gatewaySyncService(
     try {
       await send(merchantIds);
       for (const row of claimed) await rows.done(row);
+      countOutcome("gateway_sync", "done", claimed.length);
       return true;
     } catch (error) {
       const why = reasonOf(error);
@@ -172,13 +175,14 @@ export function gatewaySyncService(
         return true;
       }
       const attempt = Math.min(...claimed.map((row) => row.attempts)) + 1;
-      const delay = delays[attempt - 1];
+      // A policy that never gives up: the full sync's interval follows its listed waits.
+      const next = nextAttempt(policy, attempt, clock()) as NextAttempt;
       // Until someone acts, the gateway works from old configuration and these stores' lease runs out.
-      if (delay === undefined)
+      if (next.exhausted)
         logger.error("gateway sync keeps failing", { alert: "gateway_sync_failed", merchantIds, attempt, ...why });
-      else logger.warn("gateway sync failed; retrying", { merchantIds, attempt, delay_ms: delay, ...why });
-      const next = new Date(clock().getTime() + (delay ?? FULL_SYNC_INTERVAL_MS));
-      for (const row of claimed) await rows.failed(row, next, why.reason);
+      else logger.warn("gateway sync failed; retrying", { merchantIds, attempt, delay_ms: next.delayMs, ...why });
+      for (const row of claimed) await rows.failed(row, next.at, why.reason);
+      countOutcome("gateway_sync", "retried", claimed.length);
       return true;
     }
   }

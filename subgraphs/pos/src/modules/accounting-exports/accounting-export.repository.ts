@@ -1,5 +1,11 @@
 import { type AuditChange, auditOutboxRow } from "@pos-cloud/common";
-import type { AccountingExport, AccountingExportDelivery, Prisma, PrismaClient } from "../../generated/prisma/client";
+import { claimDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
+import {
+  type AccountingExport,
+  type AccountingExportDelivery,
+  Prisma,
+  type PrismaClient,
+} from "../../generated/prisma/client";
 
 export type AccountingExportRepository = ReturnType<typeof accountingExportRepository>;
 export type AccountingExportRow = AccountingExport;
@@ -7,6 +13,14 @@ export type DeliveryRow = AccountingExportDelivery;
 
 /** How many due deliveries one pass takes at a time. */
 const BATCH = 20;
+
+/** Pending deliveries are the `accounting_export` tasks. */
+const deliveryTasks: TaskTable = {
+  kind: "accounting_export",
+  table: "pos_accounting_export_deliveries",
+  key: "id",
+  due: "next_attempt_at",
+};
 
 export function accountingExportRepository(prisma: PrismaClient) {
   return {
@@ -56,13 +70,12 @@ export function accountingExportRepository(prisma: PrismaClient) {
      * waited for): the lease is the row's `next_attempt_at`, so a process that dies mid-attempt leaves it due again.
      */
     claimDue: (now: Date, leaseUntil: Date) =>
-      prisma.$queryRaw<DeliveryRow[]>`
-        UPDATE pos_accounting_export_deliveries SET next_attempt_at = ${leaseUntil}
-        WHERE id IN (
-          SELECT id FROM pos_accounting_export_deliveries
-          WHERE status = 'pending' AND next_attempt_at <= ${now}
-          ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-        RETURNING *`,
+      claimDue<DeliveryRow>(onPrisma(prisma), deliveryTasks, {
+        where: Prisma.sql`status = 'pending'`,
+        now,
+        leaseUntil,
+        limit: BATCH,
+      }),
 
     markDelivered: (id: string, at: Date) =>
       prisma.accountingExportDelivery.update({

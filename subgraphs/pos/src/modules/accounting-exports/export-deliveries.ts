@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { logger, type SecretBox } from "@pos-cloud/common";
 import { metrics } from "@pos-cloud/common/metrics";
+import { countOutcome, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import { Counter } from "prom-client";
 import type { ReceiptService } from "../receipts/receipt.service";
 import type { SettlementService } from "../settlements/settlement.service";
@@ -34,20 +35,11 @@ export interface DeliveryDeps {
 }
 
 export interface DeliverySettings {
-  /** Attempts in all before a delivery fails: the spec's five. */
-  attempts: number;
-  /** The wait after a failed attempt: the spec's 30 minutes. */
-  retryDelayMs: number;
   /** Per connection and transfer. */
   timeoutMs: number;
 }
 
-/** Thirty minutes between attempts, five attempts (docs/decisions/pos.md, "The accounting export"). */
-export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
-  attempts: 5,
-  retryDelayMs: 30 * 60_000,
-  timeoutMs: 30_000,
-};
+export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = { timeoutMs: 30_000 };
 
 /** How long a process making an attempt holds its row: longer than a connection and transfer may take. */
 const LEASE_MS = 5 * 60_000;
@@ -138,13 +130,16 @@ export async function attemptDelivery(deps: DeliveryDeps, row: DeliveryRow): Pro
     await uploadBySftp(targetOf(deps, merchant), row.file_name, row.content, settings.timeoutMs);
     await exports.markDelivered(row.id, clock());
     accountingExportDeliveries.inc({ format: row.format, status: "delivered" });
+    countOutcome("accounting_export", "done");
     return true;
   } catch (failure) {
     const error = messageOf(failure).slice(0, 1000);
     const attempts = row.attempts + 1;
-    if (attempts < settings.attempts) {
-      await exports.markRetry(row.id, error, new Date(clock().getTime() + settings.retryDelayMs));
+    const next = nextAttempt(retryPolicies.accounting_export, attempts, clock());
+    if (next) {
+      await exports.markRetry(row.id, error, next.at);
       accountingExportDeliveries.inc({ format: row.format, status: "retried" });
+      countOutcome("accounting_export", "retried");
       logger.warn("an accounting export file could not be delivered; trying again later", {
         ...about,
         attempts,
@@ -162,6 +157,7 @@ export async function attemptDelivery(deps: DeliveryDeps, row: DeliveryRow): Pro
     };
     await exports.markFailed(row.id, error, audit, clock());
     accountingExportDeliveries.inc({ format: row.format, status: "failed" });
+    countOutcome("accounting_export", "dead");
     logger.error("an accounting export file could not be delivered; no more attempts", {
       alert: "accounting_export_failed",
       ...about,

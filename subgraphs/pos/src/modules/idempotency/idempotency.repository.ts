@@ -1,4 +1,5 @@
-import type { Prisma, PrismaClient } from "../../generated/prisma/client";
+import { lockDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
+import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 
 export type StoreKeyRepository = ReturnType<typeof storeKeyRepository>;
 export type Tx = Prisma.TransactionClient;
@@ -7,6 +8,14 @@ export type Tx = Prisma.TransactionClient;
  * The Idempotency-Keys of POS writes (payments, refunds, orders, bills), one key space per store, in
  * `payment_idempotency_keys` (named for its first use).
  */
+/** A payment key still processing whose request died is a `pos_key_release` task, oldest first. */
+const abandonedKeys: TaskTable = {
+  kind: "pos_key_release",
+  table: "payment_idempotency_keys",
+  key: "idempotency_key",
+  due: "created_at",
+};
+
 export function storeKeyRepository(prisma: PrismaClient) {
   return {
     /**
@@ -54,12 +63,17 @@ export function storeKeyRepository(prisma: PrismaClient) {
      * first); rows another process holds are passed over. Null when none is left.
      */
     async claimAbandoned(tx: Tx, before: Date, inFlight: readonly string[]) {
-      const rows = await tx.$queryRaw<{ store_id: number; idempotency_key: string; payment_id: string }[]>`
-        SELECT store_id, idempotency_key, payment_id::text FROM payment_idempotency_keys k
-        WHERE status = 'processing' AND created_at < ${before} AND payment_id IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM payments p
-            WHERE p.id = k.payment_id AND p.status = ANY(${[...inFlight]}::text[]))
-        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+      const rows = await lockDue<{ store_id: number; idempotency_key: string; payment_id: string }>(
+        onPrisma(tx),
+        abandonedKeys,
+        {
+          where: Prisma.sql`task.status = 'processing' AND task.created_at < ${before} AND task.payment_id IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM payments p
+              WHERE p.id = task.payment_id AND p.status = ANY(${[...inFlight]}::text[]))`,
+          limit: 1,
+          returning: Prisma.sql`task.store_id, task.idempotency_key, task.payment_id::text`,
+        },
+      );
       return rows[0] ?? null;
     },
     /** Frees a key whose request died before writing anything, for the same request to take over. */

@@ -1,5 +1,6 @@
 import { type CursorPage, readPageByTime } from "@pos-cloud/common";
-import type { Payment, Prisma, PrismaClient } from "../../generated/prisma/client";
+import { lockDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
+import { type Payment, Prisma, type PrismaClient } from "../../generated/prisma/client";
 import type { ListScope } from "../../list-scope";
 import type { PaymentFilter } from "./payment.inputs";
 import { inFlight, paymentMachine } from "./payment.machine";
@@ -109,6 +110,14 @@ function paymentRows(prisma: PrismaClient) {
  * Payments still in flight (card or QR not yet completed): their locks, what they hold, their settling (once per
  * gateway event).
  */
+/** A card or QR payment still pending without its intent is a `pos_payment_recovery` task, oldest first. */
+const interruptedPayments: TaskTable = {
+  kind: "pos_payment_recovery",
+  table: "payments",
+  key: "id",
+  due: "created_at",
+};
+
 const inFlightRows = {
   /**
    * Serialises the payment writes of one bill (create and completion) with a transaction-scoped advisory lock, so
@@ -139,9 +148,10 @@ const inFlightRows = {
    * `before`; rows another process holds are passed over (`SKIP LOCKED`), not waited for. Null when none is left.
    */
   async claimInterrupted(tx: Tx, before: Date): Promise<PaymentRow | null> {
-    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payments
-        WHERE status = 'pending' AND payment_intent_id IS NULL AND method_type <> 'CASH' AND created_at < ${before}
-        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+    const rows = await lockDue<{ id: string }>(onPrisma(tx), interruptedPayments, {
+      where: Prisma.sql`status = 'pending' AND payment_intent_id IS NULL AND method_type <> 'CASH' AND created_at < ${before}`,
+      limit: 1,
+    });
     return rows[0] ? tx.payment.findUniqueOrThrow({ where: { id: rows[0].id } }) : null;
   },
 
