@@ -101,6 +101,25 @@ describe("the POS outbox", () => {
     expect(JSON.stringify(event!.payload)).not.toContain("pt_secret");
   });
 
+  it("tells of a cash payment once it completes, not while its gateway call runs, nor of a recovery's lease", async () => {
+    const payment = await deps.prisma.payment.create({
+      data: {
+        merchant_id: 1,
+        store_id: store,
+        bill_id: randomUUID(),
+        amount: 500,
+        total_amount: 500,
+        method_type: "CASH",
+      },
+    });
+    await deps.prisma.payment.update({ where: { id: payment.id }, data: { recovery_locked_until: new Date() } });
+    expect(await eventsOf(payment.id)).toEqual([]);
+    await deps.prisma.payment.update({ where: { id: payment.id }, data: { status: "completed" } });
+    const events = await eventsOf(payment.id);
+    expect(events.map((event) => event.event_type)).toEqual(["pos_payment.updated"]);
+    expect(events[0]!.payload).toMatchObject({ pos_payment: { id: payment.id, status: "completed" } });
+  });
+
   it("is published to the internal topic, an aggregate's events in the order they were written", async () => {
     const created = await deps.prisma.order.create({ data: order() });
     await deps.prisma.order.update({ where: { id: created.id }, data: { status: "cancelled" } });
@@ -140,6 +159,7 @@ describe("the POS outbox", () => {
         amount: 1100,
         total_amount: 1100,
         method_type: "CASH",
+        status: "completed",
       },
     });
     await deps.prisma.order.update({ where: { id: created.id }, data: { status: "completed", bill_id: bill.id } });

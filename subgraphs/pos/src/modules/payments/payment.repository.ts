@@ -135,14 +135,17 @@ const inFlightRows = {
     }),
 
   /**
-   * Locks, for the transaction, the oldest card or QR payment still pending without its intent taken before
-   * `before`; rows another process holds are passed over (`SKIP LOCKED`), not waited for. Null when none is left.
+   * Takes a lease until `until` on the oldest payment still pending without its intent taken before `before` (a card
+   * or QR one not yet asked of the gateway, a cash one not yet completed) whose lease, if any, ended by `now`: the
+   * recovery pass then calls the gateway with no transaction open, and other processes leave the payment alone until
+   * the lease ends. Rows another process is claiming are passed over (`SKIP LOCKED`). Null when none is left.
    */
-  async claimInterrupted(tx: Tx, before: Date): Promise<PaymentRow | null> {
+  async claimInterrupted(tx: Tx, before: Date, now: Date, until: Date): Promise<PaymentRow | null> {
     const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payments
-        WHERE status = 'pending' AND payment_intent_id IS NULL AND method_type <> 'CASH' AND created_at < ${before}
+        WHERE status = 'pending' AND payment_intent_id IS NULL AND created_at < ${before}
+          AND (recovery_locked_until IS NULL OR recovery_locked_until <= ${now})
         ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
-    return rows[0] ? tx.payment.findUniqueOrThrow({ where: { id: rows[0].id } }) : null;
+    return rows[0] ? tx.payment.update({ where: { id: rows[0].id }, data: { recovery_locked_until: until } }) : null;
   },
 
   /**
