@@ -12,12 +12,38 @@ export type ReservedPayment = PaymentDraft & Partial<Pick<PaymentRow, "cash_rece
 /** The step that asks the gateway for a payment's intent: its compensation's `failure.step`. */
 export const CREATE_INTENT = "create-intent";
 
+/** Why a payment failed, as its row keeps it. */
+export interface PaymentFailure {
+  id: string;
+  failure_code: string;
+  failure_message: string;
+}
+
+/**
+ * Fails a payment still in flight in a short transaction of its own, which frees its bill. False when another
+ * request settled it first: it is then left alone.
+ */
+export const failPayment = ({ payments }: PaymentDeps) =>
+  createStep("fail-payment", ({ id, ...failure }: PaymentFailure) =>
+    payments.transaction((tx) => payments.settle(tx, id, "fail", failure)),
+  );
+
+/**
+ * Cancels an intent with its token, so nobody can pay it. An intent without a token (a manual cash intent, a card's
+ * whose token was used) has nothing to cancel.
+ */
+export const cancelIntent = ({ gateway }: PaymentDeps) =>
+  createStep("cancel-intent", async ({ id, token }: { id: string; token: string | null | undefined }) => {
+    if (token) await gateway.cancel(id, token);
+  });
+
 /**
  * Records the payment pending under its bill's lock, holding its amount (`holdBill`), in a short transaction of its
  * own. Undone by failing the payment, which frees the bill.
  */
-export const reserveBill = (deps: PaymentDeps) =>
-  createStep(
+export const reserveBill = (deps: PaymentDeps) => {
+  const fail = failPayment(deps);
+  return createStep(
     "reserve-bill",
     ({ draft, actor }: { draft: ReservedPayment; actor: Caller }) =>
       deps.payments.transaction(async (tx) => {
@@ -26,28 +52,28 @@ export const reserveBill = (deps: PaymentDeps) =>
         await auditPayment(tx, "payment.created", actor, row, deps.clock());
       }),
     (_, { draft }, failure) =>
-      deps.payments.transaction((tx) =>
-        deps.payments.settle(tx, draft.id, "fail", {
-          failure_code: "gateway_error",
-          failure_message:
-            failure.step === CREATE_INTENT ? messageOf(failure.error) : "the payment could not be recorded",
-        }),
-      ),
+      fail.invoke({
+        id: draft.id,
+        failure_code: "gateway_error",
+        failure_message:
+          failure.step === CREATE_INTENT ? messageOf(failure.error) : "the payment could not be recorded",
+      }),
   );
+};
 
 /**
  * Asks the gateway for the payment's intent, with no transaction open, under the payment's key: a retry or a
- * recovery sends the same body and key and gets the same intent. Undone by cancelling it (best effort; a manual
- * cash intent has no token and stays, as the gateway recorded it).
+ * recovery sends the same body and key and gets the same intent. Undone by cancelling it (best effort).
  */
-export const createIntent = ({ gateway }: PaymentDeps) =>
-  createStep(
+export const createIntent = (deps: PaymentDeps) => {
+  const cancel = cancelIntent(deps);
+  return createStep(
     CREATE_INTENT,
-    (payment: Parameters<typeof intentBody>[0]) => gateway.createIntent(intentBody(payment), intentKey(payment.id)),
-    async (intent) => {
-      if (intent.payment_token) await gateway.cancel(intent.id, intent.payment_token.token).catch(() => undefined);
-    },
+    (payment: Parameters<typeof intentBody>[0]) =>
+      deps.gateway.createIntent(intentBody(payment), intentKey(payment.id)),
+    (intent) => cancel.invoke({ id: intent.id, token: intent.payment_token?.token }).catch(() => undefined),
   );
+};
 
 /** What completes a pending cash payment: the intent the gateway recorded it by, and who completes it. */
 export interface CashCompletion {

@@ -1,8 +1,8 @@
-import { AppError, createStep, createWorkflow, logger } from "@pos-cloud/common";
-import { type GatewayIntent, gatewayMayRetry } from "../gateway.client";
+import { AppError, createWorkflow, logger } from "@pos-cloud/common";
+import { gatewayMayRetry } from "../gateway.client";
 import type { PaymentRow } from "../payment.repository";
 import type { PaymentDeps } from "./payment-flow";
-import { completeCashPayment, createIntent } from "./payment-steps";
+import { cancelIntent, completeCashPayment, createIntent, failPayment } from "./payment-steps";
 
 /** A payment still pending without its intent this long after it was taken was interrupted. */
 export const STALE_AFTER_MS = 2 * 60 * 1000;
@@ -24,20 +24,10 @@ const INTERRUPTED = "interrupted before the intent was recorded";
  * no terminal ever had the intent. False when the gateway does not answer: the payment waits for the next pass.
  */
 function recoverInterruptedPayment(deps: PaymentDeps) {
-  const { payments, gateway } = deps;
   const replayIntent = createIntent(deps);
   const completeCash = completeCashPayment(deps);
-  const cancelIntent = createStep("cancel-intent", async (intent: GatewayIntent) => {
-    const token = intent.payment_token?.token;
-    if (token) await gateway.cancel(intent.id, token);
-  });
-  const failPayment = createStep(
-    "fail-payment",
-    ({ payment, failure_message }: { payment: PaymentRow; failure_message: string }) =>
-      payments.transaction((tx) =>
-        payments.settle(tx, payment.id, "fail", { failure_code: "gateway_error", failure_message }),
-      ),
-  );
+  const cancel = cancelIntent(deps);
+  const fail = failPayment(deps);
 
   return createWorkflow("recoverInterruptedPayment", async (payment: PaymentRow, run) => {
     let failure_message = `${INTERRUPTED}; cancelled by recovery`;
@@ -47,7 +37,7 @@ function recoverInterruptedPayment(deps: PaymentDeps) {
         await run(completeCash, { payment, intent, actor: null });
         return true;
       }
-      await run(cancelIntent, intent);
+      await run(cancel, { id: intent.id, token: intent.payment_token?.token });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const fields = { payment_id: payment.id, error: error.message };
@@ -60,7 +50,7 @@ function recoverInterruptedPayment(deps: PaymentDeps) {
       logger.warn("the gateway refused an interrupted payment's recovery; failing it", fields);
       failure_message = `${INTERRUPTED}; the gateway refused its recovery: ${error.message}`;
     }
-    await run(failPayment, { payment, failure_message });
+    await run(fail, { id: payment.id, failure_code: "gateway_error", failure_message });
     return true;
   });
 }
