@@ -40,6 +40,16 @@ describe("the POS outbox", () => {
     order_type: "takeaway",
   });
 
+  /** A payment row of a bill of its own, pending as the API first writes it. */
+  const paymentRow = (amount: number, method_type: string) => ({
+    merchant_id: 1,
+    store_id: store,
+    bill_id: randomUUID(),
+    amount,
+    total_amount: amount,
+    method_type,
+  });
+
   beforeAll(async () => {
     storage = await isolatedStorage(["pos"]);
     deps = await openPos({
@@ -85,15 +95,7 @@ describe("the POS outbox", () => {
 
   it("leaves a payment's web-view token out of its events", async () => {
     const payment = await deps.prisma.payment.create({
-      data: {
-        merchant_id: 1,
-        store_id: store,
-        bill_id: randomUUID(),
-        amount: 1200,
-        total_amount: 1200,
-        method_type: "QR",
-        payment_token: "pt_secret",
-      },
+      data: { ...paymentRow(1200, "QR"), payment_token: "pt_secret" },
     });
     const [event] = await eventsOf(payment.id);
     expect(event).toMatchObject({ event_type: "pos_payment.created", aggregate_type: "pos_payment" });
@@ -102,16 +104,7 @@ describe("the POS outbox", () => {
   });
 
   it("tells of a cash payment once it completes, not while its gateway call runs, nor of a recovery's lease", async () => {
-    const payment = await deps.prisma.payment.create({
-      data: {
-        merchant_id: 1,
-        store_id: store,
-        bill_id: randomUUID(),
-        amount: 500,
-        total_amount: 500,
-        method_type: "CASH",
-      },
-    });
+    const payment = await deps.prisma.payment.create({ data: paymentRow(500, "CASH") });
     await deps.prisma.payment.update({ where: { id: payment.id }, data: { recovery_locked_until: new Date() } });
     expect(await eventsOf(payment.id)).toEqual([]);
     await deps.prisma.payment.update({ where: { id: payment.id }, data: { status: "completed" } });
