@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "@pos-cloud/common";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DemoUser } from "../../apps/platform/src/demo";
 import { deviceToken, humanToken } from "../support/device";
 import { call as callGateway } from "../support/gateway";
@@ -243,6 +244,24 @@ describe("POS refunds", () => {
     expect(other.body.code).toBe("idempotency_conflict");
     expect((await refundsOf(payment.id)).filter((r) => r.status === "succeeded")).toHaveLength(3);
     expect(await billOf(bill.id)).toMatchObject({ status: "cancelled", paid_amount: 0, refunded_amount: 2684 });
+  });
+
+  it("keeps a refund the gateway did not answer pending, and its key answers it: a retry does not refund twice", async () => {
+    const bill = await billedOrder();
+    const payment = await cash(bill.id, 2684);
+    vi.spyOn(platform.pos.gateway, "refund").mockRejectedValueOnce(
+      new AppError("bad_gateway", "the payment gateway failed: 502"),
+    );
+    const key = randomUUID();
+    const body = { refund_amount: 1000, reason: "no answer", staff_code: leaderCode };
+    const failed = await refund(payment.id, body, terminal, key);
+    expect(failed.status).toBe(502);
+    const [pending] = await refundsOf(payment.id);
+    expect(pending).toMatchObject({ status: "pending", amount: 1000 });
+    const again = await refund(payment.id, body, terminal, key);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toMatchObject({ id: pending!.id, status: "pending" });
+    expect(await refundsOf(payment.id)).toHaveLength(1);
   });
 
   it("refunds one payment of a bill paid by two: the bill stays paid with a smaller paid amount", async () => {

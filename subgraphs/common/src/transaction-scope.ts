@@ -13,14 +13,6 @@ const scope = new AsyncLocalStorage<string>();
 export const inTransaction = <T>(name: string, work: () => Promise<T>): Promise<T> => scope.run(name, work);
 
 /**
- * Runs `call` allowed to reach the network inside the transaction it is in: only for a call whose answer must be
- * kept atomically with the transaction's rows, under its locks, which the decision named first (its title in
- * docs/decisions.md) explains as safe.
- */
-export const networkCallKeptWithRows = <T>(_decision: string, call: () => Promise<T>): Promise<T> =>
-  apartFromTransaction(call);
-
-/**
  * Runs `work` outside any transaction's scope: for what a transaction only hands on, to run later on its own (the
  * in-memory bus delivering an event the outbox publisher put on it in its claim's transaction).
  */

@@ -40,6 +40,16 @@ describe("the POS outbox", () => {
     order_type: "takeaway",
   });
 
+  /** A payment row of a bill of its own, pending as the API first writes it. */
+  const paymentRow = (amount: number, method_type: string) => ({
+    merchant_id: 1,
+    store_id: store,
+    bill_id: randomUUID(),
+    amount,
+    total_amount: amount,
+    method_type,
+  });
+
   beforeAll(async () => {
     storage = await isolatedStorage(["pos"]);
     deps = await openPos({
@@ -85,20 +95,22 @@ describe("the POS outbox", () => {
 
   it("leaves a payment's web-view token out of its events", async () => {
     const payment = await deps.prisma.payment.create({
-      data: {
-        merchant_id: 1,
-        store_id: store,
-        bill_id: randomUUID(),
-        amount: 1200,
-        total_amount: 1200,
-        method_type: "QR",
-        payment_token: "pt_secret",
-      },
+      data: { ...paymentRow(1200, "QR"), payment_token: "pt_secret" },
     });
     const [event] = await eventsOf(payment.id);
     expect(event).toMatchObject({ event_type: "pos_payment.created", aggregate_type: "pos_payment" });
     expect(event!.payload).toMatchObject({ pos_payment: { id: payment.id, store_id: store, status: "pending" } });
     expect(JSON.stringify(event!.payload)).not.toContain("pt_secret");
+  });
+
+  it("tells of a cash payment once it completes, not while its gateway call runs, nor of a recovery's lease", async () => {
+    const payment = await deps.prisma.payment.create({ data: paymentRow(500, "CASH") });
+    await deps.prisma.payment.update({ where: { id: payment.id }, data: { recovery_locked_until: new Date() } });
+    expect(await eventsOf(payment.id)).toEqual([]);
+    await deps.prisma.payment.update({ where: { id: payment.id }, data: { status: "completed" } });
+    const events = await eventsOf(payment.id);
+    expect(events.map((event) => event.event_type)).toEqual(["pos_payment.updated"]);
+    expect(events[0]!.payload).toMatchObject({ pos_payment: { id: payment.id, status: "completed" } });
   });
 
   it("is published to the internal topic, an aggregate's events in the order they were written", async () => {
@@ -140,6 +152,7 @@ describe("the POS outbox", () => {
         amount: 1100,
         total_amount: 1100,
         method_type: "CASH",
+        status: "completed",
       },
     });
     await deps.prisma.order.update({ where: { id: created.id }, data: { status: "completed", bill_id: bill.id } });

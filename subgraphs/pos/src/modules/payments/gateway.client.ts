@@ -193,11 +193,6 @@ export function gatewayClient(credentials: GatewayCredentialService, initialUrl?
       url = next.url;
       await credentials.save(next, { onlyIfNone: true });
     },
-    /**
-     * Reads the credential now if a read is due, for a call about to be made inside a database transaction: on PGlite
-     * that transaction holds the database's only connection, so a read inside it would wait for it to end.
-     */
-    ready: () => credentials.current(),
     createIntent: async (body: Record<string, unknown>, key: string) =>
       answerOf(gatewayIntent, await send("POST", "/v1/payment_intents", { body, key, signed: true })),
     capture: async (id: string, payment: CapturedPayment, key: string) =>

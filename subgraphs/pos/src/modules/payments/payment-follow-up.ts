@@ -15,15 +15,14 @@ export function paymentFollowUp(deps: PaymentDeps, keys: StoreIdempotency) {
   const capture = captureApprovedCards(deps);
   return {
     /**
-     * The recovery pass: interrupted card and QR payments are cancelled at the gateway and failed
-     * (`recoverInterruptedPayments`), approved card payments whose capture the gateway did not take are captured
+     * The recovery pass: interrupted payments are finished (`recoverInterruptedPayments`: cash completed, card and QR
+     * cancelled at the gateway and failed), approved card payments whose capture the gateway did not take are captured
      * and completed (`captureApprovedCards`), then the Idempotency-Keys such deaths left processing are finished or
-     * released. Returns the ids of the interrupted payments it failed.
+     * released. Returns the ids of the interrupted payments it ended.
      */
     async recoverStalePayments(now: Date = deps.clock()) {
-      const before = new Date(now.getTime() - STALE_AFTER_MS);
-      const recovered = await recover(before);
-      await capture(before);
+      const recovered = await recover(now);
+      await capture(new Date(now.getTime() - STALE_AFTER_MS));
       await keys.releaseAbandoned(now, RECOVERY_BATCH, inFlight, async (tx, id) => {
         const payment = await deps.payments.find(id, tx);
         return payment && presentPayment(payment);

@@ -15,7 +15,7 @@ export const paymentMachine = stateMachine({
   states: paymentStatuses,
   terminal: ["failed", "refunded"],
   moves: [
-    // Cash confirmed by staff, a card result, a QR intent that succeeded (cash completes as it is created).
+    // Cash once the gateway recorded it, a card result, a QR intent that succeeded.
     ...inFlight.map((from) => ({ from, event: "complete" as const, to: "completed" as const })),
     // Declined, cancelled or expired at the gateway, or the gateway unreachable while starting.
     ...inFlight.map((from) => ({ from, event: "fail" as const, to: "failed" as const })),

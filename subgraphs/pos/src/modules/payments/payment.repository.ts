@@ -1,5 +1,5 @@
 import { type CursorPage, readPageByTime } from "@pos-cloud/common";
-import { lockDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
+import { claimDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
 import { type Payment, Prisma, type PrismaClient } from "../../generated/prisma/client";
 import type { ListScope } from "../../list-scope";
 import type { PaymentFilter } from "./payment.inputs";
@@ -116,6 +116,7 @@ const interruptedPayments: TaskTable = {
   table: "payments",
   key: "id",
   due: "created_at",
+  lockedUntil: "recovery_locked_until",
 };
 
 const inFlightRows = {
@@ -144,13 +145,18 @@ const inFlightRows = {
     }),
 
   /**
-   * Locks, for the transaction, the oldest card or QR payment still pending without its intent taken before
-   * `before`; rows another process holds are passed over (`SKIP LOCKED`), not waited for. Null when none is left.
+   * Takes a lease until `until` on the oldest payment still pending without its intent taken before `before` (a card
+   * or QR one not yet asked of the gateway, a cash one not yet completed) whose lease, if any, ended by `now`: the
+   * recovery pass then calls the gateway with no transaction open, and other processes leave the payment alone until
+   * the lease ends. Rows another process is claiming are passed over (`SKIP LOCKED`). Null when none is left.
    */
-  async claimInterrupted(tx: Tx, before: Date): Promise<PaymentRow | null> {
-    const rows = await lockDue<{ id: string }>(onPrisma(tx), interruptedPayments, {
-      where: Prisma.sql`status = 'pending' AND payment_intent_id IS NULL AND method_type <> 'CASH' AND created_at < ${before}`,
+  async claimInterrupted(tx: Tx, before: Date, now: Date, until: Date): Promise<PaymentRow | null> {
+    const rows = await claimDue<{ id: string }>(onPrisma(tx), interruptedPayments, {
+      where: Prisma.sql`status = 'pending' AND payment_intent_id IS NULL AND created_at < ${before}`,
+      now,
+      leaseUntil: until,
       limit: 1,
+      returning: Prisma.sql`task.id`,
     });
     return rows[0] ? tx.payment.findUniqueOrThrow({ where: { id: rows[0].id } }) : null;
   },

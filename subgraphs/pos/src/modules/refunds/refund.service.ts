@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import {
   AppError,
   type Caller,
+  createStep,
+  createWorkflow,
   idempotencyRequest,
   invalidField,
   parseInput,
@@ -21,6 +23,15 @@ export type RefundService = ReturnType<typeof refundService>;
 
 type Payment = Awaited<ReturnType<PaymentService["readable"]>>;
 type RefundAnswer = { refund: RefundRow; payment: Awaited<ReturnType<PaymentService["get"]>> };
+type Approver = Awaited<ReturnType<StoreAccess["approveRefund"]>>;
+
+/** A refund asked for: by whom, of which payment, what, and the key that keeps its answer. */
+interface RefundRequest {
+  caller: Caller;
+  payment: Payment;
+  data: RefundCreate;
+  key: StoreKey<RefundAnswer>;
+}
 
 /** What binds a refund's Idempotency-Key: its payment and body, without the approver's PIN (a hash would give it away). */
 const refundRequest = (key: string | null | undefined, payment_id: string, data: RefundCreate) => {
@@ -100,7 +111,8 @@ async function holdRefund(
 
 /**
  * Refunds of POS payments, through the gateway's refund of the payment's intent (QR at its provider; cash, card and
- * e-money are recorded there). A refund is recorded pending first (`holdRefund`), then sent to the gateway (`refundSending`).
+ * e-money are recorded there), as a workflow (`refundPosPayment`): approved, recorded pending (`holdRefund`), then
+ * sent to the gateway (`refundSending`); a failure after the hold has the key answer the refund if it stays pending.
  */
 export function refundService(
   refunds: RefundRepository,
@@ -111,21 +123,22 @@ export function refundService(
   keys: StoreIdempotency,
 ) {
   const sending = refundSending(refunds, payments, gateway, clock);
+  const answer = async ({ caller, payment }: RefundRequest, id: string): Promise<RefundAnswer> => ({
+    refund: await refunds.find(id),
+    payment: await payments.get(caller, payment.id),
+  });
+  const remember = (key: StoreKey<RefundAnswer>, result: RefundAnswer) =>
+    refunds.transaction((tx) => key.complete(tx, result));
 
-  /** Approves, holds and sends one refund; its key keeps the answer, also of a refund left pending by a failure. */
-  async function makeRefund(caller: Caller, payment: Payment, data: RefundCreate, key: StoreKey<RefundAnswer>) {
-    const answer = async (id: string): Promise<RefundAnswer> => ({
-      refund: await refunds.find(id),
-      payment: await payments.get(caller, payment.id),
-    });
-    const remember = async (result: RefundAnswer) => refunds.transaction((tx) => key.complete(tx, result));
-    let refund: RefundRow | undefined;
-    try {
-      const id = randomUUID();
-      // Checked before the approver is asked, so a refusal leaves no approval on record; again under the lock.
-      await refunds.transaction((tx) => requireRefundable(tx, refunds, payment, data.refund_amount));
-      const staff = await approve(access, caller, payment, data, id);
-      refund = await refunds.transaction((tx) =>
+  // Checked before the approver is asked, so a refusal leaves no approval on record; again under the lock.
+  const approveRefund = createStep("approve-refund", async (request: RefundRequest & { id: string }) => {
+    await refunds.transaction((tx) => requireRefundable(tx, refunds, request.payment, request.data.refund_amount));
+    return approve(access, request.caller, request.payment, request.data, request.id);
+  });
+  const recordPending = createStep(
+    "hold-refund",
+    ({ request: { caller, payment, data }, id, staff }: { request: RefundRequest; id: string; staff: Approver }) =>
+      refunds.transaction((tx) =>
         holdRefund(tx, refunds, payments, payment.id, {
           id,
           amount: data.refund_amount,
@@ -135,18 +148,28 @@ export function refundService(
           user_id: caller.type === "user" ? caller.id : null,
           created_at: clock(),
         }),
-      );
-      await sending.send(refund, payment.payment_intent_id!);
-      const result = await answer(refund.id);
-      await remember(result);
-      return result;
-    } catch (error) {
-      // A refund the gateway may have made stays pending: the key then answers it, so a retry cannot refund twice
-      // (a completed key is not freed when the work fails).
-      if (refund && (await refunds.find(refund.id)).status === "pending") await remember(await answer(refund.id));
-      throw error;
-    }
-  }
+      ),
+    // A refund the gateway may have made stays pending: the key then answers it, so a retry cannot refund twice (a
+    // completed key is not freed when the work fails).
+    async (refund, { request }) => {
+      if ((await refunds.find(refund.id)).status === "pending")
+        await remember(request.key, await answer(request, refund.id));
+    },
+  );
+  const sendRefund = createStep("send-refund", ({ refund, payment }: { refund: RefundRow; payment: Payment }) =>
+    sending.send(refund, payment.payment_intent_id!),
+  );
+
+  /** Approves, holds and sends one refund; its key keeps the answer, also of a refund left pending by a failure. */
+  const makeRefund = createWorkflow("refundPosPayment", async (request: RefundRequest, run) => {
+    const id = randomUUID();
+    const staff = await run(approveRefund, { ...request, id });
+    const refund = await run(recordPending, { request, id, staff });
+    await run(sendRefund, { refund, payment: request.payment });
+    const result = await answer(request, refund.id);
+    await remember(request.key, result);
+    return result;
+  });
 
   return {
     /**
@@ -159,7 +182,7 @@ export function refundService(
       const payment = await payments.readable(caller, paymentId);
       requireWholeEmoney(payment, data);
       return keys.run<RefundAnswer>(payment.store_id, refundRequest(key, payment.id, data), (claimed) =>
-        makeRefund(caller, payment, data, claimed),
+        makeRefund({ caller, payment, data, key: claimed }),
       );
     },
 

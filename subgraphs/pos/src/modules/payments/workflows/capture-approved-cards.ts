@@ -3,6 +3,7 @@ import { gatewayMayRetry } from "../gateway.client";
 import type { PaymentRow } from "../payment.repository";
 import { approvalOf, captureKey, completeCapturedCard } from "./complete-card-payment";
 import type { PaymentDeps } from "./payment-flow";
+import { failPayment } from "./payment-steps";
 import { RECOVERY_BATCH } from "./recover-interrupted-payments";
 
 type ApprovedCard = PaymentRow & { payment_intent_id: string };
@@ -14,8 +15,7 @@ type ApprovedCard = PaymentRow & { payment_intent_id: string };
  * settle the capture (throttled, down): the payment waits for the next pass. No row lock is held across the call:
  * the capture's key and the conditional settle make a concurrent PATCH or pass harmless.
  */
-async function captureApproved(deps: PaymentDeps, payment: ApprovedCard) {
-  const { payments } = deps;
+async function captureApproved(deps: PaymentDeps, fail: ReturnType<typeof failPayment>, payment: ApprovedCard) {
   try {
     await deps.gateway.capture(payment.payment_intent_id, payment, captureKey(payment.id));
   } catch (error) {
@@ -27,11 +27,9 @@ async function captureApproved(deps: PaymentDeps, payment: ApprovedCard) {
     }
     logger.error("the gateway refused the capture of a card payment the acquirer approved; return its money", fields);
     const failure_message = `the card was approved but the gateway refused its capture: ${error.message}`;
-    return payments.transaction((tx) =>
-      payments.settle(tx, payment.id, "fail", { failure_code: "capture_refused", failure_message }),
-    );
+    return fail.invoke({ id: payment.id, failure_code: "capture_refused", failure_message });
   }
-  return payments.transaction((tx) => completeCapturedCard(deps)(tx, payment, approvalOf(payment), null));
+  return deps.payments.transaction((tx) => completeCapturedCard(deps)(tx, payment, approvalOf(payment), null));
 }
 
 /**
@@ -42,11 +40,12 @@ async function captureApproved(deps: PaymentDeps, payment: ApprovedCard) {
  * settled.
  */
 export function captureApprovedCards(deps: PaymentDeps) {
+  const fail = failPayment(deps);
   return async (before: Date) => {
     const settled: string[] = [];
     for (const payment of await deps.payments.approvedUncaptured(before, RECOVERY_BATCH)) {
       if (!payment.payment_intent_id) continue;
-      const done = await captureApproved(deps, { ...payment, payment_intent_id: payment.payment_intent_id });
+      const done = await captureApproved(deps, fail, { ...payment, payment_intent_id: payment.payment_intent_id });
       if (done === null) break;
       if (done) settled.push(payment.id);
     }

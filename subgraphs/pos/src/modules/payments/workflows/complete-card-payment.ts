@@ -3,6 +3,7 @@ import type { CardResult } from "../payment.inputs";
 import type { CardApproval, NotedApproval, PaymentRow, Tx } from "../payment.repository";
 import { auditPayment } from "../payment-audit";
 import { applyToBill, type PaymentDeps } from "./payment-flow";
+import { cancelIntent, failPayment } from "./payment-steps";
 
 /** A card payment in flight with its intent, and the card app's result for it. */
 export interface CardOutcome {
@@ -126,23 +127,12 @@ export function completeCardPayment(deps: PaymentDeps) {
 
 /** The card app declined, failed or was cancelled: the payment fails, then its intent is cancelled (best effort). */
 export function failCardPayment(deps: PaymentDeps) {
-  const { payments, gateway } = deps;
-  const failPayment = createStep("fail-payment", async ({ payment, result }: CardOutcome) => {
-    const failed = await payments.transaction((tx) =>
-      payments.settle(tx, payment.id, "fail", {
-        failure_code: result.status,
-        failure_message: result.error_message ?? `the card app reported ${result.status}`,
-      }),
-    );
-    if (!failed) throw settledMeanwhile();
-  });
-  const cancelIntent = createStep("cancel-intent", async ({ payment }: CardOutcome) => {
-    if (payment.payment_token)
-      await gateway.cancel(payment.payment_intent_id, payment.payment_token).catch(() => undefined);
-  });
+  const fail = failPayment(deps);
+  const cancel = cancelIntent(deps);
 
-  return createWorkflow("failCardPayment", async (outcome: CardOutcome, run) => {
-    await run(failPayment, outcome);
-    await run(cancelIntent, outcome);
+  return createWorkflow("failCardPayment", async ({ payment, result }: CardOutcome, run) => {
+    const failure_message = result.error_message ?? `the card app reported ${result.status}`;
+    if (!(await run(fail, { id: payment.id, failure_code: result.status, failure_message }))) throw settledMeanwhile();
+    await run(cancel, { id: payment.payment_intent_id, token: payment.payment_token }).catch(() => undefined);
   });
 }

@@ -83,12 +83,6 @@ export const intentBody = (
 export const intentKey = (paymentId: string) => `pos-payment-${paymentId}`;
 
 /**
- * The decision that keeps two gateway calls inside a transaction (`networkCallKeptWithRows`): the cash payment's
- * intent under its bill's lock, and the recovery's replay and cancel under the payment's row lock.
- */
-export const GATEWAY_CALLS_IN_TRANSACTION = "Gateway calls kept inside a POS transaction (issue 37)";
-
-/**
  * Takes the bill's payment lock and refuses an amount above what remains once the payments in flight (card and QR
  * not yet completed) are counted, so two payments cannot both be promised the same money.
  */

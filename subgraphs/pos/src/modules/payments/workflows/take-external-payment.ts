@@ -1,8 +1,8 @@
 import { type Caller, createStep, createWorkflow } from "@pos-cloud/common";
 import type { GatewayIntent } from "../gateway.client";
 import type { PaymentRow, Tx } from "../payment.repository";
-import { auditPayment } from "../payment-audit";
-import { holdBill, intentBody, intentKey, type PaymentDeps, type PaymentDraft } from "./payment-flow";
+import type { PaymentDeps, PaymentDraft } from "./payment-flow";
+import { createIntent, reserveBill } from "./payment-steps";
 
 export interface ExternalPayment {
   draft: PaymentDraft;
@@ -18,31 +18,9 @@ export interface ExternalPayment {
  * bill; a process that dies between the steps leaves a pending payment without its intent, for the recovery pass.
  */
 export function takeExternalPayment(deps: PaymentDeps) {
-  const { payments, gateway } = deps;
-  const reserveBill = createStep(
-    "reserve-bill",
-    ({ draft, actor }: ExternalPayment) =>
-      payments.transaction(async (tx) => {
-        await holdBill(deps, tx, draft);
-        const row = await payments.create(tx, draft);
-        await auditPayment(tx, "payment.created", actor, row, deps.clock());
-      }),
-    (_, { draft }, failure) =>
-      payments.transaction((tx) =>
-        payments.settle(tx, draft.id, "fail", {
-          failure_code: "gateway_error",
-          failure_message:
-            failure.step === createIntent.id ? messageOf(failure.error) : "the payment could not be recorded",
-        }),
-      ),
-  );
-  const createIntent = createStep(
-    "create-intent",
-    (draft: PaymentDraft) => gateway.createIntent(intentBody(draft), intentKey(draft.id)),
-    async (intent) => {
-      if (intent.payment_token) await gateway.cancel(intent.id, intent.payment_token.token).catch(() => undefined);
-    },
-  );
+  const { payments } = deps;
+  const reserve = reserveBill(deps);
+  const requestIntent = createIntent(deps);
   const attachIntent = createStep(
     "attach-intent",
     ({ payment, intent }: { payment: ExternalPayment; intent: GatewayIntent }) =>
@@ -57,10 +35,8 @@ export function takeExternalPayment(deps: PaymentDeps) {
   );
 
   return createWorkflow("takeExternalPayment", async (payment: ExternalPayment, run) => {
-    await run(reserveBill, payment);
-    const intent = await run(createIntent, payment.draft);
+    await run(reserve, payment);
+    const intent = await run(requestIntent, payment.draft);
     return run(attachIntent, { payment, intent });
   });
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
