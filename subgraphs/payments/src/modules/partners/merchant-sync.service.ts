@@ -1,7 +1,7 @@
 import { AppError, type Caller, type IdempotencyRequest, partnerIdOf, type SecretBox } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { Prisma } from "../../generated/prisma/client";
-import type { IdempotencyService } from "../idempotency/idempotency.service";
+import type { IdempotencyService } from "../idempotency";
 import { parseSyncInput } from "./merchant-sync.input";
 import type { MerchantSyncRepository, UpsertOptions } from "./merchant-sync.repository";
 import { SYNC_LEASE_MS } from "./sync-lease";

@@ -1,8 +1,7 @@
 import { logger } from "@pos-cloud/common";
 import { backoffMs } from "../../claims";
 import type { Clock } from "../../clock";
-import type { ProviderCredentialStore } from "../providers/provider-credentials";
-import type { ProviderDirectory } from "../providers/provider-directory";
+import type { ProviderCredentialStore, ProviderDirectory } from "../providers";
 import type { ProviderEventRepository } from "./provider-event.repository";
 import type { ProviderOutcomeService } from "./provider-outcome.service";
 
