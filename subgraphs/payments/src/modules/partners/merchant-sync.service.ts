@@ -2,7 +2,7 @@ import { AppError, type Caller, type IdempotencyRequest, partnerIdOf, type Secre
 import type { Clock } from "../../clock";
 import type { Prisma } from "../../generated/prisma/client";
 import type { IdempotencyService } from "../idempotency";
-import { parseSyncInput } from "./merchant-sync.input";
+import { parseSyncInput } from "./merchant-sync.inputs";
 import type { MerchantSyncRepository, UpsertOptions } from "./merchant-sync.repository";
 import { SYNC_LEASE_MS } from "./sync-lease";
 

@@ -15,7 +15,7 @@ import type { PaymentIntent, Prisma, Store } from "../../generated/prisma/client
 import type { IdempotencyService } from "../idempotency";
 import { appendCaptureEntries } from "../ledger/transaction.repository";
 import { requireCurrentSync, type StoreResolver } from "../partners";
-import { type CreatePaymentIntentInput, parseCreateInput } from "./payment-intent.input";
+import { type CreatePaymentIntentInput, parseCreateInput } from "./payment-intent.inputs";
 import type { PaymentIntentRepository } from "./payment-intent.repository";
 import { type CaptureInput, capturableFor, captureOf } from "./payment-intent-capture";
 import { EXPIRY, expired, isExpired, observeExpiry } from "./payment-intent-expiry";
