@@ -1,5 +1,5 @@
 // The boundaries the code keeps, checked by `npm run deps` (part of `npm test`): the edge without storage, subgraphs
-// apart, and inside a subgraph resolvers -> service -> repository, a module's repository private to it.
+// apart, and inside a subgraph resolvers -> service -> repository, a module reached only through its face (index.ts).
 
 const tests = "(\\.test\\.ts$|^tests/|^bench/)";
 const storageCode =
@@ -7,9 +7,9 @@ const storageCode =
 const moduleFile = "^subgraphs/([^/]+)/src/modules/([^/]+)/";
 
 /**
- * Shared sinks: the audit log, the outbox, the gateway sync's outbox and the session revocations are appended to
- * inside the caller's own transaction, by every module that changes state; they have no rules of their own for a
- * service to hold.
+ * Shared sinks, the only repositories another module imports (module-face): the audit log, the payments outbox, the
+ * ledger, the gateway sync's outbox and the session revocations are appended to inside the caller's own transaction,
+ * by every module that changes state; they have no rules of their own for a service to hold.
  */
 const sharedRepositories = [
   "^subgraphs/portal/src/modules/audit/audit\\.repository\\.ts$",
@@ -83,19 +83,34 @@ module.exports = {
       to: { path: "\\.repository\\.ts$" },
     },
     {
-      name: "module-resolvers-private",
-      comment: "A module's resolvers are wired by its subgraph's index, not imported by other modules.",
+      name: "module-face",
+      comment:
+        "A module is used through its face, its index.ts (services, types, machines): another module, its tests included, imports nothing else of it, so its other files can change freely. Two exceptions: the shared sinks (sharedRepositories), and the inputs below.",
       severity: "error",
-      from: { path: moduleFile, pathNot: tests },
-      to: { path: "^subgraphs/$1/src/modules/(?!$2/)[^/]+/resolvers\\.ts$" },
+      from: { path: moduleFile, pathNot: "\\.inputs\\.ts$" },
+      to: {
+        path: "^subgraphs/$1/src/modules/(?!$2/)[^/]+/",
+        pathNot: ["^subgraphs/$1/src/modules/[^/]+/index\\.ts$", ...sharedRepositories],
+      },
     },
     {
-      name: "module-repository-private",
+      name: "module-face-inputs",
       comment:
-        "A module reaches another module's data only through that module's service: repositories are private to their module.",
+        "A module's inputs are the edge's request schemas, loaded without storage: they may build on another module's inputs (a business date, a table number) directly, where its index would load its services.",
       severity: "error",
-      from: { path: moduleFile, pathNot: tests },
-      to: { path: "^subgraphs/$1/src/modules/(?!$2/)[^/]+/[^/]+\\.repository\\.ts$", pathNot: sharedRepositories },
+      from: { path: `${moduleFile}[^/]+\\.inputs\\.ts$` },
+      to: {
+        path: "^subgraphs/$1/src/modules/(?!$2/)[^/]+/",
+        pathNot: "^subgraphs/$1/src/modules/[^/]+/[^/]+\\.inputs\\.ts$",
+      },
+    },
+    {
+      name: "module-face-contents",
+      comment:
+        "A face offers services, types and machines: never a repository (data is reached through a service), never resolvers (the subgraph's index wires them).",
+      severity: "error",
+      from: { path: `${moduleFile}index\\.ts$` },
+      to: { path: "(\\.repository|/resolvers)\\.ts$" },
     },
     {
       name: "provider-adapters",
@@ -126,7 +141,7 @@ module.exports = {
     {
       name: "service-without-re-exports",
       comment:
-        "A service does not re-export a repository's functions or types for other modules to get past module-repository-private: it offers its own.",
+        "A service does not re-export a repository's functions or types for its face to offer past module-face-contents: it offers its own.",
       severity: "error",
       from: { path: "\\.service\\.ts$", pathNot: tests },
       to: { path: "\\.repository\\.ts$", dependencyTypes: ["export"] },

@@ -4,6 +4,8 @@ import { isolatedStorage } from "../../../tests/support/databases";
 import { testStorage } from "../../../tests/support/environment";
 import { type Clock, openPayments, type PaymentsConfig, type PaymentsDeps } from "./index";
 import type { FollowMode, PaymentProvider, ProviderPayment } from "./modules/providers/provider";
+import { refundRepository } from "./modules/refunds/refund.repository";
+import { beginRefund } from "./modules/refunds/refund-recording";
 
 /** A clock tests move by hand: `clock.advance(ms)`. */
 export function movableClock() {
@@ -93,6 +95,10 @@ export async function seedPartner(deps: PaymentsDeps, provider_configs: SeedProv
   }
   return { partner, key, caller, merchantId, store };
 }
+
+/** A refund whose request began at `at` and died before the provider's answer was written: what the sweep resumes. */
+export const beginDeadRefund = (deps: PaymentsDeps, request: Parameters<typeof beginRefund>[1], at: Date) =>
+  beginRefund(refundRepository(deps.prisma), request, at, async () => {});
 
 export const intentBody = (overrides: Record<string, unknown> = {}) => ({
   amount: 1200,

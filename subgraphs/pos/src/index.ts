@@ -37,7 +37,6 @@ import { paymentRepository } from "./modules/payments/payment.repository";
 import { paymentService } from "./modules/payments/payment.service";
 import { paymentFiguresRepository } from "./modules/payments/payment-figures.repository";
 import { paymentFigures } from "./modules/payments/payment-figures.service";
-import { paymentsInFlight } from "./modules/payments/payments-in-flight";
 import { paymentResolvers } from "./modules/payments/resolvers";
 import { STALE_AFTER_MS } from "./modules/payments/workflows/recover-interrupted-payments";
 import { receiptRepository } from "./modules/receipts/receipt.repository";
@@ -53,6 +52,7 @@ import { settlementRepository } from "./modules/settlements/settlement.repositor
 import { settlementService } from "./modules/settlements/settlement.service";
 import type { PortalCall } from "./modules/stores/portal.client";
 import { storeAccess } from "./modules/stores/store-access.service";
+import { paymentsInFlight } from "./payments-in-flight";
 import { saleTimes } from "./sale-time";
 
 export type { PosContext, PosDeps } from "./context";

@@ -6,7 +6,7 @@ import { testAccount } from "../../../../../tests/support/sandbox-provider";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openIsolatedPayments, seedPartner } from "../../testing";
-import type { PaymentProvider } from "../providers/provider";
+import type { PaymentProvider } from "../providers";
 import { confirmRepository } from "./confirm.repository";
 
 const secret = "confirm-recovery-test-secret";

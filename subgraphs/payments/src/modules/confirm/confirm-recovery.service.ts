@@ -2,9 +2,7 @@ import { AppError, logger } from "@pos-cloud/common";
 import { countOutcome, type NextAttempt, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import type { Clock } from "../../clock";
 import type { ConfirmAttempt } from "../../generated/prisma/client";
-import type { ProviderPayment } from "../providers/provider";
-import type { ProviderCredentialStore } from "../providers/provider-credentials";
-import type { ProviderDirectory } from "../providers/provider-directory";
+import type { ProviderCredentialStore, ProviderDirectory, ProviderPayment } from "../providers";
 import type { ConfirmRepository } from "./confirm.repository";
 import { confirmedChange, qrModes, qrRequest } from "./confirm.service";
 

@@ -2,9 +2,7 @@ import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cl
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testAccount } from "../../../../../tests/support/sandbox-provider";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
-import { refundRepository } from "../refunds/refund.repository";
-import { beginRefund } from "../refunds/refund-recording";
+import { beginDeadRefund, intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 
 let deps: PaymentsDeps;
 const clock = movableClock();
@@ -145,11 +143,10 @@ describe("confirm", () => {
     await fetch(`${sandbox.baseUrl}/sandbox/transactions/${provider_transaction_id}/pay`, { method: "POST" });
     await deps.poller.pollOnce();
     // The request that began this refund died before the provider's answer was written, two minutes ago.
-    const { refund } = await beginRefund(
-      refundRepository(deps.prisma),
+    const { refund } = await beginDeadRefund(
+      deps,
       { payment_intent_id: id, client_partner_id: Number(caller.id), amount: 300, reason: null, viaProvider: true },
       new Date(Date.now() - 120_000),
-      async () => {},
     );
     expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("cancelling");
     await expect(deps.refunds.refund(caller, id, { amount: 100 })).rejects.toMatchObject({ code: "invalid_state" });

@@ -1,11 +1,16 @@
 import { AppError, createStep, createWorkflow, invalidField, logger, paymentIntentMachine } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { ConfirmAttempt, PaymentIntent } from "../../generated/prisma/client";
-import type { PaymentIntentService } from "../payment-intents/payment-intent.service";
-import { hashPaymentToken } from "../payment-intents/payment-token";
-import type { CreatedQr, CreateQrRequest, PaymentProvider, ProviderCredentials, QrMode } from "../providers/provider";
-import type { ProviderCredentialStore } from "../providers/provider-credentials";
-import type { ProviderDirectory } from "../providers/provider-directory";
+import { hashPaymentToken, type PaymentIntentService } from "../payment-intents";
+import type {
+  CreatedQr,
+  CreateQrRequest,
+  PaymentProvider,
+  ProviderCredentialStore,
+  ProviderCredentials,
+  ProviderDirectory,
+  QrMode,
+} from "../providers";
 import { confirmMethod, confirmProvider, qrModeOfMethod } from "./confirm.inputs";
 import type { ConfirmChange, ConfirmRepository } from "./confirm.repository";
 

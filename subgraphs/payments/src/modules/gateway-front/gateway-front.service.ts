@@ -1,8 +1,8 @@
 import { type Caller, invalidField, requireService } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
-import type { TransactionService } from "../ledger/transaction.service";
-import type { StoreResolver } from "../partners/store-resolver";
-import type { PaymentIntentService } from "../payment-intents/payment-intent.service";
+import type { TransactionService } from "../ledger";
+import type { StoreResolver } from "../partners";
+import type { PaymentIntentService } from "../payment-intents";
 import type { SeenSignatureRepository } from "./seen-signature.repository";
 
 export type GatewayFrontService = ReturnType<typeof gatewayFrontService>;

@@ -1,7 +1,7 @@
 import type { MessageBus, Topic } from "@pos-cloud/common/messaging";
 import { outboxPublisher as publisher } from "@pos-cloud/common/outbox";
 import type { Clock } from "../../clock";
-import { partnerEventTypes } from "../webhooks/webhook-event";
+import { partnerEventTypes } from "../webhooks";
 import type { OutboxRepository } from "./outbox.repository";
 
 export {

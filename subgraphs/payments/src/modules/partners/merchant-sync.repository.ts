@@ -1,6 +1,6 @@
 import { AppError, newUlid } from "@pos-cloud/common";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
-import type { SyncedMerchant } from "./merchant-sync.input";
+import type { SyncedMerchant } from "./merchant-sync.inputs";
 
 export type MerchantSyncRepository = ReturnType<typeof merchantSyncRepository>;
 

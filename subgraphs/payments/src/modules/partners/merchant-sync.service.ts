@@ -1,8 +1,8 @@
 import { AppError, type Caller, type IdempotencyRequest, partnerIdOf, type SecretBox } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { Prisma } from "../../generated/prisma/client";
-import type { IdempotencyService } from "../idempotency/idempotency.service";
-import { parseSyncInput } from "./merchant-sync.input";
+import type { IdempotencyService } from "../idempotency";
+import { parseSyncInput } from "./merchant-sync.inputs";
 import type { MerchantSyncRepository, UpsertOptions } from "./merchant-sync.repository";
 import { SYNC_LEASE_MS } from "./sync-lease";
 

@@ -1,6 +1,6 @@
 import { invalidField, type PaymentIntentEvent } from "@pos-cloud/common";
 import type { PaymentIntent } from "../../generated/prisma/client";
-import { parseAmount } from "./payment-intent.input";
+import { parseAmount } from "./payment-intent.inputs";
 
 /** A capture's body: the spec's `amount` (the intent's own), or `amount_to_capture` (docs/decisions/gateway.md). */
 export interface CaptureInput {

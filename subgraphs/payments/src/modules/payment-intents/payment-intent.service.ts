@@ -12,11 +12,10 @@ import {
 } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma, Store } from "../../generated/prisma/client";
-import type { IdempotencyService } from "../idempotency/idempotency.service";
+import type { IdempotencyService } from "../idempotency";
 import { appendCaptureEntries } from "../ledger/transaction.repository";
-import type { StoreResolver } from "../partners/store-resolver";
-import { requireCurrentSync } from "../partners/sync-lease";
-import { type CreatePaymentIntentInput, parseCreateInput } from "./payment-intent.input";
+import { requireCurrentSync, type StoreResolver } from "../partners";
+import { type CreatePaymentIntentInput, parseCreateInput } from "./payment-intent.inputs";
 import type { PaymentIntentRepository } from "./payment-intent.repository";
 import { type CaptureInput, capturableFor, captureOf } from "./payment-intent-capture";
 import { EXPIRY, expired, isExpired, observeExpiry } from "./payment-intent-expiry";

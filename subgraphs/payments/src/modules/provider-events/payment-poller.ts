@@ -1,8 +1,7 @@
 import { logger } from "@pos-cloud/common";
 import { countOutcome, type NextAttempt, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import type { Clock } from "../../clock";
-import type { ProviderCredentialStore } from "../providers/provider-credentials";
-import type { ProviderDirectory } from "../providers/provider-directory";
+import type { ProviderCredentialStore, ProviderDirectory } from "../providers";
 import type { ProviderEventRepository } from "./provider-event.repository";
 import type { ProviderOutcomeService } from "./provider-outcome.service";
 

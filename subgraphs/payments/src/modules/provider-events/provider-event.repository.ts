@@ -1,7 +1,7 @@
 import { AppError, newUlid } from "@pos-cloud/common";
 import { claimDue, reschedule } from "../../claims";
 import { type PaymentIntent, Prisma, type PrismaClient } from "../../generated/prisma/client";
-import type { ProviderNotification } from "../providers/provider";
+import type { ProviderNotification } from "../providers";
 
 export type ProviderEventRepository = ReturnType<typeof providerEventRepository>;
 

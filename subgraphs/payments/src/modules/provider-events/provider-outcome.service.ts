@@ -2,11 +2,9 @@ import { AppError, eventRow, logger } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import { appendEvent } from "../outbox/outbox.repository";
-import { transitionWithin } from "../payment-intents/payment-intent.transition";
-import type { ProviderNotification, ProviderPayment } from "../providers/provider";
-import type { ProviderCredentialStore } from "../providers/provider-credentials";
-import type { ProviderDirectory } from "../providers/provider-directory";
-import type { RefundService } from "../refunds/refund.service";
+import { transitionWithin } from "../payment-intents";
+import type { ProviderCredentialStore, ProviderDirectory, ProviderNotification, ProviderPayment } from "../providers";
+import type { RefundService } from "../refunds";
 import type { OutcomeResult, ProviderEventRepository } from "./provider-event.repository";
 import { mismatchOf, outcomeTransition, type ProviderOutcome } from "./provider-outcome";
 

@@ -1,7 +1,7 @@
 import type { PaymentIntentEvent } from "@pos-cloud/common";
 import type { PaymentIntent } from "../../generated/prisma/client";
-import type { IntentChange } from "../payment-intents/payment-intent.transition";
-import type { ProviderFailure, ProviderPaymentStatus } from "../providers/provider";
+import type { IntentChange } from "../payment-intents";
+import type { ProviderFailure, ProviderPaymentStatus } from "../providers";
 
 export interface ProviderOutcome extends ProviderFailure {
   status: ProviderPaymentStatus;

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError, type Caller, logger, requireOperator } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
-import type { PaymentProvider, ProviderNotification } from "../providers/provider";
-import type { ProviderDirectory } from "../providers/provider-directory";
+import type { PaymentProvider, ProviderDirectory, ProviderNotification } from "../providers";
 import type { ProviderEventRepository } from "./provider-event.repository";
 import type { ProviderOutcomeService } from "./provider-outcome.service";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ProviderPayment } from "../providers/provider";
+import type { ProviderPayment } from "../providers";
 import { differencesOf, type LedgerPayment } from "./provider-differences";
 
 const ledger = (id: string, patch: Partial<LedgerPayment> = {}): LedgerPayment => ({

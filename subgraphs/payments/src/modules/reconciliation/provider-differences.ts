@@ -1,4 +1,4 @@
-import type { ProviderPayment, ProviderPaymentStatus } from "../providers/provider";
+import type { ProviderPayment, ProviderPaymentStatus } from "../providers";
 
 /** A QR payment as the gateway's ledger has it: its intent, and what its succeeded refunds came to. */
 export interface LedgerPayment {

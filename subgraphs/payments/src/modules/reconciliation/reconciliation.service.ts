@@ -17,9 +17,8 @@ import {
 import type { Job } from "@pos-cloud/common/jobs";
 import { metrics } from "@pos-cloud/common/metrics";
 import { Counter } from "prom-client";
-import type { MerchantSyncService } from "../partners/merchant-sync.service";
-import type { ProviderCredentialStore } from "../providers/provider-credentials";
-import type { ProviderDirectory } from "../providers/provider-directory";
+import type { MerchantSyncService } from "../partners";
+import type { ProviderCredentialStore, ProviderDirectory } from "../providers";
 import {
   differenceFields,
   differencesOf,

@@ -10,11 +10,10 @@ import {
 import { countOutcome, type NextAttempt, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma, Refund } from "../../generated/prisma/client";
-import type { IdempotencyService } from "../idempotency/idempotency.service";
-import type { StoreResolver } from "../partners/store-resolver";
-import { parseAmount } from "../payment-intents/payment-intent.input";
-import type { ProviderCredentialStore } from "../providers/provider-credentials";
-import type { ProviderDirectory } from "../providers/provider-directory";
+import type { IdempotencyService } from "../idempotency";
+import type { StoreResolver } from "../partners";
+import { parseAmount } from "../payment-intents";
+import type { ProviderCredentialStore, ProviderDirectory } from "../providers";
 import type { RefundRepository } from "./refund.repository";
 import { beginLatePaymentRefund, beginRefund, settleRefund } from "./refund-recording";
 

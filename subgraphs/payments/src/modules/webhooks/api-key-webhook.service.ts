@@ -10,8 +10,8 @@ import {
 } from "@pos-cloud/common";
 import { z } from "zod";
 import type { Clock } from "../../clock";
-import type { OutboxService } from "../outbox/outbox.service";
-import type { PartnerService } from "../partners/partner.service";
+import type { OutboxService } from "../outbox";
+import type { PartnerService } from "../partners";
 import { autoRedelivery } from "./webhook.inputs";
 import { webhookDeliveryMachine } from "./webhook-delivery.machine";
 import type { WebhookDeliveryRepository } from "./webhook-delivery.repository";

@@ -3,7 +3,7 @@ import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { Clock } from "../../clock";
 import type { PartnerWebhookDelivery } from "../../generated/prisma/client";
-import type { PartnerService } from "../partners/partner.service";
+import type { PartnerService } from "../partners";
 import type { AttemptRecord, WebhookDeliveryRepository } from "./webhook-delivery.repository";
 import { partnerEvent, partnerEventTypes, webhookBody } from "./webhook-event";
 import { webhookMetrics } from "./webhook-metrics";

@@ -2,7 +2,7 @@ import { AppError, derivedUlid, mapPage, parseCursorPage, parseInput, withoutNul
 import { busEventOf, type OutboxRow } from "@pos-cloud/common/outbox";
 import type { Clock } from "../../clock";
 import type { PartnerWebhookDelivery } from "../../generated/prisma/client";
-import type { OutboxService } from "../outbox/outbox.service";
+import type { OutboxService } from "../outbox";
 import { deliveryFilter, eventFilter, redeliverySince } from "./webhook.inputs";
 import { webhookDeliveryMachine } from "./webhook-delivery.machine";
 import type { WebhookDeliveryRepository } from "./webhook-delivery.repository";

@@ -10,7 +10,7 @@ import {
   roles,
 } from "@pos-cloud/common";
 import DataLoader from "dataloader";
-import { merchantPath, present, type TenantService } from "../tenants/tenant.service";
+import { merchantPath, present, type TenantService } from "../tenants";
 import type { AreaRepository } from "./area.repository";
 
 export type AreaService = ReturnType<typeof areaService>;

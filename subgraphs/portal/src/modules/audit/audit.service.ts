@@ -10,7 +10,7 @@ import {
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import type { AuditLog as AuditRow } from "../../generated/prisma/client";
 import { type PageArgs, parsePage } from "../../validation";
-import { auditScope } from "../tenants/scope";
+import { auditScope } from "../tenants";
 import { auditFilter, encodeSeqCursor, exportRange, parseSeqCursor } from "./audit.inputs";
 import type { AuditLog } from "./audit.repository";
 import { type BrokenLink, chainChecker, type HeadSeal } from "./audit-chain";

@@ -1,7 +1,6 @@
 import { AppError, type Caller, invalidField, roles, tierOf } from "@pos-cloud/common";
 import type { AuditLog } from "../audit/audit.repository";
-import type { UserAuthentication, UserService } from "../users/user.service";
-import { usesPassword } from "../users/user-input";
+import { type UserAuthentication, type UserService, usesPassword } from "../users";
 import type { AuthRepository } from "./auth.repository";
 import { loginSecrets } from "./login-secrets";
 import type { MfaService } from "./mfa.service";

@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto";
 import { AppError, type Caller } from "@pos-cloud/common";
 import type { AuditLog } from "../audit/audit.repository";
-import { verifySecret } from "../users/credentials";
-import type { UserAuthentication, UserRow } from "../users/user.service";
-import { usesPassword } from "../users/user-input";
+import { type UserAuthentication, type UserRow, usesPassword, verifySecret } from "../users";
 import type { AuthRepository } from "./auth.repository";
 
 export const MAX_FAILED_LOGINS = 5;

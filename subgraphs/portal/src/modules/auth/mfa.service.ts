@@ -3,7 +3,7 @@ import { AppError, type Caller, type SecretBox } from "@pos-cloud/common";
 import type { MessageOutbox } from "@pos-cloud/common/messages";
 import { verify as verifyTotp } from "otplib";
 import type { AuditLog } from "../audit/audit.repository";
-import type { UserAuthentication, UserRow } from "../users/user.service";
+import type { UserAuthentication, UserRow } from "../users";
 import type { AuthRepository } from "./auth.repository";
 import { isActive } from "./session.service";
 

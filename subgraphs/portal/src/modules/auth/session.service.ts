@@ -1,10 +1,9 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { AppError, type Caller, HUMAN_TOKEN_ISSUER, HUMAN_TOKEN_LIFETIME_SECONDS } from "@pos-cloud/common";
 import type { AuditLog } from "../audit/audit.repository";
-import type { SigningKeyService } from "../keys/signing-key.service";
-import { storeClosed } from "../tenants/store-at-work";
-import type { TenantService } from "../tenants/tenant.service";
-import type { UserAuthentication, UserRow } from "../users/user.service";
+import type { SigningKeyService } from "../keys";
+import { storeClosed, type TenantService } from "../tenants";
+import type { UserAuthentication, UserRow } from "../users";
 import type { AuthRepository } from "./auth.repository";
 
 export const REFRESH_TOKEN_MS = 12 * 60 * 60_000;

@@ -1,6 +1,6 @@
 import { AppError, type Caller, invalidField, isRole, type Role, requireService, roles } from "@pos-cloud/common";
 import type { AuditEvent, AuditLog } from "../audit/audit.repository";
-import type { UserAuthentication, UserService } from "../users/user.service";
+import type { UserAuthentication, UserService } from "../users";
 import type { LoginSecrets } from "./login-secrets";
 import { isActive } from "./session.service";
 

@@ -1,8 +1,8 @@
 import { AppError, DEVICE_SCOPES, DEVICE_TOKEN_ISSUER } from "@pos-cloud/common";
 import { decodeJwt, errors, importJWK, type JWK, jwtVerify } from "jose";
-import type { DeviceService } from "../devices/device.service";
-import type { SigningKeyService } from "../keys/signing-key.service";
-import { storeClosedReason } from "../tenants/store-at-work";
+import type { DeviceService } from "../devices";
+import type { SigningKeyService } from "../keys";
+import { storeClosedReason } from "../tenants";
 import type { DeviceTokenRepository } from "./device-token.repository";
 
 export type DeviceTokenService = ReturnType<typeof deviceTokenService>;

@@ -6,7 +6,7 @@ import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { run } from "../../sql";
 import type { Page } from "../../validation";
 import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
-import { deviceScope, storeScopeSql } from "../tenants/scope";
+import { deviceScope, storeScopeSql } from "../tenants";
 
 export type DeviceRepository = ReturnType<typeof deviceRepository>;
 const withTenant = {

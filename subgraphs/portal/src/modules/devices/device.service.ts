@@ -15,7 +15,7 @@ import DataLoader from "dataloader";
 import type { AuditEvent, AuditSink } from "../../audit-sink";
 import { referenceLoader } from "../../reference-loader";
 import { type PageArgs, parseInput, parsePage } from "../../validation";
-import type { TenantService } from "../tenants/tenant.service";
+import type { TenantService } from "../tenants";
 import { deviceFilter, deviceRegister, deviceTelemetry, deviceTransfer, deviceUpdate } from "./device.inputs";
 import { type DeviceEvent, deviceMachine, deviceStatuses } from "./device.machine";
 import type { DeviceListRow, DeviceRepository, DeviceRow } from "./device.repository";

@@ -4,9 +4,8 @@ import { importJWK } from "jose";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { z } from "zod";
 import { parseInput } from "../../validation";
-import { deviceMachine } from "../devices/device.machine";
-import { type DeviceService, presentDevice } from "../devices/device.service";
-import type { TenantService } from "../tenants/tenant.service";
+import { type DeviceService, deviceMachine, presentDevice } from "../devices";
+import type { TenantService } from "../tenants";
 import { activateInput, activationCode, generateInput, issueInput, registerInput } from "./provisioning.inputs";
 import type { ProvisioningRepository } from "./provisioning.repository";
 

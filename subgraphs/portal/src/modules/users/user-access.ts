@@ -10,8 +10,8 @@ import {
   type TenantPath,
   tierOf,
 } from "@pos-cloud/common";
-import type { AreaService } from "../areas/area.service";
-import type { TenantService } from "../tenants/tenant.service";
+import type { AreaService } from "../areas";
+import type { TenantService } from "../tenants";
 import type { UserRepository, UserRow, UserScope } from "./user.repository";
 
 export type UserAccess = ReturnType<typeof userAccess>;

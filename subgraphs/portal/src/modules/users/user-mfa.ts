@@ -2,10 +2,10 @@ import { type Caller, invalidField, type Role, roles, type SecretBox } from "@po
 import { generateSecret } from "otplib";
 import type { AuditSink } from "../../audit-sink";
 import type { Prisma } from "../../generated/prisma/client";
+import type { UserInput } from "./user.inputs";
 import type { UserRepository, UserRow } from "./user.repository";
 import type { UserAccess } from "./user-access";
 import { userChange } from "./user-audit";
-import type { UserInput } from "./user-input";
 import { type UserView, view } from "./user-view";
 
 export type MfaChannel = "totp" | "sms" | "email";

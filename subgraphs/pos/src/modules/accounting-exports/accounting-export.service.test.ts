@@ -9,7 +9,7 @@ import { onPostgres, temporaryDirectory, testStorage } from "../../../../../test
 import type { PosDeps } from "../../context";
 import { openPos } from "../../index";
 import { ACCOUNTING_EXPORT_CRON } from "../../jobs";
-import type { PortalCall } from "../stores/portal.client";
+import type { PortalCall } from "../stores";
 
 // The export's run as workers run it: two POS processes on one database (PostgreSQL; one process on embedded
 // storage) export the same day at once, and a delivery a dead process held is taken up once its lease ends. The

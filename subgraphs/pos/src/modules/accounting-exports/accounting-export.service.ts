@@ -10,9 +10,9 @@ import {
   type SecretBox,
   STORE_TIME_ZONE,
 } from "@pos-cloud/common";
-import type { ReceiptService } from "../receipts/receipt.service";
-import type { SettlementService } from "../settlements/settlement.service";
-import type { StoreAccess, StorePlace } from "../stores/store-access.service";
+import type { ReceiptService } from "../receipts";
+import type { SettlementService } from "../settlements";
+import type { StoreAccess, StorePlace } from "../stores";
 import { accountingExportDeliveryFilter, accountingExportResend } from "./accounting-export.inputs";
 import { presentDelivery } from "./accounting-export.presenter";
 import type { AccountingExportRepository } from "./accounting-export.repository";

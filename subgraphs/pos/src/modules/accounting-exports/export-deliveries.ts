@@ -3,9 +3,9 @@ import { logger, type SecretBox } from "@pos-cloud/common";
 import { metrics } from "@pos-cloud/common/metrics";
 import { countOutcome, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import { Counter } from "prom-client";
-import type { ReceiptService } from "../receipts/receipt.service";
-import type { SettlementService } from "../settlements/settlement.service";
-import type { StorePlace } from "../stores/store-access.service";
+import type { ReceiptService } from "../receipts";
+import type { SettlementService } from "../settlements";
+import type { StorePlace } from "../stores";
 import type { AccountingExportRepository, AccountingExportRow, DeliveryRow } from "./accounting-export.repository";
 import {
   type ExportFormat,

@@ -1,5 +1,5 @@
 import { type Caller, requireDevice } from "@pos-cloud/common";
-import { findReachable, type StoreAccess } from "../stores/store-access.service";
+import { findReachable, type StoreAccess } from "../stores";
 import type { BillRepository, BillRow } from "./bill.repository";
 
 /** The device token scope that lets a terminal make, split, combine and cancel bills. */

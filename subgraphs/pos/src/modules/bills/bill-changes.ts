@@ -1,9 +1,9 @@
 import { AppError, type Caller, invalidField, notFound, parseInput } from "@pos-cloud/common";
 import { nextDailyNumber } from "../../daily-number";
 import { itemSubtotal, type PricedItem, proportionalShares, sumTotals } from "../../money";
-import type { OrderService } from "../orders/order.service";
-import type { PaymentsInFlight } from "../payments/payments-in-flight";
-import type { StoreAccess } from "../stores/store-access.service";
+import type { PaymentsInFlight } from "../../payments-in-flight";
+import type { OrderService } from "../orders";
+import type { StoreAccess } from "../stores";
 import { billCombine, billSplit } from "./bill.inputs";
 import { type BillEvent, requireBillMove } from "./bill.machine";
 import { presentBill } from "./bill.presenter";

@@ -1,5 +1,5 @@
 import { invalidField, notFound } from "@pos-cloud/common";
-import type { OrderService } from "../orders/order.service";
+import type { OrderService } from "../orders";
 import type { PaymentToApply } from "./bill.inputs";
 import { billMachine, paymentEvent, refundEvent, requireBillMove } from "./bill.machine";
 import { presentBill } from "./bill.presenter";

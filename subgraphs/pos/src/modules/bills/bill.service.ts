@@ -8,12 +8,12 @@ import {
 } from "@pos-cloud/common";
 import { nextDailyNumber } from "../../daily-number";
 import { billTotals } from "../../money";
+import type { PaymentsInFlight } from "../../payments-in-flight";
 import type { SaleTimes } from "../../sale-time";
-import type { StoreIdempotency } from "../idempotency/idempotency.service";
+import type { StoreIdempotency } from "../idempotency";
 import { type ListArguments, parseListArguments } from "../list-arguments";
-import type { OrderService } from "../orders/order.service";
-import type { PaymentsInFlight } from "../payments/payments-in-flight";
-import { findInStore, type StoreAccess } from "../stores/store-access.service";
+import type { OrderService } from "../orders";
+import { findInStore, type StoreAccess } from "../stores";
 import { billCreate, billFilter } from "./bill.inputs";
 import { billMachine } from "./bill.machine";
 import { presentBill } from "./bill.presenter";

@@ -1,6 +1,6 @@
 import { type Caller, invalidField, mapPage, type PageArgs, parseInput, parsePage } from "@pos-cloud/common";
 import { givenArguments } from "../list-arguments";
-import type { StoreAccess } from "../stores/store-access.service";
+import type { StoreAccess } from "../stores";
 import { customerSearch } from "./customer.inputs";
 import { presentCustomer } from "./customer.presenter";
 import type { CustomerRepository } from "./customer.repository";

@@ -1,6 +1,6 @@
 import { AppError, type Caller, invalidField, isUuid, notFound, parseInput } from "@pos-cloud/common";
 import type { OutgoingMessage } from "@pos-cloud/common/messages";
-import type { StoreAccess } from "../stores/store-access.service";
+import type { StoreAccess } from "../stores";
 import { type Address, type CustomerUpdate, customerCreate, customerUpdate, type Preferences } from "./customer.inputs";
 import { presentCustomer } from "./customer.presenter";
 import type { CustomerRepository, CustomerRow, Taken } from "./customer.repository";

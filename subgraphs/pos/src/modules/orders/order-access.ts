@@ -1,5 +1,5 @@
 import { type Caller, requireDevice } from "@pos-cloud/common";
-import { findReachable, type StoreAccess } from "../stores/store-access.service";
+import { findReachable, type StoreAccess } from "../stores";
 import type { OrderRepository, OrderRow } from "./order.repository";
 
 /** The device token scope that lets a terminal take and change orders. */

@@ -2,9 +2,9 @@ import { type Caller, idempotencyRequest, invalidField, notFound, parseInput } f
 import { nextDailyNumber } from "../../daily-number";
 import { itemSubtotal, orderTotals } from "../../money";
 import type { SaleTimes } from "../../sale-time";
-import type { CustomerService } from "../customers/customer.service";
-import type { StoreIdempotency } from "../idempotency/idempotency.service";
-import type { StoreAccess } from "../stores/store-access.service";
+import type { CustomerService } from "../customers";
+import type { StoreIdempotency } from "../idempotency";
+import type { StoreAccess } from "../stores";
 import { type OrderUpdate, orderCreate, orderUpdate } from "./order.inputs";
 import { orderMachine } from "./order.machine";
 import type { OrderRepository, OrderRow } from "./order.repository";

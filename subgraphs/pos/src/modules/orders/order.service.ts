@@ -7,10 +7,10 @@ import {
   type ReachableStore,
 } from "@pos-cloud/common";
 import type { SaleTimes } from "../../sale-time";
-import type { CustomerService } from "../customers/customer.service";
-import type { StoreIdempotency } from "../idempotency/idempotency.service";
+import type { CustomerService } from "../customers";
+import type { StoreIdempotency } from "../idempotency";
 import { type ListArguments, parseListArguments } from "../list-arguments";
-import { findInStore, type StoreAccess } from "../stores/store-access.service";
+import { findInStore, type StoreAccess } from "../stores";
 import { orderFilter, purchaseHistoryFilter } from "./order.inputs";
 import type { OrderRepository, OrderRow } from "./order.repository";
 import { readableOrder } from "./order-access";

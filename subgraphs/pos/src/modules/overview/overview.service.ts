@@ -9,9 +9,9 @@ import {
   STORE_TIME_ZONE,
 } from "@pos-cloud/common";
 import { givenArguments } from "../list-arguments";
-import type { PaymentFigures } from "../payments/payment-figures.service";
-import type { SettlementService } from "../settlements/settlement.service";
-import type { StoreAccess } from "../stores/store-access.service";
+import type { PaymentFigures } from "../payments";
+import type { SettlementService } from "../settlements";
+import type { StoreAccess } from "../stores";
 import { overviewQuery } from "./overview.inputs";
 
 export type OverviewService = ReturnType<typeof overviewService>;

@@ -11,7 +11,7 @@ import {
 } from "@pos-cloud/common";
 import { z } from "zod";
 import type { Payment } from "../../generated/prisma/client";
-import { storeInactive } from "../stores/store-access.service";
+import { storeInactive } from "../stores";
 import type { GatewayCredential, GatewayCredentialService } from "./gateway-credential.service";
 
 /** The payment gateway and POS's own client partner credentials there (the platform's POS partner). */

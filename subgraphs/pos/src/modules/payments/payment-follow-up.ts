@@ -1,6 +1,6 @@
 import { intentOfEvent, paymentIntentTerminalEvents } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
-import type { StoreIdempotency } from "../idempotency/idempotency.service";
+import type { StoreIdempotency } from "../idempotency";
 import { inFlight } from "./payment.machine";
 import { presentPayment } from "./payment.presenter";
 import { captureApprovedCards } from "./workflows/capture-approved-cards";

@@ -9,7 +9,7 @@ import {
   type ReachableStore,
 } from "@pos-cloud/common";
 import { type ListArguments, parseListArguments } from "../list-arguments";
-import { findInStore, findReachable, type StoreAccess } from "../stores/store-access.service";
+import { findInStore, findReachable, type StoreAccess } from "../stores";
 import { customerSpendQuery, paymentFilter } from "./payment.inputs";
 import { presentPayment } from "./payment.presenter";
 import type { PaymentRow } from "./payment.repository";

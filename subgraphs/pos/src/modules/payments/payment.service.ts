@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, type Caller, idempotencyRequest, invalidField, parseInput, requireDevice } from "@pos-cloud/common";
-import type { StoreIdempotency } from "../idempotency/idempotency.service";
-import type { StoreAccess } from "../stores/store-access.service";
+import type { StoreIdempotency } from "../idempotency";
+import type { StoreAccess } from "../stores";
 import { type CardResult, cardResult, emoneyResult, type PaymentCreate, paymentCreate } from "./payment.inputs";
 import { paymentMachine } from "./payment.machine";
 import { presentPayment } from "./payment.presenter";

@@ -1,6 +1,6 @@
 import { AppError } from "@pos-cloud/common";
 import { proportionalShares } from "../../money";
-import type { ReceiptIssuerRecord } from "../stores/store-access.service";
+import type { ReceiptIssuerRecord } from "../stores";
 
 /*
  * A receipt as data: what a completed payment paid for, by whom it was issued, and the tax in it per rate. Pure, so

@@ -1,11 +1,11 @@
 import { AppError, type Caller, notFound, readEvent } from "@pos-cloud/common";
 import type { MessageOutbox, OutgoingMessage } from "@pos-cloud/common/messages";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
-import type { BillService } from "../bills/bill.service";
-import type { CustomerService } from "../customers/customer.service";
-import type { OrderService } from "../orders/order.service";
-import type { PaymentService } from "../payments/payment.service";
-import type { ReceiptIssuerRecord, StoreAccess } from "../stores/store-access.service";
+import type { BillService } from "../bills";
+import type { CustomerService } from "../customers";
+import type { OrderService } from "../orders";
+import type { PaymentService } from "../payments";
+import type { ReceiptIssuerRecord, StoreAccess } from "../stores";
 import { paymentTaxLines, type ReceiptDocument, type ReceiptType, receiptDocument } from "./receipt.document";
 import type { ReceiptRepository } from "./receipt.repository";
 import { DEFAULT_WIDTH, receiptSms, receiptText } from "./receipt.text";

@@ -1,6 +1,5 @@
 import { AppError, type Caller, logger } from "@pos-cloud/common";
-import { type GatewayClient, gatewayMayRetry } from "../payments/gateway.client";
-import type { PaymentService } from "../payments/payment.service";
+import { type GatewayClient, gatewayMayRetry, type PaymentService } from "../payments";
 import type { RefundRepository, RefundRow } from "./refund.repository";
 
 /**

@@ -11,10 +11,9 @@ import {
   roles,
   tierOf,
 } from "@pos-cloud/common";
-import type { StoreIdempotency, StoreKey } from "../idempotency/idempotency.service";
-import type { GatewayClient } from "../payments/gateway.client";
-import { PAYMENT_SCOPE, type PaymentService } from "../payments/payment.service";
-import type { StoreAccess } from "../stores/store-access.service";
+import type { StoreIdempotency, StoreKey } from "../idempotency";
+import { type GatewayClient, PAYMENT_SCOPE, type PaymentService } from "../payments";
+import type { StoreAccess } from "../stores";
 import { type RefundCreate, refundCreate } from "./refund.inputs";
 import type { RefundRepository, RefundRow, Tx } from "./refund.repository";
 import { refundSending } from "./refund-sending";

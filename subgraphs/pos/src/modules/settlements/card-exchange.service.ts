@@ -8,7 +8,7 @@ import {
   STORE_TIME_ZONE,
 } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
-import type { NotificationService } from "../notifications/notification.service";
+import type { NotificationService } from "../notifications";
 import type { CardExchangeRepository } from "./card-exchange.repository";
 import type { SettlementService } from "./settlement.service";
 import { type ExchangeOutcome, exchangeStore, messageOf, type StoreExchange } from "./store-exchange";

@@ -1,6 +1,6 @@
 import { type Caller, forbidden, invalidField, requireCaller, requireDevice, roles, tierOf } from "@pos-cloud/common";
-import { PAYMENT_SCOPE } from "../payments/payment.service";
-import { findReachable, type StoreAccess } from "../stores/store-access.service";
+import { PAYMENT_SCOPE } from "../payments";
+import { findReachable, type StoreAccess } from "../stores";
 import type { SettlementApprover } from "./settlement.inputs";
 import type { SettlementRepository, SettlementRow } from "./settlement.repository";
 

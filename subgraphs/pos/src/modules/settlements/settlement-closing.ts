@@ -8,8 +8,8 @@ import {
   parseInput,
   STORE_TIME_ZONE,
 } from "@pos-cloud/common";
-import type { PaymentsInFlight } from "../payments/payments-in-flight";
-import type { StoreAccess, StorePlace } from "../stores/store-access.service";
+import type { PaymentsInFlight } from "../../payments-in-flight";
+import type { StoreAccess, StorePlace } from "../stores";
 import { settlementClose, settlementCreate } from "./settlement.inputs";
 import { settlementMachine } from "./settlement.machine";
 import type { PresentedSettlement } from "./settlement.presenter";

@@ -1,8 +1,8 @@
 import { type Caller, dayToRead, dayWindow, parseInput, STORE_TIME_ZONE } from "@pos-cloud/common";
 import type { StoreScope } from "../../list-scope";
 import { givenArguments } from "../list-arguments";
-import { PAYMENT_SCOPE } from "../payments/payment.service";
-import type { StoreAccess, StorePlace } from "../stores/store-access.service";
+import { PAYMENT_SCOPE } from "../payments";
+import type { StoreAccess, StorePlace } from "../stores";
 import { dayCsv } from "./card-files";
 import { storeDayQuery } from "./settlement.inputs";
 import { type PresentedSettlement, summarize } from "./settlement.presenter";

@@ -10,7 +10,7 @@ import { onPostgres, temporaryDirectory, testStorage } from "../../../../../test
 import { loggedDuring } from "../../../../../tests/support/log";
 import type { PosDeps } from "../../context";
 import { openPos } from "../../index";
-import type { PortalCall } from "../stores/portal.client";
+import type { PortalCall } from "../stores";
 import { EXCHANGE_CRON } from "./card-exchange.service";
 
 // Settlements on the pos database alone: payments and refunds are rows as the payment and refund services leave

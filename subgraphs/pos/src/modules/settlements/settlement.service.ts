@@ -1,7 +1,7 @@
 import { type Caller, mapPage, type PageArgs, parseInput, parsePage } from "@pos-cloud/common";
+import type { PaymentsInFlight } from "../../payments-in-flight";
 import { givenArguments } from "../list-arguments";
-import type { PaymentsInFlight } from "../payments/payments-in-flight";
-import type { StoreAccess, StorePlace } from "../stores/store-access.service";
+import type { StoreAccess, StorePlace } from "../stores";
 import type { CardExchangeRepository } from "./card-exchange.repository";
 import { settlementFilter } from "./settlement.inputs";
 import { presentSettlement } from "./settlement.presenter";

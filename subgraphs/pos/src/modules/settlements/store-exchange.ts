@@ -1,7 +1,7 @@
 import { logger } from "@pos-cloud/common";
 import type { MessageOutbox } from "@pos-cloud/common/messages";
-import type { NotificationService } from "../notifications/notification.service";
-import type { StorePlace } from "../stores/store-access.service";
+import type { NotificationService } from "../notifications";
+import type { StorePlace } from "../stores";
 import { type AcquirerEndpoint, exchangeWithAcquirer, shownUrl } from "./acquirer.client";
 import type { CardExchangeRepository } from "./card-exchange.repository";
 import { cardTransactionsCsv, differencesOf, exchangePaths, expectedOf, parseAcquirerReport } from "./card-files";

@@ -9,7 +9,7 @@ import {
   type ProviderPaymentStatus,
   readEach,
 } from "../provider";
-import { type PayPayClientOptions, payPayClient } from "./paypay-client";
+import { type PayPayClientOptions, payPayClient } from "./paypay.client";
 import { payPayPrompts } from "./paypay-prompts";
 
 const money = z.object({ amount: z.number().int(), currency: z.string() });

@@ -1,8 +1,7 @@
 import { type Caller, invalidField } from "@pos-cloud/common";
 import type { SaleTime, SaleTimes } from "../../../sale-time";
-import type { PaymentToApply } from "../../bills/bill.inputs";
-import type { BillService } from "../../bills/bill.service";
-import type { CustomerService } from "../../customers/customer.service";
+import type { BillService, PaymentToApply } from "../../bills";
+import type { CustomerService } from "../../customers";
 import type { GatewayClient } from "../gateway.client";
 import type { PaymentCreate } from "../payment.inputs";
 import type { PaymentRepository, PaymentRow, Tx } from "../payment.repository";

@@ -1,5 +1,5 @@
 import { AppError } from "@pos-cloud/common";
-import type { PaymentRepository, Tx } from "./payment.repository";
+import type { PaymentRepository, Tx } from "./modules/payments/payment.repository";
 
 export type PaymentsInFlight = ReturnType<typeof paymentsInFlight>;
 

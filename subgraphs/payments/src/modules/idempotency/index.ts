@@ -1,0 +1,1 @@
+export type { IdempotencyService } from "./idempotency.service";

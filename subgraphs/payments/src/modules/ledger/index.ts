@@ -1,0 +1,1 @@
+export type { TransactionService } from "./transaction.service";

@@ -1,0 +1,1 @@
+export type { OutboxService } from "./outbox.service";

@@ -1,0 +1,13 @@
+export type {
+  CreatedQr,
+  CreateQrRequest,
+  PaymentProvider,
+  ProviderCredentials,
+  ProviderFailure,
+  ProviderNotification,
+  ProviderPayment,
+  ProviderPaymentStatus,
+  QrMode,
+} from "./provider";
+export type { ProviderCredentialStore } from "./provider-credentials";
+export type { ProviderDirectory } from "./provider-directory";

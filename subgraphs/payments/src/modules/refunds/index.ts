@@ -1,0 +1,1 @@
+export type { RefundService } from "./refund.service";

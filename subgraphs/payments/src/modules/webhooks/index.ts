@@ -1,0 +1,1 @@
+export { partnerEventTypes } from "./webhook-event";

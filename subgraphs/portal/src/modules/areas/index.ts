@@ -1,0 +1,1 @@
+export type { AreaService } from "./area.service";

@@ -1,0 +1,2 @@
+export { deviceMachine } from "./device.machine";
+export { type DeviceService, presentDevice } from "./device.service";

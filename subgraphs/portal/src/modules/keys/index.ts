@@ -1,0 +1,1 @@
+export type { SigningKeyService } from "./signing-key.service";

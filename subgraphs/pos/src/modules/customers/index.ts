@@ -1,0 +1,1 @@
+export type { CustomerService } from "./customer.service";

@@ -1,0 +1,1 @@
+export type { StoreIdempotency, StoreKey } from "./idempotency.service";

@@ -1,0 +1,1 @@
+export type { OrderService } from "./order.service";

@@ -1,0 +1,3 @@
+export { type GatewayClient, gatewayMayRetry } from "./gateway.client";
+export { PAYMENT_SCOPE, type PaymentService } from "./payment.service";
+export type { PaymentFigures } from "./payment-figures.service";

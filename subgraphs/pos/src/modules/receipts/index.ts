@@ -1,0 +1,1 @@
+export type { ReceiptService } from "./receipt.service";

@@ -1,0 +1,1 @@
+export type { SettlementService } from "./settlement.service";
