@@ -9,6 +9,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { tuneGarbageCollection } from "@pos-cloud/common";
 import pg from "pg";
+import { freePort } from "../tests/support/cluster";
 import { benchCreateIntent, type Figures } from "./create-intent";
 import { type BenchPlatform, startBenchPlatform } from "./platform";
 import { measuredScale, requireClean, smokeScale } from "./scale";
@@ -166,7 +167,11 @@ async function cluster(base: string) {
 }
 
 async function startup(warmDataDir: string | undefined) {
-  const result = { scenario: "startup", ...(await measureStartup(4999, scale, warmDataDir)), ...measuredAt() };
+  const result = {
+    scenario: "startup",
+    ...(await measureStartup(await freePort(), scale, warmDataDir)),
+    ...measuredAt(),
+  };
   requireClean("startup", { refused_under_load: result.load_non_2xx });
   record("startup", result);
   console.log(
