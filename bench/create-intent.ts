@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { ulid } from "ulid";
 import type { DemoFile } from "../apps/platform/src/demo";
-import { startBenchPlatform } from "./platform";
+import { type BenchPlatform, onBenchPlatform } from "./platform";
 import { requireClean } from "./scale";
 
 const subgraphs = ["portal", "pos", "payments"] as const;
@@ -155,45 +155,46 @@ export async function benchCreateIntent(options: {
   connections: number;
   seconds: number;
   warmupSeconds: number;
+  /** The smoke run's platform, on PGlite: used instead of one of its own. */
+  shared?: BenchPlatform;
 }) {
   const databases = options.storage === "postgres" ? await freshDatabases(options.postgresBase) : undefined;
-  const { platform, dir } = await startBenchPlatform("pos-cloud-bench-", databases?.urls);
   try {
-    const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
-    const client = {
-      baseUrl: platform.baseUrl,
-      partner: demo.partner,
-      storeCode: demo.store.code,
-      connections: options.connections,
-      seconds: options.seconds,
-    };
-    // The first seconds after start-up compile the stack's hot paths; what they measure is the JIT, not the stack.
-    await runClient({ ...client, seconds: options.warmupSeconds });
-    const peak = await runClient(client);
-    const halfRate = Math.max(1, Math.floor(peak.requests_per_second / 2));
-    const halfPeak = await runClient({ ...client, rate: halfRate });
-    requireClean(`create-intent (${options.storage})`, {
-      refused_at_peak: peak.non_2xx,
-      refused_at_half_peak: halfPeak.non_2xx,
+    return await onBenchPlatform(options.shared, "pos-cloud-bench-", databases?.urls, async ({ platform }) => {
+      const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
+      const client = {
+        baseUrl: platform.baseUrl,
+        partner: demo.partner,
+        storeCode: demo.store.code,
+        connections: options.connections,
+        seconds: options.seconds,
+      };
+      // The first seconds after start-up compile the stack's hot paths; what they measure is the JIT, not the stack.
+      await runClient({ ...client, seconds: options.warmupSeconds });
+      const peak = await runClient(client);
+      const halfRate = Math.max(1, Math.floor(peak.requests_per_second / 2));
+      const halfPeak = await runClient({ ...client, rate: halfRate });
+      requireClean(`create-intent (${options.storage})`, {
+        refused_at_peak: peak.non_2xx,
+        refused_at_half_peak: halfPeak.non_2xx,
+      });
+      const baseline = databases
+        ? await plainInserts(databases.urls.payments, options.connections, options.seconds)
+        : undefined;
+      const baselineAtHalfPeak = databases
+        ? await plainInserts(databases.urls.payments, options.connections, options.seconds, halfRate)
+        : undefined;
+      return {
+        storage: options.storage,
+        connections: options.connections,
+        peak,
+        half_peak: halfPeak,
+        baseline,
+        baseline_at_half_peak: baselineAtHalfPeak,
+        ratio: baseline ? Number((peak.requests_per_second / baseline.requests_per_second).toFixed(3)) : undefined,
+      };
     });
-    const baseline = databases
-      ? await plainInserts(databases.urls.payments, options.connections, options.seconds)
-      : undefined;
-    const baselineAtHalfPeak = databases
-      ? await plainInserts(databases.urls.payments, options.connections, options.seconds, halfRate)
-      : undefined;
-    return {
-      storage: options.storage,
-      connections: options.connections,
-      peak,
-      half_peak: halfPeak,
-      baseline,
-      baseline_at_half_peak: baselineAtHalfPeak,
-      ratio: baseline ? Number((peak.requests_per_second / baseline.requests_per_second).toFixed(3)) : undefined,
-    };
   } finally {
-    await platform.close();
     await databases?.drop();
-    dir.remove();
   }
 }

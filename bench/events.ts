@@ -12,6 +12,7 @@ import { openPayments, type PaymentsDeps } from "@pos-cloud/payments";
 import pg from "pg";
 import { ulid } from "ulid";
 import { benchNotification } from "./notification";
+import type { BenchPlatform } from "./platform";
 import { requireClean, type Scale } from "./scale";
 
 /** An intent's life as its events tell it: four events each, in this order. */
@@ -233,8 +234,15 @@ export async function benchDrain(options: {
   }
 }
 
-/** The drains (on PostgreSQL when `postgresBase` is given; on NATS when it answers) and the notification rounds. */
-export async function benchEvents(postgresBase: string | undefined, scale: Scale) {
+/**
+ * The drains on PostgreSQL when `postgresBase` is given (on NATS when it answers); with `embedded`, the drain on
+ * PGlite and the notification rounds on the embedded platform (`embedded.shared`, the smoke run's, when given).
+ */
+export async function benchEvents(
+  scale: Scale,
+  options: { postgresBase?: string; embedded?: { shared?: BenchPlatform } },
+) {
+  const { postgresBase, embedded } = options;
   const drains: DrainFigures[] = [];
   const withNats = await natsReachable(NATS_URL);
   const { events } = scale;
@@ -256,7 +264,8 @@ export async function benchEvents(postgresBase: string | undefined, scale: Scale
       );
     }
   }
-  drains.push(await benchDrain({ storage: "pglite", bus: "memory", publishers: 1, consumers: 1, events }));
+  if (embedded)
+    drains.push(await benchDrain({ storage: "pglite", bus: "memory", publishers: 1, consumers: 1, events }));
   for (const drain of drains) {
     requireClean(`events drain (${drain.storage}, ${drain.bus})`, {
       lost: drain.lost,
@@ -264,6 +273,8 @@ export async function benchEvents(postgresBase: string | undefined, scale: Scale
       out_of_order: drain.order_violations,
     });
   }
-  const notification = await benchNotification({ terminals: scale.terminals, intervalMs: [100, 0] });
+  const notification = embedded
+    ? await benchNotification({ terminals: scale.terminals, intervalMs: [100, 0], shared: embedded.shared })
+    : [];
   return { drains, nats: withNats ? NATS_URL : "unreachable", notification };
 }

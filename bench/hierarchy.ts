@@ -9,7 +9,7 @@ import type { RunningPlatform } from "../apps/platform/src/platform";
 import { demoUser, logIn } from "../tests/support/platform";
 import { operator } from "../tests/support/portal-seed";
 import { autocannon } from "./autocannon";
-import { startBenchPlatform } from "./platform";
+import { type BenchPlatform, onBenchPlatform } from "./platform";
 import { requireClean, type Scale } from "./scale";
 
 /** A portal UI loads the tree once per page view: a few at a time, not a flood. */
@@ -158,10 +158,10 @@ async function withCpu(run: () => Promise<HierarchyFigures>) {
   return { ...figures, cpu_ms_per_request: Math.round((user + system) / 100 / figures.requests) / 10 };
 }
 
-export async function benchHierarchy(scale: Scale) {
+/** On `shared`, the smoke run's platform, when given; on a platform of its own otherwise. */
+export async function benchHierarchy(scale: Scale, shared?: BenchPlatform) {
   const { seconds } = scale;
-  const { platform, dir } = await startBenchPlatform("pos-cloud-bench-hierarchy-");
-  try {
+  return onBenchPlatform(shared, "pos-cloud-bench-hierarchy-", {}, async ({ platform }) => {
     const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
     const storeIds = await seedHierarchy(platform, demo, scale);
     const { access_token } = await logIn(platform.baseUrl, demoUser(demo, "PSP_ADMIN"));
@@ -197,8 +197,5 @@ export async function benchHierarchy(scale: Scale) {
       counts_ratio: Math.round((full.requests_per_second / noCounts.requests_per_second) * 100) / 100,
       floor_ratio: Math.round((full.requests_per_second / sqlFloor.requests_per_second) * 100) / 100,
     };
-  } finally {
-    await platform.close();
-    dir.remove();
-  }
+  });
 }

@@ -13,7 +13,7 @@ import { deviceToken } from "../tests/support/device";
 import { call, signed } from "../tests/support/gateway";
 import { operator } from "../tests/support/portal-seed";
 import { type SeededDevice, seed } from "../tests/support/seed";
-import { startBenchPlatform } from "./platform";
+import { type BenchPlatform, onBenchPlatform } from "./platform";
 
 export interface NotificationFigures {
   clients: number;
@@ -244,24 +244,24 @@ const installer = (n: number): Caller => ({
  * `terminals` terminals of the demo store (each a device of its own, as the subscription caps per caller expect;
  * graphql-ws clients with its token) each follow one confirmed intent; then the customer pays each intent at the
  * sandbox, which notifies the gateway, and the time is taken from the pay request to the client's `succeeded`
- * message. `intervalMs` paces the payments; 0 sends them all at once.
+ * message. `intervalMs` paces the payments; 0 sends them all at once. On `shared`, the smoke run's platform, when
+ * given.
  */
-export async function benchNotification(options: { terminals: number; intervalMs: number[] }) {
-  const { platform, dir } = await startBenchPlatform("pos-cloud-bench-events-");
-  const clients: Client[] = [];
-  try {
-    const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
-    const seeded = seed({ ...platform, dataDir: dir.path });
-    const terminals: SeededDevice[] = [];
-    for (let n = 0; n < options.terminals; n++) terminals.push(await seeded.device(demo.store, installer(n)));
-    const results: NotificationFigures[] = [];
-    for (const intervalMs of options.intervalMs) {
-      results.push(await notificationRound(platform, demo, terminals, intervalMs, clients));
+export async function benchNotification(options: { terminals: number; intervalMs: number[]; shared?: BenchPlatform }) {
+  return onBenchPlatform(options.shared, "pos-cloud-bench-events-", {}, async ({ platform, dir }) => {
+    const clients: Client[] = [];
+    try {
+      const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
+      const seeded = seed({ ...platform, dataDir: dir.path });
+      const terminals: SeededDevice[] = [];
+      for (let n = 0; n < options.terminals; n++) terminals.push(await seeded.device(demo.store, installer(n)));
+      const results: NotificationFigures[] = [];
+      for (const intervalMs of options.intervalMs) {
+        results.push(await notificationRound(platform, demo, terminals, intervalMs, clients));
+      }
+      return results;
+    } finally {
+      await Promise.all(clients.map((client) => client.dispose()));
     }
-    return results;
-  } finally {
-    await Promise.all(clients.map((client) => client.dispose()));
-    await platform.close();
-    dir.remove();
-  }
+  });
 }

@@ -6,11 +6,14 @@ import { temporaryDirectory } from "../tests/support/environment";
 const unlimited = Number.MAX_SAFE_INTEGER;
 
 /**
- * The embedded platform with its demo tenant on a fresh data directory (`dir.remove()` once it is closed), its
- * databases in PGlite or at the URLs given.
+ * The embedded platform with its demo tenant on a fresh data directory (`dir.remove()` once it is closed), or again
+ * on `dir`, its databases in PGlite or at the URLs given.
  */
-export async function startBenchPlatform(prefix: string, databaseUrls: PlatformConfig["databaseUrls"] = {}) {
-  const dir = temporaryDirectory(prefix);
+export async function startBenchPlatform(
+  prefix: string,
+  databaseUrls: PlatformConfig["databaseUrls"] = {},
+  dir = temporaryDirectory(prefix),
+) {
   const platform = await startPlatform({
     port: 0,
     host: "127.0.0.1",
@@ -22,4 +25,26 @@ export async function startBenchPlatform(prefix: string, databaseUrls: PlatformC
     connectionLimits: { total: unlimited, perIp: unlimited },
   });
   return { platform, dir };
+}
+
+export type BenchPlatform = Awaited<ReturnType<typeof startBenchPlatform>>;
+
+/**
+ * `work` on `shared`, the smoke run's one embedded platform, left running for the next scenario; without it on a
+ * platform of its own, closed after, as a measured scenario runs so that one's rows never weigh on another's figures.
+ */
+export async function onBenchPlatform<T>(
+  shared: BenchPlatform | undefined,
+  prefix: string,
+  databaseUrls: PlatformConfig["databaseUrls"] | undefined,
+  work: (bench: BenchPlatform) => Promise<T>,
+): Promise<T> {
+  if (shared) return work(shared);
+  const own = await startBenchPlatform(prefix, databaseUrls);
+  try {
+    return await work(own);
+  } finally {
+    await own.platform.close();
+    own.dir.remove();
+  }
 }

@@ -18,6 +18,8 @@ export interface Scale {
   /** The hierarchy's tree: merchants, and stores under each. */
   merchants: number;
   storesPerMerchant: number;
+  /** The cluster's shapes: edge processes and workers, each started and measured in turn. */
+  clusterShapes: { edges: number; workers: number }[];
 }
 
 export const measuredScale: Scale = {
@@ -29,6 +31,12 @@ export const measuredScale: Scale = {
   terminals: 200,
   merchants: 20,
   storesPerMerchant: 20,
+  clusterShapes: [
+    { edges: 1, workers: 1 },
+    { edges: 1, workers: 2 },
+    { edges: 2, workers: 1 },
+    { edges: 2, workers: 2 },
+  ],
 };
 
 /** More terminals than one caller may follow (50), so the scenario proves it subscribes as several. */
@@ -42,6 +50,8 @@ export const smokeScale: Scale = {
   terminals: 60,
   merchants: 2,
   storesPerMerchant: 3,
+  // The largest shape: two edges sharing the port and two workers sharing the bus's consumer groups.
+  clusterShapes: [{ edges: 2, workers: 2 }],
 };
 
 /** Throws when a run was refused, errored or lost something: its figures would describe a broken scenario. */

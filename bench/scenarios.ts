@@ -1,4 +1,9 @@
-import type { Request } from "./autocannon";
+import { readFileSync } from "node:fs";
+import { type Caller, callerHeaders, serveSubgraph } from "@pos-cloud/common";
+import type { DemoFile } from "../apps/platform/src/demo";
+import { autocannon, type Request } from "./autocannon";
+import { type BenchPlatform, onBenchPlatform } from "./platform";
+import { requireClean, type Scale } from "./scale";
 
 export interface ScenarioContext {
   baseUrl: string;
@@ -73,3 +78,86 @@ export const scenarios: Scenario[] = [
     }),
   },
 ];
+
+/** Every scenario `npm run bench` knows: these loads and the scenarios with modules of their own. */
+export const scenarioNames = [
+  "startup",
+  "create-intent",
+  "hierarchy",
+  "events",
+  "cluster",
+  "tracing",
+  "terminal-simulator",
+  ...scenarios.map((scenario) => scenario.name),
+];
+
+/** What a scenario's `request` is built from: the demo store's staff, through the edge and directly. */
+async function scenarioContext({ platform }: BenchPlatform, portalUrl: string): Promise<ScenarioContext> {
+  // Loaded where used: the test support's platform module registers vitest hooks when it loads
+  // (tests/support/contract.ts).
+  const { demoUser, logIn } = await import("../tests/support/platform");
+  const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
+  const staff = demoUser(demo, "STAFF");
+  const { access_token } = await logIn(platform.baseUrl, staff);
+  const caller: Caller = {
+    type: "user",
+    id: staff.user_id,
+    role: "STAFF",
+    pspId: demo.psp.id,
+    merchantId: demo.merchant.id,
+    storeId: demo.store.id,
+    scopes: [],
+  };
+  return {
+    baseUrl: platform.baseUrl,
+    portalUrl,
+    demo,
+    token: access_token,
+    hopHeaders: callerHeaders(caller, platform.internalToken),
+  };
+}
+
+/**
+ * The autocannon loads, one after another, on `shared` (the smoke run's platform) or on a platform of their own;
+ * each `record`ed. A load refused, erring or answered not at all fails.
+ */
+export function runLoadScenarios(
+  loads: Scenario[],
+  scale: Scale,
+  record: (scenario: string, figures: object) => void,
+  shared: BenchPlatform | undefined,
+) {
+  return onBenchPlatform(shared, "pos-cloud-bench-", {}, async (bench) => {
+    const portalDirect = await serveSubgraph(bench.platform.subgraphs.portal, { port: 0, host: "127.0.0.1" });
+    try {
+      const context = await scenarioContext(bench, portalDirect.url);
+      for (const scenario of loads) {
+        const seconds = scale.smoke ? scale.seconds : scenario.seconds;
+        const result = await autocannon(await scenario.request(context), scenario.connections, seconds);
+        requireClean(scenario.name, {
+          refused: result.non2xx,
+          errors: result.errors,
+          runs_without_an_answer: result.requests.total === 0 ? 1 : 0,
+        });
+        const measurement = {
+          scenario: scenario.name,
+          description: scenario.description,
+          connections: scenario.connections,
+          duration_seconds: seconds,
+          requests_per_second: Math.round(result.requests.average),
+          latency_p50_ms: result.latency.p50,
+          latency_p99_ms: result.latency.p99,
+          non_2xx: result.non2xx,
+          errors: result.errors,
+          measured_at: new Date().toISOString(),
+        };
+        record(scenario.name, measurement);
+        console.log(
+          `${scenario.name.padEnd(28)} ${String(measurement.requests_per_second).padStart(7)} req/s  p50 ${measurement.latency_p50_ms} ms  p99 ${measurement.latency_p99_ms} ms  non-2xx ${measurement.non_2xx}`,
+        );
+      }
+    } finally {
+      await portalDirect.close();
+    }
+  });
+}

@@ -80,42 +80,52 @@ async function demoOf(dataDir: string): Promise<DemoFile> {
   return JSON.parse(readFileSync(file, "utf8"));
 }
 
+/** A warm start on `dataDir`: idle memory, the create-intent load, idle memory again. */
+async function warmStart(dataDir: string, port: number, launcher: Launcher, scale: Scale) {
+  const warm = await start(dataDir, port, launcher, scale.idleMs);
+  try {
+    const warm_idle_rss_mb = await warm.idleMb();
+    const demo = await demoOf(dataDir);
+    const load = await runClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      partner: demo.partner,
+      storeCode: demo.store.code,
+      connections: 10,
+      seconds: scale.seconds * 2,
+    });
+    return {
+      warm_start_ms: warm.ms,
+      warm_idle_rss_mb,
+      after_load_idle_rss_mb: await warm.idleMb(),
+      load_requests_per_second: load.requests_per_second,
+      load_non_2xx: load.non_2xx,
+    };
+  } finally {
+    await warm.stop();
+  }
+}
+
 /**
  * `npm start` until /health answers: on empty storage (migrations, demo tenant) and again on the same storage; the
  * platform process's resident memory after 30 s idle each time, and again 30 s after 20 s of the create-intent
- * load (10 connections) on the warm start. `npm start` builds first: the build is up to date when measured.
+ * load (10 connections) on the warm start. `npm start` builds first: the build is up to date when measured. With
+ * `warmDataDir`, storage a platform used already, only the warm start.
  */
-export async function measureStartup(port: number, scale: Scale) {
+export async function measureStartup(port: number, scale: Scale, warmDataDir?: string) {
   const launcher = scale.smoke ? launchers.sources : launchers.compiled;
   if (!scale.smoke) execFileSync("npm", ["run", "build", "--silent"], { cwd: repositoryRoot, stdio: "inherit" });
+  if (warmDataDir)
+    return {
+      cold_start_ms: undefined,
+      cold_idle_rss_mb: undefined,
+      ...(await warmStart(warmDataDir, port, launcher, scale)),
+    };
   const dir = temporaryDirectory("pos-cloud-startup-");
   try {
     const cold = await start(dir.path, port, launcher, scale.idleMs);
     const cold_idle_rss_mb = await cold.idleMb();
     await cold.stop();
-    const warm = await start(dir.path, port, launcher, scale.idleMs);
-    try {
-      const warm_idle_rss_mb = await warm.idleMb();
-      const demo = await demoOf(dir.path);
-      const load = await runClient({
-        baseUrl: `http://127.0.0.1:${port}`,
-        partner: demo.partner,
-        storeCode: demo.store.code,
-        connections: 10,
-        seconds: scale.seconds * 2,
-      });
-      return {
-        cold_start_ms: cold.ms,
-        warm_start_ms: warm.ms,
-        cold_idle_rss_mb,
-        warm_idle_rss_mb,
-        after_load_idle_rss_mb: await warm.idleMb(),
-        load_requests_per_second: load.requests_per_second,
-        load_non_2xx: load.non_2xx,
-      };
-    } finally {
-      await warm.stop();
-    }
+    return { cold_start_ms: cold.ms, cold_idle_rss_mb, ...(await warmStart(dir.path, port, launcher, scale)) };
   } finally {
     dir.remove();
   }

@@ -8,7 +8,7 @@ import { type SimulationReport, simulate } from "../sdks/terminal/simulator/simu
 import { localClusterConfig } from "../tests/support/cluster";
 import { temporaryDirectory } from "../tests/support/environment";
 import { freshDatabases } from "./create-intent";
-import { startBenchPlatform } from "./platform";
+import { type BenchPlatform, onBenchPlatform } from "./platform";
 
 const TERMINALS = 4;
 /** More than a terminal can sell: each sells back to back, so the platform is the limit. */
@@ -26,15 +26,10 @@ const run = (baseUrl: string, demoFile: string, seconds: number) =>
     durationMs: seconds * 1000,
   });
 
-async function onEmbedded(seconds: number) {
-  const { platform, dir } = await startBenchPlatform("pos-cloud-bench-terminals-");
-  try {
-    return await run(platform.baseUrl, platform.demoFile!, seconds);
-  } finally {
-    await platform.close();
-    dir.remove();
-  }
-}
+const onEmbedded = (seconds: number, shared: BenchPlatform | undefined) =>
+  onBenchPlatform(shared, "pos-cloud-bench-terminals-", {}, ({ platform }) =>
+    run(platform.baseUrl, platform.demoFile!, seconds),
+  );
 
 async function onCluster(postgresBase: string, seconds: number) {
   const dir = temporaryDirectory("pos-cloud-bench-terminals-cluster-");
@@ -58,10 +53,16 @@ async function onCluster(postgresBase: string, seconds: number) {
   }
 }
 
-/** The simulator for `seconds` on each wiring; a short duration makes it a smoke run. */
-export async function benchTerminalSimulator(postgresBase: string, seconds: number) {
-  const embedded = await onEmbedded(seconds);
-  const cluster = await onCluster(postgresBase, seconds);
+/**
+ * The simulator for `seconds` (a short duration makes it a smoke run) with `embedded` on the embedded platform
+ * (`embedded.shared`, the smoke run's, when given), with `postgresBase` on the cluster.
+ */
+export async function benchTerminalSimulator(
+  seconds: number,
+  options: { postgresBase?: string; embedded?: { shared?: BenchPlatform } },
+) {
+  const embedded = options.embedded ? await onEmbedded(seconds, options.embedded.shared) : undefined;
+  const cluster = options.postgresBase ? await onCluster(options.postgresBase, seconds) : undefined;
   return { terminals: TERMINALS, mix: MIX, seconds, embedded, cluster };
 }
 

@@ -3,23 +3,26 @@
 // would take its decoding off this machine's two cores: the figure is an upper bound).
 import { startTracing } from "@pos-cloud/common";
 import { startOtlpReceiver } from "../tests/support/otlp-receiver";
-import { benchCreateIntent } from "./create-intent";
+import { benchCreateIntent, type Figures } from "./create-intent";
 import type { Scale } from "./scale";
 
-export async function benchTracing(scale: Scale) {
+/**
+ * `measuredOff`: the same load with tracing off, when this run measured it already (create-intent on PGlite). On
+ * starts a platform of its own after tracing, which wraps a database as it opens, as `npm start` starts it.
+ */
+export async function benchTracing(scale: Scale, measuredOff?: Figures) {
   const load = { storage: "pglite", postgresBase: "", connections: 10, ...scale } as const;
-  const off = await benchCreateIntent(load);
+  const off = measuredOff ?? (await benchCreateIntent(load)).peak;
   const collector = await startOtlpReceiver();
-  // Started before the platform, as `npm start` starts it: its databases open traced.
   const tracing = await startTracing({ serviceName: "pos-cloud-bench", endpoint: collector.url });
   try {
     const on = await benchCreateIntent(load);
     await tracing.flush();
     if (collector.spans.length === 0) throw new Error("tracing: no span reached the receiver");
     return {
-      off: off.peak,
+      off,
       on: on.peak,
-      on_off_ratio: Math.round((on.peak.requests_per_second / off.peak.requests_per_second) * 100) / 100,
+      on_off_ratio: Math.round((on.peak.requests_per_second / off.requests_per_second) * 100) / 100,
       spans_exported: collector.spans.length,
     };
   } finally {
