@@ -4,12 +4,12 @@
 // sees the same data and the same machine.
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { localClusterConfig } from "@pos-cloud/test-support/cluster";
+import { temporaryDirectory } from "@pos-cloud/test-support/environment";
+import { demoUser, logIn } from "@pos-cloud/test-support/platform";
 import { startCluster } from "../apps/platform/src/cluster";
 import type { DemoFile } from "../apps/platform/src/demo";
 import { startPlatform } from "../apps/platform/src/platform";
-import { localClusterConfig } from "../tests/support/cluster";
-import { temporaryDirectory } from "../tests/support/environment";
-import { demoUser, logIn } from "../tests/support/platform";
 import { type Figures, freshDatabases, runClient } from "./create-intent";
 import { type HierarchyFigures, hierarchyQuery, seedHierarchy, throughGateway } from "./hierarchy";
 import { requireClean, type Scale } from "./scale";

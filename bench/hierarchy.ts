@@ -3,11 +3,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { demoUser, logIn } from "@pos-cloud/test-support/platform";
+import { operator } from "@pos-cloud/test-support/portal-seed";
 import { ulid } from "ulid";
 import type { DemoFile } from "../apps/platform/src/demo";
 import type { RunningPlatform } from "../apps/platform/src/platform";
-import { demoUser, logIn } from "../tests/support/platform";
-import { operator } from "../tests/support/portal-seed";
 import { autocannon } from "./autocannon";
 import { type BenchPlatform, onBenchPlatform } from "./platform";
 import { requireClean, type Scale } from "./scale";

@@ -5,14 +5,14 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import { performance } from "node:perf_hooks";
 import type { Caller } from "@pos-cloud/common";
+import { deviceToken } from "@pos-cloud/test-support/device";
+import { call, signed } from "@pos-cloud/test-support/gateway";
+import { operator } from "@pos-cloud/test-support/portal-seed";
+import { type SeededDevice, seed } from "@pos-cloud/test-support/seed";
 import { type Client, createClient } from "graphql-ws";
 import WebSocket from "ws";
 import type { DemoFile } from "../apps/platform/src/demo";
 import type { RunningPlatform } from "../apps/platform/src/platform";
-import { deviceToken } from "../tests/support/device";
-import { call, signed } from "../tests/support/gateway";
-import { operator } from "../tests/support/portal-seed";
-import { type SeededDevice, seed } from "../tests/support/seed";
 import { type BenchPlatform, onBenchPlatform } from "./platform";
 
 export interface NotificationFigures {

@@ -1,6 +1,6 @@
+import { temporaryDirectory } from "@pos-cloud/test-support/environment";
 import type { PlatformConfig } from "../apps/platform/src/environment";
 import { startPlatform } from "../apps/platform/src/platform";
-import { temporaryDirectory } from "../tests/support/environment";
 
 /** Throughput is the subject of a benchmark, not the limiter: every bucket is opened wide. */
 const unlimited = Number.MAX_SAFE_INTEGER;

@@ -95,7 +95,7 @@ export const scenarioNames = [
 async function scenarioContext({ platform }: BenchPlatform, portalUrl: string): Promise<ScenarioContext> {
   // Loaded where used: the test support's platform module registers vitest hooks when it loads
   // (tests/support/contract.ts).
-  const { demoUser, logIn } = await import("../tests/support/platform");
+  const { demoUser, logIn } = await import("@pos-cloud/test-support/platform");
   const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
   const staff = demoUser(demo, "STAFF");
   const { access_token } = await logIn(platform.baseUrl, staff);

@@ -2,8 +2,8 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { temporaryDirectory } from "@pos-cloud/test-support/environment";
 import type { DemoFile } from "../apps/platform/src/demo";
-import { temporaryDirectory } from "../tests/support/environment";
 import { runClient } from "./create-intent";
 import type { Scale } from "./scale";
 

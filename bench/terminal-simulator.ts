@@ -3,10 +3,10 @@
 // store, first against the embedded platform (PGlite), then against the cluster (edge ×2, subgraph processes, workers,
 // PostgreSQL, NATS, Redis), and checks the store's day against what they sold.
 import { readFileSync } from "node:fs";
+import { localClusterConfig } from "@pos-cloud/test-support/cluster";
+import { temporaryDirectory } from "@pos-cloud/test-support/environment";
 import { startCluster } from "../apps/platform/src/cluster";
 import { type SimulationReport, simulate } from "../sdks/terminal/simulator/simulate";
-import { localClusterConfig } from "../tests/support/cluster";
-import { temporaryDirectory } from "../tests/support/environment";
 import { freshDatabases } from "./create-intent";
 import { type BenchPlatform, onBenchPlatform } from "./platform";
 

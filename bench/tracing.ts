@@ -2,7 +2,7 @@
 // with tracing off, then on, exporting every span to an OTLP/HTTP receiver in this process (a collector elsewhere
 // would take its decoding off this machine's two cores: the figure is an upper bound).
 import { startTracing } from "@pos-cloud/common";
-import { startOtlpReceiver } from "../tests/support/otlp-receiver";
+import { startOtlpReceiver } from "@pos-cloud/test-support/otlp-receiver";
 import { benchCreateIntent, type Figures } from "./create-intent";
 import type { Scale } from "./scale";
 

@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   demoUser,
   logIn,
@@ -8,7 +7,8 @@ import {
   readDemo,
   startTestPlatform,
   type TestPlatform,
-} from "../tests/support/platform";
+} from "@pos-cloud/test-support/platform";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const examplesDir = join(import.meta.dirname, "examples");
 const examples = readdirSync(examplesDir).filter((file) => file.endsWith(".graphql"));

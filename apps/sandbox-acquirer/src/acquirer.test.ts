@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
+import { temporaryDirectory } from "@pos-cloud/test-support/environment";
 import { Client, type FTPError } from "basic-ftp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { temporaryDirectory } from "../../../tests/support/environment";
 import { embeddedAcquirerControl, readAcquirerSettings, startEmbeddedAcquirer } from "./embedded";
 
 const header = "Transaction ID,Date,Time,Amount,Approval Code,Status";

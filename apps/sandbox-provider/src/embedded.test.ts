@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { temporaryDirectory } from "@pos-cloud/test-support/environment";
 import { describe, expect, it } from "vitest";
-import { temporaryDirectory } from "../../../tests/support/environment";
 import { readSandboxSettings, startEmbeddedSandbox } from "./embedded";
 
 describe("the embedded sandbox", () => {

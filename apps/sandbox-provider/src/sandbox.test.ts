@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { logger } from "@pos-cloud/common";
+import { callSandbox, notificationReceiver, testAccount } from "@pos-cloud/test-support/sandbox-provider";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { callSandbox, notificationReceiver, testAccount } from "../../../tests/support/sandbox-provider";
 import type { MerchantAccount } from "./auth";
 import { type RunningSandbox, type SandboxOptions, startSandbox } from "./sandbox";
 

@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { temporaryDirectory } from "@pos-cloud/test-support/environment";
 import { afterEach, describe, expect, it } from "vitest";
-import { temporaryDirectory } from "../../../tests/support/environment";
 import { type SandboxTransaction, transactionBook } from "./transactions";
 
 const directories: { remove(): void }[] = [];

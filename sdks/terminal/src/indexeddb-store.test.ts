@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
+import { launchChromium } from "@pos-cloud/test-support/browser";
 import { build } from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../../tests/support/browser";
 import type { QueueRecord } from "./offline-store";
 
 // The IndexedDB store in a real browser: Chromium's IndexedDB, on a page of its own origin, across a reload.

@@ -2,8 +2,8 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { temporaryDirectory } from "@pos-cloud/test-support/environment";
 import { describe, expect, it } from "vitest";
-import { temporaryDirectory } from "../../../tests/support/environment";
 
 /**
  * A process with few descriptors (`ulimit -n`), all of them taken as the probe's 20,000 sockets took them, whose

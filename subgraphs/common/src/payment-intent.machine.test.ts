@@ -1,5 +1,5 @@
+import { machineBehaviour } from "@pos-cloud/test-support/machine-behaviour";
 import { describe, expect, it } from "vitest";
-import { machineBehaviour } from "../../../tests/support/machine-behaviour";
 import { paymentIntentMachine, paymentIntentTerminalEvents } from "./payment-intent.machine";
 
 describe("paymentIntentMachine", () => {

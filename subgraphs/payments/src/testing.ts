@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { AppError, type Caller } from "@pos-cloud/common";
-import { isolatedStorage } from "../../../tests/support/databases";
-import { testStorage } from "../../../tests/support/environment";
+import { isolatedStorage } from "@pos-cloud/test-support/databases";
+import { testStorage } from "@pos-cloud/test-support/environment";
 import { type Clock, openPayments, type PaymentsConfig, type PaymentsDeps } from "./index";
 import type { FollowMode, PaymentProvider, ProviderPayment } from "./modules/providers/provider";
 import { refundRepository } from "./modules/refunds/refund.repository";

@@ -1,9 +1,9 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { posBill, posOrder, posPayment, readEvent } from "@pos-cloud/common";
 import type { BusEvent, MessageBus, Topic } from "@pos-cloud/common/messaging";
+import { isolatedStorage } from "@pos-cloud/test-support/databases";
 import { decodeTime } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolatedStorage } from "../../../tests/support/databases";
 import { openPos, type PosDeps } from "./index";
 
 /** A bus that records what it is given. */

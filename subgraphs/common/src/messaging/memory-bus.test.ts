@@ -1,5 +1,5 @@
+import { busBehaviour } from "@pos-cloud/test-support/bus-behaviour";
 import { describe } from "vitest";
-import { busBehaviour } from "../../../../tests/support/bus-behaviour";
 import { memoryBus } from "./memory-bus";
 
 describe("the memory bus", () => {

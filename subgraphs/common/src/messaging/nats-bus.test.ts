@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { busBehaviour, busEvent, deferred } from "@pos-cloud/test-support/bus-behaviour";
+import { natsUrl } from "@pos-cloud/test-support/environment";
+import { startTcpProxy } from "@pos-cloud/test-support/tcp-proxy";
 import { afterAll, describe, expect, it } from "vitest";
-import { busBehaviour, busEvent, deferred } from "../../../../tests/support/bus-behaviour";
-import { natsUrl } from "../../../../tests/support/environment";
-import { startTcpProxy } from "../../../../tests/support/tcp-proxy";
 import type { BusEvent } from "./bus";
 import { natsBus, partitionOf } from "./nats-bus";
 

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { onPostgres, postgresUrl, temporaryDirectory } from "@pos-cloud/test-support/environment";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { onPostgres, postgresUrl, temporaryDirectory } from "../../../../tests/support/environment";
 import { requireNoTransaction } from "../transaction-scope";
 import { markTransactions, openDatabase } from "./database";
 import type { Database } from "./sql-runner";

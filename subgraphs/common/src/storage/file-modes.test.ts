@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { temporaryDirectory } from "@pos-cloud/test-support/environment";
 import { afterAll, describe, expect, it } from "vitest";
-import { temporaryDirectory } from "../../../../tests/support/environment";
 import { openSubgraphDatabase } from "./subgraph-database";
 
 /** Paths under `dir` (and itself) that group or others may read, write or enter, with their modes. */

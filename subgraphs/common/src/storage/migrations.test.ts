@@ -1,5 +1,5 @@
+import { postgresUrl } from "@pos-cloud/test-support/environment";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresUrl } from "../../../../tests/support/environment";
 import { openDatabase } from "./database";
 import { applyMigrations, type Migration, MigrationError } from "./migrations";
 import type { Database } from "./sql-runner";

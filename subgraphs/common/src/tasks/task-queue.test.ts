@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { postgresUrl } from "@pos-cloud/test-support/environment";
 import { sqltag as sql } from "@prisma/client/runtime/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresUrl } from "../../../../tests/support/environment";
 import { type Database, openDatabase } from "../storage";
 import { doubling, evenly, retryPolicies } from "./task-policies";
 import { claimDue, lockDue, nextAttempt, onRunner, type TaskTable, taskMetrics } from "./task-queue";

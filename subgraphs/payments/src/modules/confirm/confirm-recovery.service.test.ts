@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { AppError } from "@pos-cloud/common";
 import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cloud/sandbox-provider";
+import { testAccount } from "@pos-cloud/test-support/sandbox-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testAccount } from "../../../../../tests/support/sandbox-provider";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openIsolatedPayments, seedPartner } from "../../testing";

@@ -1,6 +1,6 @@
 import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cloud/sandbox-provider";
+import { testAccount } from "@pos-cloud/test-support/sandbox-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testAccount } from "../../../../../tests/support/sandbox-provider";
 import type { PaymentsDeps } from "../../index";
 import { beginDeadRefund, intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 

@@ -1,5 +1,5 @@
 import { hostSubgraph } from "@pos-cloud/common";
-import { describeStoreReferences } from "../../../../../tests/support/store-references";
+import { describeStoreReferences } from "@pos-cloud/test-support/store-references";
 import { payments } from "../../index";
 import { openTestPayments } from "../../testing";
 

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { type Caller, logger } from "@pos-cloud/common";
 import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cloud/sandbox-provider";
+import { testAccount } from "@pos-cloud/test-support/sandbox-provider";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { testAccount } from "../../../../../tests/support/sandbox-provider";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 

@@ -1,5 +1,5 @@
+import { machineBehaviour } from "@pos-cloud/test-support/machine-behaviour";
 import { describe } from "vitest";
-import { machineBehaviour } from "../../../../../tests/support/machine-behaviour";
 import { webhookDeliveryMachine } from "./webhook-delivery.machine";
 
 describe("webhookDeliveryMachine", () => {

@@ -1,9 +1,9 @@
 import { type BusEvent, memoryBus } from "@pos-cloud/common/messaging";
 import { metrics } from "@pos-cloud/common/metrics";
+import { terminalIntentEvent } from "@pos-cloud/test-support/partner-events";
+import { webhookTestBed } from "@pos-cloud/test-support/webhook-test-bed";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { terminalIntentEvent } from "../../../../../tests/support/partner-events";
-import { webhookTestBed } from "../../../../../tests/support/webhook-test-bed";
 import { seedPartner } from "../../testing";
 import { webhookDeliveryRepository } from "./webhook-delivery.repository";
 import { webhookDispatcher } from "./webhook-dispatcher";

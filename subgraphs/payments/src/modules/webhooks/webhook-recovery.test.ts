@@ -1,6 +1,6 @@
+import { terminalIntentEvent } from "@pos-cloud/test-support/partner-events";
+import { webhookTestBed, webhookTestSettings } from "@pos-cloud/test-support/webhook-test-bed";
 import { describe, expect, it } from "vitest";
-import { terminalIntentEvent } from "../../../../../tests/support/partner-events";
-import { webhookTestBed, webhookTestSettings } from "../../../../../tests/support/webhook-test-bed";
 import { seedPartner } from "../../testing";
 
 // One attempt of a key at a time, so that the order deliveries are claimed in is the order they arrive in.

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
+import { testStorage } from "@pos-cloud/test-support/environment";
+import { human, operator } from "@pos-cloud/test-support/portal-seed";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testStorage } from "../../../../../tests/support/environment";
-import { human, operator } from "../../../../../tests/support/portal-seed";
 import type { PortalDeps } from "../../context";
 import { openPortal } from "../../index";
 import { rolloutBucket } from "./app-update.service";

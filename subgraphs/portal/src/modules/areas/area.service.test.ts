@@ -1,5 +1,5 @@
+import { callerOf, portalWithClock, seedTenant } from "@pos-cloud/test-support/identity";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callerOf, portalWithClock, seedTenant } from "../../../../../tests/support/identity";
 
 describe("areas", () => {
   let env: Awaited<ReturnType<typeof portalWithClock>>;

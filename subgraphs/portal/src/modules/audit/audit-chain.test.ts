@@ -1,6 +1,6 @@
 import type { Caller } from "@pos-cloud/common";
+import { portalWithClock } from "@pos-cloud/test-support/identity";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { portalWithClock } from "../../../../../tests/support/identity";
 
 // The outside probe's attacks on the audit log, each done as the probe did: in SQL, by someone with database access who
 // switches the append-only trigger off. Each test tampers with a log of its own, five records long, and verify names

@@ -1,7 +1,7 @@
 import { AUDIT_RECORDED, type AuditRecorded, type Caller } from "@pos-cloud/common";
 import { memoryBus } from "@pos-cloud/common/messaging";
+import { callerOf, portalWithClock, seedTenant } from "@pos-cloud/test-support/identity";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callerOf, portalWithClock, seedTenant } from "../../../../../tests/support/identity";
 
 // The audit trail's storage and reads on the test's own database (PostgreSQL under TEST_POSTGRES_URL): append-only,
 // one hash chain however many write at once, records of other subgraphs once per event, reads within scope.

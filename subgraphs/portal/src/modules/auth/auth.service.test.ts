@@ -1,6 +1,4 @@
 import { HUMAN_TOKEN_ISSUER, roles } from "@pos-cloud/common";
-import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   callerOf,
   PASSWORD,
@@ -9,7 +7,9 @@ import {
   seedTenant,
   totpCode,
   unusedLoginId,
-} from "../../../../../tests/support/identity";
+} from "@pos-cloud/test-support/identity";
+import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOGIN_LOCK_MS } from "./login-secrets";
 import { MFA_CODE_MS } from "./mfa.service";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { isolatedStorage } from "@pos-cloud/test-support/databases";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolatedStorage } from "../../../../../tests/support/databases";
 import type { PortalDeps } from "../../context";
 import { openPortal } from "../../index";
 import { OVERLAP_MS, ROTATION_MS } from "./signing-key.service";

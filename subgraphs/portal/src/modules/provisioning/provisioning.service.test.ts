@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { isolatedStorage } from "@pos-cloud/test-support/databases";
+import { uniqueCode } from "@pos-cloud/test-support/environment";
+import { type Branch, operator, seedBranch } from "@pos-cloud/test-support/portal-seed";
 import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolatedStorage } from "../../../../../tests/support/databases";
-import { uniqueCode } from "../../../../../tests/support/environment";
-import { type Branch, operator, seedBranch } from "../../../../../tests/support/portal-seed";
 import type { PortalDeps } from "../../context";
 import { openPortal } from "../../index";
 import { ACTIVATION_CODE_LIFETIME_MS, provisioningLimits } from "./provisioning.service";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { type Caller, callerHeaders, hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
+import { testStorage, uniqueCode } from "@pos-cloud/test-support/environment";
+import { type Branch, operator, seedBranch } from "@pos-cloud/test-support/portal-seed";
 import { type GraphQLObjectType, getNamedType, isLeafType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it, type Mock, vi } from "vitest";
-import { testStorage, uniqueCode } from "../../../../../tests/support/environment";
-import { type Branch, operator, seedBranch } from "../../../../../tests/support/portal-seed";
 import type { PortalDeps } from "../../context";
 import { openPortal, portal } from "../../index";
 

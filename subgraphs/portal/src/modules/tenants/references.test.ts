@@ -1,8 +1,8 @@
 import { type Caller, callerHeaders, hostSubgraph, type SubgraphHost } from "@pos-cloud/common";
+import { uniqueCode } from "@pos-cloud/test-support/environment";
+import { portalWithClock } from "@pos-cloud/test-support/identity";
+import { human, operator, seedBranch } from "@pos-cloud/test-support/portal-seed";
 import { afterAll, beforeAll, describe, expect, it, type Mock, vi } from "vitest";
-import { uniqueCode } from "../../../../../tests/support/environment";
-import { portalWithClock } from "../../../../../tests/support/identity";
-import { human, operator, seedBranch } from "../../../../../tests/support/portal-seed";
 import { portal } from "../../index";
 
 // The portal's own entities as another subgraph references them (`PaymentIntent.store` from payments): any number

@@ -1,6 +1,6 @@
+import { testStorage, uniqueCode } from "@pos-cloud/test-support/environment";
+import { type Branch, human, operator, seedBranch } from "@pos-cloud/test-support/portal-seed";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testStorage, uniqueCode } from "../../../../../tests/support/environment";
-import { type Branch, human, operator, seedBranch } from "../../../../../tests/support/portal-seed";
 import type { PortalDeps } from "../../context";
 import { openPortal } from "../../index";
 import { present } from "./tenant.service";

@@ -1,6 +1,6 @@
 import type { Role } from "@pos-cloud/common";
+import { callerOf, PASSWORD, PIN, portalWithClock, seedTenant } from "@pos-cloud/test-support/identity";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callerOf, PASSWORD, PIN, portalWithClock, seedTenant } from "../../../../../tests/support/identity";
 import { loginIdFormats, merchantPart, storePart } from "./login-id";
 
 describe("users", () => {

@@ -1,11 +1,11 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
 import { STORE_TIME_ZONE } from "@pos-cloud/common";
+import { seedEmbeddedStorage } from "@pos-cloud/test-support/databases";
+import { onPostgres, temporaryDirectory, testStorage } from "@pos-cloud/test-support/environment";
 import { Cron } from "croner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedSftpControl, startEmbeddedSftp } from "../../../../../apps/sandbox-sftp/src/embedded";
-import { seedEmbeddedStorage } from "../../../../../tests/support/databases";
-import { onPostgres, temporaryDirectory, testStorage } from "../../../../../tests/support/environment";
 import type { PosDeps } from "../../context";
 import { openPos } from "../../index";
 import { ACCOUNTING_EXPORT_CRON } from "../../jobs";

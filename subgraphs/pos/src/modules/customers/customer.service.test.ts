@@ -1,8 +1,8 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
+import { seedEmbeddedStorage } from "@pos-cloud/test-support/databases";
+import { onPostgres, temporaryDirectory, testStorage } from "@pos-cloud/test-support/environment";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedEmbeddedStorage } from "../../../../../tests/support/databases";
-import { onPostgres, temporaryDirectory, testStorage } from "../../../../../tests/support/environment";
 import { openPos, type PosDeps } from "../../index";
 
 const code = (promise: Promise<unknown>) =>

@@ -1,6 +1,6 @@
 import { hostSubgraph } from "@pos-cloud/common";
-import { testStorage } from "../../../../../tests/support/environment";
-import { describeStoreReferences } from "../../../../../tests/support/store-references";
+import { testStorage } from "@pos-cloud/test-support/environment";
+import { describeStoreReferences } from "@pos-cloud/test-support/store-references";
 import { openPos, pos } from "../../index";
 
 describeStoreReferences("open_orders_count", async (internalToken) => {

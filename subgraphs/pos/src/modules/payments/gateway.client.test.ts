@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { signScheme1 } from "@pos-cloud/common";
+import { loggedDuring } from "@pos-cloud/test-support/log";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loggedDuring } from "../../../../../tests/support/log";
 import { gatewayClient } from "./gateway.client";
 import type { GatewayCredential, GatewayCredentialService } from "./gateway-credential.service";
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import paypaySdk from "@paypayopa/paypayopa-sdk-node";
+import { contractSandbox } from "@pos-cloud/test-support/sandbox-provider";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { contractSandbox } from "../../../../../../tests/support/sandbox-provider";
 import { opaAuthorization } from "./opa-auth";
 
 /**

@@ -1,6 +1,6 @@
+import { providerContract } from "@pos-cloud/test-support/provider-contract";
+import { contractSandbox } from "@pos-cloud/test-support/sandbox-provider";
 import { describe, expect, it } from "vitest";
-import { providerContract } from "../../../../../../tests/support/provider-contract";
-import { contractSandbox } from "../../../../../../tests/support/sandbox-provider";
 import { buildProviders } from "../provider-directory";
 
 const paypayAt = async (context: Awaited<ReturnType<typeof contractSandbox>>["context"], options = {}) =>
