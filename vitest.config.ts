@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
  */
 const clusterSuite = [
   // Every test that runs only on these engines (`onPostgres`, `redisUrl`) must be in this list.
-  "tests/e2e/{cluster-*,bench-smoke,build,readiness,outbox,partner-webhooks,webhook-recovery,subscriptions,observability,platform}.test.ts",
+  "tests/e2e/{cluster-*,build,readiness,outbox,partner-webhooks,webhook-recovery,subscriptions,observability,platform}.test.ts",
   "tests/e2e/{gateway-replay,gateway-rate-limits,gateway-idempotency,gateway-intents,gateway-sync,payment-flow,platform-key-renewal-processes}.test.ts",
   // POS flows with row locks, claims or Redis counters; the rest (receipts, tips, customers...) run the same SQL.
   "tests/e2e/pos-{payments,refunds,orders-bills,settlements,offline-sales,accounting-export,card-throttled}.test.ts",
