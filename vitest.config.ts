@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectConfiguration } from "vitest/config";
 import { clusterWiring, onPostgres, postgresTestWorkers } from "./tests/support/environment";
 
 const require = createRequire(import.meta.url);
@@ -34,17 +34,39 @@ const clusterWiringSuite = {
   ],
 };
 
+/**
+ * The embedded suite's files that run one at a time, after the others: the browser tests, and the files that start
+ * `npm start`, a build or the benchmark in processes of their own, which take both cores by themselves.
+ */
+const alone = ["tests/e2e/{console,console-money,console-overview,commands,bench-smoke,build}.test.ts"];
+const generated = ["**/node_modules/**", "**/generated/**"];
+
+/**
+ * Two cores: each other embedded file runs the platform in its own process, on one core, so two run at once. On
+ * PostgreSQL the databases do the work, and two files share two cores as well.
+ */
+const embeddedProjects: TestProjectConfiguration[] = [
+  {
+    extends: true as const,
+    test: {
+      name: "embedded",
+      include: ["{apps,subgraphs,rest-compat,prisma,schema,tests,sdks}/**/*.test.ts"],
+      exclude: [...generated, ...alone],
+      maxWorkers: 2,
+    },
+  },
+  { extends: true as const, test: { name: "alone", include: alone, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+];
+
 export default defineConfig({
   // Vite would pick graphql's ESM build while Apollo's CommonJS packages load the CommonJS one; two copies of
   // graphql refuse each other's schemas. Everything uses the one Node itself resolves.
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve("graphql") }] },
   test: {
-    include: clusterWiring
-      ? clusterWiringSuite.include
-      : onPostgres
-        ? clusterSuite
-        : ["{apps,subgraphs,rest-compat,prisma,schema,tests,sdks}/**/*.test.ts"],
-    exclude: ["**/node_modules/**", "**/generated/**", ...(clusterWiring ? clusterWiringSuite.exclude : [])],
+    // Embedded, each project names its own files (a project that extends this config adds to what is here).
+    include: !onPostgres ? [] : clusterWiring ? clusterWiringSuite.include : clusterSuite,
+    exclude: [...generated, ...(clusterWiring ? clusterWiringSuite.exclude : [])],
+    projects: onPostgres ? undefined : embeddedProjects,
     // A cluster's start (nine processes, the demo tenant) and its HTTP hops take longer on a busy machine.
     testTimeout: clusterWiring ? 60_000 : 30_000,
     hookTimeout: clusterWiring ? 180_000 : 60_000,
@@ -56,8 +78,6 @@ export default defineConfig({
     // Test files share one process's loaded modules instead of each loading the platform again: a third less time.
     // Every file closes what it starts, so nothing of one is left for the next.
     isolate: false,
-    // On PostgreSQL the databases do the work, so two files share two cores well; embedded, vitest's default (cores
-    // less one): the browser and timing tests have failed with two files at once on two busy cores.
-    maxWorkers: onPostgres ? postgresTestWorkers : undefined,
+    maxWorkers: postgresTestWorkers,
   },
 });
