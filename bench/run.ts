@@ -38,6 +38,13 @@ const record = (scenario: string, figures: object) => {
 };
 const measuredAt = () => ({ measured_at: new Date().toISOString() });
 const load = () => `load average ${loadavg()[0]!.toFixed(2)}`;
+/** `work`, then how long it took, on a line of its own (indented: no scenario's report). */
+async function timed<T>(what: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await work();
+  console.log(`  ${what} took ${Math.round((performance.now() - started) / 1000)} s`);
+  return result;
+}
 
 async function postgresAnswers() {
   const client = new pg.Client({ connectionString: `${POSTGRES}/postgres`, connectionTimeoutMillis: 2000 });
@@ -190,25 +197,28 @@ async function startup(warmDataDir: string | undefined) {
  */
 async function embeddedScenarios() {
   const prefix = "pos-cloud-bench-smoke-";
-  let shared = scale.smoke ? await startBenchPlatform(prefix) : undefined;
+  let shared = scale.smoke ? await timed("the shared platform's start", () => startBenchPlatform(prefix)) : undefined;
   let running = shared !== undefined;
   try {
     // The cold start, on empty storage, is `npm start`'s first test (tests/e2e/commands.test.ts): a smoke run starts
     // warm, on the storage the shared platform has just made, and then starts that platform again.
     if (chosen("startup") && shared) {
+      const { dir } = shared;
       await shared.platform.close();
       running = false;
-      await startup(shared.dir.path);
-      shared = await startBenchPlatform(prefix, {}, shared.dir);
+      await timed("startup", () => startup(dir.path));
+      shared = await timed("the shared platform's restart", () => startBenchPlatform(prefix, {}, dir));
       running = true;
     }
     const loads = scenarios.filter((scenario) => chosen(scenario.name));
-    if (loads.length > 0) await runLoadScenarios(loads, scale, record, shared);
-    const offPeak = chosen("create-intent") ? await createIntent("pglite", shared) : undefined;
-    if (chosen("tracing")) await tracing(offPeak);
-    if (chosen("hierarchy")) await hierarchy(shared);
-    if (chosen("events")) await events(shared);
-    if (chosen("terminal-simulator")) await terminalSimulator(shared);
+    if (loads.length > 0) await timed("the loads", () => runLoadScenarios(loads, scale, record, shared));
+    const offPeak = chosen("create-intent")
+      ? await timed("create-intent", () => createIntent("pglite", shared))
+      : undefined;
+    if (chosen("tracing")) await timed("tracing", () => tracing(offPeak));
+    if (chosen("hierarchy")) await timed("hierarchy", () => hierarchy(shared));
+    if (chosen("events")) await timed("events", () => events(shared));
+    if (chosen("terminal-simulator")) await timed("terminal-simulator", () => terminalSimulator(shared));
     if (chosen("startup") && !shared) await startup(undefined);
   } finally {
     if (running) await shared?.platform.close();
