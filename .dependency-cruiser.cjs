@@ -18,7 +18,7 @@ const sharedRepositories = [
   "^subgraphs/portal/src/modules/revocations/session-revocations\\.repository\\.ts$",
   "^subgraphs/payments/src/modules/outbox/outbox\\.repository\\.ts$",
   "^subgraphs/payments/src/modules/ledger/transaction\\.repository\\.ts$",
-  "^subgraphs/payments/src/modules/payment-intents/payment-intent\\.transition\\.ts$",
+  "^subgraphs/payments/src/modules/payment-intents/payment-intent-transition\\.repository\\.ts$",
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

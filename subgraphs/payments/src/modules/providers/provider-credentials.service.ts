@@ -1,8 +1,8 @@
 import { AppError, type SecretBox } from "@pos-cloud/common";
 import { z } from "zod";
 import type { PrismaClient } from "../../generated/prisma/client";
-import type { ProviderCredentials } from "./provider";
-import { unknownProvider } from "./provider-directory";
+import type { ProviderCredentials } from "./provider.contract";
+import { unknownProvider } from "./provider-directory.service";
 
 export type ProviderCredentialStore = ReturnType<typeof providerCredentialStore>;
 

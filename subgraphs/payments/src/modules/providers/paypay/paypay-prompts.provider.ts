@@ -1,6 +1,6 @@
 import { invalidField } from "@pos-cloud/common";
 import { z } from "zod";
-import type { ProviderPrompts } from "../provider";
+import type { ProviderPrompts } from "../provider.contract";
 
 /**
  * PayPay's webhook body: a `notification_type`, and for a payment (`Transaction`) the merchant payment id as

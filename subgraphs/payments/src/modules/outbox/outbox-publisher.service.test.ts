@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openPayments, type PaymentsDeps } from "../../index";
 import { movableClock } from "../../testing";
 import { outboxRepository } from "./outbox.repository";
-import { MAX_ATTEMPTS, outboxPublisher, RETENTION_MS, retryDelayMs } from "./outbox-publisher";
+import { MAX_ATTEMPTS, outboxPublisher, RETENTION_MS, retryDelayMs } from "./outbox-publisher.service";
 
 const operator: Caller = { type: "service", id: "test", scopes: [] };
 

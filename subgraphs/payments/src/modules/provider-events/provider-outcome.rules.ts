@@ -1,6 +1,6 @@
 import type { PaymentIntentEvent } from "@pos-cloud/common";
 import type { PaymentIntent } from "../../generated/prisma/client";
-import type { IntentChange } from "../payment-intents/payment-intent.transition";
+import type { IntentChange } from "../payment-intents/payment-intent-transition.repository";
 import type { ProviderFailure, ProviderPaymentStatus } from "../providers";
 
 export interface ProviderOutcome extends ProviderFailure {

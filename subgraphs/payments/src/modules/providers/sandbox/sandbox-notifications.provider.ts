@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { invalidField } from "@pos-cloud/common";
 import { z } from "zod";
-import type { ProviderNotification, ProviderNotifications } from "../provider";
-import { normalizeSandboxStatus, sandboxStatuses } from "./sandbox-statuses";
+import type { ProviderNotification, ProviderNotifications } from "../provider.contract";
+import { normalizeSandboxStatus, sandboxStatuses } from "./sandbox-statuses.provider";
 
 /** `sandbox` → `x-sandbox-signature`, `sandbox-poll` → `x-sandbox-poll-signature` (Node lowercases header names). */
 export function webhookSignatureHeader(providerCode: string): string {

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from "node:crypto";
-import type { ProviderCredentials } from "../provider";
+import type { ProviderCredentials } from "../provider.contract";
 
 /** One signed request's variable parts: a fresh nonce and the epoch second it was signed at. */
 export interface OpaStamp {

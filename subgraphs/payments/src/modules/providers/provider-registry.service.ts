@@ -1,5 +1,5 @@
 import { invalidField } from "@pos-cloud/common";
-import type { PaymentProvider } from "./provider";
+import type { PaymentProvider } from "./provider.contract";
 
 export interface ProviderRegistry {
   /** The provider with this code; an unknown code is the caller's `invalid_request` on field `provider`. */

@@ -6,7 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { seedPartner } from "../../testing";
 import { webhookDeliveryRepository } from "./webhook-delivery.repository";
-import { webhookDispatcher } from "./webhook-dispatcher";
+import { webhookDispatcher } from "./webhook-dispatcher.service";
 
 const bed = webhookTestBed();
 const { clock, advance, settings } = bed;

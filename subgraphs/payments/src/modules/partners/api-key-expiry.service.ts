@@ -4,7 +4,7 @@ import { Gauge } from "prom-client";
 import type { Clock } from "../../clock";
 import type { ApiKey, Prisma } from "../../generated/prisma/client";
 import type { PartnerRepository } from "./partner.repository";
-import { auditPartnerChange } from "./partner-audit";
+import { auditPartnerChange } from "./partner-audit.repository";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

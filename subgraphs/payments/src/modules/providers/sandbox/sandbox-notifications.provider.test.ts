@@ -7,7 +7,7 @@ import {
   sandboxNotifications,
   verifyWebhookSignature,
   webhookSignatureHeader,
-} from "./sandbox-notifications";
+} from "./sandbox-notifications.provider";
 
 const secret = "provider-webhook-secret";
 const sign = (body: string, key = secret) => createHmac("sha256", key).update(body).digest("hex");

@@ -2,7 +2,7 @@ import { AppError, eventRow, invalidField, newUlid, paymentIntentMachine } from 
 import type { PaymentIntent, Prisma, Refund } from "../../generated/prisma/client";
 import { appendLedgerEntry, type LedgerEntry } from "../ledger/transaction.repository";
 import { appendEvent } from "../outbox/outbox.repository";
-import { transitionWithin } from "../payment-intents/payment-intent.transition";
+import { transitionWithin } from "../payment-intents/payment-intent-transition.repository";
 import { refundMachine } from "./refund.machine";
 import type { RefundRepository } from "./refund.repository";
 

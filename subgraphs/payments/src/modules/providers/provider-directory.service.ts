@@ -1,8 +1,8 @@
 import { AppError, invalidField } from "@pos-cloud/common";
-import type { BuiltProvider, PaymentProvider, ProviderContext, ProviderSetting } from "./provider";
-import { followsByPolling } from "./provider";
-import { providerRegistry } from "./provider-registry";
-import { DEFAULT_PROVIDER_SETTINGS, loadAdapter } from "./provider-settings";
+import type { BuiltProvider, PaymentProvider, ProviderContext, ProviderSetting } from "./provider.contract";
+import { followsByPolling } from "./provider.contract";
+import { DEFAULT_PROVIDER_SETTINGS, loadAdapter } from "./provider.settings";
+import { providerRegistry } from "./provider-registry.service";
 
 export interface ProviderSetup {
   providers: readonly PaymentProvider[];

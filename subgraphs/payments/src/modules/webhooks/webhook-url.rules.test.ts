@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPublicAddress, parseWebhookUrl, publicLookup } from "./webhook-url";
+import { isPublicAddress, parseWebhookUrl, publicLookup } from "./webhook-url.rules";
 
 describe("webhook URLs", () => {
   it("accepts https URLs of public hosts", () => {

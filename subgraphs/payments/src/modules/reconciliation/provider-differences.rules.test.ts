@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ProviderPayment } from "../providers";
-import { differencesOf, type LedgerPayment } from "./provider-differences";
+import { differencesOf, type LedgerPayment } from "./provider-differences.rules";
 
 const ledger = (id: string, patch: Partial<LedgerPayment> = {}): LedgerPayment => ({
   payment_intent_id: `pi_${id}`,

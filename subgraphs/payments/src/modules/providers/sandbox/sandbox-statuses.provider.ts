@@ -1,4 +1,4 @@
-import type { ProviderFailure, ProviderPaymentStatus } from "../provider";
+import type { ProviderFailure, ProviderPaymentStatus } from "../provider.contract";
 
 /** The sandbox's own statuses and decline codes (its API, not ours). */
 export const sandboxStatuses = [

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import type { ProviderAdapter, ProviderSetting } from "./provider";
+import type { ProviderAdapter, ProviderSetting } from "./provider.contract";
 
 const settingSchema = z.strictObject({
   code: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "a lowercase provider code"),

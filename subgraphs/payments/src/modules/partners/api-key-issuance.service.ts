@@ -3,8 +3,8 @@ import { AppError, type Caller, newUlid, notFound, type SecretBox } from "@pos-c
 import type { Clock } from "../../clock";
 import type { ApiKeyRestriction } from "./api-key.inputs";
 import type { IssueRefusal, PartnerRepository, WebhookSettings } from "./partner.repository";
-import type { PartnerAuditEvent } from "./partner-audit";
-import { newWebhookSecret } from "./partner-webhooks";
+import type { PartnerAuditEvent } from "./partner-audit.repository";
+import { newWebhookSecret } from "./partner-webhooks.service";
 
 /**
  * A partner holds usable keys of at most five client_ids: restricted keys make several natural (the platform's own

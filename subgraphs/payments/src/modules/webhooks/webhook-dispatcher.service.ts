@@ -4,11 +4,11 @@ import { CLAIM_LEASE_MS } from "../../claims";
 import type { Clock } from "../../clock";
 import type { PartnerWebhookDelivery } from "../../generated/prisma/client";
 import type { PartnerService } from "../partners";
+import { webhookMetrics } from "./webhook.metrics";
 import type { AttemptRecord, WebhookDeliveryRepository } from "./webhook-delivery.repository";
-import { partnerEvent, partnerEventTypes, webhookBody } from "./webhook-event";
-import { webhookMetrics } from "./webhook-metrics";
-import { partnerEventId } from "./webhook-recovery";
-import { type AttemptResult, sendWebhook, signedHeaders } from "./webhook-sender";
+import { partnerEvent, partnerEventTypes, webhookBody } from "./webhook-event.presenter";
+import { partnerEventId } from "./webhook-recovery.service";
+import { type AttemptResult, sendWebhook, signedHeaders } from "./webhook-sender.client";
 
 export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
 

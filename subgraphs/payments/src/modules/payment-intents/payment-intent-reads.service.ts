@@ -13,7 +13,7 @@ import {
 } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntentRepository } from "./payment-intent.repository";
-import { observeExpiry } from "./payment-intent-expiry";
+import { observeExpiry } from "./payment-intent-expiry.service";
 
 /** States an intent leaves by itself when `expires_at` passes. */
 const EXPIRING = paymentIntentMachine.fromStates("expire");

@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { requireNoTransaction } from "@pos-cloud/common";
 import { Webhook } from "standardwebhooks";
-import { checkLiteralHost, publicLookup } from "./webhook-url";
+import { checkLiteralHost, publicLookup } from "./webhook-url.rules";
 
 /** One delivery attempt as it goes out: the same id and body on every attempt, the time of this attempt. */
 export interface WebhookMessage {

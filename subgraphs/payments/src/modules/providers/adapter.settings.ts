@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_NOTIFICATION_MAX_AGE_SECONDS, type ProviderContext, type ProviderSetting } from "./provider";
+import { DEFAULT_NOTIFICATION_MAX_AGE_SECONDS, type ProviderContext, type ProviderSetting } from "./provider.contract";
 
 /** The options every adapter takes, whatever its protocol; an adapter extends this with its own. */
 export const commonAdapterOptions = z.strictObject({

@@ -6,7 +6,7 @@ import type { OutboxService } from "../outbox";
 import { deliveryFilter, eventFilter, redeliverySince } from "./webhook.inputs";
 import { webhookDeliveryMachine } from "./webhook-delivery.machine";
 import type { WebhookDeliveryRepository } from "./webhook-delivery.repository";
-import { partnerEventTypes, webhookBody } from "./webhook-event";
+import { partnerEventTypes, webhookBody } from "./webhook-event.presenter";
 
 /** The most dead letters one bulk redelivery queues; the answer says when more wait. */
 export const REDELIVERY_BATCH = 100;
