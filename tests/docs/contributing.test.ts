@@ -67,18 +67,6 @@ function moduleFiles(): string[] {
 
 /** Module files not yet named by a role (issue 37): mostly a service's parts, named after what they do. */
 const unnamed = [
-  "subgraphs/portal/src/modules/audit/audit-chain.ts",
-  "subgraphs/portal/src/modules/auth/login-secrets.ts",
-  "subgraphs/portal/src/modules/auth/staff-approval.ts",
-  "subgraphs/portal/src/modules/tenants/scope.ts",
-  "subgraphs/portal/src/modules/tenants/store-at-work.ts",
-  "subgraphs/portal/src/modules/users/credentials.ts",
-  "subgraphs/portal/src/modules/users/login-id.ts",
-  "subgraphs/portal/src/modules/users/user-access.ts",
-  "subgraphs/portal/src/modules/users/user-audit.ts",
-  "subgraphs/portal/src/modules/users/user-lockouts.ts",
-  "subgraphs/portal/src/modules/users/user-mfa.ts",
-  "subgraphs/portal/src/modules/users/user-view.ts",
   "subgraphs/pos/src/modules/accounting-exports/accounting-export-settings.ts",
   "subgraphs/pos/src/modules/accounting-exports/export-deliveries.ts",
   "subgraphs/pos/src/modules/accounting-exports/settlement-file.ts",

@@ -1,7 +1,7 @@
 import { AppError, type Caller, invalidField, isRole, type Role, requireService, roles } from "@pos-cloud/common";
 import type { AuditEvent, AuditLog } from "../audit/audit.repository";
 import type { UserAuthentication, UserService } from "../users";
-import type { LoginSecrets } from "./login-secrets";
+import type { LoginSecrets } from "./login-secrets.service";
 import { isActive } from "./session.service";
 
 /** Who approves a POS act, with which secret, asked by whom (`user:<id>` or `device:<id>`). */

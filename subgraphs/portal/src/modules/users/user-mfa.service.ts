@@ -3,10 +3,10 @@ import { generateSecret } from "otplib";
 import type { AuditSink } from "../../audit-sink";
 import type { Prisma } from "../../generated/prisma/client";
 import type { UserInput } from "./user.inputs";
+import { type UserView, view } from "./user.presenter";
 import type { UserRepository, UserRow } from "./user.repository";
-import type { UserAccess } from "./user-access";
-import { userChange } from "./user-audit";
-import { type UserView, view } from "./user-view";
+import type { UserAccess } from "./user-access.service";
+import { userChange } from "./user-audit.rules";
 
 export type MfaChannel = "totp" | "sms" | "email";
 const mfaChannels = new Set<string>(["totp", "sms", "email"]);

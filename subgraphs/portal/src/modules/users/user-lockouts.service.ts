@@ -1,10 +1,10 @@
 import { AppError, type Caller, roles } from "@pos-cloud/common";
 import type { AuditEvent, AuditSink } from "../../audit-sink";
 import type { Prisma } from "../../generated/prisma/client";
+import { type UserView, view } from "./user.presenter";
 import type { UserRepository } from "./user.repository";
-import type { UserAccess } from "./user-access";
-import { userChange } from "./user-audit";
-import { type UserView, view } from "./user-view";
+import type { UserAccess } from "./user-access.service";
+import { userChange } from "./user-audit.rules";
 
 /** What authentication keeps on a user: failure counts, lockouts, the last TOTP step used. */
 export type AuthenticationState = Pick<
