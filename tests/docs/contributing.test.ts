@@ -66,31 +66,4 @@ function moduleFiles(): string[] {
 }
 
 /** Module files not yet named by a role (issue 37): mostly a service's parts, named after what they do. */
-const unnamed = [
-  "subgraphs/pos/src/modules/accounting-exports/accounting-export-settings.ts",
-  "subgraphs/pos/src/modules/accounting-exports/export-deliveries.ts",
-  "subgraphs/pos/src/modules/accounting-exports/settlement-file.ts",
-  "subgraphs/pos/src/modules/bills/bill-access.ts",
-  "subgraphs/pos/src/modules/bills/bill-changes.ts",
-  "subgraphs/pos/src/modules/bills/bill-payments.ts",
-  "subgraphs/pos/src/modules/customers/customer-search.ts",
-  "subgraphs/pos/src/modules/customers/customer-totals.ts",
-  "subgraphs/pos/src/modules/orders/order-access.ts",
-  "subgraphs/pos/src/modules/orders/order-billing.ts",
-  "subgraphs/pos/src/modules/orders/order-changes.ts",
-  "subgraphs/pos/src/modules/payments/payment-audit.ts",
-  "subgraphs/pos/src/modules/payments/payment-follow-up.ts",
-  "subgraphs/pos/src/modules/payments/payment-reads.ts",
-  "subgraphs/pos/src/modules/payments/payment-refunds.ts",
-  "subgraphs/pos/src/modules/receipts/receipt.document.ts",
-  "subgraphs/pos/src/modules/receipts/receipt.text.ts",
-  "subgraphs/pos/src/modules/refunds/refund-sending.ts",
-  "subgraphs/pos/src/modules/settlements/card-files.ts",
-  "subgraphs/pos/src/modules/settlements/settlement-access.ts",
-  "subgraphs/pos/src/modules/settlements/settlement-closing.ts",
-  "subgraphs/pos/src/modules/settlements/settlement-days.ts",
-  "subgraphs/pos/src/modules/settlements/store-exchange.ts",
-  "subgraphs/pos/src/modules/stores/customer-access.ts",
-  "subgraphs/pos/src/modules/stores/portal-lookups.ts",
-  "subgraphs/pos/src/modules/stores/store-scope.ts",
-];
+const unnamed: string[] = [];

@@ -14,7 +14,7 @@ import { settlementClose, settlementCreate } from "./settlement.inputs";
 import { settlementMachine } from "./settlement.machine";
 import type { PresentedSettlement } from "./settlement.presenter";
 import { LOOKBACK_MS, type SettlementRepository, type SettlementRow, type Tx } from "./settlement.repository";
-import { readableSettlement, settlementActor } from "./settlement-access";
+import { readableSettlement, settlementActor } from "./settlement-access.service";
 
 /** Who closes a day the nightly card exchange found open (or created). */
 export const SYSTEM_ACTOR = "system";

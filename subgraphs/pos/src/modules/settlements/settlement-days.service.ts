@@ -3,11 +3,11 @@ import type { StoreScope } from "../../list-scope";
 import { givenArguments } from "../list-arguments";
 import { PAYMENT_SCOPE } from "../payments";
 import type { StoreAccess, StorePlace } from "../stores";
-import { dayCsv } from "./card-files";
+import { dayCsv } from "./card-files.format";
 import { storeDayQuery } from "./settlement.inputs";
 import { type PresentedSettlement, summarize } from "./settlement.presenter";
 import type { CountedDay, CountedGroup, SettlementRepository, SettlementRow } from "./settlement.repository";
-import { requireManagerTier } from "./settlement-access";
+import { requireManagerTier } from "./settlement-access.service";
 
 /** What `day` answers that its CSV is made from: the day counted, and its settlement if it has one. */
 export interface DayRead {

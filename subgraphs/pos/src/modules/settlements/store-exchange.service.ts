@@ -4,7 +4,13 @@ import type { NotificationService } from "../notifications";
 import type { StorePlace } from "../stores";
 import { type AcquirerEndpoint, exchangeWithAcquirer, shownUrl } from "./acquirer.client";
 import type { CardExchangeRepository } from "./card-exchange.repository";
-import { cardTransactionsCsv, differencesOf, exchangePaths, expectedOf, parseAcquirerReport } from "./card-files";
+import {
+  cardTransactionsCsv,
+  differencesOf,
+  exchangePaths,
+  expectedOf,
+  parseAcquirerReport,
+} from "./card-files.format";
 import type { SettlementService } from "./settlement.service";
 
 /** How long one worker holds a settlement's exchange: longer than every attempt and wait together. */

@@ -8,7 +8,7 @@ import { billCombine, billSplit } from "./bill.inputs";
 import { type BillEvent, requireBillMove } from "./bill.machine";
 import { presentBill } from "./bill.presenter";
 import type { BillRepository, BillRow, Tx } from "./bill.repository";
-import { BILL_SCOPE, writableBill } from "./bill-access";
+import { BILL_SCOPE, writableBill } from "./bill-access.service";
 
 type SplitPart = { amount?: number; item_ids?: string[] };
 

@@ -1,5 +1,5 @@
 import { invalidField, stripUnprintable } from "@pos-cloud/common";
-import type { ReceiptDocument } from "./receipt.document";
+import type { ReceiptDocument } from "./receipt.presenter";
 
 /*
  * The printable receipt: fixed-width lines for a terminal's receipt printer (32 columns on 58 mm paper, 42 or 48 on

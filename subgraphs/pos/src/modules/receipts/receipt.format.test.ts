@@ -1,7 +1,7 @@
 import { isPrintableText } from "@pos-cloud/common";
 import { describe, expect, it } from "vitest";
-import { paymentTaxLines, type ReceiptSources, receiptDocument, registrationNumberOf } from "./receipt.document";
-import { columns, receiptSms, receiptText, wrap, yen } from "./receipt.text";
+import { columns, receiptSms, receiptText, wrap, yen } from "./receipt.format";
+import { paymentTaxLines, type ReceiptSources, receiptDocument, registrationNumberOf } from "./receipt.presenter";
 
 const issuer = {
   store_name: "Demo Store Shibuya",

@@ -13,7 +13,7 @@ import {
   renderSettlementFile,
   type SettlementExport,
   settlementFileName,
-} from "./settlement-file";
+} from "./settlement-file.format";
 import { type SftpTarget, uploadBySftp } from "./sftp.client";
 
 /** Each attempt at a settlement file: `delivered`, `retried` (failed, tried again later) or `failed` (no more). */

@@ -8,7 +8,7 @@ import type { StoreAccess } from "../stores";
 import { type OrderUpdate, orderCreate, orderUpdate } from "./order.inputs";
 import { orderMachine } from "./order.machine";
 import type { OrderRepository, OrderRow } from "./order.repository";
-import { ORDER_SCOPE, writableOrder } from "./order-access";
+import { ORDER_SCOPE, writableOrder } from "./order-access.service";
 
 const priced = (items: { sequence: number; item_name: string; quantity: number; unit_price: number }[]) =>
   items.map((item) => ({ ...item, subtotal: itemSubtotal(item) }));

@@ -1,7 +1,7 @@
 import { type Caller, invalidField } from "@pos-cloud/common";
 import { paymentMachine } from "./payment.machine";
 import type { Tx } from "./payment.repository";
-import { auditPayment } from "./payment-audit";
+import { auditPayment } from "./payment-audit.repository";
 import type { PaymentDeps } from "./workflows/payment-flow";
 
 /** A refund the gateway made, as its payment takes it: who asked for it (null: unknown) and who approved it. */
