@@ -39,6 +39,7 @@ import { providerEventRepository } from "./modules/provider-events/provider-even
 import { providerOutcomeService } from "./modules/provider-events/provider-outcome.service";
 import { providerEventResolvers } from "./modules/provider-events/resolvers";
 import { webhookService } from "./modules/provider-events/webhook.service";
+import { providerConfigRepository } from "./modules/providers/provider-credentials.repository";
 import { providerCredentialStore } from "./modules/providers/provider-credentials.service";
 import { providerDirectory } from "./modules/providers/provider-directory.service";
 import { reconciliationRepository } from "./modules/reconciliation/reconciliation.repository";
@@ -144,7 +145,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   const partners = partnerRepository(prisma, sql);
   const idempotency = idempotencyService(idempotencyRepository(prisma, sql), box, clock);
   const providers = providerDirectory();
-  const credentials = providerCredentialStore(prisma, box);
+  const credentials = providerCredentialStore(providerConfigRepository(prisma), box);
   const events = providerEventRepository(prisma);
   const stores = storeResolver(partners);
   const refunds = refundService({
