@@ -9,7 +9,8 @@ const moduleFile = "^subgraphs/([^/]+)/src/modules/([^/]+)/";
 /**
  * Shared sinks, the only repositories another module imports (module-face): the audit log, the payments outbox, the
  * ledger, the gateway sync's outbox and the session revocations are appended to inside the caller's own transaction,
- * by every module that changes state; they have no rules of their own for a service to hold.
+ * by every module that changes state, and the intent's transition moves an intent there for a confirm, a refund or a
+ * provider's outcome; they have no rules of their own for a service to hold.
  */
 const sharedRepositories = [
   "^subgraphs/portal/src/modules/audit/audit\\.repository\\.ts$",
@@ -17,6 +18,7 @@ const sharedRepositories = [
   "^subgraphs/portal/src/modules/revocations/session-revocations\\.repository\\.ts$",
   "^subgraphs/payments/src/modules/outbox/outbox\\.repository\\.ts$",
   "^subgraphs/payments/src/modules/ledger/transaction\\.repository\\.ts$",
+  "^subgraphs/payments/src/modules/payment-intents/payment-intent-transition\\.repository\\.ts$",
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

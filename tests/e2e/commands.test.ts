@@ -209,7 +209,7 @@ describe("npm run db:migrate and npm run audit", () => {
 
   // On the storage the test above migrated, as a user runs it: no MASTER_KEY, the key in DATA_DIR/master.key as npm start
   // leaves it. Verify holds on the untouched log, then names what the probe did (every hash set to NULL), which it
-  // used to read as records older than the chain (each attack by itself: audit-chain.test.ts).
+  // used to read as records older than the chain (each attack by itself: audit-chain.rules.test.ts).
   it(
     "npm run audit -- verify reads the key beside the data, and names hashes set to NULL",
     { timeout: 120_000 },

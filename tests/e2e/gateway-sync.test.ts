@@ -7,7 +7,7 @@ import { openPortal } from "@pos-cloud/portal";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadOrCreateMasterKey } from "../../apps/platform/src/master-key";
 import { PORTAL_SYNC_CLIENT_ID, POS_PAYMENTS_CLIENT_ID } from "../../apps/platform/src/sync-partner";
-import { SYNC_LEASE_MS } from "../../subgraphs/payments/src/modules/partners/sync-lease";
+import { SYNC_LEASE_MS } from "../../subgraphs/payments/src/modules/partners/sync-lease.rules";
 import { movableClock, systemOperator } from "../../subgraphs/payments/src/testing";
 import { clusterWiring, uniqueCode } from "../support/environment";
 import { type Credentials, call, type GatewayResponse, signed } from "../support/gateway";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signedHeaders } from "../../../subgraphs/payments/src/modules/webhooks/webhook-sender";
+import { signedHeaders } from "../../../subgraphs/payments/src/modules/webhooks/webhook-sender.client";
 import { verifyWebhook, WebhookVerificationError } from "./index.ts";
 
 const secret = `whsec_${Buffer.from("partner webhook secret bytes").toString("base64")}`;

@@ -8,20 +8,20 @@ import type { ConfirmRecoveryService } from "./modules/confirm/confirm-recovery.
 import type { GatewayFrontService } from "./modules/gateway-front/gateway-front.service";
 import type { TransactionService } from "./modules/ledger/transaction.service";
 import type { OutboxService } from "./modules/outbox/outbox.service";
-import type { OutboxPublisher } from "./modules/outbox/outbox-publisher";
-import type { ApiKeyExpiry } from "./modules/partners/api-key-expiry";
+import type { OutboxPublisher } from "./modules/outbox/outbox-publisher.service";
+import type { ApiKeyExpiry } from "./modules/partners/api-key-expiry.service";
 import type { GrantService } from "./modules/partners/grant.service";
 import type { MerchantSyncService } from "./modules/partners/merchant-sync.service";
 import type { PartnerService } from "./modules/partners/partner.service";
 import type { PartnerAdminService } from "./modules/partners/partner-admin.service";
 import type { PaymentIntentService } from "./modules/payment-intents/payment-intent.service";
-import type { PaymentPoller } from "./modules/provider-events/payment-poller";
+import type { PaymentPoller } from "./modules/provider-events/payment-poller.service";
 import type { WebhookService } from "./modules/provider-events/webhook.service";
-import type { ProviderDirectory } from "./modules/providers/provider-directory";
+import type { ProviderDirectory } from "./modules/providers/provider-directory.service";
 import type { ReconciliationService } from "./modules/reconciliation/reconciliation.service";
 import type { RefundService } from "./modules/refunds/refund.service";
 import type { ApiKeyWebhookService } from "./modules/webhooks/api-key-webhook.service";
-import type { WebhookDispatcher } from "./modules/webhooks/webhook-dispatcher";
+import type { WebhookDispatcher } from "./modules/webhooks/webhook-dispatcher.service";
 
 export interface PaymentsDeps {
   db: Database;

@@ -1,6 +1,6 @@
 import { loadSubgraphEnvironment, parseEnvironment, settings } from "@pos-cloud/common";
 import { z } from "zod";
-import { providerSettingsSchema } from "./modules/providers/provider-settings";
+import { providerSettingsSchema } from "./modules/providers/provider.settings";
 
 const schema = z
   .object({

@@ -19,9 +19,9 @@ import { transactionRepository } from "./modules/ledger/transaction.repository";
 import { transactionService } from "./modules/ledger/transaction.service";
 import { outboxRepository } from "./modules/outbox/outbox.repository";
 import { outboxService } from "./modules/outbox/outbox.service";
-import { outboxPublisher } from "./modules/outbox/outbox-publisher";
+import { outboxPublisher } from "./modules/outbox/outbox-publisher.service";
 import { outboxResolvers } from "./modules/outbox/resolvers";
-import { apiKeyExpiry } from "./modules/partners/api-key-expiry";
+import { apiKeyExpiry } from "./modules/partners/api-key-expiry.service";
 import { grantRepository } from "./modules/partners/grant.repository";
 import { grantService } from "./modules/partners/grant.service";
 import { merchantSyncRepository } from "./modules/partners/merchant-sync.repository";
@@ -30,17 +30,18 @@ import { partnerRepository } from "./modules/partners/partner.repository";
 import { partnerService } from "./modules/partners/partner.service";
 import { partnerAdminService } from "./modules/partners/partner-admin.service";
 import { partnerResolvers } from "./modules/partners/resolvers";
-import { storeResolver } from "./modules/partners/store-resolver";
+import { storeResolver } from "./modules/partners/store-resolver.service";
 import { paymentIntentRepository } from "./modules/payment-intents/payment-intent.repository";
 import { paymentIntentService } from "./modules/payment-intents/payment-intent.service";
 import { paymentIntentResolvers, storeReferenceBatch } from "./modules/payment-intents/resolvers";
-import { paymentPoller } from "./modules/provider-events/payment-poller";
+import { paymentPoller } from "./modules/provider-events/payment-poller.service";
 import { providerEventRepository } from "./modules/provider-events/provider-event.repository";
 import { providerOutcomeService } from "./modules/provider-events/provider-outcome.service";
 import { providerEventResolvers } from "./modules/provider-events/resolvers";
 import { webhookService } from "./modules/provider-events/webhook.service";
-import { providerCredentialStore } from "./modules/providers/provider-credentials";
-import { providerDirectory } from "./modules/providers/provider-directory";
+import { providerConfigRepository } from "./modules/providers/provider-credentials.repository";
+import { providerCredentialStore } from "./modules/providers/provider-credentials.service";
+import { providerDirectory } from "./modules/providers/provider-directory.service";
 import { reconciliationRepository } from "./modules/reconciliation/reconciliation.repository";
 import { reconciliationService } from "./modules/reconciliation/reconciliation.service";
 import { reconciliationResolvers } from "./modules/reconciliation/resolvers";
@@ -50,15 +51,15 @@ import { refundResolvers } from "./modules/refunds/resolvers";
 import { apiKeyWebhookService } from "./modules/webhooks/api-key-webhook.service";
 import { webhookResolvers } from "./modules/webhooks/resolvers";
 import { webhookDeliveryRepository } from "./modules/webhooks/webhook-delivery.repository";
-import { type WebhookDeliverySettings, webhookDispatcher } from "./modules/webhooks/webhook-dispatcher";
+import { type WebhookDeliverySettings, webhookDispatcher } from "./modules/webhooks/webhook-dispatcher.service";
 
 export type { Clock } from "./clock";
 export type { PaymentsContext, PaymentsDeps } from "./context";
-export type { IssuedApiKey } from "./modules/partners/api-key-issuance";
+export type { IssuedApiKey } from "./modules/partners/api-key-issuance.service";
 export { DEFAULT_KEY_LIFETIME_DAYS, type PartnerService } from "./modules/partners/partner.service";
-export type { ProviderContext, ProviderSetting } from "./modules/providers/provider";
-export { DEFAULT_PROVIDER_SETTINGS, providerSettingsSchema } from "./modules/providers/provider-settings";
-export type { WebhookDeliverySettings } from "./modules/webhooks/webhook-dispatcher";
+export type { ProviderContext, ProviderSetting } from "./modules/providers/provider.contract";
+export { DEFAULT_PROVIDER_SETTINGS, providerSettingsSchema } from "./modules/providers/provider.settings";
+export type { WebhookDeliverySettings } from "./modules/webhooks/webhook-dispatcher.service";
 
 export interface PaymentsConfig extends StorageOptions {
   /** Encrypts partner secrets, provider credentials and stored idempotent responses. */
@@ -144,7 +145,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   const partners = partnerRepository(prisma, sql);
   const idempotency = idempotencyService(idempotencyRepository(prisma, sql), box, clock);
   const providers = providerDirectory();
-  const credentials = providerCredentialStore(prisma, box);
+  const credentials = providerCredentialStore(providerConfigRepository(prisma), box);
   const events = providerEventRepository(prisma);
   const stores = storeResolver(partners);
   const refunds = refundService({

@@ -3,9 +3,9 @@ import { AppError, type Caller } from "@pos-cloud/common";
 import { isolatedStorage } from "@pos-cloud/test-support/databases";
 import { testStorage } from "@pos-cloud/test-support/environment";
 import { type Clock, openPayments, type PaymentsConfig, type PaymentsDeps } from "./index";
-import type { FollowMode, PaymentProvider, ProviderPayment } from "./modules/providers/provider";
+import type { FollowMode, PaymentProvider, ProviderPayment } from "./modules/providers/provider.contract";
 import { refundRepository } from "./modules/refunds/refund.repository";
-import { beginRefund } from "./modules/refunds/refund-recording";
+import { beginRefund } from "./modules/refunds/refund-recording.service";
 
 /** A clock tests move by hand: `clock.advance(ms)`. */
 export function movableClock() {

@@ -21,7 +21,7 @@ import { areaService } from "./modules/areas/area.service";
 import { areaResolvers } from "./modules/areas/resolvers";
 import { auditLog } from "./modules/audit/audit.repository";
 import { auditService } from "./modules/audit/audit.service";
-import { headSeal } from "./modules/audit/audit-chain";
+import { headSeal } from "./modules/audit/audit-chain.rules";
 import { auditResolvers } from "./modules/audit/resolvers";
 import { authRepository } from "./modules/auth/auth.repository";
 import { authService } from "./modules/auth/auth.service";

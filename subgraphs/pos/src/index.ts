@@ -63,7 +63,7 @@ export {
   type CardExchangeSettings,
   DEFAULT_RETRY_DELAYS_MS,
 } from "./modules/settlements/card-exchange.service";
-export type { ExchangeOutcome } from "./modules/settlements/store-exchange";
+export type { ExchangeOutcome } from "./modules/settlements/store-exchange.service";
 export { type PortalCall, portalClient } from "./modules/stores/portal.client";
 
 export interface PosConfig extends StorageOptions {

@@ -1,7 +1,7 @@
 import { AppError, newUlid } from "@pos-cloud/common";
 import { CLAIM_LEASE_MS, claimDue, reschedule } from "../../claims";
 import { type ConfirmAttempt, Prisma, type PrismaClient } from "../../generated/prisma/client";
-import { type IntentChange, transitionWithin } from "../payment-intents";
+import { type IntentChange, transitionWithin } from "../payment-intents/payment-intent-transition.repository";
 
 export type ConfirmRepository = ReturnType<typeof confirmRepository>;
 

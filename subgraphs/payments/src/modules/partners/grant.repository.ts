@@ -1,6 +1,6 @@
 import { newUlid, type Page, readPage } from "@pos-cloud/common";
 import type { PartnerGrant, Prisma, PrismaClient } from "../../generated/prisma/client";
-import { actorName, auditPartnerChange, type PartnerChange } from "./partner-audit";
+import { actorName, auditPartnerChange, type PartnerChange } from "./partner-audit.repository";
 
 export type GrantRepository = ReturnType<typeof grantRepository>;
 

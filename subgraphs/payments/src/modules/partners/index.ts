@@ -1,4 +1,4 @@
 export type { MerchantSyncService } from "./merchant-sync.service";
 export type { PartnerService } from "./partner.service";
-export type { StoreResolver } from "./store-resolver";
-export { requireCurrentSync } from "./sync-lease";
+export type { StoreResolver } from "./store-resolver.service";
+export { requireCurrentSync } from "./sync-lease.rules";

@@ -4,7 +4,7 @@ import { idempotencyRequest } from "@pos-cloud/common";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openTestPayments, seedPartner, systemOperator } from "../../testing";
-import { SYNC_LEASE_MS } from "./sync-lease";
+import { SYNC_LEASE_MS } from "./sync-lease.rules";
 
 const clock = movableClock();
 let deps: PaymentsDeps;

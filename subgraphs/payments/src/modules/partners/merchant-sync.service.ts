@@ -4,7 +4,7 @@ import type { Prisma } from "../../generated/prisma/client";
 import type { IdempotencyService } from "../idempotency";
 import { parseSyncInput } from "./merchant-sync.inputs";
 import type { MerchantSyncRepository, UpsertOptions } from "./merchant-sync.repository";
-import { SYNC_LEASE_MS } from "./sync-lease";
+import { SYNC_LEASE_MS } from "./sync-lease.rules";
 
 export type MerchantSyncService = ReturnType<typeof merchantSyncService>;
 

@@ -1,7 +1,7 @@
 import { keysRevokedOutboxRow, type Page, readPage } from "@pos-cloud/common";
 import type { PreparedSql } from "@pos-cloud/common/storage";
 import { type ApiKey, Prisma, type PrismaClient, type Store } from "../../generated/prisma/client";
-import { auditPartnerChange, type PartnerChange } from "./partner-audit";
+import { auditPartnerChange, type PartnerChange } from "./partner-audit.repository";
 
 export type PartnerRepository = ReturnType<typeof partnerRepository>;
 

@@ -1,8 +1,8 @@
 import { AppError, type Caller, checkMasterKey, notFound, requireService, type SecretBox } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
-import { apiKeyIssuance } from "./api-key-issuance";
+import { apiKeyIssuance } from "./api-key-issuance.service";
 import type { PartnerRepository } from "./partner.repository";
-import { partnerWebhooks } from "./partner-webhooks";
+import { partnerWebhooks } from "./partner-webhooks.service";
 
 export type PartnerService = ReturnType<typeof partnerService>;
 

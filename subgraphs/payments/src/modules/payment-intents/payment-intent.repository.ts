@@ -12,7 +12,7 @@ import type { PaymentIntent } from "../../generated/prisma/client";
 import { type Prisma, type PrismaClient, Prisma as PrismaRuntime } from "../../generated/prisma/client";
 import { ledgerEntryForTransition, ledgerRow } from "../ledger/transaction.repository";
 import { intentEventRow } from "../outbox/outbox.repository";
-import { type IntentChange, type TransitionOptions, transitionWithin } from "./payment-intent.transition";
+import { type IntentChange, type TransitionOptions, transitionWithin } from "./payment-intent-transition.repository";
 
 export type PaymentIntentRepository = ReturnType<typeof paymentIntentRepository>;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
-import { hashPaymentToken } from "./payment-token";
+import { hashPaymentToken } from "./payment-token.rules";
 
 const clock = movableClock();
 let deps: PaymentsDeps;

@@ -17,10 +17,10 @@ import { appendCaptureEntries } from "../ledger/transaction.repository";
 import { requireCurrentSync, type StoreResolver } from "../partners";
 import { type CreatePaymentIntentInput, parseCreateInput } from "./payment-intent.inputs";
 import type { PaymentIntentRepository } from "./payment-intent.repository";
-import { type CaptureInput, capturableFor, captureOf } from "./payment-intent-capture";
-import { EXPIRY, expired, isExpired, observeExpiry } from "./payment-intent-expiry";
-import { paymentIntentReads } from "./payment-intent-reads";
-import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token";
+import { type CaptureInput, capturableFor, captureOf } from "./payment-intent-capture.rules";
+import { EXPIRY, expired, isExpired, observeExpiry } from "./payment-intent-expiry.service";
+import { paymentIntentReads } from "./payment-intent-reads.service";
+import { hashPaymentToken, newPaymentToken, PAYMENT_TOKEN_SECONDS } from "./payment-token.rules";
 
 export type PaymentIntentService = ReturnType<typeof paymentIntentService>;
 

@@ -2,11 +2,11 @@ import { AppError, eventRow, logger } from "@pos-cloud/common";
 import type { Clock } from "../../clock";
 import type { PaymentIntent, Prisma } from "../../generated/prisma/client";
 import { appendEvent } from "../outbox/outbox.repository";
-import { transitionWithin } from "../payment-intents";
+import { transitionWithin } from "../payment-intents/payment-intent-transition.repository";
 import type { ProviderCredentialStore, ProviderDirectory, ProviderNotification, ProviderPayment } from "../providers";
 import type { RefundService } from "../refunds";
 import type { OutcomeResult, ProviderEventRepository } from "./provider-event.repository";
-import { mismatchOf, outcomeTransition, type ProviderOutcome } from "./provider-outcome";
+import { mismatchOf, outcomeTransition, type ProviderOutcome } from "./provider-outcome.rules";
 
 export type ProviderOutcomeService = ReturnType<typeof providerOutcomeService>;
 

@@ -8,6 +8,6 @@ export type {
   ProviderPayment,
   ProviderPaymentStatus,
   QrMode,
-} from "./provider";
-export type { ProviderCredentialStore } from "./provider-credentials";
-export type { ProviderDirectory } from "./provider-directory";
+} from "./provider.contract";
+export type { ProviderCredentialStore } from "./provider-credentials.service";
+export type { ProviderDirectory } from "./provider-directory.service";

@@ -1,6 +1,6 @@
 import { newUlid } from "@pos-cloud/common";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
-import type { LedgerPayment, ProviderDifference } from "./provider-differences";
+import type { LedgerPayment, ProviderDifference } from "./provider-differences.rules";
 
 export type ReconciliationRepository = ReturnType<typeof reconciliationRepository>;
 

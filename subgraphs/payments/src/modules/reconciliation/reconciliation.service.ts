@@ -25,7 +25,7 @@ import {
   type LedgerPayment,
   type ProviderDifference,
   providerTook,
-} from "./provider-differences";
+} from "./provider-differences.rules";
 import type { ReconciliationRepository } from "./reconciliation.repository";
 
 export type ReconciliationService = ReturnType<typeof reconciliationService>;

@@ -3,7 +3,7 @@ import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
 import { intentBody, movableClock, openIsolatedPayments, scriptedProvider, seedPartner } from "../../testing";
 import { refundRepository } from "./refund.repository";
-import { beginRefund } from "./refund-recording";
+import { beginRefund } from "./refund-recording.service";
 
 const clock = movableClock();
 const scripted = scriptedProvider("scripted-refund");

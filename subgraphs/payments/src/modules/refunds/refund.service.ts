@@ -15,7 +15,7 @@ import type { StoreResolver } from "../partners";
 import { parseAmount } from "../payment-intents";
 import type { ProviderCredentialStore, ProviderDirectory } from "../providers";
 import type { RefundRepository } from "./refund.repository";
-import { beginLatePaymentRefund, beginRefund, settleRefund } from "./refund-recording";
+import { beginLatePaymentRefund, beginRefund, settleRefund } from "./refund-recording.service";
 
 export type RefundService = ReturnType<typeof refundService>;
 

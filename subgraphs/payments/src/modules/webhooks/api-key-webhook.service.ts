@@ -15,8 +15,8 @@ import type { PartnerService } from "../partners";
 import { autoRedelivery } from "./webhook.inputs";
 import { webhookDeliveryMachine } from "./webhook-delivery.machine";
 import type { WebhookDeliveryRepository } from "./webhook-delivery.repository";
-import { webhookRecovery } from "./webhook-recovery";
-import { parseWebhookUrl } from "./webhook-url";
+import { webhookRecovery } from "./webhook-recovery.service";
+import { parseWebhookUrl } from "./webhook-url.rules";
 
 export type ApiKeyWebhookService = ReturnType<typeof apiKeyWebhookService>;
 

@@ -1,1 +1,1 @@
-export { partnerEventTypes } from "./webhook-event";
+export { partnerEventTypes } from "./webhook-event.presenter";

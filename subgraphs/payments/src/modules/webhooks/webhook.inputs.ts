@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { partnerEventTypes } from "./webhook-event";
+import { partnerEventTypes } from "./webhook-event.presenter";
 
 export const MAX_URL_LENGTH = 2048;
 

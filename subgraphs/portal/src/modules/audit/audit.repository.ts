@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AuditPlace, AuditRecorded, AuditTarget, Caller } from "@pos-cloud/common";
 import { auditUserId } from "@pos-cloud/common";
 import type { AuditLog as AuditRow, Prisma, PrismaClient } from "../../generated/prisma/client";
-import { chainHash, GENESIS_HASH, type HeadSeal, mayReseal } from "./audit-chain";
+import { chainHash, GENESIS_HASH, type HeadSeal, mayReseal } from "./audit-chain.rules";
 
 /** The spec's audit event names this portal writes; the payments and POS records come in as `audit.recorded` events. */
 export type AuditEvent =

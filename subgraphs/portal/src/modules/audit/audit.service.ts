@@ -13,7 +13,7 @@ import { type PageArgs, parsePage } from "../../validation";
 import { auditScope } from "../tenants";
 import { auditFilter, encodeSeqCursor, exportRange, parseSeqCursor } from "./audit.inputs";
 import type { AuditLog } from "./audit.repository";
-import { type BrokenLink, chainChecker, type HeadSeal } from "./audit-chain";
+import { type BrokenLink, chainChecker, type HeadSeal } from "./audit-chain.rules";
 
 export type AuditService = ReturnType<typeof auditService>;
 

@@ -10,7 +10,7 @@ import {
 } from "@pos-cloud/test-support/identity";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOGIN_LOCK_MS } from "./login-secrets";
+import { LOGIN_LOCK_MS } from "./login-secrets.service";
 import { MFA_CODE_MS } from "./mfa.service";
 
 const MINUTE = 60_000;

@@ -2,10 +2,10 @@ import { AppError, type Caller, invalidField, roles, tierOf } from "@pos-cloud/c
 import type { AuditLog } from "../audit/audit.repository";
 import { type UserAuthentication, type UserService, usesPassword } from "../users";
 import type { AuthRepository } from "./auth.repository";
-import { loginSecrets } from "./login-secrets";
+import { loginSecrets } from "./login-secrets.service";
 import type { MfaService } from "./mfa.service";
 import { isActive, type SessionService, type Tokens } from "./session.service";
-import { staffApprovals } from "./staff-approval";
+import { staffApprovals } from "./staff-approval.service";
 
 export type AuthService = ReturnType<typeof authService>;
 

@@ -1,3 +1,3 @@
-export { auditScope, deviceScope, storeScopeSql } from "./scope";
-export { storeClosed, storeClosedReason } from "./store-at-work";
+export { storeClosed, storeClosedReason } from "./store-at-work.rules";
 export { merchantPath, present, storePath, type TenantService } from "./tenant.service";
+export { auditScope, deviceScope, storeScopeSql } from "./tenant-scope.rules";

@@ -6,7 +6,7 @@ import { run, uniqueCode } from "../../sql";
 import type { Page } from "../../validation";
 import { enqueueGatewaySync } from "../gateway-sync/sync-outbox.repository";
 import { endsSessions, revokeSessions } from "../revocations/session-revocations.repository";
-import { merchantScope, pspScope, storeScope, storeScopeSql } from "./scope";
+import { merchantScope, pspScope, storeScope, storeScopeSql } from "./tenant-scope.rules";
 
 export type TenantRepository = ReturnType<typeof tenantRepository>;
 export type PspRow = Prisma.PspGetPayload<object>;

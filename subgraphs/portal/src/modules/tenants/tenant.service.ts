@@ -15,7 +15,7 @@ import {
 import DataLoader from "dataloader";
 import { referenceLoader } from "../../reference-loader";
 import { type Page, type PageArgs, parseInput, parsePage } from "../../validation";
-import { storeClosedReason } from "./store-at-work";
+import { storeClosedReason } from "./store-at-work.rules";
 import { merchantCreate, merchantUpdate, pspInput, storeCreate, storeUpdate } from "./tenant.inputs";
 import type { MerchantRow, StoreRow, TenantRepository } from "./tenant.repository";
 

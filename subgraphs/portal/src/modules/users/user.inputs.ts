@@ -1,6 +1,6 @@
 import { AppError, invalidField, isRole, type Role, roles } from "@pos-cloud/common";
 import { z } from "zod";
-import { hashSecret } from "./credentials";
+import { hashSecret } from "./credentials.rules";
 import type { UserRepository } from "./user.repository";
 
 // What a create or update may say about a user, checked before anything is written.

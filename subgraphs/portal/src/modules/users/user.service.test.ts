@@ -1,7 +1,7 @@
 import type { Role } from "@pos-cloud/common";
 import { callerOf, PASSWORD, PIN, portalWithClock, seedTenant } from "@pos-cloud/test-support/identity";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loginIdFormats, merchantPart, storePart } from "./login-id";
+import { loginIdFormats, merchantPart, storePart } from "./login-id.rules";
 
 describe("users", () => {
   let env: Awaited<ReturnType<typeof portalWithClock>>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { exportFormats } from "./settlement-file";
+import { exportFormats } from "./settlement-file.format";
 
 /** A host name or an IP address, no scheme, port or path. */
 const HOST = /^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:]+\]?$/;

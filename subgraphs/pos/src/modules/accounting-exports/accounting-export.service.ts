@@ -16,7 +16,7 @@ import type { StoreAccess, StorePlace } from "../stores";
 import { accountingExportDeliveryFilter, accountingExportResend } from "./accounting-export.inputs";
 import { presentDelivery } from "./accounting-export.presenter";
 import type { AccountingExportRepository } from "./accounting-export.repository";
-import { exportSettings } from "./accounting-export-settings";
+import { exportSettings } from "./accounting-export-settings.service";
 import {
   DEFAULT_DELIVERY_SETTINGS,
   type DeliveryDeps,
@@ -24,8 +24,8 @@ import {
   deliverDue,
   deliveryFile,
   queueDelivery,
-} from "./export-deliveries";
-import type { ExportFormat } from "./settlement-file";
+} from "./export-deliveries.service";
+import type { ExportFormat } from "./settlement-file.format";
 
 export type AccountingExportService = ReturnType<typeof accountingExportService>;
 

@@ -18,9 +18,9 @@ import { billCreate, billFilter } from "./bill.inputs";
 import { billMachine } from "./bill.machine";
 import { presentBill } from "./bill.presenter";
 import type { BillRepository } from "./bill.repository";
-import { BILL_SCOPE, readableBill } from "./bill-access";
-import { billChanges } from "./bill-changes";
-import { billPayments } from "./bill-payments";
+import { BILL_SCOPE, readableBill } from "./bill-access.service";
+import { billChanges } from "./bill-changes.service";
+import { billPayments } from "./bill-payments.service";
 
 export type BillService = ReturnType<typeof billService>;
 

@@ -4,8 +4,8 @@ import type { StoreAccess } from "../stores";
 import { type Address, type CustomerUpdate, customerCreate, customerUpdate, type Preferences } from "./customer.inputs";
 import { presentCustomer } from "./customer.presenter";
 import type { CustomerRepository, CustomerRow, Taken } from "./customer.repository";
-import { customerSearching } from "./customer-search";
-import { customerTotals } from "./customer-totals";
+import { customerSearching } from "./customer-search.service";
+import { customerTotals } from "./customer-totals.service";
 
 export type CustomerService = ReturnType<typeof customerService>;
 

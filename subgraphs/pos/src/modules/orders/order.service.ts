@@ -13,9 +13,9 @@ import { type ListArguments, parseListArguments } from "../list-arguments";
 import { findInStore, type StoreAccess } from "../stores";
 import { orderFilter, purchaseHistoryFilter } from "./order.inputs";
 import type { OrderRepository, OrderRow } from "./order.repository";
-import { readableOrder } from "./order-access";
-import { orderBilling } from "./order-billing";
-import { orderChanges } from "./order-changes";
+import { readableOrder } from "./order-access.service";
+import { orderBilling } from "./order-billing.service";
+import { orderChanges } from "./order-changes.service";
 
 export type OrderService = ReturnType<typeof orderService>;
 

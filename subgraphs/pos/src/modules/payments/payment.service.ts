@@ -6,9 +6,9 @@ import { type CardResult, cardResult, emoneyResult, type PaymentCreate, paymentC
 import { paymentMachine } from "./payment.machine";
 import { presentPayment } from "./payment.presenter";
 import type { PaymentRow, Tx } from "./payment.repository";
-import { paymentFollowUp } from "./payment-follow-up";
-import { paymentReads } from "./payment-reads";
-import { paymentRefunds } from "./payment-refunds";
+import { paymentFollowUp } from "./payment-follow-up.service";
+import { paymentReads } from "./payment-reads.service";
+import { paymentRefunds } from "./payment-refunds.service";
 import { completeCardPayment, failCardPayment } from "./workflows/complete-card-payment";
 import { type PaymentDeps, paymentDraft } from "./workflows/payment-flow";
 import { takeCashPayment } from "./workflows/take-cash-payment";

@@ -6,9 +6,9 @@ import type { CustomerService } from "../customers";
 import type { OrderService } from "../orders";
 import type { PaymentService } from "../payments";
 import type { ReceiptIssuerRecord, StoreAccess } from "../stores";
-import { paymentTaxLines, type ReceiptDocument, type ReceiptType, receiptDocument } from "./receipt.document";
+import { DEFAULT_WIDTH, receiptSms, receiptText } from "./receipt.format";
+import { paymentTaxLines, type ReceiptDocument, type ReceiptType, receiptDocument } from "./receipt.presenter";
 import type { ReceiptRepository } from "./receipt.repository";
-import { DEFAULT_WIDTH, receiptSms, receiptText } from "./receipt.text";
 
 export type ReceiptService = ReturnType<typeof receiptService>;
 

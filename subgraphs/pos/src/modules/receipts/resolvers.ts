@@ -1,5 +1,5 @@
 import type { Resolvers } from "../../resolvers.generated";
-import type { ReceiptDocument } from "./receipt.document";
+import type { ReceiptDocument } from "./receipt.presenter";
 
 export const receiptResolvers: Resolvers = {
   Query: {

@@ -16,7 +16,7 @@ import { type GatewayClient, PAYMENT_SCOPE, type PaymentService } from "../payme
 import type { StoreAccess } from "../stores";
 import { type RefundCreate, refundCreate } from "./refund.inputs";
 import type { RefundRepository, RefundRow, Tx } from "./refund.repository";
-import { refundSending } from "./refund-sending";
+import { refundSending } from "./refund-sending.service";
 
 export type RefundService = ReturnType<typeof refundService>;
 

@@ -11,7 +11,7 @@ import type { Job } from "@pos-cloud/common/jobs";
 import type { NotificationService } from "../notifications";
 import type { CardExchangeRepository } from "./card-exchange.repository";
 import type { SettlementService } from "./settlement.service";
-import { type ExchangeOutcome, exchangeStore, messageOf, type StoreExchange } from "./store-exchange";
+import { type ExchangeOutcome, exchangeStore, messageOf, type StoreExchange } from "./store-exchange.service";
 
 export type CardExchangeService = ReturnType<typeof cardExchangeService>;
 

@@ -1,5 +1,5 @@
 import type { Resolvers } from "../../resolvers.generated";
-import type { DayRead } from "./settlement-days";
+import type { DayRead } from "./settlement-days.service";
 
 export const settlementResolvers: Resolvers = {
   Query: {

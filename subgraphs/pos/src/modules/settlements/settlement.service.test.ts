@@ -33,7 +33,7 @@ const refusal = (code: string, message: string, details: object) => ({
   errors: [{ message, extensions: { code, details } }],
 });
 
-/** A settlement's approval as the portal gives it: a store manager, with their secret (`staff-approval.ts`). */
+/** A settlement's approval as the portal gives it: a store manager, with their secret (`staff-approval.service.ts`). */
 function approveSettlement({ login_id, secret }: { login_id: string; secret: string | null }) {
   const role = staff.get(login_id);
   if (!role) return refusal("invalid_request", "not staff", { field: "staff_code", constraint: "staff_of_store" });

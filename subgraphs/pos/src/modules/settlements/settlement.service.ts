@@ -6,9 +6,9 @@ import type { CardExchangeRepository } from "./card-exchange.repository";
 import { settlementFilter } from "./settlement.inputs";
 import { presentSettlement } from "./settlement.presenter";
 import type { SettlementRepository, SettlementRow } from "./settlement.repository";
-import { readableSettlement, requireManagerTier } from "./settlement-access";
-import { settlementClosing } from "./settlement-closing";
-import { settlementDays } from "./settlement-days";
+import { readableSettlement, requireManagerTier } from "./settlement-access.service";
+import { settlementClosing } from "./settlement-closing.service";
+import { settlementDays } from "./settlement-days.service";
 
 export type SettlementService = ReturnType<typeof settlementService>;
 

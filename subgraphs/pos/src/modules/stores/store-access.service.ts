@@ -13,11 +13,11 @@ import {
   tierOf,
 } from "@pos-cloud/common";
 import type { ListScope } from "../../list-scope";
-import { customerAccess } from "./customer-access";
+import { customerAccess } from "./customer-access.service";
 import { type PosReceiptIssuerQuery, PosStoreDocument } from "./operations/portal.generated";
 import { askPortal, type PortalCall } from "./portal.client";
-import { portalLookups } from "./portal-lookups";
-import { storeScopes } from "./store-scope";
+import { portalLookups } from "./portal-lookups.service";
+import { storeScopes } from "./store-scope.service";
 
 export type StoreAccess = ReturnType<typeof storeAccess>;
 

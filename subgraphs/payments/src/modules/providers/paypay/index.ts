@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { apiAddress, commonAdapterOptions, parseAdapterOptions } from "../adapter-options";
-import type { ProviderAdapter } from "../provider";
+import { apiAddress, commonAdapterOptions, parseAdapterOptions } from "../adapter.settings";
+import type { ProviderAdapter } from "../provider.contract";
 import { payPayProvider } from "./paypay.provider";
 
 /**

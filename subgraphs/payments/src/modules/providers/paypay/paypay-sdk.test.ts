@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import paypaySdk from "@paypayopa/paypayopa-sdk-node";
 import { contractSandbox } from "@pos-cloud/test-support/sandbox-provider";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { opaAuthorization } from "./opa-auth";
+import { opaAuthorization } from "./opa-auth.client";
 
 /**
  * The outside check of PayPay's signing: neither side is ours alone. PayPay's official Node SDK signs requests that

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { AppError, invalidField, requireNoTransaction } from "@pos-cloud/common";
 import { z } from "zod";
-import type { ProviderCredentials } from "../provider";
-import { opaAuthorization } from "./opa-auth";
+import type { ProviderCredentials } from "../provider.contract";
+import { opaAuthorization } from "./opa-auth.client";
 
 /** PayPay's answer envelope; `data` is the operation's own. */
 const envelopeSchema = z.object({

@@ -1,7 +1,7 @@
 import { providerContract } from "@pos-cloud/test-support/provider-contract";
 import { contractSandbox } from "@pos-cloud/test-support/sandbox-provider";
 import { describe, expect, it } from "vitest";
-import { buildProviders } from "../provider-directory";
+import { buildProviders } from "../provider-directory.service";
 
 const paypayAt = async (context: Awaited<ReturnType<typeof contractSandbox>>["context"], options = {}) =>
   (

@@ -8,9 +8,9 @@ import {
   type ProviderPayment,
   type ProviderPaymentStatus,
   readEach,
-} from "../provider";
+} from "../provider.contract";
 import { type PayPayClientOptions, payPayClient } from "./paypay.client";
-import { payPayPrompts } from "./paypay-prompts";
+import { payPayPrompts } from "./paypay-prompts.provider";
 
 const money = z.object({ amount: z.number().int(), currency: z.string() });
 

@@ -1,5 +1,5 @@
-import { apiAddress, commonAdapterOptions, notifyUrl, parseAdapterOptions } from "../adapter-options";
-import type { ProviderAdapter } from "../provider";
+import { apiAddress, commonAdapterOptions, notifyUrl, parseAdapterOptions } from "../adapter.settings";
+import type { ProviderAdapter } from "../provider.contract";
 import { sandboxProvider } from "./sandbox.provider";
 
 /** The sandbox QR provider (`apps/sandbox-provider`), its own protocol: `/v1/payments`, `X-<Code>-Signature`. */

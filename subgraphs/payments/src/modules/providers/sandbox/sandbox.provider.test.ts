@@ -1,9 +1,9 @@
 import { providerContract } from "@pos-cloud/test-support/provider-contract";
 import { contractSandbox } from "@pos-cloud/test-support/sandbox-provider";
 import { describe, expect, it, vi } from "vitest";
-import { buildProviders } from "../provider-directory";
-import { providerRegistry } from "../provider-registry";
-import { webhookSignatureHeader } from "./sandbox-notifications";
+import { buildProviders } from "../provider-directory.service";
+import { providerRegistry } from "../provider-registry.service";
+import { webhookSignatureHeader } from "./sandbox-notifications.provider";
 
 providerContract("sandbox adapter, against the sandbox", async () => {
   const outside = await contractSandbox();

@@ -7,9 +7,9 @@ import {
   type ProviderFollow,
   type ProviderPayment,
   readEach,
-} from "../provider";
-import { sandboxNotifications } from "./sandbox-notifications";
-import { normalizeSandboxStatus, sandboxStatuses } from "./sandbox-statuses";
+} from "../provider.contract";
+import { sandboxNotifications } from "./sandbox-notifications.provider";
+import { normalizeSandboxStatus, sandboxStatuses } from "./sandbox-statuses.provider";
 
 const transactionSchema = z.object({
   transaction_id: z.string().min(1),

@@ -1,7 +1,7 @@
 import { AppError, type Caller, createStep, createWorkflow } from "@pos-cloud/common";
 import type { CardResult } from "../payment.inputs";
 import type { CardApproval, NotedApproval, PaymentRow, Tx } from "../payment.repository";
-import { auditPayment } from "../payment-audit";
+import { auditPayment } from "../payment-audit.repository";
 import { applyToBill, type PaymentDeps } from "./payment-flow";
 import { cancelIntent, failPayment } from "./payment-steps";
 

@@ -1,7 +1,7 @@
 import { type Caller, createStep } from "@pos-cloud/common";
 import type { GatewayIntent } from "../gateway.client";
 import type { PaymentRow, Tx } from "../payment.repository";
-import { auditPayment } from "../payment-audit";
+import { auditPayment } from "../payment-audit.repository";
 import { applyToBill, holdBill, intentBody, intentKey, type PaymentDeps, type PaymentDraft } from "./payment-flow";
 
 /** The steps the payment workflows share (Medusa's `core-flows` steps): each is defined once, here. */

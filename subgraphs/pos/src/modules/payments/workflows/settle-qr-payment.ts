@@ -2,7 +2,7 @@ import { AppError, createStep, createWorkflow, logger } from "@pos-cloud/common"
 import type { GatewayIntent } from "../gateway.client";
 import { paymentMachine } from "../payment.machine";
 import type { PaymentRow } from "../payment.repository";
-import { auditPayment } from "../payment-audit";
+import { auditPayment } from "../payment-audit.repository";
 import { applyToBill, type PaymentDeps } from "./payment-flow";
 
 /** An intent's state as an event or a retrieve tells it; `eventId` when it came as a gateway event (applied once). */
