@@ -1,6 +1,7 @@
 export type {
   CreatedQr,
   CreateQrRequest,
+  FollowMode,
   PaymentProvider,
   ProviderCredentials,
   ProviderFailure,

@@ -1,8 +1,14 @@
 import { AppError } from "@pos-cloud/common";
+import {
+  intentBody,
+  movableClock,
+  openIsolatedPayments,
+  scriptedProvider,
+  seedPartner,
+} from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openIsolatedPayments, scriptedProvider, seedPartner } from "../../testing";
 import { refundRepository } from "./refund.repository";
 import { beginRefund } from "./refund-recording";
 
