@@ -10,5 +10,6 @@ export type {
   ProviderPaymentStatus,
   QrMode,
 } from "./provider";
+export { followsByPolling, followsByWebhook } from "./provider";
 export type { ProviderCredentialStore } from "./provider-credentials";
 export type { ProviderDirectory } from "./provider-directory";
