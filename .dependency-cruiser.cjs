@@ -78,6 +78,14 @@ module.exports = {
       to: { dependencyTypes: ["core"] },
     },
     {
+      name: "shipped-code-without-test-support",
+      comment:
+        "What the workspaces ship holds no test code: the test support (clocks, seeded partners, scripted providers) is the workspace package @pos-cloud/test-support under tests/, imported by tests and benchmarks only.",
+      severity: "error",
+      from: { path: "^(apps|subgraphs|rest-compat|sdks|schema|prisma)/", pathNot: tests },
+      to: { path: "^tests/" },
+    },
+    {
       name: "resolvers-call-services",
       comment: "Resolvers stay thin: they call services, which hold the rules; repositories are for services.",
       severity: "error",

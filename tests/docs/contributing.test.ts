@@ -34,6 +34,13 @@ describe("CONTRIBUTING.md", () => {
     expect(files.filter((file) => !roles.test(file))).toEqual([]);
   });
 
+  it("keeps rules out of the `.inputs.ts` files: zod schemas, their types and the field walkers that run them", () => {
+    const inputs = moduleFiles().filter((file) => file.endsWith(".inputs.ts"));
+    expect(inputs.length).toBeGreaterThan(15);
+    expect(inputs.flatMap((file) => functionsOf(file).filter((name) => !inputParsers.includes(name)))).toEqual([]);
+    expect(functionsOf("subgraphs/portal/src/modules/users/user.service.ts")).toContain("usesPassword");
+  });
+
   it("is linked from the README", () => {
     expect(readFileSync(join(repositoryRoot, "README.md"), "utf8").includes("(CONTRIBUTING.md)")).toBe(true);
   });
@@ -64,3 +71,16 @@ function moduleFiles(): string[] {
   }
   return files;
 }
+
+/** The functions a file exports (declared, or an arrow assigned to a const), by name. */
+function functionsOf(file: string): string[] {
+  const source = readFileSync(join(repositoryRoot, file), "utf8");
+  const declared = /^export (?:async )?function (\w+)|^export const (\w+) = (?:async )?\(/gm;
+  return [...source.matchAll(declared)].map((match) => (match[1] ?? match[2])!);
+}
+
+/**
+ * What an `.inputs.ts` may export besides schemas: the walkers that run each field's zod schema in the spec's order
+ * (docs/decisions/foundation.md, "Module faces (issue 37)") and a schema builder.
+ */
+const inputParsers = ["parseCreateInput", "parseAmount", "parseSyncInput", "optionalText"];

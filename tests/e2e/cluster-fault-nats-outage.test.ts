@@ -6,8 +6,8 @@ import { type MessageBus, natsBus } from "@pos-cloud/common/messaging";
 import type { PaymentsDeps } from "@pos-cloud/payments";
 import { monotonicFactory } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { movableClock, openIsolatedPayments } from "../../subgraphs/payments/src/testing";
 import { natsUrl, onPostgres } from "../support/environment";
+import { movableClock, openIsolatedPayments } from "../support/payments";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 
 // Issue 13 (faults): NATS unreachable for a while. The outbox keeps the events pending without spending their

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { call, signed, startRateWindow } from "../support/gateway";
+import { movableClock } from "../support/payments";
 import { inProcessOnly, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStorePartner, seed } from "../support/seed";
 

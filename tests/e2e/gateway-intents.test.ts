@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { call, signed } from "../support/gateway";
+import { movableClock } from "../support/payments";
 import { inProcessOnly, logIn, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStore, type SeededStorePartner, seed } from "../support/seed";
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grantMerchant } from "../../subgraphs/payments/src/testing";
 import { redisUrl } from "../support/environment";
 import { call, signed } from "../support/gateway";
+import { grantMerchant } from "../support/payments";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
 
 // Low limits so a handful of requests reach them; a fresh window per run keeps counters from leaking between runs.

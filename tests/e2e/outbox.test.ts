@@ -6,10 +6,10 @@ import { startJobs } from "@pos-cloud/common/jobs";
 import { type BusEvent, type MessageBus, memoryBus, natsBus } from "@pos-cloud/common/messaging";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { humanToken } from "../support/device";
 import { clusterWiring, natsUrl } from "../support/environment";
 import { call, signed } from "../support/gateway";
+import { movableClock } from "../support/payments";
 import { inProcessOnly, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStorePartner, seed } from "../support/seed";
 

@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, vi } from "vitest";
 import { repositoryRoot } from "../../subgraphs/common/src/repository-root";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { type Credentials, signed } from "../support/gateway";
+import { movableClock } from "../support/payments";
 import {
   getJson,
   inProcessOnly,

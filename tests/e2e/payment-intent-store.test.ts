@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it, type Mock, vi } from "vitest
 import { type GatewayContext, startGraphQL } from "../../apps/edge/src/gateway";
 import { graphQLLimits } from "../../apps/edge/src/graphql-limits";
 import { payments } from "../../subgraphs/payments/src/index";
-import { openTestPayments } from "../../subgraphs/payments/src/testing";
 import { portal } from "../../subgraphs/portal/src/index";
 import { portalWithClock } from "../support/identity";
+import { openTestPayments } from "../support/payments";
 import { seedBranch } from "../support/portal-seed";
 
 // `PaymentIntent.store` (issue 12): payments answers the intent's store by key, the gateway asks the portal for it,

@@ -4,8 +4,8 @@ import { openPos, type PosDeps } from "@pos-cloud/pos";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadOrCreateMasterKey } from "../../apps/platform/src/master-key";
 import { POS_PAYMENTS_CLIENT_ID } from "../../apps/platform/src/sync-partner";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { clusterWiring, onPostgres } from "../support/environment";
+import { movableClock } from "../support/payments";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStore, seed } from "../support/seed";
 

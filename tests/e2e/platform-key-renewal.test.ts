@@ -1,8 +1,8 @@
 import type { Caller } from "@pos-cloud/common";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { PORTAL_SYNC_CLIENT_ID, POS_PAYMENTS_CLIENT_ID } from "../../apps/platform/src/sync-partner";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { loggedDuring } from "../support/log";
+import { movableClock } from "../support/payments";
 import { inProcessOnly, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStore, seed } from "../support/seed";
 

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedSftpControl, newSshKeyPair, startEmbeddedSftp } from "../../apps/sandbox-sftp/src/embedded";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { clusterWiring } from "../support/environment";
 import { loggedDuring } from "../support/log";
+import { movableClock } from "../support/payments";
 import { callJson, inProcessOnly, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStore, seed } from "../support/seed";
 

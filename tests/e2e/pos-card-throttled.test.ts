@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { STALE_AFTER_MS } from "../../subgraphs/pos/src/modules/payments/workflows/recover-interrupted-payments";
 import { deviceToken } from "../support/device";
 import { signed } from "../support/gateway";
 import { loggedDuring } from "../support/log";
+import { movableClock } from "../support/payments";
 import { callJson, inProcessOnly, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededDevice, type SeededStore, type SeededStorePartner, seed } from "../support/seed";
 

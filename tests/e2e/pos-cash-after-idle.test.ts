@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { CREDENTIAL_CACHE_MS } from "../../subgraphs/pos/src/modules/payments/gateway-credential.service";
 import { deviceToken } from "../support/device";
+import { movableClock } from "../support/payments";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStore, seed } from "../support/seed";
 

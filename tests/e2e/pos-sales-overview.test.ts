@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { clusterWiring } from "../support/environment";
+import { movableClock } from "../support/payments";
 import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStore, seed } from "../support/seed";
 

@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedAcquirerControl } from "../../apps/sandbox-acquirer/src/embedded";
 import { sandboxMailbox } from "../../apps/sandbox-messages/src/embedded";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { deviceToken, humanToken } from "../support/device";
 import { clusterWiring } from "../support/environment";
 import { call as callGateway } from "../support/gateway";
 import { loggedDuring } from "../support/log";
+import { movableClock } from "../support/payments";
 import { postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStore, seed } from "../support/seed";
 

@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grantMerchant } from "../../subgraphs/payments/src/testing";
 import { type Credentials, signed } from "../support/gateway";
+import { grantMerchant } from "../support/payments";
 import { getJson, logIn, postGraphQL, postJson, startTestPlatform, type TestPlatform } from "../support/platform";
 import { seed } from "../support/seed";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { movableClock } from "../../subgraphs/payments/src/testing";
 import { clusterWiring } from "../support/environment";
 import { startRateWindow } from "../support/gateway";
+import { movableClock } from "../support/payments";
 import { startTestPlatform, type TestPlatform } from "../support/platform";
 
 // In-process only: the rate-limit window is the platform's clock, which the test moves.

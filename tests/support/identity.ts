@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Caller, Role } from "@pos-cloud/common";
 import { generate } from "otplib";
 import { openPortal, type PortalDeps } from "../../subgraphs/portal/src/index";
-import type { UserInput } from "../../subgraphs/portal/src/modules/users/user.inputs";
+import type { UserInput } from "../../subgraphs/portal/src/modules/users";
 import { isolatedStorage } from "./databases";
 import { uniqueCode } from "./environment";
 import { operator } from "./portal-seed";

@@ -7,7 +7,7 @@ import {
   followsByWebhook,
   type PaymentProvider,
   type ProviderCredentials,
-} from "../../subgraphs/payments/src/modules/providers/provider.contract";
+} from "../../subgraphs/payments/src/modules/providers";
 
 /** How late the provider answers in the timeout cases: the adapter's timeout must be well under it (1 s). */
 const LATE_ANSWER_MS = 3_000;

@@ -4,8 +4,8 @@ import { readSandboxSettings } from "@pos-cloud/sandbox-provider";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { createTierUser, type DemoProviders, type DemoUser, demoProviders } from "../../apps/platform/src/demo";
 import { ensurePlatformKeys } from "../../apps/platform/src/sync-partner";
-import { grantMerchant } from "../../subgraphs/payments/src/testing";
 import { uniqueCode } from "./environment";
+import { grantMerchant } from "./payments";
 import type { TestPlatform } from "./platform-handle";
 import { operator } from "./portal-seed";
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll } from "vitest";
 import type { PaymentsDeps, WebhookDeliverySettings } from "../../subgraphs/payments/src/index";
-import { movableClock, openTestPayments, seedPartner } from "../../subgraphs/payments/src/testing";
+import { movableClock, openTestPayments, seedPartner } from "./payments";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 
 export const webhookTestSettings: WebhookDeliverySettings = {

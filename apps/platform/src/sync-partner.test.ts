@@ -1,6 +1,6 @@
 import type { PaymentsDeps } from "@pos-cloud/payments";
+import { movableClock, openIsolatedPayments } from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { movableClock, openIsolatedPayments } from "../../../subgraphs/payments/src/testing";
 import { ensurePlatformKeys, PORTAL_SYNC_CLIENT_ID, POS_PAYMENTS_CLIENT_ID } from "./sync-partner";
 
 const clock = movableClock();

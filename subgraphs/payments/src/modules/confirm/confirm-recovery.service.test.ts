@@ -1,11 +1,11 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { AppError } from "@pos-cloud/common";
 import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cloud/sandbox-provider";
+import { intentBody, movableClock, openIsolatedPayments, seedPartner } from "@pos-cloud/test-support/payments";
 import { testAccount } from "@pos-cloud/test-support/sandbox-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openIsolatedPayments, seedPartner } from "../../testing";
 import type { PaymentProvider } from "../providers";
 import { confirmRepository } from "./confirm.repository";
 

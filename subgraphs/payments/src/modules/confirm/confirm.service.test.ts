@@ -1,8 +1,14 @@
 import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cloud/sandbox-provider";
+import {
+  beginDeadRefund,
+  intentBody,
+  movableClock,
+  openTestPayments,
+  seedPartner,
+} from "@pos-cloud/test-support/payments";
 import { testAccount } from "@pos-cloud/test-support/sandbox-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { beginDeadRefund, intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 
 let deps: PaymentsDeps;
 const clock = movableClock();

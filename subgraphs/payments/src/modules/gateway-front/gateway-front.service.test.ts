@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
+import { intentBody, movableClock, openTestPayments, seedPartner } from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 
 const edge: Caller = { type: "service", id: "edge", scopes: [] };
 const clock = movableClock();

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { idempotencyRequest, secretBox } from "@pos-cloud/common";
 import { type PreparedSql, preparedSql, type SqlStatement } from "@pos-cloud/common/storage";
+import { intentBody, movableClock, openTestPayments, seedPartner } from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 import { idempotencyRepository } from "./idempotency.repository";
 import { idempotencyService } from "./idempotency.service";
 

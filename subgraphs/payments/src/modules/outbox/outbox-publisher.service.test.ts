@@ -5,9 +5,9 @@ import type { BusEvent, MessageBus, Topic } from "@pos-cloud/common/messaging";
 import type { Database } from "@pos-cloud/common/storage";
 import { isolatedStorage } from "@pos-cloud/test-support/databases";
 import { onPostgres } from "@pos-cloud/test-support/environment";
+import { movableClock } from "@pos-cloud/test-support/payments";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openPayments, type PaymentsDeps } from "../../index";
-import { movableClock } from "../../testing";
 import { outboxRepository } from "./outbox.repository";
 import { MAX_ATTEMPTS, outboxPublisher, RETENTION_MS, retryDelayMs } from "./outbox-publisher.service";
 

@@ -1,8 +1,8 @@
 import { randomInt } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
+import { intentBody, openTestPayments, systemOperator } from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, openTestPayments, systemOperator } from "../../testing";
 
 let deps: PaymentsDeps;
 beforeAll(async () => {

@@ -1,9 +1,15 @@
 import { randomInt } from "node:crypto";
 import type { Caller } from "@pos-cloud/common";
 import { idempotencyRequest } from "@pos-cloud/common";
+import {
+  intentBody,
+  movableClock,
+  openTestPayments,
+  seedPartner,
+  systemOperator,
+} from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openTestPayments, seedPartner, systemOperator } from "../../testing";
 import { SYNC_LEASE_MS } from "./sync-lease.rules";
 
 const clock = movableClock();

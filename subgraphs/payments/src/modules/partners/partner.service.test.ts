@@ -1,6 +1,6 @@
+import { openTestPayments, seedPartner } from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { openTestPayments, seedPartner } from "../../testing";
 
 let deps: PaymentsDeps;
 beforeAll(async () => {

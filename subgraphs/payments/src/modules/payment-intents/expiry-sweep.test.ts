@@ -1,8 +1,8 @@
 import { startJobs } from "@pos-cloud/common/jobs";
 import { memoryBus } from "@pos-cloud/common/messaging";
+import { intentBody, movableClock, openIsolatedPayments, seedPartner } from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openIsolatedPayments, seedPartner } from "../../testing";
 
 const clock = movableClock();
 let deps: PaymentsDeps;

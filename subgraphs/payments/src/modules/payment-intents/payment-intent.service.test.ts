@@ -1,6 +1,6 @@
+import { intentBody, movableClock, openTestPayments, seedPartner } from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 import { hashPaymentToken } from "./payment-token.rules";
 
 const clock = movableClock();

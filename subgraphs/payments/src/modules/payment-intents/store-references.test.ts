@@ -1,7 +1,7 @@
 import { hostSubgraph } from "@pos-cloud/common";
+import { openTestPayments } from "@pos-cloud/test-support/payments";
 import { describeStoreReferences } from "@pos-cloud/test-support/store-references";
 import { payments } from "../../index";
-import { openTestPayments } from "../../testing";
 
 describeStoreReferences("payment_intents_count", async (internalToken) => {
   const deps = await openTestPayments();

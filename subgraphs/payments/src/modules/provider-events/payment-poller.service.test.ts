@@ -1,8 +1,14 @@
 import { retryPolicies } from "@pos-cloud/common/tasks";
+import {
+  intentBody,
+  movableClock,
+  openIsolatedPayments,
+  scriptedProvider,
+  seedPartner,
+} from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openIsolatedPayments, scriptedProvider, seedPartner } from "../../testing";
 
 const clock = movableClock();
 const scripted = scriptedProvider("scripted-poll");

@@ -1,10 +1,10 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { type Caller, logger } from "@pos-cloud/common";
 import { type MerchantAccount, type RunningSandbox, startSandbox } from "@pos-cloud/sandbox-provider";
+import { intentBody, movableClock, openTestPayments, seedPartner } from "@pos-cloud/test-support/payments";
 import { testAccount } from "@pos-cloud/test-support/sandbox-provider";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openTestPayments, seedPartner } from "../../testing";
 
 const secret = "webhook-service-test-secret";
 const service: Caller = { type: "service", id: "test", scopes: [] };

@@ -1,6 +1,7 @@
 export type {
   CreatedQr,
   CreateQrRequest,
+  FollowMode,
   PaymentProvider,
   ProviderCredentials,
   ProviderFailure,
@@ -9,5 +10,6 @@ export type {
   ProviderPaymentStatus,
   QrMode,
 } from "./provider.contract";
+export { followsByPolling, followsByWebhook } from "./provider.contract";
 export type { ProviderCredentialStore } from "./provider-credentials.service";
 export type { ProviderDirectory } from "./provider-directory.service";

@@ -1,1 +1,2 @@
 export type { RefundService } from "./refund.service";
+export type { RefundRequest } from "./refund-recording.service";

@@ -1,7 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "@pos-cloud/common";
+import {
+  intentBody,
+  movableClock,
+  openIsolatedPayments,
+  scriptedProvider,
+  seedPartner,
+} from "@pos-cloud/test-support/payments";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, movableClock, openIsolatedPayments, scriptedProvider, seedPartner } from "../../testing";
 import { refundRepository } from "./refund.repository";
 import { beginRefund } from "./refund-recording.service";
 
@@ -17,8 +24,8 @@ afterAll(async () => {
   await deps?.close();
 });
 
-/** A paid QR intent with a provider refund whose request died before the provider was asked. */
-async function deadRefund() {
+/** A paid QR intent of the scripted provider, and its partner. */
+async function paidIntent() {
   const credentials = { merchant_id: "m", api_key: "k", api_secret: "s" };
   const { caller } = await seedPartner(deps, [{ provider_code: "scripted-refund", credentials, is_active: true }]);
   const { payment_intent, payment_token } = await deps.paymentIntents.create(caller, intentBody());
@@ -27,6 +34,12 @@ async function deadRefund() {
   const { provider_transaction_id } = await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } });
   scripted.settle(provider_transaction_id!, "succeeded");
   while ((await deps.poller.pollOnce()) > 0);
+  return { caller, id };
+}
+
+/** A paid QR intent with a provider refund whose request died before the provider was asked. */
+async function deadRefund() {
+  const { caller, id } = await paidIntent();
   const { refund } = await beginRefund(
     refundRepository(deps.prisma),
     { payment_intent_id: id, client_partner_id: Number(caller.id), amount: 300, reason: null, viaProvider: true },
@@ -60,5 +73,32 @@ describe("the refund sweep", () => {
     clock.advance(CLAIM_LEASE_MS);
     expect(await deps.refunds.resumePending()).toBe(1);
     expect(await statusOf(refund.id)).toBe("succeeded");
+  });
+});
+
+describe("a partner's refund the provider fails", () => {
+  it("is settled failed with the provider's refusal or bad_gateway, the intent back to succeeded, its key free", async () => {
+    const { caller, id } = await paidIntent();
+    const request = { key: `refund-${id}`, request_hash: "h" };
+    const failing = vi
+      .spyOn(scripted.provider, "refundPayment")
+      .mockRejectedValueOnce(new AppError("invalid_state", "the payment moved on"))
+      .mockRejectedValueOnce(new Error("socket hang up"));
+    await expect(deps.refunds.refund(caller, id, { amount: 300 }, request)).rejects.toMatchObject({
+      code: "invalid_state",
+    });
+    await expect(deps.refunds.refund(caller, id, { amount: 300 }, request)).rejects.toMatchObject({
+      code: "bad_gateway",
+      message: "the provider refund failed",
+    });
+    failing.mockRestore();
+    const failed = await deps.prisma.refund.findMany({ where: { payment_intent_id: id } });
+    expect(failed.map((refund) => [refund.status, refund.failure_code]).sort()).toEqual([
+      ["failed", "bad_gateway"],
+      ["failed", "invalid_state"],
+    ]);
+    expect((await deps.prisma.paymentIntent.findUniqueOrThrow({ where: { id } })).status).toBe("succeeded");
+    const { refund } = await deps.refunds.refund(caller, id, { amount: 300 }, request);
+    expect(refund).toMatchObject({ status: "succeeded", provider_refund_id: `rf_${refund.id}` });
   });
 });

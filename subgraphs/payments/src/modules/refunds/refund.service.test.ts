@@ -1,6 +1,6 @@
+import { intentBody, openTestPayments, seedPartner } from "@pos-cloud/test-support/payments";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentsDeps } from "../../index";
-import { intentBody, openTestPayments, seedPartner } from "../../testing";
 
 let deps: PaymentsDeps;
 beforeAll(async () => {

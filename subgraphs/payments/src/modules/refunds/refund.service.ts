@@ -1,6 +1,7 @@
 import {
   AppError,
   type Caller,
+  createWorkflow,
   type IdempotencyRequest,
   invalidField,
   keyReachesStore,
@@ -13,9 +14,10 @@ import type { PaymentIntent, Prisma, Refund } from "../../generated/prisma/clien
 import type { IdempotencyService } from "../idempotency";
 import type { StoreResolver } from "../partners";
 import { parseAmount } from "../payment-intents";
-import type { ProviderCredentialStore, ProviderDirectory } from "../providers";
+import type { PaymentProvider, ProviderCredentialStore, ProviderCredentials, ProviderDirectory } from "../providers";
 import type { RefundRepository } from "./refund.repository";
-import { beginLatePaymentRefund, beginRefund, settleRefund } from "./refund-recording.service";
+import { beginLatePaymentRefund, type RefundRequest, type WithinRefund } from "./refund-recording.service";
+import { noRecord, type RefundSteps, refundSteps } from "./workflows/refund-steps";
 
 export type RefundService = ReturnType<typeof refundService>;
 
@@ -46,26 +48,23 @@ interface RefundDeps {
   clock: Clock;
 }
 
-const noRecord = async () => {};
-
-const failRefund = ({ refunds, clock }: RefundDeps, refund: Refund, error: AppError) =>
-  settleRefund(refunds, refund, { failure_code: error.code, failure_message: error.message }, clock(), noRecord);
-
 /**
- * Asks the provider for a pending refund and writes its answer. The refund id is the provider's idempotency key,
- * so asking again returns the refund made the first time instead of refunding twice. An unreachable provider
+ * Asks the provider for a pending refund and writes its answer (`refund-at-provider`). An unreachable provider
  * leaves it pending for the next sweep (null); a refusal settles it failed and raises an alert.
  */
-async function askProvider(deps: RefundDeps, refund: Refund, intent: PaymentIntent): Promise<Refund | null> {
-  const { refunds, providers, credentials, clock } = deps;
+async function askProvider(deps: RefundDeps, steps: RefundSteps, refund: Refund, intent: PaymentIntent) {
+  const { providers, credentials } = deps;
   if (!intent.provider_name || !intent.provider_transaction_id) return null;
   try {
     const provider = providers.get(intent.provider_name);
-    const answer = await provider.refundPayment(
-      { provider_transaction_id: intent.provider_transaction_id, amount: refund.amount, idempotency_key: refund.id },
-      await credentials.forStore(intent.store_id, provider.name),
-    );
-    return await settleRefund(refunds, refund, { provider_refund_id: answer.provider_refund_id }, clock(), noRecord);
+    const storeCredentials = await credentials.forStore(intent.store_id, provider.name);
+    return await steps.refundAtProvider.invoke({
+      refund,
+      intent,
+      provider,
+      credentials: storeCredentials,
+      within: noRecord,
+    });
   } catch (error) {
     if (!(error instanceof AppError) || error.code === "bad_gateway") return null;
     logger.error("the provider refused a refund", {
@@ -75,13 +74,34 @@ async function askProvider(deps: RefundDeps, refund: Refund, intent: PaymentInte
       code: error.code,
       error: error.message,
     });
-    return failRefund(deps, refund, error);
+    return steps.failRefund.invoke({ refund, failure: error });
   }
 }
 
+/** A partner's refund as its workflow runs it: what was asked, the provider to ask if any, the key's record. */
+interface PartnerRefund {
+  request: RefundRequest;
+  provider: PaymentProvider | null;
+  credentials: ProviderCredentials | null;
+  keep: WithinRefund;
+}
+
+/**
+ * The partner's refund (`refundPaymentIntent`): recorded (`record-refund`), then, for a QR payment, refunded at the
+ * provider (`refund-at-provider`); a provider that fails has the refund settled failed (the compensation of
+ * `record-refund`) and its error thrown. The key's record (`keep`) is written with the refund that settles.
+ */
+const refundWorkflow = ({ clock }: RefundDeps, steps: RefundSteps) =>
+  createWorkflow("refundPaymentIntent", async ({ request, provider, credentials, keep }: PartnerRefund, run) => {
+    const { refund, intent } = await run(steps.recordRefund, { request, at: clock(), within: keep });
+    if (!provider || !credentials) return { refund };
+    return { refund: await run(steps.refundAtProvider, { refund, intent, provider, credentials, within: keep }) };
+  });
+
 /** The refunds a partner asks for, and their list. */
-function partnerRefunds(deps: RefundDeps) {
-  const { refunds, idempotency, providers, credentials, stores, clock } = deps;
+function partnerRefunds(deps: RefundDeps, steps: RefundSteps) {
+  const { refunds, idempotency, providers, credentials, stores } = deps;
+  const makeRefund = refundWorkflow(deps, steps);
   return {
     /**
      * Refunds all or part of a succeeded intent. A QR payment is refunded at its provider (the refund id is the
@@ -103,37 +123,12 @@ function partnerRefunds(deps: RefundDeps) {
         // Credentials first: a store without its provider configuration changes nothing.
         const provider = viaProvider ? providers.get(found.provider_name!) : null;
         const storeCredentials = provider ? await credentials.forStore(found.store_id, provider.name) : null;
-        const keep = (tx: Parameters<typeof complete>[0], refund: Refund) => complete(tx, { refund });
-        const { refund, intent } = await beginRefund(
-          refunds,
-          { payment_intent_id: id, client_partner_id, ...parsed, viaProvider },
-          clock(),
-          keep,
-        );
-        if (!provider || !storeCredentials) return { refund };
-        try {
-          const answer = await provider.refundPayment(
-            {
-              provider_transaction_id: intent.provider_transaction_id!,
-              amount: refund.amount,
-              idempotency_key: refund.id,
-            },
-            storeCredentials,
-          );
-          return {
-            refund: await settleRefund(
-              refunds,
-              refund,
-              { provider_refund_id: answer.provider_refund_id },
-              clock(),
-              keep,
-            ),
-          };
-        } catch (error) {
-          const failure = error instanceof AppError ? error : new AppError("bad_gateway", "the provider refund failed");
-          await failRefund(deps, refund, failure);
-          throw failure;
-        }
+        return makeRefund({
+          request: { payment_intent_id: id, client_partner_id, ...parsed, viaProvider },
+          provider,
+          credentials: storeCredentials,
+          keep: (tx, refund) => complete(tx, { refund }),
+        });
       });
     },
     async listForIntent(caller: Caller, id: string) {
@@ -149,7 +144,7 @@ function partnerRefunds(deps: RefundDeps) {
  * Refunds settled after the call that began them: a late payment's, given back at the provider, and those whose
  * provider could not be asked or answered at once, which a sweep asks again.
  */
-function deferredRefunds(deps: RefundDeps) {
+function deferredRefunds(deps: RefundDeps, steps: RefundSteps) {
   const { refunds, clock } = deps;
   return {
     /** A late payment's refund, begun inside the transaction that records the provider's outcome (provider-events). */
@@ -164,7 +159,7 @@ function deferredRefunds(deps: RefundDeps) {
       let settled = 0;
       for (const refund of await refunds.claimPending(clock(), SWEEP_BATCH)) {
         const intent = await refunds.findIntentById(refund.payment_intent_id);
-        if (intent && (await askProvider(deps, refund, intent))) {
+        if (intent && (await askProvider(deps, steps, refund, intent))) {
           settled++;
           countOutcome("refund_recovery", "done");
           continue;
@@ -195,12 +190,14 @@ function deferredRefunds(deps: RefundDeps) {
           amount: refund.amount,
           currency: refund.currency,
         });
-        await askProvider(deps, refund, intent);
+        await askProvider(deps, steps, refund, intent);
       }
     },
   };
 }
 
 export function refundService(deps: RefundDeps) {
-  return { ...partnerRefunds(deps), ...deferredRefunds(deps) };
+  const steps = refundSteps(deps);
+  // Its steps too, for a flow that records or settles a refund as a step of its own (the test support's dead request).
+  return { ...partnerRefunds(deps, steps), ...deferredRefunds(deps, steps), steps };
 }

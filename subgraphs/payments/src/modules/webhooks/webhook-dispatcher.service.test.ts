@@ -1,10 +1,10 @@
 import { type BusEvent, memoryBus } from "@pos-cloud/common/messaging";
 import { metrics } from "@pos-cloud/common/metrics";
 import { terminalIntentEvent } from "@pos-cloud/test-support/partner-events";
+import { seedPartner } from "@pos-cloud/test-support/payments";
 import { webhookTestBed } from "@pos-cloud/test-support/webhook-test-bed";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { seedPartner } from "../../testing";
 import { webhookDeliveryRepository } from "./webhook-delivery.repository";
 import { webhookDispatcher } from "./webhook-dispatcher.service";
 

@@ -1,7 +1,7 @@
 import { terminalIntentEvent } from "@pos-cloud/test-support/partner-events";
+import { seedPartner } from "@pos-cloud/test-support/payments";
 import { webhookTestBed, webhookTestSettings } from "@pos-cloud/test-support/webhook-test-bed";
 import { describe, expect, it } from "vitest";
-import { seedPartner } from "../../testing";
 
 // One attempt of a key at a time, so that the order deliveries are claimed in is the order they arrive in.
 const bed = webhookTestBed({ ...webhookTestSettings, perKeyConcurrency: 1 });

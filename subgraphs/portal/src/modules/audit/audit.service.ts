@@ -1,6 +1,7 @@
 import {
   AUDIT_RECORDED,
   type Caller,
+  invalidField,
   type ListPage,
   parseInput,
   reachOf,
@@ -11,7 +12,7 @@ import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
 import type { AuditLog as AuditRow } from "../../generated/prisma/client";
 import { type PageArgs, parsePage } from "../../validation";
 import { auditScope } from "../tenants";
-import { auditFilter, encodeSeqCursor, exportRange, parseSeqCursor } from "./audit.inputs";
+import { type AuditFilterInput, auditFilter } from "./audit.inputs";
 import type { AuditLog } from "./audit.repository";
 import { type BrokenLink, chainChecker, type HeadSeal } from "./audit-chain.rules";
 
@@ -19,6 +20,28 @@ export type AuditService = ReturnType<typeof auditService>;
 
 /** Records an export reads per page. */
 const EXPORT_PAGE = 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** The longest range one export covers. */
+const EXPORT_MAX_DAYS = 31;
+
+/** An export's range: to defaults to now, from to the longest range before it; a longer one is refused. */
+function exportRange(filter: AuditFilterInput, now: Date): AuditFilterInput {
+  const to = filter.to ?? now;
+  const from = filter.from ?? new Date(to.getTime() - EXPORT_MAX_DAYS * DAY_MS);
+  if (to.getTime() - from.getTime() > EXPORT_MAX_DAYS * DAY_MS)
+    throw invalidField("from", `max_range_${EXPORT_MAX_DAYS}_days`, `an export covers at most ${EXPORT_MAX_DAYS} days`);
+  return { ...filter, from, to };
+}
+
+/** A page's end_cursor: the seq of its last record, opaque to clients. */
+const encodeSeqCursor = (seq: bigint) => Buffer.from(`seq:${seq}`).toString("base64url");
+
+function parseSeqCursor(after: string | null | undefined): bigint | undefined {
+  if (after == null) return undefined;
+  const match = /^seq:(\d{1,19})$/.exec(Buffer.from(after, "base64url").toString("utf8"));
+  if (!match) throw invalidField("after", "cursor", "after must be the end_cursor of a page of this list");
+  return BigInt(match[1]!);
+}
 
 const pageOf = (rows: AuditRow[], take: number, total_count: number): ListPage<AuditRow> => {
   const nodes = rows.slice(0, take);

@@ -1,3 +1,3 @@
 export { verifySecret } from "./credentials.rules";
-export { usesPassword } from "./user.inputs";
-export type { UserAuthentication, UserRow, UserService } from "./user.service";
+export type { UserInput } from "./user.inputs";
+export { type UserAuthentication, type UserRow, type UserService, usesPassword } from "./user.service";

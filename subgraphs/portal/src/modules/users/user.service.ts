@@ -21,8 +21,9 @@ import type { Prisma } from "../../generated/prisma/client";
 import { type PageArgs, parsePage } from "../../validation";
 import type { AreaService } from "../areas";
 import { storePath, type TenantService } from "../tenants";
+import { hashSecret } from "./credentials.rules";
 import { generateLoginId } from "./login-id.rules";
-import { checkContact, secretsFor, type UserInput } from "./user.inputs";
+import { MAX_PASSWORD, MIN_PASSWORD, type UserInput, userEmail, userPassword, userPhone, userPin } from "./user.inputs";
 import { type UserView, view } from "./user.presenter";
 import type { UserRepository } from "./user.repository";
 import { type UserAccess, userAccess } from "./user-access.service";
@@ -33,6 +34,42 @@ import { mfaFor, userMfa } from "./user-mfa.service";
 export type UserService = ReturnType<typeof userService>;
 export type UserAuthentication = UserService["authentication"];
 export type { UserRow } from "./user.repository";
+
+/** Tiers that log in with a password (and MFA); L5 and L6 use a PIN. */
+export const usesPassword = (role: string) => isRole(role) && roles[role] <= roles.STORE_MANAGER;
+
+/** An e-mail address (free to take) and a phone number a user may be given. */
+async function checkContact(users: UserRepository, input: UserInput, exceptId?: string) {
+  if (input.email != null) {
+    if (!userEmail.safeParse(input.email).success) throw invalidField("email", "format", "not an e-mail address");
+    const owner = await users.findByEmail(input.email.toLowerCase());
+    if (owner && owner.id !== exceptId)
+      throw new AppError("conflict", "the e-mail address is taken", { field: "email" });
+  }
+  if (input.phone != null && !userPhone.safeParse(input.phone).success)
+    throw invalidField("phone", "format", "phone must be in E.164 form, for example +81312345678");
+}
+
+/** The hashes of the secret a tier logs in with, refusing the other kind. */
+async function secretsFor(role: Role, input: UserInput, creating: boolean) {
+  const data: { password_hash?: string; pin_hash?: string } = {};
+  if (usesPassword(role)) {
+    if (input.pin != null) throw invalidField("pin", "not_allowed", `${role} logs in with a password, not a PIN`);
+    if (input.password != null || creating) {
+      const sent = input.password ?? "";
+      if (!userPassword.safeParse(sent).success)
+        throw invalidField("password", "length", `password must be ${MIN_PASSWORD} to ${MAX_PASSWORD} characters`);
+      data.password_hash = await hashSecret(sent);
+    }
+  } else {
+    if (input.password != null) throw invalidField("password", "not_allowed", `${role} logs in with a PIN`);
+    if (input.pin != null || creating) {
+      if (!userPin.safeParse(input.pin ?? "").success) throw invalidField("pin", "format", "pin must be 6 digits");
+      data.pin_hash = await hashSecret(input.pin!);
+    }
+  }
+  return data;
+}
 
 /** The tenant assignment a tier requires, completed from the one id the tier names (store, area, merchant, PSP). */
 async function placeOf(areas: AreaService, tenants: TenantService, role: Role, input: UserInput) {

@@ -1,9 +1,15 @@
 import { invalidField, notFound } from "@pos-cloud/common";
 import type { OrderService } from "../orders";
-import type { PaymentToApply } from "./bill.inputs";
 import { billMachine, paymentEvent, refundEvent, requireBillMove } from "./bill.machine";
 import { presentBill } from "./bill.presenter";
 import type { BillRepository, Tx } from "./bill.repository";
+
+/** Money applied to a bill, or to one split of it. */
+export interface PaymentToApply {
+  bill_id: string;
+  split_id?: string | null;
+  amount: number;
+}
 
 /** What POS payments and refunds ask of bills, inside their own transactions and under the bill's row lock. */
 export function billPayments(bills: BillRepository, orders: OrderService, clock: () => Date) {

@@ -47,10 +47,3 @@ export const billFilter = z.strictObject({
 });
 
 export type BillFilter = z.output<typeof billFilter>;
-
-/** Money applied to a bill, or to one split of it. */
-export interface PaymentToApply {
-  bill_id: string;
-  split_id?: string | null;
-  amount: number;
-}

@@ -1,2 +1,2 @@
-export type { PaymentToApply } from "./bill.inputs";
 export type { BillService } from "./bill.service";
+export type { PaymentToApply } from "./bill-payments.service";

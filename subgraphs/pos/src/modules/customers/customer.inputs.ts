@@ -1,4 +1,4 @@
-import { printable } from "@pos-cloud/common";
+import { isCalendarDate, printable } from "@pos-cloud/common";
 import { z } from "zod";
 
 export const genders = ["male", "female", "other", "prefer_not_to_say"] as const;
@@ -29,12 +29,6 @@ const phone = z
 
 /** E-mail addresses are kept in lowercase: one address, whatever case it was typed in, is one customer. */
 const email = z.string().trim().toLowerCase().pipe(z.email("email must be an e-mail address").max(254));
-
-/** Whether YYYY-MM-DD names a day that exists (not 2026-02-30). */
-export function isCalendarDate(value: string): boolean {
-  const day = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(value);
-}
 
 /** An ISO 8601 calendar date (YYYY-MM-DD) that exists, from 1900 to today. */
 const dateOfBirth = z

@@ -1,11 +1,10 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { AppError, type Caller } from "@pos-cloud/common";
-import { isolatedStorage } from "@pos-cloud/test-support/databases";
-import { testStorage } from "@pos-cloud/test-support/environment";
-import { type Clock, openPayments, type PaymentsConfig, type PaymentsDeps } from "./index";
-import type { FollowMode, PaymentProvider, ProviderPayment } from "./modules/providers/provider.contract";
-import { refundRepository } from "./modules/refunds/refund.repository";
-import { beginRefund } from "./modules/refunds/refund-recording.service";
+import { type Clock, openPayments, type PaymentsConfig, type PaymentsDeps } from "@pos-cloud/payments";
+import type { FollowMode, PaymentProvider, ProviderPayment } from "../../subgraphs/payments/src/modules/providers";
+import type { RefundRequest } from "../../subgraphs/payments/src/modules/refunds";
+import { isolatedStorage } from "./databases";
+import { testStorage } from "./environment";
 
 /** A clock tests move by hand: `clock.advance(ms)`. */
 export function movableClock() {
@@ -97,8 +96,8 @@ export async function seedPartner(deps: PaymentsDeps, provider_configs: SeedProv
 }
 
 /** A refund whose request began at `at` and died before the provider's answer was written: what the sweep resumes. */
-export const beginDeadRefund = (deps: PaymentsDeps, request: Parameters<typeof beginRefund>[1], at: Date) =>
-  beginRefund(refundRepository(deps.prisma), request, at, async () => {});
+export const beginDeadRefund = (deps: PaymentsDeps, request: RefundRequest, at: Date) =>
+  deps.refunds.steps.recordRefund.invoke({ request, at, within: async () => {} });
 
 export const intentBody = (overrides: Record<string, unknown> = {}) => ({
   amount: 1200,
