@@ -12,6 +12,7 @@ import { type SeededDevice, seed } from "@pos-cloud/test-support/seed";
 import { type Client, createClient } from "graphql-ws";
 import WebSocket from "ws";
 import type { DemoFile } from "../apps/platform/src/demo";
+import type { PlatformConfig } from "../apps/platform/src/environment";
 import type { RunningPlatform } from "../apps/platform/src/platform";
 import { type BenchPlatform, onBenchPlatform } from "./platform";
 
@@ -55,7 +56,7 @@ function pay(url: string) {
   });
 }
 
-interface Intent {
+export interface Intent {
   id: string;
   /** The sandbox provider's transaction, which the customer pays. */
   transaction: string;
@@ -194,6 +195,16 @@ async function timeSegments(
   };
 }
 
+/**
+ * What a profile of the notification phase alone (bench/notification-profile.ts) is told: `paying` once every
+ * terminal follows its intent, just before the first payment; `heard` once every terminal heard its success.
+ */
+export interface NotificationPhase {
+  paying: (platform: RunningPlatform, intents: Intent[]) => Promise<void>;
+  /** `paidAt` and `heardAt` by intent id, by the wall clock. */
+  heard: (paidAt: Map<string, number>, heardAt: Map<string, number>) => Promise<void>;
+}
+
 /** One pace: each terminal follows an intent of its own, then the customer pays each. */
 async function notificationRound(
   platform: RunningPlatform,
@@ -201,6 +212,7 @@ async function notificationRound(
   terminals: SeededDevice[],
   intervalMs: number,
   clients: Client[],
+  phase?: NotificationPhase,
 ): Promise<NotificationFigures> {
   const intents = await confirmedIntents(platform, demo, terminals.length);
   // A device token lasts 90 s: taken once the intents exist.
@@ -213,11 +225,13 @@ async function notificationRound(
     }, 60_000);
   let deadline = giveUp();
   await Promise.race([following.ready, following.done]);
+  await phase?.paying(platform, intents);
   const paidAtWall = await payPaced(demo, intents, intervalMs, following);
   clearTimeout(deadline);
   deadline = giveUp();
   await following.done;
   clearTimeout(deadline);
+  await phase?.heard(paidAtWall, following.heardAt);
   await Promise.all(clients.splice(0).map((client) => client.dispose()));
   const segments = await timeSegments(platform, intents, paidAtWall, following.heardAt);
   return {
@@ -247,8 +261,14 @@ const installer = (n: number): Caller => ({
  * message. `intervalMs` paces the payments; 0 sends them all at once. On `shared`, the smoke run's platform, when
  * given.
  */
-export async function benchNotification(options: { terminals: number; intervalMs: number[]; shared?: BenchPlatform }) {
-  return onBenchPlatform(options.shared, "pos-cloud-bench-events-", {}, async ({ platform, dir }) => {
+export async function benchNotification(options: {
+  terminals: number;
+  intervalMs: number[];
+  shared?: BenchPlatform;
+  databaseUrls?: PlatformConfig["databaseUrls"];
+  phase?: NotificationPhase;
+}) {
+  return onBenchPlatform(options.shared, "pos-cloud-bench-events-", options.databaseUrls, async ({ platform, dir }) => {
     const clients: Client[] = [];
     try {
       const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
@@ -257,7 +277,7 @@ export async function benchNotification(options: { terminals: number; intervalMs
       for (let n = 0; n < options.terminals; n++) terminals.push(await seeded.device(demo.store, installer(n)));
       const results: NotificationFigures[] = [];
       for (const intervalMs of options.intervalMs) {
-        results.push(await notificationRound(platform, demo, terminals, intervalMs, clients));
+        results.push(await notificationRound(platform, demo, terminals, intervalMs, clients, options.phase));
       }
       return results;
     } finally {
