@@ -6,7 +6,8 @@ const schema = buildSchema(`
   input ItemInput { name: String!, tags: [String!], note: String = "none" }
   enum Role { STAFF MANAGER }
   input UserInput { name: String, age: Int, items: [ItemInput!], role: Role, roles: [Role!] }
-  type Query { ok: Boolean }
+  scalar _Any
+  type Query { ok: Boolean, _entities(representations: [_Any!]!): [Boolean] }
   type Mutation {
     login(login_id: String, password: String!): Boolean
     createUser(input: UserInput!): Boolean
@@ -17,6 +18,7 @@ const schema = buildSchema(`
 const login = "mutation($login_id: String, $password: String!) { login(login_id: $login_id, password: $password) }";
 const createUser = "mutation($input: UserInput!) { createUser(input: $input) }";
 const page = "mutation($limit: Int = 20) { page(limit: $limit) }";
+const entities = "query($representations: [_Any!]!) { _entities(representations: $representations) }";
 
 const refused = (source: string, variables: Record<string, unknown>) => {
   const operation = parse(source).definitions[0] as OperationDefinitionNode;
@@ -92,6 +94,10 @@ describe("refusedVariable", () => {
       expect(refused(source, variables)).toBeUndefined();
       expect(await graphqlRefuses(source, variables)).toBe(false);
     }
+  });
+
+  it("leaves the gateway's entity representations to GraphQL's own coercion", () => {
+    expect(refused(entities, { representations: { __typename: "Store", id: 1 } })).toBeUndefined();
   });
 
   it("does not echo a key the client chose unless it is a field name", () => {

@@ -3,6 +3,7 @@ import {
   coerceInputValue,
   type GraphQLInputType,
   type GraphQLSchema,
+  getNamedType,
   isEnumType,
   isInputObjectType,
   isInputType,
@@ -26,6 +27,12 @@ const scalarWords: Record<string, string> = {
   JSONObject: "an object",
   DateTime: "a date and time (RFC 3339)",
 };
+
+/**
+ * Federation's entity representations (`_entities(representations: [_Any!]!)`): the gateway builds them, never a
+ * client, and `_Any` takes any value: walking them (400 per hierarchy read) only repeated GraphQL's own coercion.
+ */
+const isRepresentations = (type: GraphQLInputType) => getNamedType(type).name === "_Any";
 
 const withoutNonNull = (type: GraphQLInputType) => (isNonNullType(type) ? type.ofType : type);
 
@@ -118,7 +125,7 @@ export function refusedVariable(
     const name = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type);
     // A variable of an unknown or output type fails validation before this runs.
-    if (!type || !isInputType(type)) continue;
+    if (!type || !isInputType(type) || isRepresentations(type)) continue;
     if (!Object.hasOwn(variables, name)) {
       if (definition.defaultValue === undefined && isNonNullType(type)) return required(name);
       continue;
