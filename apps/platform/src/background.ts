@@ -1,5 +1,6 @@
 import { type JobRegistry, jobRegistry } from "@pos-cloud/common/jobs";
 import type { MessageBus } from "@pos-cloud/common/messaging";
+import { onRunner, watchTasks } from "@pos-cloud/common/tasks";
 import type { PaymentsDeps } from "@pos-cloud/payments";
 import type { PortalDeps } from "@pos-cloud/portal";
 import type { PosDeps } from "@pos-cloud/pos";
@@ -78,6 +79,10 @@ export async function startBackgroundWork(
     stops.push(() => qrSettlement.stop());
     const receiptMail = await pos.receipts.consume(bus);
     stops.push(() => receiptMail.stop());
+    for (const { db, tasks } of [portal, pos, payments]) {
+      const unwatch = watchTasks(onRunner(db), tasks, options.clock);
+      stops.push(async () => unwatch());
+    }
     const jobs = jobRegistry({ clock: options.clock }).register(
       ...portal.jobs(),
       ...pos.jobs(bus),

@@ -1,5 +1,7 @@
 import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers, secretBox } from "@pos-cloud/common";
+import { outboxCensus } from "@pos-cloud/common/outbox";
 import { markTransactions, openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
+import { recoveryCensuses } from "./claims";
 import { type Clock, systemClock } from "./clock";
 import { createContext, type PaymentsContext, type PaymentsDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
@@ -49,7 +51,7 @@ import { refundService } from "./modules/refunds/refund.service";
 import { refundResolvers } from "./modules/refunds/resolvers";
 import { apiKeyWebhookService } from "./modules/webhooks/api-key-webhook.service";
 import { webhookResolvers } from "./modules/webhooks/resolvers";
-import { webhookDeliveryRepository } from "./modules/webhooks/webhook-delivery.repository";
+import { deliveryCensus, webhookDeliveryRepository } from "./modules/webhooks/webhook-delivery.repository";
 import { type WebhookDeliverySettings, webhookDispatcher } from "./modules/webhooks/webhook-dispatcher";
 
 export type { Clock } from "./clock";
@@ -187,6 +189,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   const { merchantSync, reconciliation } = merchantParts(prisma, { box, clock, idempotency, providers, credentials });
   return {
     db,
+    tasks: [outboxCensus, deliveryCensus, ...recoveryCensuses],
     prisma,
     partners: partnerKeys,
     partnerAdmin: partnerAdminService({ partners: partnerKeys, repository: partners, clock }),
@@ -219,9 +222,6 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
       ),
     partnerWebhooks,
     apiKeyWebhooks,
-    close: async () => {
-      await prisma.$disconnect();
-      await db.close();
-    },
+    close: () => prisma.$disconnect().then(() => db.close()),
   };
 }

@@ -12,6 +12,7 @@ import {
   raw,
   retryPolicies,
   sql,
+  type TaskCensus,
   type TaskTable,
 } from "../tasks";
 import type { MessageTransport, OutgoingMessage } from "./transport";
@@ -60,6 +61,8 @@ const INSERT = `
 /** Pending rows are the `message` tasks, each taken by one process for the lease. */
 const messageTasks: TaskTable = { kind: "message", table: "outgoing_messages", key: "id", due: "next_attempt_at" };
 const pending = sql`status = 'pending'`;
+/** For the task gauges: a message's last failure leaves it `failed`. */
+export const messageCensus: TaskCensus = { table: messageTasks, pending, dead: sql`status = 'failed'` };
 const returning = raw(COLUMNS.replace(/(\w+)/g, "task.$1"));
 
 const MARK_SENT = `

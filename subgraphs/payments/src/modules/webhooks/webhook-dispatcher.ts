@@ -1,5 +1,6 @@
 import { currentTraceparent, inSpan, logger, SpanKind, traceContextOf } from "@pos-cloud/common";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
+import { countOutcome, nextAttempt, type RetryPolicy, retryPolicies } from "@pos-cloud/common/tasks";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { Clock } from "../../clock";
 import type { PartnerWebhookDelivery } from "../../generated/prisma/client";
@@ -13,7 +14,7 @@ import { type AttemptResult, sendWebhook, signedHeaders } from "./webhook-sender
 export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
 
 export interface WebhookDeliverySettings {
-  /** Pauses after failed attempts: attempts at 0 s, 5 s and 25 s, then a dead letter. */
+  /** Pauses after failed attempts, instead of the `webhook_delivery` retry policy's. */
   retryDelaysMs?: number[];
   /** A partner that has not answered by then has failed the attempt. */
   timeoutMs?: number;
@@ -27,6 +28,7 @@ export interface WebhookDeliverySettings {
 }
 
 const metricStatus = { deliver: "delivered", retry: "retried", give_up: "dead_lettered" } as const;
+const taskOutcome = { deliver: "done", retry: "retried", give_up: "dead" } as const;
 
 interface DispatcherDeps {
   deliveries: WebhookDeliveryRepository;
@@ -89,17 +91,12 @@ async function enqueueDeliveries({ deliveries, partners, clock }: DispatcherDeps
   return true;
 }
 
-function recordOf(
-  row: PartnerWebhookDelivery,
-  result: AttemptResult,
-  now: Date,
-  retryDelaysMs: number[],
-): AttemptRecord {
+function recordOf(row: PartnerWebhookDelivery, result: AttemptResult, now: Date, policy: RetryPolicy): AttemptRecord {
   if (result.delivered) return { event: "deliver", status_code: result.status ?? 200 };
   const failure = { status_code: result.status ?? null, error: result.error ?? "failed" };
-  const pause = retryDelaysMs[row.attempts];
-  if (pause === undefined) return { event: "give_up", ...failure };
-  return { event: "retry", next_attempt_at: new Date(now.getTime() + pause), ...failure };
+  const next = nextAttempt(policy, row.attempts + 1, now);
+  if (next === null) return { event: "give_up", ...failure };
+  return { event: "retry", next_attempt_at: next.at, ...failure };
 }
 
 /**
@@ -108,13 +105,10 @@ function recordOf(
  */
 function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySettings, wake: () => void) {
   const { deliveries, partners, clock } = deps;
-  const {
-    retryDelaysMs = [5_000, 20_000],
-    timeoutMs = 10_000,
-    concurrency = 16,
-    perKeyConcurrency = 4,
-    allowPrivateUrls = false,
-  } = settings;
+  const policy: RetryPolicy = settings.retryDelaysMs
+    ? { delaysMs: settings.retryDelaysMs, thenMs: "dead" }
+    : retryPolicies.webhook_delivery;
+  const { timeoutMs = 10_000, concurrency = 16, perKeyConcurrency = 4, allowPrivateUrls = false } = settings;
   const inFlight = new Set<Promise<void>>();
   const perKey = new Map<string, number>();
 
@@ -145,9 +139,10 @@ function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySetting
     const latencyMs = performance.now() - started;
     webhookMetrics.latency.observe({ api_key_id: row.client_id }, latencyMs / 1000);
     const now = clock();
-    const record = recordOf(row, result, now, retryDelaysMs);
+    const record = recordOf(row, result, now, policy);
     webhookMetrics.deliveries.inc({ api_key_id: row.client_id, status: metricStatus[record.event] });
     const recorded = await deliveries.recordAttempt(row, record, now, Math.round(latencyMs));
+    if (recorded) countOutcome("webhook_delivery", taskOutcome[record.event]);
     if (recorded && record.event === "deliver") await deps.onDelivered?.(row.client_id);
     if (record.event === "give_up") {
       logger.warn("partner webhook dead-lettered", { id: row.id, client_id: row.client_id, error: record.error });
