@@ -32,6 +32,7 @@ const platformJobs = [
   "api-key-expiry",
   "platform-key-renewal",
   "webhook-redelivery-probe",
+  "partner-webhooks",
   // One per configured provider (the defaults where a sandbox runs).
   "provider-reconciliation-sandbox",
   "provider-reconciliation-sandbox-poll",

@@ -73,7 +73,7 @@ export async function startBackgroundWork(
     // Consuming before anything is published: the memory bus keeps events only for groups that exist.
     const auditTrail = await portal.auditTrail.consume(bus);
     stops.push(() => auditTrail.stop());
-    const partnerWebhooks = await payments.partnerWebhooks.start(bus);
+    const partnerWebhooks = await payments.partnerWebhooks.consume(bus);
     stops.push(() => partnerWebhooks.stop());
     const qrSettlement = await pos.payments.consume(bus);
     stops.push(() => qrSettlement.stop());

@@ -187,7 +187,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   const confirmRecovery = confirmRecoveryService({ confirmations, providers, credentials, clock });
   const poller = paymentPoller({ events, outcomes, providers, credentials, clock });
   const { merchantSync, reconciliation } = merchantParts(prisma, { box, clock, idempotency, providers, credentials });
-  return {
+  const deps: PaymentsDeps = {
     db,
     tasks: [outboxCensus, deliveryCensus, ...recoveryCensuses],
     prisma,
@@ -214,14 +214,13 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     }),
     outbox: outboxEvents,
     outboxPublisher: (bus) => outboxPublisher({ outbox, bus, clock }),
-    jobs: (bus, options) =>
-      paymentsJobs(
-        { poller, refunds, paymentIntents, confirmRecovery, apiKeyExpiry: keyExpiry, apiKeyWebhooks, reconciliation },
-        outboxPublisher({ outbox, bus, clock }),
-        options.pollIntervalMs,
-      ),
+    jobs: (bus, options) => paymentsJobs(deps, outboxPublisher({ outbox, bus, clock }), options.pollIntervalMs),
     partnerWebhooks,
     apiKeyWebhooks,
-    close: () => prisma.$disconnect().then(() => db.close()),
+    close: async () => {
+      await prisma.$disconnect();
+      await db.close();
+    },
   };
+  return deps;
 }

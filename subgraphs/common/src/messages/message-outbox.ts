@@ -170,7 +170,10 @@ export function messageOutbox(deps: {
 }) {
   const clock = deps.clock ?? (() => new Date());
   const policy = deps.retryDelaysMs ? { delaysMs: deps.retryDelaysMs, thenMs: "dead" as const } : retryPolicies.message;
-  const attempts = messageAttempts({ ...deps, clock, policy }, () => void outbox.retryDueMessages());
+  /** The registry's trigger of the retry job, while it is set up in this process; else a wake-up runs the pass. */
+  let runEarly: (() => void) | undefined;
+  const retryDue = () => (runEarly ? runEarly() : void outbox.retryDueMessages());
+  const attempts = messageAttempts({ ...deps, clock, policy }, retryDue);
   let stopped = false;
   let running: Promise<number> | undefined;
 
@@ -218,6 +221,14 @@ export function messageOutbox(deps: {
       return running;
     },
 
+    /** Has a failure's wake-up run the registry's job (`trigger`) rather than a pass of its own, until the undo. */
+    wakeJob(trigger: () => void) {
+      runEarly = trigger;
+      return () => {
+        runEarly = undefined;
+      };
+    },
+
     /** Ends the wake-ups and waits for a pass under way. */
     async stop() {
       stopped = true;
@@ -235,8 +246,9 @@ const MESSAGE_RETRY_INTERVAL_MS = 5000;
  * The job that retries a message outbox's due e-mail and SMS, and messages a process that crashed mid-attempt held.
  * Rows are claimed, so any number of processes may run it.
  */
-export const messageRetryJob = (name: string, outbox: Pick<MessageOutbox, "retryDueMessages">): Job => ({
+export const messageRetryJob = (name: string, outbox: Pick<MessageOutbox, "retryDueMessages" | "wakeJob">): Job => ({
   name,
   schedule: { everyMs: MESSAGE_RETRY_INTERVAL_MS },
   run: () => outbox.retryDueMessages(),
+  setUp: (trigger) => outbox.wakeJob(trigger),
 });
