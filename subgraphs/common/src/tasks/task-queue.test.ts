@@ -130,6 +130,13 @@ describe("retry policies", () => {
     expect([1, 2, 3, 4, 9].map((n) => nextAttempt(poll, n, now)?.delayMs)).toEqual([1000, 2000, 4000, 5000, 5000]);
     expect(nextAttempt(poll, 4, now)?.exhausted).toBe(true);
     expect(evenly(3, 100)).toEqual({ delaysMs: [100, 100], thenMs: "dead" });
+    expect([1, 2, 3, 4, 5].map((n) => nextAttempt(retryPolicies.event_outbox, n, now)?.delayMs)).toEqual([
+      5000,
+      10_000,
+      20_000,
+      40_000,
+      undefined,
+    ]);
     expect([1, 2, 3].map((n) => nextAttempt(retryPolicies.webhook_delivery, n, now)?.delayMs)).toEqual([
       5000,
       20_000,
