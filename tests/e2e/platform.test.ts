@@ -32,6 +32,7 @@ const platformJobs = [
   "api-key-expiry",
   "platform-key-renewal",
   "webhook-redelivery-probe",
+  "partner-webhooks",
   // One per configured provider (the defaults where a sandbox runs).
   "provider-reconciliation-sandbox",
   "provider-reconciliation-sandbox-poll",
@@ -110,6 +111,14 @@ describe("the embedded platform", () => {
     const scraped = await (await fetch(`${platform.adminUrl}/metrics`)).text();
     expect(scraped).toMatch(/^pgw_job_runs_total\{job="signing-key-rotation",outcome="succeeded"\} [1-9]/m);
     expect(scraped).toMatch(/^pgw_job_last_success_timestamp_seconds\{job="signing-key-rotation"\} \d+/m);
+    // The task gauges count each subgraph's kinds at the scrape.
+    for (const series of [
+      'kind="gateway_sync",state="running"',
+      'kind="pos_refund_recovery",state="due"',
+      'kind="webhook_delivery",state="dead"',
+      'kind="event_outbox",state="due"',
+    ])
+      expect(scraped).toContain(`pgw_tasks{${series}} `);
   });
 
   it("writes demo.json with the stable keys and working URLs", () => {

@@ -264,6 +264,28 @@ describe("POS refunds", () => {
     expect(await refundsOf(payment.id)).toHaveLength(1);
   });
 
+  it("has the recovery pass send a refund left pending again once, under its lease, when two passes run at once", async () => {
+    const bill = await billedOrder();
+    const payment = await cash(bill.id, 2684);
+    const gatewayRefund = vi.spyOn(platform.pos.gateway, "refund");
+    gatewayRefund.mockRejectedValueOnce(new AppError("bad_gateway", "the payment gateway failed: 502"));
+    const body = { refund_amount: 700, reason: "lost answer", staff_code: leaderCode };
+    expect((await refund(payment.id, body)).status).toBe(502);
+    const [pending] = await refundsOf(payment.id);
+    const sentAgain = () => gatewayRefund.mock.calls.filter(([, , , key]) => key === `pos-refund-${pending!.id}`);
+    expect(sentAgain()).toHaveLength(1);
+
+    const later = new Date(Date.now() + 5 * 60_000);
+    const passes = await Promise.all([1, 2].map(() => platform.pos.refunds.recoverStale(later)));
+    expect(passes.flat().filter((id) => id === pending!.id)).toEqual([pending!.id]);
+    expect(sentAgain()).toHaveLength(2);
+    const [recovered] = await refundsOf(payment.id);
+    expect(recovered).toMatchObject({ status: "succeeded", amount: 700 });
+    expect(recovered!.recovery_locked_until!.getTime()).toBeGreaterThan(later.getTime());
+    expect((await platform.pos.refunds.recoverStale(later)).includes(pending!.id)).toBe(false);
+    gatewayRefund.mockRestore();
+  });
+
   it("refunds one payment of a bill paid by two: the bill stays paid with a smaller paid amount", async () => {
     const bill = await billedOrder();
     const first = await cash(bill.id, 1000);

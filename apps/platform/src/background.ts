@@ -1,5 +1,6 @@
 import { type JobRegistry, jobRegistry } from "@pos-cloud/common/jobs";
 import type { MessageBus } from "@pos-cloud/common/messaging";
+import { onRunner, watchTasks } from "@pos-cloud/common/tasks";
 import type { PaymentsDeps } from "@pos-cloud/payments";
 import type { PortalDeps } from "@pos-cloud/portal";
 import type { PosDeps } from "@pos-cloud/pos";
@@ -72,12 +73,16 @@ export async function startBackgroundWork(
     // Consuming before anything is published: the memory bus keeps events only for groups that exist.
     const auditTrail = await portal.auditTrail.consume(bus);
     stops.push(() => auditTrail.stop());
-    const partnerWebhooks = await payments.partnerWebhooks.start(bus);
+    const partnerWebhooks = await payments.partnerWebhooks.consume(bus);
     stops.push(() => partnerWebhooks.stop());
     const qrSettlement = await pos.payments.consume(bus);
     stops.push(() => qrSettlement.stop());
     const receiptMail = await pos.receipts.consume(bus);
     stops.push(() => receiptMail.stop());
+    for (const { db, tasks } of [portal, pos, payments]) {
+      const unwatch = watchTasks(onRunner(db), tasks, options.clock);
+      stops.push(async () => unwatch());
+    }
     const jobs = jobRegistry({ clock: options.clock }).register(
       ...portal.jobs(),
       ...pos.jobs(bus),

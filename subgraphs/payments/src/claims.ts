@@ -1,4 +1,4 @@
-import { claimDue as claimTasks, onPrisma, type TaskKind } from "@pos-cloud/common/tasks";
+import { claimDue as claimTasks, onPrisma, type TaskCensus, type TaskKind } from "@pos-cloud/common/tasks";
 import { Prisma, type PrismaClient } from "./generated/prisma/client";
 
 /**
@@ -15,6 +15,14 @@ const kinds = {
 } satisfies Record<string, TaskKind>;
 export type ClaimedTable = keyof typeof kinds;
 
+const tasksOf = (table: ClaimedTable) => ({ kind: kinds[table], table, key: "id", due: "next_poll_at" });
+
+/** For the task gauges: the recoveries' rows, pending until answered; they never give up. */
+export const recoveryCensuses: TaskCensus[] = (["refunds", "confirm_attempts"] as const).map((table) => ({
+  table: tasksOf(table),
+  pending: Prisma.sql`status = 'pending'`,
+}));
+
 /**
  * Claims up to `limit` rows of `table` that match `condition` and are due, oldest due first, until the lease's end
  * (the task queue's `claimDue`). The worker pushes `next_poll_at` on by the kind's retry policy once done.
@@ -26,9 +34,8 @@ export async function claimDue(
   now: Date,
   limit: number,
 ): Promise<string[]> {
-  const tasks = { kind: kinds[table], table, key: "id", due: "next_poll_at" };
   const lease = { where: condition, now, leaseUntil: new Date(now.getTime() + CLAIM_LEASE_MS), limit };
-  const rows = await claimTasks<{ id: string }>(onPrisma(prisma), tasks, lease);
+  const rows = await claimTasks<{ id: string }>(onPrisma(prisma), tasksOf(table), lease);
   return rows.map((row) => row.id);
 }
 

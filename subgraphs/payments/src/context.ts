@@ -2,6 +2,7 @@ import type { Caller } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { Database } from "@pos-cloud/common/storage";
+import type { TaskCensus } from "@pos-cloud/common/tasks";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { ConfirmService } from "./modules/confirm/confirm.service";
 import type { ConfirmRecoveryService } from "./modules/confirm/confirm-recovery.service";
@@ -25,6 +26,8 @@ import type { WebhookDispatcher } from "./modules/webhooks/webhook-dispatcher.se
 
 export interface PaymentsDeps {
   db: Database;
+  /** The task kinds waiting in its database, for the task gauges (`watchTasks`). */
+  tasks: TaskCensus[];
   prisma: PrismaClient;
   partners: PartnerService;
   /** Client partners and their keys as system operators manage them. */

@@ -1,5 +1,7 @@
 import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers, secretBox } from "@pos-cloud/common";
+import { outboxCensus } from "@pos-cloud/common/outbox";
 import { markTransactions, openSubgraphDatabase, preparedSql, type StorageOptions } from "@pos-cloud/common/storage";
+import { recoveryCensuses } from "./claims";
 import { type Clock, systemClock } from "./clock";
 import { createContext, type PaymentsContext, type PaymentsDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
@@ -50,7 +52,7 @@ import { refundService } from "./modules/refunds/refund.service";
 import { refundResolvers } from "./modules/refunds/resolvers";
 import { apiKeyWebhookService } from "./modules/webhooks/api-key-webhook.service";
 import { webhookResolvers } from "./modules/webhooks/resolvers";
-import { webhookDeliveryRepository } from "./modules/webhooks/webhook-delivery.repository";
+import { deliveryCensus, webhookDeliveryRepository } from "./modules/webhooks/webhook-delivery.repository";
 import { type WebhookDeliverySettings, webhookDispatcher } from "./modules/webhooks/webhook-dispatcher.service";
 
 export type { Clock } from "./clock";
@@ -186,8 +188,9 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
   const confirmRecovery = confirmRecoveryService({ confirmations, providers, credentials, clock });
   const poller = paymentPoller({ events, outcomes, providers, credentials, clock });
   const { merchantSync, reconciliation } = merchantParts(prisma, { box, clock, idempotency, providers, credentials });
-  return {
+  const deps: PaymentsDeps = {
     db,
+    tasks: [outboxCensus, deliveryCensus, ...recoveryCensuses],
     prisma,
     partners: partnerKeys,
     partnerAdmin: partnerAdminService({ partners: partnerKeys, repository: partners, clock }),
@@ -212,12 +215,7 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
     }),
     outbox: outboxEvents,
     outboxPublisher: (bus) => outboxPublisher({ outbox, bus, clock }),
-    jobs: (bus, options) =>
-      paymentsJobs(
-        { poller, refunds, paymentIntents, confirmRecovery, apiKeyExpiry: keyExpiry, apiKeyWebhooks, reconciliation },
-        outboxPublisher({ outbox, bus, clock }),
-        options.pollIntervalMs,
-      ),
+    jobs: (bus, options) => paymentsJobs(deps, outboxPublisher({ outbox, bus, clock }), options.pollIntervalMs),
     partnerWebhooks,
     apiKeyWebhooks,
     close: async () => {
@@ -225,4 +223,5 @@ export async function openPayments(config: PaymentsConfig): Promise<PaymentsDeps
       await db.close();
     },
   };
+  return deps;
 }

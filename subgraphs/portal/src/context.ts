@@ -2,6 +2,7 @@ import type { Caller } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
 import type { MessageOutbox } from "@pos-cloud/common/messages";
 import type { Database } from "@pos-cloud/common/storage";
+import type { TaskCensus } from "@pos-cloud/common/tasks";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { AppUpdateService } from "./modules/app-updates/app-update.service";
 import type { AreaService } from "./modules/areas/area.service";
@@ -45,6 +46,8 @@ export interface PortalDeps extends PortalServices {
   /** The subgraph's periodic work (jobs.ts), for the job registry of the platform or a worker. */
   jobs(): Job[];
   db: Database;
+  /** The task kinds waiting in its database, for the task gauges (`watchTasks`). */
+  tasks: TaskCensus[];
   prisma: PrismaClient;
   close(): Promise<void>;
 }

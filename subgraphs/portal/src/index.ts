@@ -6,7 +6,7 @@ import {
   scalarResolvers,
   secretBox,
 } from "@pos-cloud/common";
-import { type MessageTransport, messageOutbox } from "@pos-cloud/common/messages";
+import { type MessageTransport, messageCensus, messageOutbox } from "@pos-cloud/common/messages";
 import { markTransactions, openSubgraphDatabase, type StorageOptions } from "@pos-cloud/common/storage";
 import { auditLogSink } from "./audit-sink";
 import type { Clock } from "./clock";
@@ -34,7 +34,7 @@ import { deviceTokenResolvers } from "./modules/device-tokens/resolvers";
 import { deviceRepository } from "./modules/devices/device.repository";
 import { deviceService } from "./modules/devices/device.service";
 import { deviceResolvers } from "./modules/devices/resolvers";
-import { gatewaySyncRepository } from "./modules/gateway-sync/gateway-sync.repository";
+import { gatewaySyncRepository, syncCensus } from "./modules/gateway-sync/gateway-sync.repository";
 import { gatewaySyncService } from "./modules/gateway-sync/gateway-sync.service";
 import { keyResolvers } from "./modules/keys/resolvers";
 import { signingKeyRepository } from "./modules/keys/signing-key.repository";
@@ -140,6 +140,7 @@ export async function openPortal(config: PortalConfig): Promise<PortalDeps> {
   const devices = deviceService(deviceRepository(prisma, db, clock), tenants, auditSink);
   return {
     db,
+    tasks: [messageCensus, syncCensus],
     prisma,
     tenants,
     signingKeys,

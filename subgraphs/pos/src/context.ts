@@ -4,6 +4,7 @@ import type { MessageOutbox } from "@pos-cloud/common/messages";
 import type { MessageBus } from "@pos-cloud/common/messaging";
 import type { OutboxPublisher } from "@pos-cloud/common/outbox";
 import type { Database } from "@pos-cloud/common/storage";
+import type { TaskCensus } from "@pos-cloud/common/tasks";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { AccountingExportService } from "./modules/accounting-exports/accounting-export.service";
 import type { BillService } from "./modules/bills/bill.service";
@@ -20,6 +21,8 @@ import type { SettlementService } from "./modules/settlements/settlement.service
 
 export interface PosDeps {
   db: Database;
+  /** The task kinds waiting in its database, for the task gauges (`watchTasks`). */
+  tasks: TaskCensus[];
   prisma: PrismaClient;
   orders: OrderService;
   /** Bills, and `applyPayment` for the POS payments that pay them. */

@@ -1,6 +1,6 @@
 import { loadTypeDefs, mergeResolvers, type SubgraphDefinition, scalarResolvers, secretBox } from "@pos-cloud/common";
-import { type MessageOutbox, type MessageTransport, messageOutbox } from "@pos-cloud/common/messages";
-import { outboxPublisher, outboxRepository } from "@pos-cloud/common/outbox";
+import { type MessageOutbox, type MessageTransport, messageCensus, messageOutbox } from "@pos-cloud/common/messages";
+import { outboxCensus, outboxPublisher, outboxRepository } from "@pos-cloud/common/outbox";
 import {
   type Database,
   markTransactions,
@@ -11,7 +11,10 @@ import {
 import { createContext, type PosContext, type PosDeps } from "./context";
 import { PrismaClient } from "./generated/prisma/client";
 import { posJobs } from "./jobs";
-import { accountingExportRepository } from "./modules/accounting-exports/accounting-export.repository";
+import {
+  accountingExportRepository,
+  exportDeliveryCensus,
+} from "./modules/accounting-exports/accounting-export.repository";
 import { accountingExportService } from "./modules/accounting-exports/accounting-export.service";
 import { accountingExportResolvers } from "./modules/accounting-exports/resolvers";
 import { billRepository } from "./modules/bills/bill.repository";
@@ -33,7 +36,7 @@ import { overviewResolvers } from "./modules/overview/resolvers";
 import { type GatewayClientConfig, gatewayClient } from "./modules/payments/gateway.client";
 import { gatewayCredentialRepository } from "./modules/payments/gateway-credential.repository";
 import { gatewayCredentialService } from "./modules/payments/gateway-credential.service";
-import { paymentRepository } from "./modules/payments/payment.repository";
+import { interruptedPaymentCensus, paymentRepository } from "./modules/payments/payment.repository";
 import { paymentService } from "./modules/payments/payment.service";
 import { paymentFiguresRepository } from "./modules/payments/payment-figures.repository";
 import { paymentFigures } from "./modules/payments/payment-figures.service";
@@ -42,7 +45,7 @@ import { STALE_AFTER_MS } from "./modules/payments/workflows/recover-interrupted
 import { receiptRepository } from "./modules/receipts/receipt.repository";
 import { receiptService } from "./modules/receipts/receipt.service";
 import { receiptResolvers } from "./modules/receipts/resolvers";
-import { refundRepository } from "./modules/refunds/refund.repository";
+import { refundRepository, staleRefundCensus } from "./modules/refunds/refund.repository";
 import { refundService } from "./modules/refunds/refund.service";
 import { refundResolvers } from "./modules/refunds/resolvers";
 import { cardExchangeRepository } from "./modules/settlements/card-exchange.repository";
@@ -169,6 +172,7 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const overview = overviewService(settlement.settlements, figures, access, clock);
   return {
     db,
+    tasks: [outboxCensus, messageCensus, exportDeliveryCensus, interruptedPaymentCensus, staleRefundCensus],
     prisma,
     orders,
     bills,

@@ -12,6 +12,7 @@ import {
   raw,
   retryPolicies,
   sql,
+  type TaskCensus,
   type TaskTable,
 } from "../tasks";
 import type { MessageTransport, OutgoingMessage } from "./transport";
@@ -60,6 +61,8 @@ const INSERT = `
 /** Pending rows are the `message` tasks, each taken by one process for the lease. */
 const messageTasks: TaskTable = { kind: "message", table: "outgoing_messages", key: "id", due: "next_attempt_at" };
 const pending = sql`status = 'pending'`;
+/** For the task gauges: a message's last failure leaves it `failed`. */
+export const messageCensus: TaskCensus = { table: messageTasks, pending, dead: sql`status = 'failed'` };
 const returning = raw(COLUMNS.replace(/(\w+)/g, "task.$1"));
 
 const MARK_SENT = `
@@ -167,7 +170,10 @@ export function messageOutbox(deps: {
 }) {
   const clock = deps.clock ?? (() => new Date());
   const policy = deps.retryDelaysMs ? { delaysMs: deps.retryDelaysMs, thenMs: "dead" as const } : retryPolicies.message;
-  const attempts = messageAttempts({ ...deps, clock, policy }, () => void outbox.retryDueMessages());
+  /** The registry's trigger of the retry job, while it is set up in this process; else a wake-up runs the pass. */
+  let runEarly: (() => void) | undefined;
+  const retryDue = () => (runEarly ? runEarly() : void outbox.retryDueMessages());
+  const attempts = messageAttempts({ ...deps, clock, policy }, retryDue);
   let stopped = false;
   let running: Promise<number> | undefined;
 
@@ -215,6 +221,14 @@ export function messageOutbox(deps: {
       return running;
     },
 
+    /** Has a failure's wake-up run the registry's job (`trigger`) rather than a pass of its own, until the undo. */
+    wakeJob(trigger: () => void) {
+      runEarly = trigger;
+      return () => {
+        runEarly = undefined;
+      };
+    },
+
     /** Ends the wake-ups and waits for a pass under way. */
     async stop() {
       stopped = true;
@@ -232,8 +246,9 @@ const MESSAGE_RETRY_INTERVAL_MS = 5000;
  * The job that retries a message outbox's due e-mail and SMS, and messages a process that crashed mid-attempt held.
  * Rows are claimed, so any number of processes may run it.
  */
-export const messageRetryJob = (name: string, outbox: Pick<MessageOutbox, "retryDueMessages">): Job => ({
+export const messageRetryJob = (name: string, outbox: Pick<MessageOutbox, "retryDueMessages" | "wakeJob">): Job => ({
   name,
   schedule: { everyMs: MESSAGE_RETRY_INTERVAL_MS },
   run: () => outbox.retryDueMessages(),
+  setUp: (trigger) => outbox.wakeJob(trigger),
 });

@@ -2,21 +2,17 @@ import type { Job } from "../jobs";
 import { logger } from "../logger";
 import type { BusEvent, MessageBus, Topic } from "../messaging";
 import { countOutboxWith, outboxMetrics } from "../metrics";
+import { countOutcome, nextAttempt, retryPolicies } from "../tasks";
 import { currentTraceparent, inSpan, SpanKind, traceContextOf } from "../tracing";
 import type { OutboxRepository, OutboxRow, PublishFailure } from "./outbox.repository";
 
 export type OutboxPublisher = ReturnType<typeof outboxPublisher>;
 
 const BATCH = 100;
-/** The fifth failed attempt makes the row `failed`. */
-export const MAX_ATTEMPTS = 5;
 export const POLL_INTERVAL_MS = 5000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Published rows are kept this long, then deleted by the daily cleanup. */
 export const RETENTION_MS = 7 * DAY_MS;
-
-/** After the nth failed attempt (from 1), the next waits 5 s, 10 s, 20 s, 40 s: a bus outage of a minute loses no row. */
-export const retryDelayMs = (failures: number) => POLL_INTERVAL_MS * 2 ** (failures - 1);
 
 /** An outbox row as the bus carries it. */
 export const busEventOf = (row: OutboxRow): BusEvent => ({
@@ -44,14 +40,14 @@ const publishRow = (bus: MessageBus, topics: Topic[], row: OutboxRow) =>
     },
   );
 
+/** A failed publish, tried again by the `event_outbox` retry policy; `failed` once the policy gives up. */
 function failureOf(row: OutboxRow, error: unknown, now: Date): PublishFailure {
-  const failures = row.retry_count + 1;
-  const failed = failures >= MAX_ATTEMPTS;
+  const next = nextAttempt(retryPolicies.event_outbox, row.retry_count + 1, now);
   return {
     id: row.id,
     error: error instanceof Error ? error.message : String(error),
-    failed,
-    next_attempt_at: failed ? null : new Date(now.getTime() + retryDelayMs(failures)),
+    failed: next === null,
+    next_attempt_at: next?.at ?? null,
   };
 }
 
@@ -106,7 +102,9 @@ export function outboxPublisher(deps: OutboxPublisherDeps) {
       outboxMetrics.published.inc({ event_type: row.event_type, status: "published" });
       outboxMetrics.latency.observe({ event_type: row.event_type }, (now.getTime() - row.created_at.getTime()) / 1000);
     }
+    countOutcome("event_outbox", "done", result.published.length);
     for (const failure of result.failures) {
+      countOutcome("event_outbox", failure.failed ? "dead" : "retried");
       const event_type = rowsById.get(failure.id)!.event_type;
       if (metrics) outboxMetrics.published.inc({ event_type, status: failure.failed ? "failed" : "retried" });
       if (failure.failed) logger.error("an outbox event failed for good", { id: failure.id, event_type });

@@ -1,4 +1,5 @@
-import type { Database } from "../storage";
+import { type Database, preparedSql } from "../storage";
+import { lockDue, sql, type TaskCensus, type TaskTable } from "../tasks";
 
 /*
  * The transactional outbox of a subgraph's database, in raw SQL (row locks Prisma does not take): each subgraph
@@ -41,22 +42,36 @@ export interface PartnerEventFilter {
 /** What one claim does with its rows before its transaction commits. */
 export type ClaimedBatch = (rows: OutboxRow[]) => Promise<{ published: string[]; failures: PublishFailure[] }>;
 
+/** Pending rows are the `event_outbox` tasks, taken in the order they were written. */
+const outboxTasks: TaskTable = {
+  kind: "event_outbox",
+  table: "outbox_events",
+  key: "id",
+  due: "next_attempt_at",
+  order: "seq",
+};
+
+/** For the task gauges: a row's last failed publish leaves it `failed` until an operator replays it. */
+export const outboxCensus: TaskCensus = {
+  table: outboxTasks,
+  pending: sql`status = 'pending'`,
+  dead: sql`status = 'failed'`,
+};
+
 /**
- * Pending rows that may go now, oldest first, locked for the claiming transaction; rows another publisher holds are
- * skipped. A row waits while an earlier row of its aggregate is not published (pending, held by another
- * publisher, waiting for its next attempt, or failed), so an aggregate's events leave in the order they were written.
+ * Pending rows that may go now. A row waits while an earlier row of its aggregate is not published (pending, held by
+ * another publisher, waiting for its next attempt, or failed), so an aggregate's events leave in the order they were
+ * written.
  */
-const CLAIM = `
-  SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id, o.payload, o.retry_count, o.created_at, o.traceparent
-  FROM outbox_events o
-  WHERE o.status = 'pending' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= $1)
+const claimable = (
+  now: Date,
+) => sql`task.status = 'pending' AND (task.next_attempt_at IS NULL OR task.next_attempt_at <= ${now})
     AND NOT EXISTS (
       SELECT 1 FROM outbox_events earlier
-      WHERE earlier.aggregate_type = o.aggregate_type AND earlier.aggregate_id = o.aggregate_id
-        AND earlier.seq < o.seq AND earlier.status IN ('pending', 'failed'))
-  ORDER BY o.seq
-  LIMIT $2
-  FOR UPDATE OF o SKIP LOCKED`;
+      WHERE earlier.aggregate_type = task.aggregate_type AND earlier.aggregate_id = task.aggregate_id
+        AND earlier.seq < task.seq AND earlier.status IN ('pending', 'failed'))`;
+const claimed = sql`task.id, task.event_type, task.aggregate_type, task.aggregate_id, task.payload, task.retry_count,
+  task.created_at, task.traceparent`;
 
 /**
  * Also lets the claim's transaction commit without waiting for the disk: a mark lost in a database crash only makes
@@ -81,12 +96,17 @@ export type OutboxRepository = ReturnType<typeof outboxRepository>;
 export function outboxRepository(db: Database) {
   return {
     /**
-     * Claims up to `limit` rows in a transaction, lets `work` publish them, and records the outcome in the same
+     * Claims up to `limit` rows that may go now, oldest first, locked for a transaction (rows another publisher holds
+     * are skipped: the task queue's `lockDue`), lets `work` publish them, and records the outcome in the same
      * transaction: if the process dies before the commit, the rows are pending again for the next claim.
      */
     claim: (now: Date, limit: number, work: ClaimedBatch) =>
       db.transaction(async (tx) => {
-        const rows = await tx.prepared<OutboxRow>(CLAIM, [now, limit]);
+        const rows = await lockDue<OutboxRow>(preparedSql(tx), outboxTasks, {
+          where: claimable(now),
+          limit,
+          returning: claimed,
+        });
         if (rows.length === 0) return { claimed: 0, published: [] as string[], failures: [] as PublishFailure[] };
         const outcome = await work(rows);
         if (outcome.published.length > 0) await tx.prepared(MARK_PUBLISHED, [now, outcome.published]);

@@ -35,6 +35,10 @@ export const retryPolicies = {
   refund_recovery: doubling(MINUTE, 15 * MINUTE),
   /** A confirm attempt a crash left unfinished, finished or undone: 1 min doubling to 15 min, for ever. */
   confirm_recovery: doubling(MINUTE, 15 * MINUTE),
+  /** An event's publish: 5 s doubling to 40 s, five attempts in all, so a bus outage of a minute loses no row. */
+  event_outbox: { delaysMs: [5000, 10_000, 20_000, 40_000], thenMs: "dead" },
+  /** A partner webhook: attempts at 0 s, 5 s and 25 s, then a dead letter the partner can have redelivered. */
+  webhook_delivery: { delaysMs: [5000, 20_000], thenMs: "dead" },
   /** A polled provider's payment: its poll interval doubling to 30 s while nothing moves (5, 10, 20, 30 s for 5 s). */
   provider_poll: (pollIntervalMs: number) => doubling(pollIntervalMs, 30_000),
 } satisfies Record<string, RetryPolicy | ((...args: never[]) => RetryPolicy)>;
@@ -47,7 +51,9 @@ export type TaskKind =
   | "confirm_recovery"
   | "provider_poll"
   | "webhook_delivery"
+  | "event_outbox"
   // Swept in one transaction each (`lockDue`), with no retry of their own: the next pass finds what is left.
   | "intent_expiry"
   | "pos_payment_recovery"
+  | "pos_refund_recovery"
   | "pos_key_release";

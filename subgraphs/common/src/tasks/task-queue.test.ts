@@ -4,7 +4,16 @@ import { sqltag as sql } from "@prisma/client/runtime/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, openDatabase } from "../storage";
 import { doubling, evenly, retryPolicies } from "./task-policies";
-import { claimDue, lockDue, nextAttempt, onRunner, type TaskTable, taskMetrics } from "./task-queue";
+import {
+  claimDue,
+  lockDue,
+  nextAttempt,
+  onRunner,
+  type TaskTable,
+  taskGauge,
+  taskMetrics,
+  watchTasks,
+} from "./task-queue";
 
 const name = `task_queue_test_${randomUUID().replaceAll("-", "")}`;
 let db: Database;
@@ -77,6 +86,36 @@ describe("the task queue", () => {
   });
 });
 
+describe("the task gauges", () => {
+  it("count a watched kind's due, running (leased) and dead rows at each scrape, until it is no longer watched", async () => {
+    for (const [id, status, due, lockedUntil] of [
+      ["g1", "pending", 0, null],
+      ["g2", "pending", 0, at(10_000)],
+      ["g3", "pending", 50_000, null],
+      ["g4", "failed", 0, null],
+    ] as const)
+      await db.query(`INSERT INTO ${name} VALUES ($1, $2, $3, $4)`, [id, status, at(due), lockedUntil]);
+    const ours = sql`id LIKE 'g%'`;
+    const census = {
+      table: table({ kind: "gateway_sync", lockedUntil: "locked_until" }),
+      pending: sql`status = 'pending' AND ${ours}`,
+      dead: sql`status = 'failed' AND ${ours}`,
+    };
+    const counted = async () =>
+      Object.fromEntries(
+        (await taskGauge.get()).values
+          .filter((value) => value.labels.kind === "gateway_sync")
+          .map((value) => [value.labels.state, value.value]),
+      );
+    const unwatch = watchTasks(onRunner(db), [census], () => at(1000));
+    expect(await counted()).toEqual({ due: 1, running: 1, dead: 1 });
+    await db.query(`UPDATE ${name} SET locked_until = NULL WHERE id = 'g2'`);
+    expect(await counted()).toEqual({ due: 2, running: 0, dead: 1 });
+    unwatch();
+    expect(await counted()).toEqual({});
+  });
+});
+
 describe("retry policies", () => {
   it("waits as listed, then is dead or repeats its last wait", () => {
     const now = at(0);
@@ -91,5 +130,17 @@ describe("retry policies", () => {
     expect([1, 2, 3, 4, 9].map((n) => nextAttempt(poll, n, now)?.delayMs)).toEqual([1000, 2000, 4000, 5000, 5000]);
     expect(nextAttempt(poll, 4, now)?.exhausted).toBe(true);
     expect(evenly(3, 100)).toEqual({ delaysMs: [100, 100], thenMs: "dead" });
+    expect([1, 2, 3, 4, 5].map((n) => nextAttempt(retryPolicies.event_outbox, n, now)?.delayMs)).toEqual([
+      5000,
+      10_000,
+      20_000,
+      40_000,
+      undefined,
+    ]);
+    expect([1, 2, 3].map((n) => nextAttempt(retryPolicies.webhook_delivery, n, now)?.delayMs)).toEqual([
+      5000,
+      20_000,
+      undefined,
+    ]);
   });
 });

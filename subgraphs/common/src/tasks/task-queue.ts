@@ -1,5 +1,6 @@
 import { empty, raw, type Sql, sqltag as sql } from "@prisma/client/runtime/client";
-import { Counter } from "prom-client";
+import { Counter, Gauge } from "prom-client";
+import { logger } from "../logger";
 import { metrics } from "../metrics";
 import type { SqlRunner } from "../storage";
 import type { RetryPolicy, TaskKind } from "./task-policies";
@@ -53,6 +54,76 @@ export const taskMetrics = {
   }),
 };
 
+/** What the task gauges count of a kind: its table, the rows that are its tasks and those given up on. */
+export interface TaskCensus {
+  table: TaskTable;
+  /** The rows still to be done: due now, later, or under a claim's lease; columns unqualified. */
+  pending: Sql;
+  /** The rows no more attempts are made at, kept for a person; a kind without one never gives up. */
+  dead?: Sql;
+}
+
+interface Watched {
+  run: RunSql;
+  censuses: TaskCensus[];
+  clock: () => Date;
+}
+
+const watched = new Set<Watched>();
+
+/** One statement counting a census's due, running (only with a lock column) and dead rows. */
+function countStatement({ table, pending, dead }: TaskCensus, now: Date) {
+  const name = raw(table.table);
+  const due = raw(table.due);
+  const held = table.lockedUntil ? raw(table.lockedUntil) : undefined;
+  const free = held ? sql`AND (${held} IS NULL OR ${held} <= ${now})` : empty;
+  const running = held ? sql`(SELECT count(*) FROM ${name} WHERE (${pending}) AND ${held} > ${now})` : sql`NULL`;
+  const given = dead ? sql`(SELECT count(*) FROM ${name} WHERE ${dead})` : sql`NULL`;
+  return sql`SELECT (SELECT count(*) FROM ${name} WHERE (${pending}) AND ${due} <= ${now} ${free}) AS due,
+    ${running} AS running, ${given} AS dead`;
+}
+
+type Count = number | bigint | string | null;
+
+async function countWatched(set: (kind: TaskKind, state: string, value: number) => void) {
+  const totals = new Map<string, { kind: TaskKind; state: string; value: number }>();
+  for (const { run, censuses, clock } of watched) {
+    for (const census of censuses) {
+      try {
+        const [row] = await run<Record<"due" | "running" | "dead", Count>>(countStatement(census, clock()));
+        for (const [state, value] of Object.entries(row ?? {})) {
+          if (value === null) continue;
+          const id = `${census.table.kind}/${state}`;
+          const total = totals.get(id) ?? { kind: census.table.kind, state, value: 0 };
+          totals.set(id, { ...total, value: total.value + Number(value) });
+        }
+      } catch (error) {
+        logger.warn("counting tasks failed", { kind: census.table.kind, error });
+      }
+    }
+  }
+  for (const { kind, state, value } of totals.values()) set(kind, state, value);
+}
+
+/** Counted at each scrape, from the tables `watchTasks` names. */
+export const taskGauge = new Gauge({
+  name: "pgw_tasks",
+  help: "Tasks by kind and state: due (may be claimed now), running (under a claim's lease, for kinds that hold it in a column of its own), dead (no more attempts).",
+  labelNames: ["kind", "state"] as const,
+  registers: [metrics],
+  async collect() {
+    this.reset();
+    await countWatched((kind, state, value) => this.set({ kind, state }, value));
+  },
+});
+
+/** Has the task gauges count these kinds' rows on `run`'s database at each scrape, until the returned stop. */
+export function watchTasks(run: RunSql, censuses: TaskCensus[], clock: () => Date = () => new Date()): () => void {
+  const entry = { run, censuses, clock };
+  watched.add(entry);
+  return () => watched.delete(entry);
+}
+
 export interface Lease {
   /** Which rows are tasks at all (`status = 'pending'`); columns unqualified. */
   where: Sql;
@@ -89,7 +160,7 @@ export async function claimDue<Row>(run: RunSql, table: TaskTable, lease: Lease)
 }
 
 export interface Lock {
-  /** Which rows to lock, due ones included; the row is `task`. */
+  /** Which rows to lock, due ones included; the row is `task` (and only its rows are locked, not a subquery's). */
   where: Sql;
   limit: number;
   /** The columns returned; `task.${key}` when not given. */
@@ -103,7 +174,7 @@ export interface Lock {
 export async function lockDue<Row>(tx: RunSql, table: TaskTable, lock: Lock): Promise<Row[]> {
   const rows = await tx<Row>(sql`SELECT ${lock.returning ?? sql`task.${raw(table.key)}`}
     FROM ${raw(table.table)} AS task WHERE ${lock.where}
-    ORDER BY ${raw(table.order ?? table.due)} LIMIT ${lock.limit} FOR UPDATE SKIP LOCKED`);
+    ORDER BY ${raw(table.order ?? table.due)} LIMIT ${lock.limit} FOR UPDATE OF task SKIP LOCKED`);
   taskMetrics.claimed.inc({ kind: table.kind }, rows.length);
   return rows;
 }

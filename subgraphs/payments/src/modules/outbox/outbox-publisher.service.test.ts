@@ -3,13 +3,14 @@ import { type Caller, newUlid } from "@pos-cloud/common";
 import { startJobs } from "@pos-cloud/common/jobs";
 import type { BusEvent, MessageBus, Topic } from "@pos-cloud/common/messaging";
 import type { Database } from "@pos-cloud/common/storage";
+import { retryPolicies } from "@pos-cloud/common/tasks";
 import { isolatedStorage } from "@pos-cloud/test-support/databases";
 import { onPostgres } from "@pos-cloud/test-support/environment";
 import { movableClock } from "@pos-cloud/test-support/payments";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openPayments, type PaymentsDeps } from "../../index";
 import { outboxRepository } from "./outbox.repository";
-import { MAX_ATTEMPTS, outboxPublisher, RETENTION_MS, retryDelayMs } from "./outbox-publisher.service";
+import { outboxPublisher, RETENTION_MS } from "./outbox-publisher.service";
 
 const operator: Caller = { type: "service", id: "test", scopes: [] };
 
@@ -110,18 +111,20 @@ describe("the outbox publisher", () => {
     const second = await append("payment_intent.succeeded", intent);
     const refusing = recordingBus((event) => event.id === first);
     const publisher = deps.outboxPublisher(refusing.bus);
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const waits = retryPolicies.event_outbox.delaysMs;
+    const lastAttempt = waits.length + 1;
+    for (let attempt = 1; attempt <= lastAttempt; attempt++) {
       expect((await publisher.publishBatch()).failures.map((failure) => failure.id)).toEqual([first]);
       const row = await rowOf(first);
       expect(row).toMatchObject({ retry_count: attempt, last_error: "the bus is unreachable" });
-      if (attempt < MAX_ATTEMPTS) {
+      if (attempt < lastAttempt) {
         expect(row.status).toBe("pending");
         // Not before its time: a batch now does not try it again.
         expect((await publisher.publishBatch()).claimed).toBe(0);
-        clock.advance(retryDelayMs(attempt));
+        clock.advance(waits[attempt - 1]!);
       }
     }
-    expect(await rowOf(first)).toMatchObject({ status: "failed", retry_count: MAX_ATTEMPTS });
+    expect(await rowOf(first)).toMatchObject({ status: "failed", retry_count: lastAttempt });
     expect((await rowOf(second)).status).toBe("pending");
     expect((await publisher.publishBatch()).claimed).toBe(0);
     expect((await deps.outbox.failedEvents(operator)).map((row) => row.id)).toEqual([first]);

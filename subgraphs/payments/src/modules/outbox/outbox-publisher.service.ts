@@ -4,13 +4,7 @@ import type { Clock } from "../../clock";
 import { partnerEventTypes } from "../webhooks";
 import type { OutboxRepository } from "./outbox.repository";
 
-export {
-  MAX_ATTEMPTS,
-  type OutboxPublisher,
-  POLL_INTERVAL_MS,
-  RETENTION_MS,
-  retryDelayMs,
-} from "@pos-cloud/common/outbox";
+export { type OutboxPublisher, POLL_INTERVAL_MS, RETENTION_MS } from "@pos-cloud/common/outbox";
 
 /** Partners hear of an intent's terminal states and of their keys' expiry only; everything goes to the internal topic. */
 export const topicsOf = (event_type: string): Topic[] =>

@@ -1,5 +1,5 @@
 import { type CursorPage, newUlid, readPageByTime } from "@pos-cloud/common";
-import { claimDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
+import { claimDue, lockDue, onPrisma, type TaskCensus, type TaskTable } from "@pos-cloud/common/tasks";
 import { type PartnerWebhookDelivery, Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { type WebhookDeliveryEvent, webhookDeliveryMachine } from "./webhook-delivery.machine";
 
@@ -43,6 +43,13 @@ const deliveryTasks: TaskTable = {
   key: "id",
   due: "next_attempt_at",
   order: "next_attempt_at, created_at, id",
+};
+
+/** For the task gauges: a delivery's last failed attempt leaves it a dead letter. */
+export const deliveryCensus: TaskCensus = {
+  table: deliveryTasks,
+  pending: Prisma.sql`status = 'pending'`,
+  dead: Prisma.sql`status = 'dead'`,
 };
 
 const withAttempts = {
@@ -217,21 +224,25 @@ function partnerDeliveryQueries(prisma: PrismaClient) {
     /**
      * Up to `limit` of a key's dead letters created at or after `since`, due again at once with a new round of
      * attempts, in `order`: they are due a millisecond apart in the past, so the dispatcher claims them in that order.
-     * Rows another request is moving are skipped (that request queues them). The rows queued, in that order.
+     * Rows another request is moving are skipped (that request queues them: the task queue's `lockDue`). The rows
+     * queued, in that order.
      */
     redeliverDead: async (client_id: string, since: Date, now: Date, limit: number, order: RedeliveryOrder) => {
       const { to } = moveBy("redeliver");
-      const direction = order === "oldest_first" ? Prisma.sql`ASC` : Prisma.sql`DESC`;
-      const rows = await prisma.$queryRaw<{ id: string }[]>`WITH locked AS (
-          SELECT id, created_at FROM partner_webhook_deliveries
-          WHERE client_id = ${client_id} AND status = 'dead' AND created_at >= ${since}
-          ORDER BY created_at ${direction}, id ${direction} LIMIT ${limit} FOR UPDATE SKIP LOCKED),
-        picked AS (SELECT id, row_number() OVER (ORDER BY created_at ${direction}, id ${direction}) AS n FROM locked)
-        UPDATE partner_webhook_deliveries d
-        SET status = ${to}, attempts = 0, updated_at = ${now},
-          next_attempt_at = ${now}::timestamptz - (${limit} - picked.n) * interval '1 millisecond'
-        FROM picked WHERE d.id = picked.id
-        RETURNING d.id`;
+      const direction = order === "oldest_first" ? "ASC" : "DESC";
+      const rows = await prisma.$transaction(async (tx) => {
+        const locked = await lockDue<{ id: string }>(
+          onPrisma(tx),
+          { ...deliveryTasks, order: `created_at ${direction}, id ${direction}` },
+          { where: Prisma.sql`client_id = ${client_id} AND status = 'dead' AND created_at >= ${since}`, limit },
+        );
+        return tx.$queryRaw<{ id: string }[]>`UPDATE partner_webhook_deliveries d
+          SET status = ${to}, attempts = 0, updated_at = ${now},
+            next_attempt_at = ${now}::timestamptz - (${limit} - picked.n) * interval '1 millisecond'
+          FROM unnest(${locked.map((row) => row.id)}::text[]) WITH ORDINALITY AS picked(id, n)
+          WHERE d.id = picked.id
+          RETURNING d.id`;
+      });
       return prisma.partnerWebhookDelivery.findMany({
         where: { id: { in: rows.map((row) => row.id) } },
         orderBy: [{ next_attempt_at: "asc" }],

@@ -1,3 +1,4 @@
+import { startJobs } from "@pos-cloud/common/jobs";
 import { type BusEvent, memoryBus } from "@pos-cloud/common/messaging";
 import { metrics } from "@pos-cloud/common/metrics";
 import { terminalIntentEvent } from "@pos-cloud/test-support/partner-events";
@@ -197,7 +198,8 @@ describe("partner webhook delivery", () => {
       { ...settings, timeoutMs: 10_000, concurrency: 2, perKeyConcurrency: 1 },
     );
     const bus = memoryBus();
-    const running = await dispatcher.start(bus);
+    const consumer = await dispatcher.consume(bus);
+    const running = await startJobs([dispatcher.job()]);
     try {
       for (let i = 0; i < 3; i++) await bus.publish("webhooks.delivery", terminalEvent(slow.partner.id));
       await slowReceiver.next();
@@ -210,7 +212,24 @@ describe("partner webhook delivery", () => {
     } finally {
       await slowReceiver.close();
       await running.stop();
+      await consumer.stop();
       await bus.close();
+    }
+  });
+
+  it("posts as a registry job that a new delivery runs at once, long before its poll", async () => {
+    const { partner, secret } = await bed.partnerWithWebhook();
+    const dispatcher = webhookDispatcher(
+      { deliveries: webhookDeliveryRepository(bed.deps.prisma), partners: bed.deps.partners, clock },
+      { ...settings, pollIntervalMs: 60 * 60_000 },
+    );
+    const running = await startJobs([dispatcher.job()]);
+    try {
+      await dispatcher.accept(terminalEvent(partner.id));
+      expect(verify(secret, await bed.receiver.next()).type).toBe("payment_intent.succeeded");
+      expect(running.list().map((job) => job.name)).toEqual(["partner-webhooks"]);
+    } finally {
+      await running.stop();
     }
   });
 

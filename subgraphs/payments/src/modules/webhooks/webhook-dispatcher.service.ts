@@ -1,5 +1,7 @@
 import { currentTraceparent, inSpan, logger, SpanKind, traceContextOf } from "@pos-cloud/common";
+import type { Job } from "@pos-cloud/common/jobs";
 import type { BusEvent, MessageBus } from "@pos-cloud/common/messaging";
+import { countOutcome, nextAttempt, type RetryPolicy, retryPolicies } from "@pos-cloud/common/tasks";
 import { CLAIM_LEASE_MS } from "../../claims";
 import type { Clock } from "../../clock";
 import type { PartnerWebhookDelivery } from "../../generated/prisma/client";
@@ -13,7 +15,7 @@ import { type AttemptResult, sendWebhook, signedHeaders } from "./webhook-sender
 export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
 
 export interface WebhookDeliverySettings {
-  /** Pauses after failed attempts: attempts at 0 s, 5 s and 25 s, then a dead letter. */
+  /** Pauses after failed attempts, instead of the `webhook_delivery` retry policy's. */
   retryDelaysMs?: number[];
   /** A partner that has not answered by then has failed the attempt. */
   timeoutMs?: number;
@@ -27,6 +29,7 @@ export interface WebhookDeliverySettings {
 }
 
 const metricStatus = { deliver: "delivered", retry: "retried", give_up: "dead_lettered" } as const;
+const taskOutcome = { deliver: "done", retry: "retried", give_up: "dead" } as const;
 
 interface DispatcherDeps {
   deliveries: WebhookDeliveryRepository;
@@ -34,35 +37,6 @@ interface DispatcherDeps {
   clock: Clock;
   /** A key's endpoint answered 2xx (its automatic redelivery may queue its dead letters). */
   onDelivered?: (client_id: string) => Promise<void>;
-}
-
-/**
- * The pause between looks for due deliveries, which `wake` ends at once; a wake while no pause is under way skips the
- * next one.
- */
-function pollPause(pollIntervalMs: number) {
-  let woken = false;
-  let endSleep: (() => void) | undefined;
-  return {
-    wake() {
-      woken = true;
-      endSleep?.();
-    },
-    sleep: () =>
-      new Promise<void>((resolve) => {
-        if (woken) {
-          woken = false;
-          return resolve();
-        }
-        const timer = setTimeout(() => endSleep?.(), pollIntervalMs);
-        endSleep = () => {
-          clearTimeout(timer);
-          endSleep = undefined;
-          woken = false;
-          resolve();
-        };
-      }),
-  };
 }
 
 /** Records one delivery of a partner-bound event per client_id of its partner with a webhook; false when none. */
@@ -89,17 +63,12 @@ async function enqueueDeliveries({ deliveries, partners, clock }: DispatcherDeps
   return true;
 }
 
-function recordOf(
-  row: PartnerWebhookDelivery,
-  result: AttemptResult,
-  now: Date,
-  retryDelaysMs: number[],
-): AttemptRecord {
+function recordOf(row: PartnerWebhookDelivery, result: AttemptResult, now: Date, policy: RetryPolicy): AttemptRecord {
   if (result.delivered) return { event: "deliver", status_code: result.status ?? 200 };
   const failure = { status_code: result.status ?? null, error: result.error ?? "failed" };
-  const pause = retryDelaysMs[row.attempts];
-  if (pause === undefined) return { event: "give_up", ...failure };
-  return { event: "retry", next_attempt_at: new Date(now.getTime() + pause), ...failure };
+  const next = nextAttempt(policy, row.attempts + 1, now);
+  if (next === null) return { event: "give_up", ...failure };
+  return { event: "retry", next_attempt_at: next.at, ...failure };
 }
 
 /**
@@ -108,13 +77,10 @@ function recordOf(
  */
 function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySettings, wake: () => void) {
   const { deliveries, partners, clock } = deps;
-  const {
-    retryDelaysMs = [5_000, 20_000],
-    timeoutMs = 10_000,
-    concurrency = 16,
-    perKeyConcurrency = 4,
-    allowPrivateUrls = false,
-  } = settings;
+  const policy: RetryPolicy = settings.retryDelaysMs
+    ? { delaysMs: settings.retryDelaysMs, thenMs: "dead" }
+    : retryPolicies.webhook_delivery;
+  const { timeoutMs = 10_000, concurrency = 16, perKeyConcurrency = 4, allowPrivateUrls = false } = settings;
   const inFlight = new Set<Promise<void>>();
   const perKey = new Map<string, number>();
 
@@ -145,9 +111,10 @@ function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySetting
     const latencyMs = performance.now() - started;
     webhookMetrics.latency.observe({ api_key_id: row.client_id }, latencyMs / 1000);
     const now = clock();
-    const record = recordOf(row, result, now, retryDelaysMs);
+    const record = recordOf(row, result, now, policy);
     webhookMetrics.deliveries.inc({ api_key_id: row.client_id, status: metricStatus[record.event] });
     const recorded = await deliveries.recordAttempt(row, record, now, Math.round(latencyMs));
+    if (recorded) countOutcome("webhook_delivery", taskOutcome[record.event]);
     if (recorded && record.event === "deliver") await deps.onDelivered?.(row.client_id);
     if (record.event === "give_up") {
       logger.warn("partner webhook dead-lettered", { id: row.id, client_id: row.client_id, error: record.error });
@@ -191,11 +158,13 @@ function deliveryAttempts(deps: DispatcherDeps, settings: WebhookDeliverySetting
 
 /**
  * Partner webhooks: a durable consumer of the webhook-delivery topic records one delivery per client_id with a
- * webhook for each terminal intent event (so a redelivered bus event adds nothing), and a worker posts due
- * deliveries, claimed in the database, so retries survive a restart and instances share the work.
+ * webhook for each terminal intent event (so a redelivered bus event adds nothing), and a job of the registry posts
+ * due deliveries, claimed in the database, so retries survive a restart and instances share the work.
  */
 export function webhookDispatcher(deps: DispatcherDeps, settings: WebhookDeliverySettings = {}) {
-  const { wake, sleep } = pollPause(settings.pollIntervalMs ?? 1_000);
+  /** The registry's trigger of the job, while it is set up in this process. */
+  let runEarly: (() => void) | undefined;
+  const wake = () => runEarly?.();
   const attempts = deliveryAttempts(deps, settings, wake);
 
   async function accept(event: BusEvent): Promise<void> {
@@ -205,33 +174,30 @@ export function webhookDispatcher(deps: DispatcherDeps, settings: WebhookDeliver
   return {
     /** The bus consumer's handler: one delivery per client_id of the intent's partner that has a webhook. */
     accept,
-    /** A delivery became due (a replay): look at once rather than at the next poll. */
+    /** A delivery became due (a replay, a new one, an attempt's end): the job runs at once rather than at its poll. */
     wake,
     /** One pass, for tests and operators: attempts what is due now and waits for those attempts; how many. */
     async deliverDue(): Promise<number> {
       return (await Promise.all(await attempts.claimAndStart())).length;
     },
-    /** Consumes the webhook-delivery topic and posts due deliveries until `stop`, which waits for attempts under way. */
-    async start(bus: MessageBus) {
-      let running = true;
-      const subscription = await bus.consume("webhooks.delivery", "partner-webhooks", accept);
-      const loop = (async () => {
-        while (running) {
-          try {
-            await attempts.claimAndStart();
-          } catch (error) {
-            logger.warn("partner webhook claim failed; trying again", { error });
-          }
-          await sleep();
-        }
-      })();
+    /** Consumes the webhook-delivery topic until the returned subscription stops. */
+    consume: (bus: MessageBus) => bus.consume("webhooks.delivery", "partner-webhooks", accept),
+    /**
+     * The job posting due deliveries: at start, every `pollIntervalMs` (and for deliveries other instances enqueued),
+     * and at once when woken; its stop waits for the attempts under way.
+     */
+    job(): Job {
       return {
-        async stop() {
-          running = false;
-          await subscription.stop();
-          wake();
-          await loop;
-          await attempts.underWay();
+        name: "partner-webhooks",
+        schedule: { everyMs: settings.pollIntervalMs ?? 1_000 },
+        runAtStart: true,
+        run: () => attempts.claimAndStart(),
+        setUp(trigger) {
+          runEarly = trigger;
+          return async () => {
+            runEarly = undefined;
+            await attempts.underWay();
+          };
         },
       };
     },

@@ -1,4 +1,4 @@
-import { claimDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
+import { claimDue, onPrisma, type TaskCensus, type TaskTable } from "@pos-cloud/common/tasks";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { owedAgain } from "./sync-outbox.repository";
 
@@ -35,6 +35,9 @@ const syncTasks: TaskTable = {
   due: "next_attempt_at",
   lockedUntil: "locked_until",
 };
+
+/** For the task gauges: every row is a push still to make; a push never gives up. */
+export const syncCensus: TaskCensus = { table: syncTasks, pending: Prisma.sql`TRUE` };
 
 /** A claimed row: the merchant to push, and the version of its configuration the push stands for. */
 export interface ClaimedSync {

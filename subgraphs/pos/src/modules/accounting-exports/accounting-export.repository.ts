@@ -1,5 +1,5 @@
 import { type AuditChange, auditOutboxRow } from "@pos-cloud/common";
-import { claimDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
+import { claimDue, onPrisma, type TaskCensus, type TaskTable } from "@pos-cloud/common/tasks";
 import {
   type AccountingExport,
   type AccountingExportDelivery,
@@ -20,6 +20,13 @@ const deliveryTasks: TaskTable = {
   table: "pos_accounting_export_deliveries",
   key: "id",
   due: "next_attempt_at",
+};
+
+/** For the task gauges: a delivery's fifth failure leaves it `failed`. */
+export const exportDeliveryCensus: TaskCensus = {
+  table: deliveryTasks,
+  pending: Prisma.sql`status = 'pending'`,
+  dead: Prisma.sql`status = 'failed'`,
 };
 
 export function accountingExportRepository(prisma: PrismaClient) {

@@ -1,5 +1,5 @@
 import { type CursorPage, readPageByTime } from "@pos-cloud/common";
-import { claimDue, onPrisma, type TaskTable } from "@pos-cloud/common/tasks";
+import { claimDue, onPrisma, type TaskCensus, type TaskTable } from "@pos-cloud/common/tasks";
 import { type Payment, Prisma, type PrismaClient } from "../../generated/prisma/client";
 import type { ListScope } from "../../list-scope";
 import type { PaymentFilter } from "./payment.inputs";
@@ -117,6 +117,12 @@ const interruptedPayments: TaskTable = {
   key: "id",
   due: "created_at",
   lockedUntil: "recovery_locked_until",
+};
+
+/** For the task gauges: the pass never gives up on an interrupted payment. */
+export const interruptedPaymentCensus: TaskCensus = {
+  table: interruptedPayments,
+  pending: Prisma.sql`status = 'pending' AND payment_intent_id IS NULL`,
 };
 
 const inFlightRows = {

@@ -9,6 +9,11 @@ import type { RefundRepository, RefundRow } from "./refund.repository";
 export const STALE_REFUND_MS = 60_000;
 /** At most this many stale refunds per recovery pass. */
 const RECOVERY_BATCH = 50;
+/**
+ * How long one process keeps a stale refund to itself: longer than its gateway call may take (the client's 10 s
+ * timeout), so a lease ends only once its holder died.
+ */
+const RECOVERY_LEASE_MS = 60_000;
 
 /** Who asked for a refund, as its row names them: the audit record's actor (its address is not kept). */
 const requesterOf = (refund: RefundRow): Caller | null => {
@@ -82,14 +87,17 @@ export function refundSending(
 
     /**
      * The recovery pass (job `pos-refund-recovery`): refunds a crash or a lost answer left pending are sent again under
-     * their key, oldest first, so the gateway's first answer (or the refund it makes now) is recorded once. Two
-     * processes may send one refund at once: the gateway answers both from one refund, and only the first answer
-     * moves the refund and its payment. Stops at the first refund the gateway does not settle. Returns the ids of
-     * those the gateway answered for.
+     * their key, oldest first, one at a time under a lease (`claimStale`, so two passes never send one), and the
+     * gateway's first answer (or the refund it makes now) is recorded once. Stops at the first refund the gateway does
+     * not settle. Returns the ids of those the gateway answered for.
      */
     async recoverStale(now: Date = clock()) {
+      const before = new Date(now.getTime() - STALE_REFUND_MS);
+      const until = new Date(now.getTime() + RECOVERY_LEASE_MS);
       const answered: string[] = [];
-      for (const refund of await refunds.staleAll(new Date(now.getTime() - STALE_REFUND_MS), RECOVERY_BATCH)) {
+      for (let handled = 0; handled < RECOVERY_BATCH; handled++) {
+        const refund = await refunds.claimStale(before, now, until);
+        if (!refund) break;
         const intentId = await payments.intentOf(refund.payment_id);
         if (!intentId) continue;
         if (!(await resend(refund, intentId))) break;

@@ -1,9 +1,23 @@
-import type { PosRefund, Prisma, PrismaClient } from "../../generated/prisma/client";
+import { claimDue, onPrisma, type TaskCensus, type TaskTable } from "@pos-cloud/common/tasks";
+import { type PosRefund, Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { type PosRefundEvent, posRefundMachine } from "./refund.machine";
 
 export type RefundRepository = ReturnType<typeof refundRepository>;
 export type Tx = Prisma.TransactionClient;
 export type RefundRow = PosRefund;
+
+/** A refund still pending after its request ended is a `pos_refund_recovery` task, oldest first. */
+const staleRefunds: TaskTable = {
+  kind: "pos_refund_recovery",
+  table: "pos_refunds",
+  key: "id",
+  due: "created_at",
+  lockedUntil: "recovery_locked_until",
+  order: "created_at, id",
+};
+
+/** For the task gauges: a refund is pending until the gateway settles it; the pass never gives up. */
+export const staleRefundCensus: TaskCensus = { table: staleRefunds, pending: Prisma.sql`status = 'pending'` };
 
 export function refundRepository(prisma: PrismaClient) {
   return {
@@ -39,13 +53,21 @@ export function refundRepository(prisma: PrismaClient) {
     stale: (payment_id: string, before: Date) =>
       prisma.posRefund.findMany({ where: { payment_id, status: "pending", created_at: { lt: before } } }),
 
-    /** The oldest pending refunds sent before `before`, across payments: what the recovery pass asks about again. */
-    staleAll: (before: Date, take: number) =>
-      prisma.posRefund.findMany({
-        where: { status: "pending", created_at: { lt: before } },
-        orderBy: [{ created_at: "asc" }, { id: "asc" }],
-        take,
-      }),
+    /**
+     * Takes a lease until `until` on the oldest refund still pending sent before `before` whose lease, if any, ended
+     * by `now`: the recovery pass then asks the gateway, and other processes leave the refund alone until the lease
+     * ends. Null when none is left.
+     */
+    async claimStale(before: Date, now: Date, until: Date): Promise<RefundRow | null> {
+      const [claimed] = await claimDue<{ id: string }>(onPrisma(prisma), staleRefunds, {
+        where: Prisma.sql`status = 'pending' AND created_at < ${before}`,
+        now,
+        leaseUntil: until,
+        limit: 1,
+        returning: Prisma.sql`task.id`,
+      });
+      return claimed ? prisma.posRefund.findUniqueOrThrow({ where: { id: claimed.id } }) : null;
+    },
 
     transaction: <T>(work: (tx: Tx) => Promise<T>) => prisma.$transaction(work, { timeout: 20_000, maxWait: 20_000 }),
   };
