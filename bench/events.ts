@@ -11,6 +11,7 @@ import { type BusEvent, type MessageBus, memoryBus, natsBus } from "@pos-cloud/c
 import { openPayments, type PaymentsDeps } from "@pos-cloud/payments";
 import pg from "pg";
 import { ulid } from "ulid";
+import { cpuSince } from "./cpu";
 import { benchNotification } from "./notification";
 import type { BenchPlatform } from "./platform";
 import { requireClean, type Scale } from "./scale";
@@ -20,7 +21,7 @@ const STEPS = ["created", "requires_action", "processing", "succeeded"] as const
 const NATS_URL = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 
 /** The payload `intentEventRow` writes: the intent as it stands after the step, and the event's metadata. */
-function intentPayload(id: string, step: (typeof STEPS)[number], at: Date) {
+export function intentPayload(id: string, step: (typeof STEPS)[number], at: Date) {
   const done = step === "succeeded";
   return {
     payment_intent: {
@@ -101,6 +102,9 @@ export interface DrainFigures {
   duplicates_at_consumer: number;
   lost: number;
   order_violations: number;
+  /** CPU seconds of the drain: the bench's process (publishers and consumers), and the NATS server's with NATS_PID. */
+  bench_cpu_s: number;
+  nats_cpu_s?: number;
 }
 
 async function freshDatabase(base: string) {
@@ -193,6 +197,7 @@ export async function benchDrain(options: {
     }
     const published = new Map<string, number>();
     let publishedAt = 0;
+    const cpu = cpuSince();
     const started = performance.now();
     const running = await Promise.all(
       instances.map((instance, n) => {
@@ -204,6 +209,7 @@ export async function benchDrain(options: {
     );
     await all.finally(() => clearTimeout(giveUp));
     const seconds = (performance.now() - started) / 1000;
+    const cpuSeconds = cpu();
     await Promise.all(running.map((each) => each.stop()));
     await Promise.all(consumers.map((consumer) => consumer.stop()));
     const [{ pending }] = (await instances[0]!.db.query<{ pending: string }>(
@@ -225,6 +231,7 @@ export async function benchDrain(options: {
       lost: expected.filter((id) => !received.has(id)).length + Number(pending),
       order_violations: [...written].filter(([intent, ids]) => (seenByIntent.get(intent) ?? []).join() !== ids.join())
         .length,
+      ...cpuSeconds,
     };
   } finally {
     await Promise.all(instances.map((instance) => instance.close()));
