@@ -281,7 +281,11 @@ export async function benchEvents(
     });
   }
   const notification = embedded
-    ? await benchNotification({ terminals: scale.terminals, intervalMs: [100, 0], shared: embedded.shared })
+    ? await benchNotification({
+        terminals: scale.terminals,
+        intervalMs: [scale.notificationPaceMs, 0],
+        shared: embedded.shared,
+      })
     : [];
   return { drains, nats: withNats ? NATS_URL : "unreachable", notification };
 }

@@ -15,6 +15,8 @@ export interface Scale {
   events: number;
   /** Terminals following an intent each in the notification scenario. */
   terminals: number;
+  /** The paced notification round's time between two payments (the other round pays them all at once). */
+  notificationPaceMs: number;
   /** The hierarchy's tree: merchants, and stores under each. */
   merchants: number;
   storesPerMerchant: number;
@@ -29,6 +31,7 @@ export const measuredScale: Scale = {
   idleMs: 30_000,
   events: 10_000,
   terminals: 200,
+  notificationPaceMs: 100,
   merchants: 20,
   storesPerMerchant: 20,
   clusterShapes: [
@@ -48,6 +51,8 @@ export const smokeScale: Scale = {
   idleMs: 500,
   events: 400,
   terminals: 60,
+  // The measured pace would make the paced round six of the smoke run's seconds.
+  notificationPaceMs: 20,
   merchants: 2,
   storesPerMerchant: 3,
   // The largest shape: two edges sharing the port and two workers sharing the bus's consumer groups.
