@@ -273,8 +273,9 @@ export async function benchNotification(options: {
     try {
       const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
       const seeded = seed({ ...platform, dataDir: dir.path });
-      const terminals: SeededDevice[] = [];
-      for (let n = 0; n < options.terminals; n++) terminals.push(await seeded.device(demo.store, installer(n)));
+      const terminals = await Promise.all(
+        Array.from({ length: options.terminals }, (_, n) => seeded.device(demo.store, installer(n))),
+      );
       const results: NotificationFigures[] = [];
       for (const intervalMs of options.intervalMs) {
         results.push(await notificationRound(platform, demo, terminals, intervalMs, clients, options.phase));

@@ -132,7 +132,7 @@ export function runLoadScenarios(
     try {
       const context = await scenarioContext(bench, portalDirect.url);
       for (const scenario of loads) {
-        const seconds = scale.smoke ? scale.seconds : scenario.seconds;
+        const seconds = scale.readSeconds ?? scenario.seconds;
         const result = await autocannon(await scenario.request(context), scenario.connections, seconds);
         requireClean(scenario.name, {
           refused: result.non2xx,
