@@ -145,14 +145,15 @@ describe("messages that reach people, through the sandbox mail server and SMS re
       manager,
     );
     expect(settlement.status).toBe(201);
-    // The sandbox acquirer refuses both attempts (the first and one retry after 10 ms). Under TEST_WIRING=cluster,
+    // The sandbox acquirer refuses both attempts (the first and one retry, due at once). Under TEST_WIRING=cluster,
     // `platform.pos` is POS opened in this process on the cluster's database and sandboxes, since the workers'
     // exchange runs at 02:00 only: the store's contact comes from the cluster's portal, the mail goes to its server.
     embeddedAcquirerControl(platform.dataDir).refuseNextLogins(2);
-    platform.pos.cardExchange.configure({ retryDelaysMs: [10] });
+    platform.pos.cardExchange.configure({ retryDelaysMs: [0] });
     expect(await platform.pos.cardExchange.run(date, { storeId: demo.store.id })).toMatchObject([
-      { status: "failed", attempts: 2 },
+      { status: "retrying", attempts: 1 },
     ]);
+    expect(await platform.pos.cardExchange.retryDue()).toMatchObject([{ status: "failed", attempts: 2 }]);
     const mail = await mailTo(
       platform,
       "shibuya@demo.pos-cloud.localhost",

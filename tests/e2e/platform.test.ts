@@ -21,6 +21,7 @@ const platformJobs = [
   "pos-refund-recovery",
   "pos-message-retries",
   "card-settlement-exchange",
+  "card-settlement-exchange-retries",
   "accounting-export",
   "accounting-export-retries",
   "payments-outbox",
@@ -117,6 +118,7 @@ describe("the embedded platform", () => {
       'kind="pos_refund_recovery",state="due"',
       'kind="webhook_delivery",state="dead"',
       'kind="event_outbox",state="due"',
+      'kind="card_exchange",state="running"',
     ])
       expect(scraped).toContain(`pgw_tasks{${series}} `);
   });

@@ -415,15 +415,22 @@ describe("POS settlements and the card settlement exchange", () => {
 
   it("retries refused logins, then alerts, leaves a notification an operator lists and e-mails the store", async () => {
     const control = embeddedAcquirerControl(platform.dataDir);
+    /** The retry job's pass `ms` later. */
+    const retriedAfter = (ms: number) => {
+      clock.advance(ms);
+      return platform.pos.cardExchange.retryDue();
+    };
     control.refuseNextLogins(1);
     expect(await platform.pos.cardExchange.run(today(), { storeId: store.id, again: true })).toMatchObject([
-      { status: "mismatch", attempts: 2 },
+      { status: "retrying", attempts: 1 },
     ]);
+    expect(await retriedAfter(10)).toMatchObject([{ settlement_id: settlementId, status: "mismatch", attempts: 2 }]);
 
     control.refuseNextLogins(4);
     let outcomes: unknown;
     const log = await loggedDuring(async () => {
-      outcomes = await platform.pos.cardExchange.run(today(), { storeId: store.id, again: true });
+      await platform.pos.cardExchange.run(today(), { storeId: store.id, again: true });
+      for (const ms of [10, 20, 40]) outcomes = await retriedAfter(ms);
     });
     expect(outcomes).toMatchObject([{ status: "failed", attempts: 4 }]);
     const alerts = log

@@ -1,9 +1,11 @@
 // npm run settlement-exchange -- --date YYYY-MM-DD [--store ID]
 // Runs the daily card settlement exchange of one business day now, as the 02:00 schedule does, for every store with
 // card activity or a settlement that day (or one store): the day is closed, its card transactions uploaded to the
-// acquirer, its settlement file downloaded and reconciled. Stores already exchanged are exchanged again. The acquirer
-// is ACQUIRER_FTP_URL, else the sandbox acquirer under DATA_DIR (started for the run). Embedded storage: stop the
-// platform first (only one process may open it).
+// acquirer, its settlement file downloaded and reconciled. Stores already exchanged are exchanged again. One attempt
+// each: a failed one is `retrying`, and the platform's `card-settlement-exchange-retries` job (a worker's, or the
+// embedded platform's at its next start) makes the retries. The acquirer is ACQUIRER_FTP_URL, else the sandbox
+// acquirer under DATA_DIR (started for the run). Embedded storage: stop the platform first (only one process may
+// open it).
 import { parseArgs } from "node:util";
 import { openCardExchange } from "@pos-cloud/pos";
 import { startEmbeddedAcquirer } from "@pos-cloud/sandbox-acquirer";
@@ -45,7 +47,7 @@ try {
     );
   }
   console.log(`${outcomes.length} store(s) exchanged for ${args.date}`);
-  if (outcomes.some((outcome) => outcome.status === "failed" || outcome.status === "skipped")) process.exitCode = 1;
+  if (outcomes.some((outcome) => outcome.status !== "matched" && outcome.status !== "mismatch")) process.exitCode = 1;
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

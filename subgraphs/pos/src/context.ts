@@ -45,7 +45,7 @@ export interface PosDeps {
   /** The subgraph's periodic work (jobs.ts), for the job registry of the platform or a worker. */
   jobs(bus: MessageBus): Job[];
   settlements: SettlementService;
-  /** The daily card settlement exchange: `configure` (the acquirer), `run` (a day), `job` (02:00 Asia/Tokyo). */
+  /** The daily card settlement exchange: `configure` (the acquirer), `run` (a day), `jobs` (02:00 Asia/Tokyo, retries). */
   cardExchange: CardExchangeService;
   notifications: NotificationService;
   /** The daily accounting export by SFTP: settings, deliveries, `exportDay`, `deliverDue`, a day sent again. */

@@ -48,7 +48,7 @@ import { receiptResolvers } from "./modules/receipts/resolvers";
 import { refundRepository, staleRefundCensus } from "./modules/refunds/refund.repository";
 import { refundService } from "./modules/refunds/refund.service";
 import { refundResolvers } from "./modules/refunds/resolvers";
-import { cardExchangeRepository } from "./modules/settlements/card-exchange.repository";
+import { cardExchangeCensus, cardExchangeRepository } from "./modules/settlements/card-exchange.repository";
 import { type CardExchangeSettings, cardExchangeService } from "./modules/settlements/card-exchange.service";
 import { settlementResolvers } from "./modules/settlements/resolvers";
 import { settlementRepository } from "./modules/settlements/settlement.repository";
@@ -61,11 +61,7 @@ import { saleTimes } from "./sale-time";
 export type { PosContext, PosDeps } from "./context";
 export type { GatewayClientConfig } from "./modules/payments/gateway.client";
 export { acquirerUrlProblem } from "./modules/settlements/acquirer.client";
-export {
-  type CardExchangeService,
-  type CardExchangeSettings,
-  DEFAULT_RETRY_DELAYS_MS,
-} from "./modules/settlements/card-exchange.service";
+export type { CardExchangeService, CardExchangeSettings } from "./modules/settlements/card-exchange.service";
 export type { ExchangeOutcome } from "./modules/settlements/store-exchange.service";
 export { type PortalCall, portalClient } from "./modules/stores/portal.client";
 
@@ -172,7 +168,14 @@ export async function openPos(config: PosConfig): Promise<PosDeps> {
   const overview = overviewService(settlement.settlements, figures, access, clock);
   return {
     db,
-    tasks: [outboxCensus, messageCensus, exportDeliveryCensus, interruptedPaymentCensus, staleRefundCensus],
+    tasks: [
+      outboxCensus,
+      messageCensus,
+      exportDeliveryCensus,
+      interruptedPaymentCensus,
+      staleRefundCensus,
+      cardExchangeCensus,
+    ],
     prisma,
     orders,
     bills,

@@ -18,7 +18,7 @@ const RECOVERY_INTERVAL_MS = 60_000;
  * payments whose capture the gateway did not take are captured, Idempotency-Keys a crash left processing are
  * finished or released), the recovery pass of refunds a crash or a lost answer left
  * pending (sent again under their key, so the gateway refunds once), the retries of its e-mail, the daily accounting
- * export with its retries and, once an acquirer is configured, the daily card settlement exchange. Rows are claimed, so any number of processes may run them.
+ * export with its retries and, once an acquirer is configured, the daily card settlement exchange with its retries. Rows are claimed, so any number of processes may run them.
  */
 export function posJobs(
   deps: Pick<PosDeps, "payments" | "refunds" | "cardExchange" | "messages" | "accountingExports">,
@@ -39,7 +39,7 @@ export function posJobs(
       run: () => deps.refunds.recoverStale(),
     },
     messageRetryJob("pos-message-retries", deps.messages),
-    ...(deps.cardExchange.configured ? [deps.cardExchange.job()] : []),
+    ...(deps.cardExchange.configured ? deps.cardExchange.jobs() : []),
     {
       name: "accounting-export",
       schedule: { cron: ACCOUNTING_EXPORT_CRON, timezone: STORE_TIME_ZONE },

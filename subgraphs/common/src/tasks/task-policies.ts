@@ -39,6 +39,8 @@ export const retryPolicies = {
   event_outbox: { delaysMs: [5000, 10_000, 20_000, 40_000], thenMs: "dead" },
   /** A partner webhook: attempts at 0 s, 5 s and 25 s, then a dead letter the partner can have redelivered. */
   webhook_delivery: { delaysMs: [5000, 20_000], thenMs: "dead" },
+  /** A store's card settlement exchange: 1 min, 5 min, 15 min, then failed; a short outage passes before the shops open. */
+  card_exchange: { delaysMs: [MINUTE, 5 * MINUTE, 15 * MINUTE], thenMs: "dead" },
   /** A polled provider's payment: its poll interval doubling to 30 s while nothing moves (5, 10, 20, 30 s for 5 s). */
   provider_poll: (pollIntervalMs: number) => doubling(pollIntervalMs, 30_000),
 } satisfies Record<string, RetryPolicy | ((...args: never[]) => RetryPolicy)>;
@@ -52,6 +54,7 @@ export type TaskKind =
   | "provider_poll"
   | "webhook_delivery"
   | "event_outbox"
+  | "card_exchange"
   // Swept in one transaction each (`lockDue`), with no retry of their own: the next pass finds what is left.
   | "intent_expiry"
   | "pos_payment_recovery"

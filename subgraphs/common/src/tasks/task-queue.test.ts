@@ -142,5 +142,11 @@ describe("retry policies", () => {
       20_000,
       undefined,
     ]);
+    expect([1, 2, 3, 4].map((n) => nextAttempt(retryPolicies.card_exchange, n, now)?.delayMs)).toEqual([
+      60_000,
+      300_000,
+      900_000,
+      undefined,
+    ]);
   });
 });

@@ -1,4 +1,5 @@
-import type { CardSettlementExchange, Prisma, PrismaClient } from "../../generated/prisma/client";
+import { claimDue, onPrisma, type TaskCensus, type TaskTable } from "@pos-cloud/common/tasks";
+import { type CardSettlementExchange, Prisma, type PrismaClient } from "../../generated/prisma/client";
 
 export type CardExchangeRepository = ReturnType<typeof cardExchangeRepository>;
 export type CardExchangeRow = CardSettlementExchange;
@@ -12,11 +13,38 @@ export interface CardEntry {
   approval_code: string | null;
 }
 
+/** A failed exchange due again is a `card_exchange` task; its claim is the exchange's own `claimed_until`. */
+const retryTasks: TaskTable = {
+  kind: "card_exchange",
+  table: "pos_card_settlement_exchanges",
+  key: "settlement_id",
+  due: "next_attempt_at",
+  lockedUntil: "claimed_until",
+};
+
+/** For the task gauges: a retry's last failure leaves the exchange `failed`. */
+export const cardExchangeCensus: TaskCensus = {
+  table: retryTasks,
+  pending: Prisma.sql`status = 'running' AND next_attempt_at IS NOT NULL`,
+  dead: Prisma.sql`status = 'failed'`,
+};
+
+/** An exchange due again, with the settlement's store and day it is about. */
+export interface DueExchange {
+  settlement_id: string;
+  attempts: number;
+  store_id: number;
+  merchant_id: number;
+  business_date: string;
+  timezone: string;
+}
+
 export function cardExchangeRepository(prisma: PrismaClient) {
   return {
     /**
      * Takes a settlement's exchange for `until`, or null when another worker holds it, or (unless `again`) it
-     * already ended matched, mismatched or failed. One statement, so two workers never both take it.
+     * already ended matched, mismatched or failed, or waits for its retry. One statement, so two workers never both
+     * take it.
      */
     async claim(settlement_id: string, now: Date, until: Date, again: boolean): Promise<CardExchangeRow | null> {
       const rows = await prisma.$queryRaw<CardExchangeRow[]>`
@@ -24,11 +52,36 @@ export function cardExchangeRepository(prisma: PrismaClient) {
         VALUES (${settlement_id}::uuid, 'running', 0, ${until}, ${now})
         ON CONFLICT (settlement_id) DO UPDATE
           SET status = 'running', attempts = 0, claimed_until = EXCLUDED.claimed_until, last_error = NULL,
-            updated_at = EXCLUDED.updated_at
+            next_attempt_at = NULL, updated_at = EXCLUDED.updated_at
           WHERE pos_card_settlement_exchanges.claimed_until <= ${now}
-            AND (${again} OR pos_card_settlement_exchanges.status = 'running')
+            AND (${again} OR (pos_card_settlement_exchanges.status = 'running'
+              AND pos_card_settlement_exchanges.next_attempt_at IS NULL))
         RETURNING *`;
       return rows[0] ?? null;
+    },
+
+    /** Up to 20 due retries, each taken by one process until `leaseUntil` (longer than an attempt), oldest first. */
+    async claimDue(now: Date, leaseUntil: Date): Promise<DueExchange[]> {
+      const claimed = await claimDue<Pick<CardExchangeRow, "settlement_id" | "attempts">>(
+        onPrisma(prisma),
+        retryTasks,
+        {
+          where: Prisma.sql`status = 'running'`,
+          now,
+          leaseUntil,
+          limit: 20,
+          returning: Prisma.sql`task.settlement_id, task.attempts`,
+        },
+      );
+      const days = await prisma.settlement.findMany({
+        where: { id: { in: claimed.map((row) => row.settlement_id) } },
+        select: { id: true, store_id: true, merchant_id: true, business_date: true, timezone: true },
+      });
+      return days.map(({ id, ...day }) => ({
+        settlement_id: id,
+        attempts: claimed.find((row) => row.settlement_id === id)!.attempts,
+        ...day,
+      }));
     },
 
     update: (settlement_id: string, data: Prisma.CardSettlementExchangeUpdateInput) =>

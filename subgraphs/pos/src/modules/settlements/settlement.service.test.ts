@@ -161,7 +161,7 @@ describe("settlements of a store's business day", () => {
     if (!onPostgres) await seedEmbeddedStorage(dir.path);
     deps = await openPos({ ...testStorage("pos"), dataDir: dir.path, portal, clock: () => clock.now });
     acquirer = await startEmbeddedAcquirer({ dataDir: dir.path, host: "127.0.0.1" });
-    deps.cardExchange.configure({ url: acquirer.ftpUrl, retryDelaysMs: [5, 5, 5], timeoutMs: 5000 });
+    deps.cardExchange.configure({ url: acquirer.ftpUrl, timeoutMs: 5000 });
     // D in Tokyo is [D-1 15:00 UTC, D 15:00 UTC): the first and last millisecond count, the ones beside do not.
     await pay("CASH", 1000, at(D, "00:00:00.000"));
     card = await pay("CREDIT_CARD", 2684, at(D, "12:00:00"));
@@ -361,16 +361,29 @@ describe("settlements of a store's business day", () => {
   });
 
   it("retries a refused login three times, then alerts and records a notification for operators", async () => {
+    /** The retry job's pass `ms` later. */
+    const retriedAfter = (ms: number) => {
+      clock.now = new Date(clock.now.getTime() + ms);
+      return deps.cardExchange.retryDue();
+    };
     const control = embeddedAcquirerControl(dir.path);
     control.refuseNextLogins(2);
     expect(await deps.cardExchange.run(D, { storeId, again: true })).toMatchObject([
-      { status: "mismatch", attempts: 3 },
+      { status: "retrying", attempts: 1 },
     ]);
+    // The scheduled run leaves a day waiting for its retry to the retry job.
+    expect(await deps.cardExchange.run(D, { storeId })).toMatchObject([{ status: "skipped" }]);
+    expect(await retriedAfter(59_999)).toEqual([]);
+    expect(await retriedAfter(1)).toMatchObject([{ status: "retrying", attempts: 2 }]);
+    expect(await retriedAfter(299_999)).toEqual([]);
+    expect(await retriedAfter(1)).toMatchObject([{ status: "mismatch", attempts: 3 }]);
+    expect(await retriedAfter(900_000)).toEqual([]);
 
     control.refuseNextLogins(4);
     let outcomes: Awaited<ReturnType<typeof deps.cardExchange.run>> = [];
     const log = await loggedDuring(async () => {
-      outcomes = await deps.cardExchange.run(D, { storeId, again: true });
+      await deps.cardExchange.run(D, { storeId, again: true });
+      for (const ms of [60_000, 300_000, 900_000]) outcomes = await retriedAfter(ms);
     });
     expect(outcomes).toMatchObject([{ status: "failed", attempts: 4, error: expect.stringContaining("530") }]);
     const alert = log

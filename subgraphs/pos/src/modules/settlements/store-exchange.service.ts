@@ -1,9 +1,10 @@
 import { logger } from "@pos-cloud/common";
 import type { MessageOutbox } from "@pos-cloud/common/messages";
+import { countOutcome, nextAttempt, type RetryPolicy } from "@pos-cloud/common/tasks";
 import type { NotificationService } from "../notifications";
 import type { StorePlace } from "../stores";
 import { type AcquirerEndpoint, exchangeWithAcquirer, shownUrl } from "./acquirer.client";
-import type { CardExchangeRepository } from "./card-exchange.repository";
+import type { CardExchangeRepository, DueExchange } from "./card-exchange.repository";
 import {
   cardTransactionsCsv,
   differencesOf,
@@ -13,7 +14,7 @@ import {
 } from "./card-files.format";
 import type { SettlementService } from "./settlement.service";
 
-/** How long one worker holds a settlement's exchange: longer than every attempt and wait together. */
+/** How long one worker holds a settlement's exchange: longer than an attempt. */
 const CLAIM_MS = 60 * 60_000;
 
 export interface ExchangeOutcome {
@@ -21,8 +22,11 @@ export interface ExchangeOutcome {
   merchant_id: number;
   date: string;
   settlement_id: string;
-  /** matched, mismatch, failed; skipped when another worker holds it or (scheduled runs) it was exchanged already. */
-  status: "matched" | "mismatch" | "failed" | "skipped";
+  /**
+   * matched, mismatch, failed; retrying when the attempt failed and the retry job attempts it again; skipped when
+   * another worker holds it, (scheduled runs) it was exchanged already, or the process stopped.
+   */
+  status: "matched" | "mismatch" | "failed" | "retrying" | "skipped";
   attempts: number;
   differences?: { field: string; expected: number; actual: number }[];
   error?: string;
@@ -36,11 +40,10 @@ export interface StoreExchange {
   mail: { messages: Pick<MessageOutbox, "send">; contactOf: (storeId: number) => Promise<string | null> };
   clock: () => Date;
   endpoint: AcquirerEndpoint;
-  /** Waits before each retry: as many retries as entries after the first attempt. */
-  retryDelaysMs: number[];
-  /** Aborted when the process stops: no attempt starts after it, and `wait` ends at once. */
+  /** When a failed attempt is made again (`card_exchange`), and after how many it is failed. */
+  policy: RetryPolicy;
+  /** Aborted when the process stops: an open transfer ends at once and is attempted again. */
   signal: AbortSignal;
-  wait: (ms: number) => Promise<void>;
 }
 
 type ExchangePlace = { store_id: number; merchant_id: number; date: string; settlement_id: string };
@@ -52,7 +55,7 @@ const aboutOf = ({ date: business_date, ...store }: ExchangePlace) => ({ ...stor
 
 /**
  * A store's day exchanged with the acquirer: the day closed, the card transactions uploaded, the acquirer's report
- * downloaded, attempted again after each wait; skipped when another worker holds it.
+ * downloaded, in a first attempt; skipped when another worker holds it.
  */
 export async function exchangeStore(
   deps: StoreExchange,
@@ -60,41 +63,69 @@ export async function exchangeStore(
   date: string,
   again: boolean,
 ): Promise<ExchangeOutcome> {
-  const { exchanges, clock, endpoint, retryDelaysMs, signal } = deps;
   const settlement = await deps.settlements.closeDay(store, date);
   const place = { store_id: store.storeId, merchant_id: store.merchantId, date, settlement_id: settlement.id };
-  const now = clock();
-  const claimed = await exchanges.claim(settlement.id, now, new Date(now.getTime() + CLAIM_MS), again);
+  const now = deps.clock();
+  const claimed = await deps.exchanges.claim(settlement.id, now, new Date(now.getTime() + CLAIM_MS), again);
   if (!claimed) return { ...place, status: "skipped", attempts: 0 };
-  const entries = await exchanges.cardEntries(settlement.id);
+  return attemptExchange(deps, place, settlement.timezone, 1);
+}
+
+/** A failed exchange attempted again, claimed by the retry job. */
+export const retryExchange = (deps: StoreExchange, due: DueExchange) =>
+  attemptExchange(
+    deps,
+    { store_id: due.store_id, merchant_id: due.merchant_id, date: due.business_date, settlement_id: due.settlement_id },
+    due.timezone,
+    due.attempts + 1,
+  );
+
+/** One attempt at the claimed exchange: its report recorded, or its retry made due by the policy, or given up. */
+async function attemptExchange(
+  deps: StoreExchange,
+  place: ExchangePlace,
+  timezone: string,
+  attempt: number,
+): Promise<ExchangeOutcome> {
+  const { exchanges, clock, endpoint, signal } = deps;
+  const entries = await exchanges.cardEntries(place.settlement_id);
   const expected = expectedOf(entries);
-  const paths = exchangePaths(store.merchantId, store.storeId, date);
-  const content = cardTransactionsCsv(entries, settlement.timezone);
-  const tries = retryDelaysMs.length + 1;
-  let error = "";
-  for (let attempt = 1; attempt <= tries && !signal.aborted; attempt++) {
-    try {
-      const text = await exchangeWithAcquirer(endpoint, { ...paths, content }, signal);
-      return await recordReport(deps, place, { attempt, paths, expected, text });
-    } catch (failure) {
-      error = messageOf(failure);
-      await exchanges.update(settlement.id, { attempts: attempt, last_error: error });
-      logger.warn("card settlement exchange attempt failed", {
-        ...place,
-        attempt,
-        error,
-        acquirer: shownUrl(endpoint.url),
-      });
-      const pause = retryDelaysMs[attempt - 1];
-      if (pause !== undefined) await deps.wait(pause);
+  const paths = exchangePaths(place.merchant_id, place.store_id, place.date);
+  const content = cardTransactionsCsv(entries, timezone);
+  try {
+    const text = await exchangeWithAcquirer(endpoint, { ...paths, content }, signal);
+    const outcome = await recordReport(deps, place, { attempt, paths, expected, text });
+    countOutcome("card_exchange", "done");
+    return outcome;
+  } catch (failure) {
+    const now = clock();
+    if (signal.aborted) {
+      // Stopped mid-way: the attempt does not count, and the retry job (of the next start or another worker)
+      // takes it at once.
+      await exchanges.update(place.settlement_id, { claimed_until: now, next_attempt_at: now });
+      return { ...place, status: "skipped", attempts: 0, error: "stopped" };
     }
+    const error = messageOf(failure);
+    logger.warn("card settlement exchange attempt failed", {
+      ...place,
+      attempt,
+      error,
+      acquirer: shownUrl(endpoint.url),
+    });
+    const next = nextAttempt(deps.policy, attempt, now);
+    if (!next) {
+      countOutcome("card_exchange", "dead");
+      return giveUp(deps, place, attempt, error);
+    }
+    await exchanges.update(place.settlement_id, {
+      attempts: attempt,
+      last_error: error,
+      claimed_until: now,
+      next_attempt_at: next.at,
+    });
+    countOutcome("card_exchange", "retried");
+    return { ...place, status: "retrying", attempts: attempt, error };
   }
-  if (signal.aborted) {
-    // Stopped mid-way: another worker (or the next start) may take it at once.
-    await exchanges.update(settlement.id, { claimed_until: clock() });
-    return { ...place, status: "skipped", attempts: 0, error: "stopped" };
-  }
-  return giveUp(deps, place, tries, error);
 }
 
 /** The acquirer's report recorded against the settlement; differences from the day's card payments are flagged. */
@@ -132,6 +163,7 @@ async function recordReport(
     report_net_amount: report.net_amount,
     received_at: at,
     differences,
+    next_attempt_at: null,
   });
   if (status === "mismatch") {
     const message = `the acquirer's settlement of store ${place.store_id} on ${place.date} differs from the day's card payments`;
@@ -148,7 +180,13 @@ async function recordReport(
 
 /** Every attempt failed: the exchange is failed, with an alert and a notification for the store. */
 async function giveUp(deps: StoreExchange, place: ExchangePlace, attempts: number, error: string) {
-  await deps.exchanges.update(place.settlement_id, { status: "failed", claimed_until: deps.clock() });
+  await deps.exchanges.update(place.settlement_id, {
+    status: "failed",
+    attempts,
+    last_error: error,
+    claimed_until: deps.clock(),
+    next_attempt_at: null,
+  });
   const message = `the card settlement exchange of store ${place.store_id} on ${place.date} failed ${attempts} times`;
   logger.error(message, {
     alert: "card_exchange_failed",
