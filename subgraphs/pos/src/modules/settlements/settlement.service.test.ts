@@ -406,6 +406,16 @@ describe("settlements of a store's business day", () => {
     expect(await failure(deps.notifications.list(manager, {}))).toMatchObject({ code: "forbidden" });
   });
 
+  it("leaves an exchange a stop interrupted due to the retry job at once, the attempt not counted", async () => {
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await deps.cardExchange.run(D, { storeId, again: true, signal: stopped.signal })).toMatchObject([
+      { status: "skipped", error: "stopped" },
+    ]);
+    expect(await deps.cardExchange.retryDue(stopped.signal)).toMatchObject([{ status: "skipped", error: "stopped" }]);
+    expect(await deps.cardExchange.retryDue()).toMatchObject([{ status: "mismatch", attempts: 1 }]);
+  });
+
   it("runs at 02:00 Asia/Tokyo for the business day before", async () => {
     const next = new Cron(EXCHANGE_CRON, { timezone: "Asia/Tokyo" }).nextRun(at(D1, "21:00:00"))!;
     expect(next.toISOString()).toBe(at("2031-03-12", "02:00:00").toISOString());

@@ -42,7 +42,7 @@ export interface StoreExchange {
   endpoint: AcquirerEndpoint;
   /** When a failed attempt is made again (`card_exchange`), and after how many it is failed. */
   policy: RetryPolicy;
-  /** Aborted when the process stops: an open transfer ends at once and is attempted again. */
+  /** Aborted when the process stops: no attempt starts, an open one ends at once, and either is made again. */
   signal: AbortSignal;
 }
 
@@ -93,6 +93,7 @@ async function attemptExchange(
   const paths = exchangePaths(place.merchant_id, place.store_id, place.date);
   const content = cardTransactionsCsv(entries, timezone);
   try {
+    signal.throwIfAborted();
     const text = await exchangeWithAcquirer(endpoint, { ...paths, content }, signal);
     const outcome = await recordReport(deps, place, { attempt, paths, expected, text });
     countOutcome("card_exchange", "done");
