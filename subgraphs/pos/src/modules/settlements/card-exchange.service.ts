@@ -32,7 +32,7 @@ export interface CardExchangeSettings {
 }
 
 /** The signal of a run no job stops (an operator's, a test's). */
-const NEVER = new AbortController().signal;
+const NEVER: AbortSignal = new AbortController().signal;
 
 /** How often due retries (1, 5 and 15 minutes after a failure) are looked for. */
 const RETRY_PASS_MS = 30_000;
@@ -124,7 +124,7 @@ export function cardExchangeService(
       service.run(addDays(businessDateOf(at, STORE_TIME_ZONE), -1), { signal }),
 
     /** Attempts every due retry (and any a crashed process held past its lease) again; returns their outcomes. */
-    async retryDue(signal = NEVER): Promise<ExchangeOutcome[]> {
+    async retryDue(signal: AbortSignal = NEVER): Promise<ExchangeOutcome[]> {
       if (!settings.url) return [];
       const now = clock();
       const due = await exchanges.claimDue(now, new Date(now.getTime() + RETRY_LEASE_MS));
