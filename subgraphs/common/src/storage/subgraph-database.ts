@@ -85,27 +85,36 @@ const cacheDirectory = join(repositoryRoot, "node_modules", ".cache", "pos-cloud
 let emptyCluster: Promise<string> | undefined;
 
 /**
+ * A database cluster directory kept at `path`, made by `build` when it is missing (`complete` is a file only a
+ * finished one has). It is built beside its place and renamed into it, so a reader never sees half of one; a process
+ * that loses the race to put it there uses the winner's.
+ */
+async function cachedCluster(path: string, complete: string, build: (into: string) => Promise<void>): Promise<string> {
+  if (existsSync(join(path, complete))) return path;
+  const building = `${path}.${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  await build(building);
+  // Copies keep their modes: the template is owner-only, so every database made from it is from its first file.
+  keepOwnerOnly(building);
+  try {
+    renameSync(building, path);
+  } catch (error) {
+    rmSync(building, { recursive: true, force: true });
+    if (!existsSync(join(path, complete))) throw error;
+  }
+  return path;
+}
+
+/**
  * An empty embedded database cluster made by PGlite's initdb, once per installed PGlite version, as a PostgreSQL
  * package runs initdb when it is installed (`npm ci` makes it). initdb was about three seconds of CPU for each new
- * database, most of a cold start; a copy of its result takes a fraction of a second. Each database copied from it
- * still gets its subgraph's migrations when it is created.
+ * database, most of a cold start; a copy of its result takes a fraction of a second. The migrated templates
+ * (`migratedTemplate`) start as copies of it.
  */
 export function embeddedClusterTemplate(): Promise<string> {
-  emptyCluster ??= (async () => {
-    const path = join(cacheDirectory, `pglite-${pgliteVersion()}`);
-    if (existsSync(join(path, "PG_VERSION"))) return path;
-    const building = `${path}.${process.pid}`;
-    await inChildProcess(["initdb", building]);
-    // Copies keep their modes: the template is owner-only, so every database made from it is from its first file.
-    keepOwnerOnly(building);
-    try {
-      renameSync(building, path);
-    } catch (error) {
-      rmSync(building, { recursive: true, force: true });
-      if (!existsSync(join(path, "PG_VERSION"))) throw error;
-    }
-    return path;
-  })();
+  emptyCluster ??= cachedCluster(join(cacheDirectory, `pglite-${pgliteVersion()}`), "PG_VERSION", (into) =>
+    inChildProcess(["initdb", into]),
+  );
   return emptyCluster;
 }
 
@@ -144,22 +153,11 @@ const migratedClusters: Record<string, Promise<string>> = {};
  * databases instead of migrating each in a process of its own (most of a first start's 20 s on a busy machine).
  */
 function migratedTemplate(subgraph: string, migrations: Migration[]): Promise<string> {
-  migratedClusters[subgraph] ??= (async () => {
-    const path = join(cacheDirectory, `${subgraph}-${migrationState(migrations)}`);
-    if (existsSync(join(path, subgraph, "PG_VERSION"))) return path;
-    const building = `${path}.${process.pid}`;
-    rmSync(building, { recursive: true, force: true });
-    cpSync(await embeddedClusterTemplate(), join(building, subgraph), { recursive: true });
-    await inChildProcess(["migrate", subgraph, building]);
-    keepOwnerOnly(building);
-    try {
-      renameSync(building, path);
-    } catch (error) {
-      rmSync(building, { recursive: true, force: true });
-      if (!existsSync(join(path, subgraph, "PG_VERSION"))) throw error;
-    }
-    return path;
-  })();
+  const path = join(cacheDirectory, `${subgraph}-${migrationState(migrations)}`);
+  migratedClusters[subgraph] ??= cachedCluster(path, join(subgraph, "PG_VERSION"), async (into) => {
+    cpSync(await embeddedClusterTemplate(), join(into, subgraph), { recursive: true });
+    await inChildProcess(["migrate", subgraph, into]);
+  });
   return migratedClusters[subgraph];
 }
 
