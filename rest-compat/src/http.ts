@@ -27,10 +27,19 @@ export async function readRawBody(req: IncomingMessage): Promise<Buffer> {
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    // The client closed the connection before sending its whole body: a client's doing, not the platform's error.
+    if (req.destroyed && !(error instanceof AppError))
+      throw new AppError("invalid_request", "the connection closed before the request body ended", {
+        constraint: "body_incomplete",
+      });
+    throw error;
   }
   return Buffer.concat(chunks);
 }
