@@ -27,11 +27,11 @@ interface Wiring {
 /** Creates (after a warm-up) and the hierarchy read against the platform at `baseUrl`. */
 async function measure(baseUrl: string, demo: DemoFile, scale: Scale): Promise<Wiring> {
   const client = { baseUrl, partner: demo.partner, storeCode: demo.store.code, connections: CONNECTIONS };
-  await runClient({ ...client, seconds: scale.warmupSeconds });
+  if (scale.warmupSeconds > 0) await runClient({ ...client, seconds: scale.warmupSeconds });
   const createIntent = await runClient({ ...client, seconds: scale.seconds });
   const { access_token } = await logIn(baseUrl, demoUser(demo, "PSP_ADMIN"));
   const url = `${baseUrl}/graphql`;
-  await throughGateway(url, access_token, hierarchyQuery, scale.warmupSeconds);
+  if (scale.warmupSeconds > 0) await throughGateway(url, access_token, hierarchyQuery, scale.warmupSeconds);
   const hierarchy = await throughGateway(url, access_token, hierarchyQuery, scale.seconds);
   requireClean("cluster", { refused_creates: createIntent.non_2xx, refused_hierarchy_reads: hierarchy.non_2xx });
   return { create_intent: createIntent, hierarchy, load: `load average ${loadavg()[0]!.toFixed(2)}` };

@@ -178,7 +178,7 @@ export async function benchHierarchy(scale: Scale, shared?: BenchPlatform) {
       throw new Error(
         `the hierarchy query answered ${check.status} with ${stores.length} stores: ${JSON.stringify(answer.errors)}`,
       );
-    await throughGateway(url, access_token, hierarchyQuery, scale.warmupSeconds);
+    if (scale.warmupSeconds > 0) await throughGateway(url, access_token, hierarchyQuery, scale.warmupSeconds);
     const full = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, seconds));
     const noCounts = await withCpu(() => throughGateway(url, access_token, withoutCounts, seconds));
     const oneClient = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, seconds, 1));

@@ -62,28 +62,34 @@ export interface Intent {
   transaction: string;
 }
 
-/** `count` intents of the demo store, created and confirmed for a QR payment at the sandbox provider. */
+/** An intent of the demo store, created and confirmed for a QR payment at the sandbox provider. */
+async function confirmedIntent(platform: RunningPlatform, demo: DemoFile): Promise<Intent> {
+  const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
+    amount: 1200,
+    currency: "JPY",
+    payment_method_types: ["qr_mpm"],
+    merchant_ref_id: `bench-${randomBytes(6).toString("hex")}`,
+    merchant_store_id: String(demo.store.id),
+  });
+  const confirmed = await call(platform.baseUrl, "POST", `/v1/payment_intents/${created.body.id}/confirm`, {
+    payment_token: created.body.payment_token.token,
+    payment_method_type: "qr_mpm",
+    provider: "sandbox",
+  });
+  if (created.status !== 201 || confirmed.status !== 200)
+    throw new Error(`creating an intent answered ${created.status}, confirming ${confirmed.status}`);
+  const { provider_transaction_id } = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({
+    where: { id: created.body.id },
+  });
+  return { id: created.body.id, transaction: provider_transaction_id! };
+}
+
+/** `count` confirmed intents, ten at a time, as a busy store's terminals create them. */
 async function confirmedIntents(platform: RunningPlatform, demo: DemoFile, count: number) {
   const intents: Intent[] = [];
-  for (let n = 0; n < count; n++) {
-    const created = await signed(platform.baseUrl, demo.partner, "POST", "/v1/payment_intents", {
-      amount: 1200,
-      currency: "JPY",
-      payment_method_types: ["qr_mpm"],
-      merchant_ref_id: `bench-${randomBytes(6).toString("hex")}`,
-      merchant_store_id: String(demo.store.id),
-    });
-    const confirmed = await call(platform.baseUrl, "POST", `/v1/payment_intents/${created.body.id}/confirm`, {
-      payment_token: created.body.payment_token.token,
-      payment_method_type: "qr_mpm",
-      provider: "sandbox",
-    });
-    if (created.status !== 201 || confirmed.status !== 200)
-      throw new Error(`creating an intent answered ${created.status}, confirming ${confirmed.status}`);
-    const { provider_transaction_id } = await platform.payments.prisma.paymentIntent.findUniqueOrThrow({
-      where: { id: created.body.id },
-    });
-    intents.push({ id: created.body.id, transaction: provider_transaction_id! });
+  while (intents.length < count) {
+    const batch = Math.min(10, count - intents.length);
+    intents.push(...(await Promise.all(Array.from({ length: batch }, () => confirmedIntent(platform, demo)))));
   }
   return intents;
 }

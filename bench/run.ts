@@ -84,16 +84,16 @@ async function createIntent(on: "postgres" | "pglite", shared: BenchPlatform | u
   const { peak, half_peak, baseline, baseline_at_half_peak, ratio } = result;
   console.log(
     `create-intent (${on})`.padEnd(29),
-    `${peak.requests_per_second} req/s p99 ${peak.latency_p99_ms} ms; at half: p99 ${half_peak.latency_p99_ms} ms`,
+    `${peak.requests_per_second} req/s p99 ${peak.latency_p99_ms} ms; at half: p99 ${half_peak?.latency_p99_ms} ms`,
     baseline ? `; plain pg ${baseline.requests_per_second} req/s, ratio ${ratio}` : "",
     baseline_at_half_peak ? `; plain pg at the same half rate: p99 ${baseline_at_half_peak.latency_p99_ms} ms` : "",
   );
   return peak;
 }
 
-async function tracing(measuredOff: Figures | undefined) {
+async function tracing(measuredOff: Figures | undefined, restartShared?: () => Promise<BenchPlatform>) {
   const { benchTracing } = await import("./tracing");
-  const result = await benchTracing(scale, measuredOff);
+  const result = await benchTracing(scale, measuredOff, restartShared);
   record("tracing", { scenario: "tracing", ...result, ...measuredAt() });
   console.log(
     "tracing (create-intent, pglite)".padEnd(29),
@@ -199,26 +199,31 @@ async function embeddedScenarios() {
   const prefix = "pos-cloud-bench-smoke-";
   let shared = scale.smoke ? await timed("the shared platform's start", () => startBenchPlatform(prefix)) : undefined;
   let running = shared !== undefined;
+  /** The shared platform closed, `between` run, and the platform started again on its storage. */
+  async function restartShared(between: (dir: string) => Promise<void>) {
+    const { dir } = shared!;
+    await shared!.platform.close();
+    running = false;
+    await between(dir.path);
+    shared = await startBenchPlatform(prefix, {}, dir);
+    running = true;
+    return shared;
+  }
   try {
     // The cold start, on empty storage, is `npm start`'s first test (tests/e2e/commands.test.ts): a smoke run starts
     // warm, on the storage the shared platform has just made, and then starts that platform again.
-    if (chosen("startup") && shared) {
-      const { dir } = shared;
-      await shared.platform.close();
-      running = false;
-      await timed("startup", () => startup(dir.path));
-      shared = await timed("the shared platform's restart", () => startBenchPlatform(prefix, {}, dir));
-      running = true;
-    }
+    if (chosen("startup") && shared) await timed("startup", () => restartShared(startup));
     const loads = scenarios.filter((scenario) => chosen(scenario.name));
     if (loads.length > 0) await timed("the loads", () => runLoadScenarios(loads, scale, record, shared));
     const offPeak = chosen("create-intent")
       ? await timed("create-intent", () => createIntent("pglite", shared))
       : undefined;
-    if (chosen("tracing")) await timed("tracing", () => tracing(offPeak));
     if (chosen("hierarchy")) await timed("hierarchy", () => hierarchy(shared));
     if (chosen("events")) await timed("events", () => events(shared));
     if (chosen("terminal-simulator")) await timed("terminal-simulator", () => terminalSimulator(shared));
+    // Last: in a smoke run, the shared platform runs traced from here on.
+    if (chosen("tracing"))
+      await timed("tracing", () => tracing(offPeak, shared && (() => restartShared(async () => {}))));
     if (chosen("startup") && !shared) await startup(undefined);
   } finally {
     if (running) await shared?.platform.close();

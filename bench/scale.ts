@@ -9,7 +9,7 @@ export interface Scale {
   seconds: number;
   /** Each of the reads' loads (bench/scenarios.ts), when not the scenario's own length. */
   readSeconds?: number;
-  /** The load before it, which compiles the stack's hot paths. */
+  /** The load before it, which compiles the stack's hot paths; none when 0. */
   warmupSeconds: number;
   /** How long the started platform idles before its resident memory is read. */
   idleMs: number;
@@ -50,7 +50,8 @@ export const smokeScale: Scale = {
   seconds: 1,
   // Two: a loaded machine answered no request of the gateway's read within one, which fails a read's load.
   readSeconds: 2,
-  warmupSeconds: 1,
+  // It judges no speed, so nothing needs warming.
+  warmupSeconds: 0,
   idleMs: 500,
   events: 400,
   terminals: 60,
