@@ -47,7 +47,7 @@ const generated = ["**/node_modules/**", "**/generated/**"];
  */
 const embeddedProjects: TestProjectConfiguration[] = [
   {
-    extends: true as const,
+    extends: true,
     test: {
       name: "embedded",
       include: ["{apps,subgraphs,rest-compat,prisma,schema,tests,sdks}/**/*.test.ts"],
@@ -55,7 +55,7 @@ const embeddedProjects: TestProjectConfiguration[] = [
       maxWorkers: 2,
     },
   },
-  { extends: true as const, test: { name: "alone", include: alone, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+  { extends: true, test: { name: "alone", include: alone, maxWorkers: 1, sequence: { groupOrder: 1 } } },
 ];
 
 export default defineConfig({
