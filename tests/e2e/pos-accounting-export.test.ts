@@ -10,6 +10,7 @@ import { loggedDuring } from "../support/log";
 import { movableClock } from "../support/payments";
 import { callJson, inProcessOnly, postGraphQL, startTestPlatform, type TestPlatform } from "../support/platform";
 import { type SeededStore, seed } from "../support/seed";
+import { sshFingerprint } from "../support/ssh-fingerprint";
 
 /** The business date of a moment in Asia/Tokyo, the stores' business clock. */
 const businessDate = (at: Date) => new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Tokyo" }).format(at);
@@ -20,12 +21,13 @@ const THIRTY_MINUTES = 30 * 60_000;
 /** What the sandbox SFTP server keeps about itself: where it listens and its one account. */
 interface SftpSandbox {
   base_url: string;
+  host_key: string;
   account: { username: string; password: string };
   client_private_key: string;
 }
 
 const CONFIGURE = `mutation ($input: ConfigureAccountingExportInput!) { configureAccountingExport(input: $input) {
-  merchant_id format host port username path auth_method } }`;
+  merchant_id format host port username path auth_method host_key_fingerprint } }`;
 const RESEND = `mutation ($input: ResendAccountingExportInput!) { resendAccountingExport(input: $input) {
   id store_id date file_name format status attempts last_error next_attempt_at delivered_at } }`;
 const STORE_DAY = `query ($store_id: Int, $date: String) { storeDay(store_id: $store_id, date: $date) {
@@ -160,6 +162,7 @@ describe("the accounting export: daily settlement files by SFTP", () => {
       [{ format: "csv", password: "x", path: "relative/folder" }, "path"],
       [{ format: "csv", password: "x", port: 70000 }, "port"],
       [{ format: "csv", password: "x", host: "sftp://example.com/" }, "host"],
+      [{ format: "csv", password: "x", host_key_fingerprint: "SHA256:not-a-fingerprint" }, "host_key_fingerprint"],
     ];
     for (const [settings, field] of refusals) {
       const answer = await graphql(CONFIGURE, { input: target(settings) });
@@ -190,6 +193,14 @@ describe("the accounting export: daily settlement files by SFTP", () => {
       port: 0,
     });
     expect(badPort).toMatchObject({ status: 400, body: { code: "invalid_request", details: { field: "port" } } });
+    const badFingerprint = await call("PUT", exportPath(), await admin(), {
+      ...target({ format: "csv", password: "x" }),
+      host_key_fingerprint: "MD5:16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48",
+    });
+    expect(badFingerprint).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request", details: { field: "host_key_fingerprint" } },
+    });
     const refused = await graphql(RESEND, { input: { store_id: store.id, date: "2026-01-05" } });
     expect(refused.errors?.[0]?.extensions).toMatchObject({ code: "INVALID_STATE" });
     for (const date of ["2026-02-30", businessDate(clock())]) {
@@ -264,6 +275,35 @@ describe("the accounting export: daily settlement files by SFTP", () => {
     expect(element("net_revenue")).toBe(String(dayTotals.net_amount));
     expect(element("tax_collected")).toBe("426");
     expect(xml.match(/<transaction>/g)).toHaveLength(3);
+  });
+
+  inProcessOnly("pins the server's host key, given or trusted on first use, and sends nothing to another", async () => {
+    const shown = sshFingerprint(sftp.host_key);
+    const other = sshFingerprint(newSshKeyPair().private);
+    expect(
+      await configure({ format: "json", password: sftp.account.password, host_key_fingerprint: other }),
+    ).toMatchObject({ host_key_fingerprint: other, host_key_learned_at: null });
+    const before = arrivals("json");
+    expect(await resend()).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      last_error: `the SFTP server's host key did not match: the settings pin ${other}, the server showed ${shown}; nothing was sent`,
+    });
+    expect(arrivals("json")).toBe(before);
+
+    // Set again without one: the key the server shows next is trusted and kept.
+    expect(await configure({ format: "json", password: sftp.account.password })).toMatchObject({
+      host_key_fingerprint: null,
+    });
+    expect(await resend()).toMatchObject({ status: "delivered", attempts: 1 });
+    expect(arrivals("json")).toBe(before + 1);
+    const settings = await call("GET", exportPath(), await admin());
+    expect(settings.body).toMatchObject({ host_key_fingerprint: shown, host_key_learned_at: expect.any(String) });
+
+    expect(
+      await configure({ format: "json", password: sftp.account.password, host_key_fingerprint: shown }),
+    ).toMatchObject({ host_key_fingerprint: shown, host_key_learned_at: null });
+    expect(await resend()).toMatchObject({ status: "delivered" });
   });
 
   inProcessOnly("is refused twice, delivered at the third attempt 30 minutes apart, and arrives once", async () => {

@@ -232,6 +232,8 @@ export type ConfigureAccountingExportInput = {
   format: AccountingExportFormat;
   /** The SFTP server's host name or address. */
   host: string;
+  /** The SFTP server's host key fingerprint to pin, SHA256:<base64> as ssh-keygen -lf prints it. Without it, the key the next connection shows is trusted and pinned (trust on first use), and any key pinned before is dropped. */
+  host_key_fingerprint?: string | null | undefined;
   /** The merchant. */
   merchant_id: number;
   /** The login's password. */
@@ -1851,7 +1853,7 @@ export type CapturePaymentIntentMutationVariables = Exact<{
 
 export type CapturePaymentIntentMutation = { capturePaymentIntent: { replayed: boolean, payment_intent: { id: string, status: PaymentIntentStatus, amount: number, currency: string, amount_capturable: number, amount_received: number, captured_at: string | null } } };
 
-export type AccountingExportFieldsFragment = { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, updated_by: string, created_at: string, updated_at: string };
+export type AccountingExportFieldsFragment = { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, host_key_fingerprint: string | null, host_key_learned_at: string | null, updated_by: string, created_at: string, updated_at: string };
 
 export type AccountingExportDeliveryFieldsFragment = { id: string, merchant_id: number, store_id: number, date: string, settlement_id: string, file_name: string, format: AccountingExportFormat, status: AccountingExportDeliveryStatus, attempts: number, next_attempt_at: string | null, last_error: string | null, delivered_at: string | null, created_at: string, updated_at: string };
 
@@ -1860,14 +1862,14 @@ export type AccountingExportQueryVariables = Exact<{
 }>;
 
 
-export type AccountingExportQuery = { accountingExport: { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, updated_by: string, created_at: string, updated_at: string } };
+export type AccountingExportQuery = { accountingExport: { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, host_key_fingerprint: string | null, host_key_learned_at: string | null, updated_by: string, created_at: string, updated_at: string } };
 
 export type ConfigureAccountingExportMutationVariables = Exact<{
   input: ConfigureAccountingExportInput;
 }>;
 
 
-export type ConfigureAccountingExportMutation = { configureAccountingExport: { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, updated_by: string, created_at: string, updated_at: string } };
+export type ConfigureAccountingExportMutation = { configureAccountingExport: { merchant_id: number, format: AccountingExportFormat, host: string, port: number, username: string, path: string, auth_method: AccountingExportAuthMethod, host_key_fingerprint: string | null, host_key_learned_at: string | null, updated_by: string, created_at: string, updated_at: string } };
 
 export type AccountingExportDeliveriesQueryVariables = Exact<{
   merchant_id: number;
@@ -2552,6 +2554,8 @@ export const AccountingExportFieldsFragmentDoc = new TypedDocumentString(`
   username
   path
   auth_method
+  host_key_fingerprint
+  host_key_learned_at
   updated_by
   created_at
   updated_at
@@ -4037,6 +4041,8 @@ export const AccountingExportDocument = new TypedDocumentString(`
   username
   path
   auth_method
+  host_key_fingerprint
+  host_key_learned_at
   updated_by
   created_at
   updated_at
@@ -4055,6 +4061,8 @@ export const ConfigureAccountingExportDocument = new TypedDocumentString(`
   username
   path
   auth_method
+  host_key_fingerprint
+  host_key_learned_at
   updated_by
   created_at
   updated_at

@@ -13873,6 +13873,13 @@ export interface operations {
                          * @enum {string}
                          */
                         auth_method: "password" | "private_key";
+                        /** @description The SFTP server's pinned host key, SHA256:<base64> as ssh-keygen -lf prints it: every connection to a server showing another key fails before anything is sent. Given with the settings, or taken from the first connection; null until that connection. */
+                        host_key_fingerprint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When host_key_fingerprint was taken from the server's first connection (trust on first use); null when it was given with the settings or is not known yet.
+                         */
+                        host_key_learned_at: string | null;
                         /** @description Who last changed it: user:<id>. */
                         updated_by: string;
                         /**
@@ -13947,6 +13954,13 @@ export interface operations {
                          * @enum {string}
                          */
                         auth_method: "password" | "private_key";
+                        /** @description The SFTP server's pinned host key, SHA256:<base64> as ssh-keygen -lf prints it: every connection to a server showing another key fails before anything is sent. Given with the settings, or taken from the first connection; null until that connection. */
+                        host_key_fingerprint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When host_key_fingerprint was taken from the server's first connection (trust on first use); null when it was given with the settings or is not known yet.
+                         */
+                        host_key_learned_at: string | null;
                         /** @description Who last changed it: user:<id>. */
                         updated_by: string;
                         /**

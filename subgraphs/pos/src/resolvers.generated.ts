@@ -29,6 +29,10 @@ export type AccountingExport = {
   format: AccountingExportFormat;
   /** The SFTP server's host name or address. */
   host: Scalars['String']['output'];
+  /** The SFTP server's pinned host key, SHA256:<base64> as ssh-keygen -lf prints it: every connection to a server showing another key fails before anything is sent. Given with the settings, or taken from the first connection; null until that connection. */
+  host_key_fingerprint?: Maybe<Scalars['String']['output']>;
+  /** When host_key_fingerprint was taken from the server's first connection (trust on first use); null when it was given with the settings or is not known yet. */
+  host_key_learned_at?: Maybe<Scalars['DateTime']['output']>;
   /** The merchant. */
   merchant_id: Scalars['Int']['output'];
   /** The folder the files go into. */
@@ -342,6 +346,8 @@ export type ConfigureAccountingExportInput = {
   format: AccountingExportFormat;
   /** The SFTP server's host name or address. */
   host: Scalars['String']['input'];
+  /** The SFTP server's host key fingerprint to pin, SHA256:<base64> as ssh-keygen -lf prints it. Without it, the key the next connection shows is trusted and pinned (trust on first use), and any key pinned before is dropped. */
+  host_key_fingerprint?: InputMaybe<Scalars['String']['input']>;
   /** The merchant. */
   merchant_id: Scalars['Int']['input'];
   /** The login's password. */
@@ -2119,6 +2125,8 @@ export type AccountingExportResolvers<ContextType = PosContext, ParentType exten
   created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   format?: Resolver<ResolversTypes['AccountingExportFormat'], ParentType, ContextType>;
   host?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  host_key_fingerprint?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  host_key_learned_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   merchant_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   path?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   port?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;

@@ -31,17 +31,32 @@ export function exportSettings(exports: AccountingExportRepository, box: SecretB
       if (data.private_key !== undefined && ssh2.utils.parseKey(data.private_key) instanceof Error)
         throw invalidField("private_key", "format", "private_key must be an unencrypted OpenSSH or PEM private key");
       if (!box) throw noMasterKey();
-      const { password, private_key, ...target } = data;
+      const { password, private_key, host_key_fingerprint = null, ...target } = data;
       const by = `${caller.type}:${caller.id ?? ""}`;
       const auth_method = password === undefined ? "private_key" : "password";
+      // Settings without a fingerprint trust the next connection's key again, whatever was pinned before.
       const saved = await exports.saveSettings(
-        { ...target, auth_method, secret: box.seal((password ?? private_key)!), updated_by: by },
+        {
+          ...target,
+          auth_method,
+          secret: box.seal((password ?? private_key)!),
+          host_key_fingerprint,
+          host_key_learned_at: null,
+          updated_by: by,
+        },
         {
           event: "accounting_export.configured",
           actor: caller,
           target: { type: "accounting_export", id: String(data.merchant_id) },
           place: { merchant_id: data.merchant_id },
-          metadata: { format: data.format, host: data.host, port: data.port, path: data.path, auth_method },
+          metadata: {
+            format: data.format,
+            host: data.host,
+            port: data.port,
+            path: data.path,
+            auth_method,
+            host_key_fingerprint,
+          },
         },
         clock(),
       );

@@ -4,6 +4,12 @@ import { exportFormats } from "./settlement-file.format";
 /** A host name or an IP address, no scheme, port or path. */
 const HOST = /^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:]+\]?$/;
 
+/**
+ * An SSH host key's fingerprint as `ssh-keygen -lf` prints it: `SHA256:` and the SHA-256's 32 bytes in base64
+ * without its padding, 43 characters whose last holds 4 bits (so only these 16 letters can end it).
+ */
+const HOST_KEY_FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]$/;
+
 /** A merchant's accounting export: its format and SFTP server, with exactly one of a password and a private key. */
 export const accountingExportSettings = z
   .strictObject({
@@ -20,6 +26,11 @@ export const accountingExportSettings = z
       .default("/"),
     password: z.string().min(1).max(256).optional(),
     private_key: z.string().min(1).max(16_384).optional(),
+    host_key_fingerprint: z
+      .string()
+      .trim()
+      .regex(HOST_KEY_FINGERPRINT, "host_key_fingerprint must be written as ssh-keygen -lf prints it, SHA256:<base64>")
+      .optional(),
   })
   .superRefine((value, context) => {
     if ((value.password === undefined) === (value.private_key === undefined))

@@ -46,6 +46,21 @@ export function accountingExportRepository(prisma: PrismaClient) {
         return saved;
       }),
 
+    /**
+     * The host key a first connection showed, pinned on the settings it connected with unless they changed since
+     * (a change pins its own key or trusts the next connection's); answers the fingerprint pinned now. The settings'
+     * `updated_at` stays that of the merchant's last change.
+     */
+    async trustHostKey(settings: AccountingExportRow, fingerprint: string, at: Date) {
+      const { merchant_id, updated_at } = settings;
+      await prisma.accountingExport.updateMany({
+        where: { merchant_id, updated_at, host_key_fingerprint: null },
+        data: { host_key_fingerprint: fingerprint, host_key_learned_at: at, updated_at },
+      });
+      const now = await prisma.accountingExport.findUnique({ where: { merchant_id } });
+      return now?.host_key_fingerprint ?? null;
+    },
+
     /** A store's day to deliver; nothing when it has one already (one per store and day, whoever asks first). */
     async insertDelivery(data: Prisma.AccountingExportDeliveryCreateManyInput) {
       const { count } = await prisma.accountingExportDelivery.createMany({ data: [data], skipDuplicates: true });

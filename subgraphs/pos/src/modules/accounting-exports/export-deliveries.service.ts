@@ -108,6 +108,19 @@ export async function queueDelivery(deps: DeliveryDeps, store: StorePlace, date:
   });
 }
 
+/**
+ * The key the server shows must be the one pinned on the settings; settings without one pin the first key a
+ * connection shows (trust on first use, as OpenSSH's known_hosts).
+ */
+async function checkHostKey(deps: DeliveryDeps, settings: AccountingExportRow, shown: string) {
+  const pinned = settings.host_key_fingerprint ?? (await deps.exports.trustHostKey(settings, shown, deps.clock()));
+  if (pinned === null) throw new Error("the accounting export's settings changed during the attempt; nothing was sent");
+  if (pinned !== shown)
+    throw new Error(
+      `the SFTP server's host key did not match: the settings pin ${pinned}, the server showed ${shown}; nothing was sent`,
+    );
+}
+
 function targetOf(deps: DeliveryDeps, settings: AccountingExportRow): SftpTarget {
   if (!deps.box) throw new Error("this process has no master key: the SFTP credentials cannot be opened");
   const secret = deps.box.open(settings.secret);
@@ -117,6 +130,7 @@ function targetOf(deps: DeliveryDeps, settings: AccountingExportRow): SftpTarget
     username: settings.username,
     path: settings.path,
     ...(settings.auth_method === "password" ? { password: secret } : { privateKey: secret }),
+    verifyHostKey: (fingerprint) => checkHostKey(deps, settings, fingerprint),
   };
 }
 
