@@ -1,8 +1,9 @@
+import { type LookupAddress, type LookupOptions, lookup } from "node:dns";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { requireNoTransaction } from "@pos-cloud/common";
 import { Webhook } from "standardwebhooks";
-import { checkLiteralHost, publicLookup } from "./webhook-url.rules";
+import { isPublicAddress, refusedHost } from "./webhook-url.rules";
 
 /** One delivery attempt as it goes out: the same id and body on every attempt, the time of this attempt. */
 export interface WebhookMessage {
@@ -38,6 +39,31 @@ export function signedHeaders(message: WebhookMessage, secrets: string[]): Recor
 /** What one attempt got: a response status (delivered when 2xx), or the error that prevented one. */
 export type AttemptResult = { delivered: boolean; status?: number; error?: string };
 
+/** Why a post was not even tried: the URL's host is, or resolves only to, an address that is not public. */
+class RefusedAddressError extends Error {
+  constructor(host: string) {
+    super(`${host} is not a public address`);
+    this.name = "RefusedAddressError";
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for the HTTP client that keeps only public addresses of a host, so a name that resolves (or is
+ * re-pointed after the URL was accepted) to an internal address is refused at connection time.
+ */
+export function publicLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const allowed = addresses.filter((each) => isPublicAddress(each.address));
+    const first = allowed[0];
+    if (!first) return callback(new RefusedAddressError(hostname), []);
+    if (options.all) return callback(null, allowed);
+    callback(null, first.address, first.family);
+  });
+}
+
 export interface SendOptions {
   timeoutMs: number;
   allowPrivate: boolean;
@@ -53,7 +79,9 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
     let target: URL;
     try {
       target = new URL(url);
-      if (!options.allowPrivate) checkLiteralHost(target);
+      // The HTTP client does not resolve an address written in the URL, so `publicLookup` never sees it.
+      const refused = options.allowPrivate ? undefined : refusedHost(target.hostname);
+      if (refused !== undefined) throw new RefusedAddressError(refused);
     } catch (error) {
       resolve({ delivered: false, error: (error as Error).message });
       return;
