@@ -8,9 +8,13 @@ export interface Request {
   body?: string;
 }
 
+/** How long a load runs: for `seconds`, or until `requests` requests are answered, however slow the machine. */
+export type LoadLength = { seconds: number } | { requests: number };
+
 /** autocannon in a child process (its JSON result), so the load generator does not share this event loop. */
-export function autocannon(request: Request, connections: number, seconds: number): Promise<any> {
-  const args = ["-j", "-c", String(connections), "-d", String(seconds), "-m", request.method];
+export function autocannon(request: Request, connections: number, length: LoadLength): Promise<any> {
+  const until = "requests" in length ? ["-a", String(length.requests)] : ["-d", String(length.seconds)];
+  const args = ["-j", "-c", String(connections), ...until, "-m", request.method];
   for (const [name, value] of Object.entries(request.headers ?? {})) args.push("-H", `${name}=${value}`);
   if (request.body) args.push("-b", request.body);
   args.push(request.url);

@@ -12,7 +12,7 @@ import type { DemoFile } from "../apps/platform/src/demo";
 import { startPlatform } from "../apps/platform/src/platform";
 import { type Figures, freshDatabases, runClient } from "./create-intent";
 import { type HierarchyFigures, hierarchyQuery, seedHierarchy, throughGateway } from "./hierarchy";
-import { requireClean, type Scale } from "./scale";
+import { loadLength, requireClean, type Scale } from "./scale";
 
 const CONNECTIONS = 10;
 const unlimited = Number.MAX_SAFE_INTEGER;
@@ -31,8 +31,9 @@ async function measure(baseUrl: string, demo: DemoFile, scale: Scale): Promise<W
   const createIntent = await runClient({ ...client, seconds: scale.seconds });
   const { access_token } = await logIn(baseUrl, demoUser(demo, "PSP_ADMIN"));
   const url = `${baseUrl}/graphql`;
-  if (scale.warmupSeconds > 0) await throughGateway(url, access_token, hierarchyQuery, scale.warmupSeconds);
-  const hierarchy = await throughGateway(url, access_token, hierarchyQuery, scale.seconds);
+  if (scale.warmupSeconds > 0)
+    await throughGateway(url, access_token, hierarchyQuery, { seconds: scale.warmupSeconds });
+  const hierarchy = await throughGateway(url, access_token, hierarchyQuery, loadLength(scale, scale.seconds));
   requireClean("cluster", { refused_creates: createIntent.non_2xx, refused_hierarchy_reads: hierarchy.non_2xx });
   return { create_intent: createIntent, hierarchy, load: `load average ${loadavg()[0]!.toFixed(2)}` };
 }

@@ -8,9 +8,9 @@ import { operator } from "@pos-cloud/test-support/portal-seed";
 import { ulid } from "ulid";
 import type { DemoFile } from "../apps/platform/src/demo";
 import type { RunningPlatform } from "../apps/platform/src/platform";
-import { autocannon } from "./autocannon";
+import { autocannon, type LoadLength } from "./autocannon";
 import { type BenchPlatform, onBenchPlatform } from "./platform";
-import { requireClean, type Scale } from "./scale";
+import { loadLength, requireClean, type Scale } from "./scale";
 
 /** A portal UI loads the tree once per page view: a few at a time, not a flood. */
 const CONNECTIONS = 2;
@@ -125,7 +125,7 @@ export async function throughGateway(
   url: string,
   token: string,
   query: string,
-  seconds: number,
+  length: LoadLength,
   connections = CONNECTIONS,
 ): Promise<HierarchyFigures> {
   const result = await autocannon(
@@ -136,7 +136,7 @@ export async function throughGateway(
       body: JSON.stringify({ query }),
     },
     connections,
-    seconds,
+    length,
   );
   return {
     requests: result.requests.total,
@@ -178,10 +178,12 @@ export async function benchHierarchy(scale: Scale, shared?: BenchPlatform) {
       throw new Error(
         `the hierarchy query answered ${check.status} with ${stores.length} stores: ${JSON.stringify(answer.errors)}`,
       );
-    if (scale.warmupSeconds > 0) await throughGateway(url, access_token, hierarchyQuery, scale.warmupSeconds);
-    const full = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, seconds));
-    const noCounts = await withCpu(() => throughGateway(url, access_token, withoutCounts, seconds));
-    const oneClient = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, seconds, 1));
+    if (scale.warmupSeconds > 0)
+      await throughGateway(url, access_token, hierarchyQuery, { seconds: scale.warmupSeconds });
+    const length = loadLength(scale, seconds);
+    const full = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, length));
+    const noCounts = await withCpu(() => throughGateway(url, access_token, withoutCounts, length));
+    const oneClient = await withCpu(() => throughGateway(url, access_token, hierarchyQuery, length, 1));
     requireClean("hierarchy", {
       refused_full: full.non_2xx,
       refused_without_counts: noCounts.non_2xx,

@@ -1,3 +1,5 @@
+import type { LoadLength } from "./autocannon";
+
 /**
  * How long and how large each scenario of `npm run bench` runs: the measured run, or `--smoke`, which runs every
  * scenario for a few seconds so that a broken one is noticed (`npm test`). A smoke run judges no speed; a scenario
@@ -7,8 +9,11 @@ export interface Scale {
   smoke: boolean;
   /** Each measured load. */
   seconds: number;
-  /** Each of the reads' loads (bench/scenarios.ts), when not the scenario's own length. */
-  readSeconds?: number;
+  /**
+   * When set, each autocannon load (bench/scenarios.ts, the hierarchy's reads) sends this many requests and ends once
+   * they are answered, instead of running for its seconds.
+   */
+  loadRequests?: number;
   /** The load before it, which compiles the stack's hot paths; none when 0. */
   warmupSeconds: number;
   /** How long the started platform idles before its resident memory is read. */
@@ -48,8 +53,8 @@ export const measuredScale: Scale = {
 export const smokeScale: Scale = {
   smoke: true,
   seconds: 1,
-  // Two: a loaded machine answered no request of the gateway's read within one, which fails a read's load.
-  readSeconds: 2,
+  // A count, not a time: a loaded machine once answered no request of the gateway's read within a second.
+  loadRequests: 100,
   // It judges no speed, so nothing needs warming.
   warmupSeconds: 0,
   idleMs: 500,
@@ -62,6 +67,10 @@ export const smokeScale: Scale = {
   // The largest shape: two edges sharing the port and two workers sharing the bus's consumer groups.
   clusterShapes: [{ edges: 2, workers: 2 }],
 };
+
+/** A load of `seconds`, or of the scale's `loadRequests` when it has them. */
+export const loadLength = (scale: Scale, seconds: number): LoadLength =>
+  scale.loadRequests ? { requests: scale.loadRequests } : { seconds };
 
 /** Throws when a run was refused, errored or lost something: its figures would describe a broken scenario. */
 export function requireClean(scenario: string, problems: Record<string, number | undefined>) {

@@ -3,7 +3,7 @@ import { type Caller, callerHeaders, serveSubgraph } from "@pos-cloud/common";
 import type { DemoFile } from "../apps/platform/src/demo";
 import { autocannon, type Request } from "./autocannon";
 import { type BenchPlatform, onBenchPlatform } from "./platform";
-import { requireClean, type Scale } from "./scale";
+import { loadLength, requireClean, type Scale } from "./scale";
 
 export interface ScenarioContext {
   baseUrl: string;
@@ -132,8 +132,8 @@ export function runLoadScenarios(
     try {
       const context = await scenarioContext(bench, portalDirect.url);
       for (const scenario of loads) {
-        const seconds = scale.readSeconds ?? scenario.seconds;
-        const result = await autocannon(await scenario.request(context), scenario.connections, seconds);
+        const length = loadLength(scale, scenario.seconds);
+        const result = await autocannon(await scenario.request(context), scenario.connections, length);
         requireClean(scenario.name, {
           refused: result.non2xx,
           errors: result.errors,
@@ -143,7 +143,7 @@ export function runLoadScenarios(
           scenario: scenario.name,
           description: scenario.description,
           connections: scenario.connections,
-          duration_seconds: seconds,
+          duration_seconds: result.duration,
           requests_per_second: Math.round(result.requests.average),
           latency_p50_ms: result.latency.p50,
           latency_p99_ms: result.latency.p99,
