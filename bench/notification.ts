@@ -84,15 +84,23 @@ async function confirmedIntent(platform: RunningPlatform, demo: DemoFile): Promi
   return { id: created.body.id, transaction: provider_transaction_id! };
 }
 
-/** `count` confirmed intents, ten at a time, as a busy store's terminals create them. */
-async function confirmedIntents(platform: RunningPlatform, demo: DemoFile, count: number) {
-  const intents: Intent[] = [];
-  while (intents.length < count) {
-    const batch = Math.min(10, count - intents.length);
-    intents.push(...(await Promise.all(Array.from({ length: batch }, () => confirmedIntent(platform, demo)))));
+/**
+ * `count` results of `make`, `size` at a time: all at once, hundreds of provisionings waited longer for PGlite's one
+ * connection than a transaction may wait to start, on a loaded machine.
+ */
+async function inBatches<T>(count: number, size: number, make: (n: number) => Promise<T>) {
+  const made: T[] = [];
+  while (made.length < count) {
+    const first = made.length;
+    const batch = Array.from({ length: Math.min(size, count - first) }, (_, i) => make(first + i));
+    made.push(...(await Promise.all(batch)));
   }
-  return intents;
+  return made;
 }
+
+/** `count` confirmed intents, ten at a time, as a busy store's terminals create them. */
+const confirmedIntents = (platform: RunningPlatform, demo: DemoFile, count: number) =>
+  inBatches(count, 10, () => confirmedIntent(platform, demo));
 
 /**
  * A graphql-ws client per intent (added to `clients`), following it as the terminal whose token has the same index:
@@ -254,10 +262,11 @@ async function notificationRound(
  * provisioning limits (30 activations an hour per person, 60 codes an hour per address) guard that flow, not this
  * benchmark's hundreds at once. Twenty terminals each, from an address of their own.
  */
+const TERMINALS_PER_INSTALLER = 20;
 const installer = (n: number): Caller => ({
   ...operator,
-  id: `bench-installer-${Math.floor(n / 20)}`,
-  ip: `192.0.2.${Math.floor(n / 20) + 1}`,
+  id: `bench-installer-${Math.floor(n / TERMINALS_PER_INSTALLER)}`,
+  ip: `192.0.2.${Math.floor(n / TERMINALS_PER_INSTALLER) + 1}`,
 });
 
 /**
@@ -279,8 +288,9 @@ export async function benchNotification(options: {
     try {
       const demo: DemoFile = JSON.parse(readFileSync(platform.demoFile!, "utf8"));
       const seeded = seed({ ...platform, dataDir: dir.path });
-      const terminals = await Promise.all(
-        Array.from({ length: options.terminals }, (_, n) => seeded.device(demo.store, installer(n))),
+      // One installer's terminals at a time.
+      const terminals = await inBatches(options.terminals, TERMINALS_PER_INSTALLER, (n) =>
+        seeded.device(demo.store, installer(n)),
       );
       const results: NotificationFigures[] = [];
       for (const intervalMs of options.intervalMs) {
