@@ -337,6 +337,31 @@ describe("operator console: the business at a glance", () => {
       expect(await page.getByTestId(`alert-${kind}`).count()).toBe(0);
   });
 
+  it("resolves a QR difference on the store's day with a note, shows who resolved it, and the overview counts one fewer", async () => {
+    const recorded = await recordQrDifference("resolved_difference");
+    const QR_ALERTS = "query { paymentsAlerts { qr_differences } }";
+    const open = async () =>
+      (await postGraphQL(platform.baseUrl, QR_ALERTS, {}, admin)).body.data.paymentsAlerts.qr_differences as number;
+    const before = await open();
+    await page.goto(`${platform.baseUrl}/console/day?store=${demo.store.id}`);
+    const row = page.getByRole("table", { name: "QR differences" }).getByRole("row").filter({
+      hasText: "pi_resolved_difference",
+    });
+    await row.getByRole("button", { name: `Resolve QR difference ${recorded.id}` }).click();
+    const note = "refunded by hand at the provider's console";
+    await row.getByLabel(`What was done about the QR difference ${recorded.id}`).fill(note);
+    expect(await seriousViolations(page)).toEqual([]);
+    await row.getByRole("button", { name: "Save resolution" }).click();
+    const resolution = row.getByTestId("resolution");
+    await resolution.waitFor();
+    expect(await resolution.textContent()).toMatch(new RegExp(`^Resolved by user:[0-9a-f-]{36}, .+: ${note}$`));
+    expect(await open()).toBe(before - 1);
+
+    await page.goto(`${platform.baseUrl}/console/overview`);
+    const qr = page.getByTestId("alert-qr_differences").locator("[data-value]");
+    await expect.poll(async () => Number(await qr.getAttribute("data-value"))).toBe(before - 1);
+  });
+
   it("counts the e-mail and SMS given up on, POS's and the portal's, as one line for an operator only", async () => {
     // The sandbox relay refuses numbers ending in 13: the customer's SMS receipt fails all three attempts.
     const customer = await fetch(`${platform.baseUrl}/api/v1/customers`, {
