@@ -219,6 +219,16 @@ export function requireAuditReader(caller: Caller): void {
 }
 
 /**
+ * Where a person sees QR reconciliation differences counted in the open alerts and resolves them: merchant admins
+ * and above, over what they reach (docs/decisions/console.md, "A difference is closed by a resolution"); undefined
+ * for everyone else, devices and partners included.
+ */
+export function differencesReach(caller: Caller): Reach | undefined {
+  const tier = caller.type === "user" ? tierOf(caller) : undefined;
+  return tier === undefined || tier > roles.MERCHANT_ADMIN ? undefined : reachOf(caller);
+}
+
+/**
  * What a system operator and a merchant's own admin alone see of a merchant (the operators' notifications, the card
  * settlement differences they count): every merchant's for an operator, its own for a merchant admin; undefined for
  * everyone else.

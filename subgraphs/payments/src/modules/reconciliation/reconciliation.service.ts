@@ -4,6 +4,7 @@ import {
   businessDateOf,
   type Caller,
   dayWindow,
+  differencesReach,
   forbidden,
   invalidField,
   isCalendarDate,
@@ -12,12 +13,10 @@ import {
   parseEntityId,
   parseInput,
   type ReachableStore,
-  reachOf,
   requireCaller,
   requireTier,
   roles,
   STORE_TIME_ZONE,
-  tierOf,
 } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
 import { metrics } from "@pos-cloud/common/metrics";
@@ -67,20 +66,18 @@ const byStore = (payments: LedgerPayment[]) => {
 };
 
 /**
- * The merchants whose differences a person sees in the open alerts, and may resolve: merchant admins and above, over
- * what they reach; undefined for everyone else (docs/decisions/console.md, "Undeliverable messages and QR differences
- * in the open alerts").
+ * The merchants whose differences a person sees in the open alerts, and may resolve (`differencesReach`: merchant
+ * admins and above); undefined for everyone else (docs/decisions/console.md, "Undeliverable messages and QR
+ * differences in the open alerts").
  */
 async function alertScope(
   caller: Caller,
   merchants: Pick<MerchantSyncService, "merchantIdsOfPsp">,
 ): Promise<{ merchant_id?: { in: number[] } } | undefined> {
-  const tier = caller.type === "user" ? tierOf(caller) : undefined;
-  if (tier === undefined || tier > roles.MERCHANT_ADMIN) return undefined;
-  const reach = reachOf(caller);
-  if (reach.level === "platform") return {};
-  if (reach.level === "psp") return { merchant_id: { in: await merchants.merchantIdsOfPsp(reach.pspId) } };
-  return reach.level === "merchant" ? { merchant_id: { in: [reach.merchantId] } } : undefined;
+  const reach = differencesReach(caller);
+  if (reach?.level === "platform") return {};
+  if (reach?.level === "psp") return { merchant_id: { in: await merchants.merchantIdsOfPsp(reach.pspId) } };
+  return reach?.level === "merchant" ? { merchant_id: { in: [reach.merchantId] } } : undefined;
 }
 
 /**
