@@ -18,7 +18,7 @@ const clusterSuite = [
   "tests/e2e/pos-{payments,refunds,orders-bills,settlements,offline-sales,accounting-export,card-throttled}.test.ts",
   "subgraphs/common/src/{storage,messaging,tasks}/*.test.ts",
   "rest-compat/src/rate-limit.test.ts",
-  "subgraphs/payments/src/modules/{outbox,idempotency,confirm,refunds,provider-events,payment-intents,webhooks}/*.test.ts",
+  "subgraphs/payments/src/modules/{outbox,idempotency,confirm,refunds,provider-events,payment-intents,reconciliation,webhooks}/*.test.ts",
   "subgraphs/portal/src/modules/{gateway-sync,tenants,provisioning,users,audit}/*.test.ts",
   "subgraphs/pos/src/**/*.test.ts",
 ];

@@ -15,6 +15,7 @@ import { posOrderRoutes } from "./routes/pos-orders";
 import { posPaymentRoutes } from "./routes/pos-payments";
 import { posReceiptRoutes } from "./routes/pos-receipts";
 import { posSettlementRoutes } from "./routes/pos-settlements";
+import { reconciliationRoutes } from "./routes/reconciliation";
 import { syncRoutes } from "./routes/sync";
 import { tenantRoutes } from "./routes/tenants";
 import { transactionRoutes } from "./routes/transactions";
@@ -56,6 +57,7 @@ export const restRoutes = [
   ...posPaymentRoutes,
   ...posReceiptRoutes,
   ...posSettlementRoutes,
+  ...reconciliationRoutes,
   ...posAccountingExportRoutes,
   ...posCustomerRoutes,
 ];

@@ -33,3 +33,9 @@ export function assertUtf8Form(text: string): void {
     else decodeParam(pair.slice(equals + 1), decodeParam(pair.slice(0, equals), "query"));
   }
 }
+
+/** A field of a JSON body that should be an object; absent when the body is something else. */
+export const bodyField = (fields: unknown, name: string) =>
+  fields && typeof fields === "object" && !Array.isArray(fields)
+    ? (fields as Record<string, unknown>)[name]
+    : undefined;

@@ -1,17 +1,23 @@
 import { pageSchema } from "@pos-cloud/common";
 import {
-  bodyFields,
   requestSchemas as payments,
+  bodyFields as paymentsBodyFields,
   queryFilters as paymentsFilters,
 } from "@pos-cloud/payments/request-schemas";
 import { requestSchemas as portal, queryFilters as portalFilters } from "@pos-cloud/portal/request-schemas";
-import { requestSchemas as pos, queryFilters as posFilters } from "@pos-cloud/pos/request-schemas";
+import {
+  requestSchemas as pos,
+  bodyFields as posBodyFields,
+  queryFilters as posFilters,
+} from "@pos-cloud/pos/request-schemas";
 import { z } from "zod";
 
 /** The services' validators of GraphQL input types, by type name (the subgraphs' `request-schemas.ts`). */
 const validators: Record<string, z.ZodType> = { ...portal, ...pos, ...payments };
 /** The services' validators of lists' filters, by the query field that lists. */
 const queryFilters: Record<string, z.ZodObject> = { ...portalFilters, ...posFilters, ...paymentsFilters };
+/** The services' validators of bodies that are not one input type, by the mutation field. */
+const bodyFields: Record<string, z.ZodObject> = { ...posBodyFields, ...paymentsBodyFields };
 
 const converted = new Map<string, Record<string, unknown> | undefined>();
 /** Schemas a validator refers to (a JSON value nests itself), for the document's `components.schemas`. */

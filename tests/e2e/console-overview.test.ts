@@ -337,6 +337,73 @@ describe("operator console: the business at a glance", () => {
       expect(await page.getByTestId(`alert-${kind}`).count()).toBe(0);
   });
 
+  it("resolves a QR difference on the store's day with a note, shows who resolved it, and the overview counts one fewer", async () => {
+    const recorded = await recordQrDifference("resolved_difference");
+    const QR_ALERTS = "query { paymentsAlerts { qr_differences } }";
+    const open = async () =>
+      (await postGraphQL(platform.baseUrl, QR_ALERTS, {}, admin)).body.data.paymentsAlerts.qr_differences as number;
+    const before = await open();
+    await page.goto(`${platform.baseUrl}/console/day?store=${demo.store.id}`);
+    const row = page.getByRole("table", { name: "QR differences" }).getByRole("row").filter({
+      hasText: "pi_resolved_difference",
+    });
+    await row.getByRole("button", { name: `Resolve QR difference ${recorded.id}` }).click();
+    const note = "refunded by hand at the provider's console";
+    await row.getByLabel(`What was done about the QR difference ${recorded.id}`).fill(note);
+    expect(await seriousViolations(page)).toEqual([]);
+    await row.getByRole("button", { name: "Save resolution" }).click();
+    const resolution = row.getByTestId("resolution");
+    await resolution.waitFor();
+    expect(await resolution.textContent()).toMatch(new RegExp(`^Resolved by user:[0-9a-f-]{36}, .+: ${note}$`));
+    expect(await open()).toBe(before - 1);
+
+    await page.goto(`${platform.baseUrl}/console/overview`);
+    const qr = page.getByTestId("alert-qr_differences").locator("[data-value]");
+    await expect.poll(async () => Number(await qr.getAttribute("data-value"))).toBe(before - 1);
+  });
+
+  it("resolves a day's card settlement differences on its page, and the overview counts one fewer", async () => {
+    // A day of the demo store whose card exchange ended in a mismatch, as the nightly exchange leaves one
+    // (pos-settlements.test.ts runs it against the sandbox acquirer).
+    const date = businessDateOf(new Date(clock().getTime() - 3 * 86_400_000));
+    const settled = await fetch(`${platform.baseUrl}/api/v1/settlements`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+      body: JSON.stringify({ store_id: demo.store.id, date, auto_close: true }),
+    });
+    expect(settled.status).toBe(201);
+    const settlement = (await settled.json()) as { id: string };
+    await platform.pos.prisma.cardSettlementExchange.create({
+      data: {
+        settlement_id: settlement.id,
+        status: "mismatch",
+        attempts: 1,
+        claimed_until: clock(),
+        differences: [{ field: "gross_amount", expected: 2684, actual: 1671 }],
+      },
+    });
+    const POS_ALERTS = "query { posAlerts { card_settlement_differences } }";
+    const open = async () =>
+      (await postGraphQL(platform.baseUrl, POS_ALERTS, {}, admin)).body.data.posAlerts
+        .card_settlement_differences as number;
+    const before = await open();
+
+    await page.goto(`${platform.baseUrl}/console/day?store=${demo.store.id}&date=${date}`);
+    await page.getByRole("button", { name: "Resolve card differences" }).click();
+    const note = "the acquirer corrected the file";
+    await page.getByLabel("What was done about the card differences").fill(note);
+    await page.getByRole("button", { name: "Save resolution" }).click();
+    const resolution = page.getByTestId("resolution");
+    await resolution.waitFor();
+    expect(await resolution.textContent()).toMatch(new RegExp(`^Resolved by user:[0-9a-f-]{36}, .+: ${note}$`));
+    expect(await open()).toBe(before - 1);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.goto(`${platform.baseUrl}/console/overview`);
+    const card = page.getByTestId("alert-card_settlement_differences").locator("[data-value]");
+    await expect.poll(async () => Number(await card.getAttribute("data-value"))).toBe(before - 1);
+  });
+
   it("counts the e-mail and SMS given up on, POS's and the portal's, as one line for an operator only", async () => {
     // The sandbox relay refuses numbers ending in 13: the customer's SMS receipt fails all three attempts.
     const customer = await fetch(`${platform.baseUrl}/api/v1/customers`, {

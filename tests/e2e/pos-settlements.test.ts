@@ -413,6 +413,61 @@ describe("POS settlements and the card settlement exchange", () => {
     expect(await alerts(manager)).toEqual({ card_settlement_differences: null });
   });
 
+  it("resolves the mismatched day's card differences over REST: the merchant's admin, once, with a note", async () => {
+    const merchantAdmin = await humanToken(platform.portal, {
+      role: "MERCHANT_ADMIN",
+      psp_id: store.psp_id,
+      merchant_id: store.merchant_id,
+    });
+    const resolve = (token: string, body: unknown, id = settlementId) =>
+      call("POST", `/api/v1/settlements/${id}/card-differences/resolve`, token, body);
+    const POS_ALERTS = "query ($store_id: Int) { posAlerts(store_id: $store_id) { card_settlement_differences } }";
+    const open = async () =>
+      (await postGraphQL(platform.baseUrl, POS_ALERTS, { store_id: store.id }, merchantAdmin)).body.data.posAlerts
+        .card_settlement_differences;
+    expect(await open()).toBe(1);
+    const note = "the acquirer declined the 1013 payment; the customer paid again in cash";
+
+    expect(await resolve(manager, { note })).toMatchObject({ status: 403, body: { code: "forbidden" } });
+    expect(await resolve(merchantAdmin, { note: "" })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request", details: { field: "note" } },
+    });
+    expect(await resolve(merchantAdmin, { note }, "00000000-0000-4000-8000-000000000000")).toMatchObject({
+      status: 404,
+      body: { code: "not_found" },
+    });
+    expect((await settlementOf(settlementId)).card_exchange).toMatchObject({
+      resolved_at: null,
+      resolution_note: null,
+    });
+
+    const resolved = await resolve(merchantAdmin, { note });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toMatchObject({
+      id: settlementId,
+      card_exchange: {
+        status: "mismatch",
+        differences: [{ field: "transaction_count" }, { field: "gross_amount" }],
+        resolved_at: expect.any(String),
+        resolved_by: expect.stringMatching(/^user:/),
+        resolution_note: note,
+      },
+    });
+    expect(await open()).toBe(0);
+    expect(await resolve(operator, { note: "again" })).toMatchObject({
+      status: 409,
+      body: {
+        code: "invalid_state",
+        details: {
+          resolved_at: resolved.body.card_exchange.resolved_at,
+          resolved_by: resolved.body.card_exchange.resolved_by,
+        },
+      },
+    });
+    expect((await settlementOf(settlementId)).card_exchange).toEqual(resolved.body.card_exchange);
+  });
+
   it("retries refused logins, then alerts, leaves a notification an operator lists and e-mails the store", async () => {
     const control = embeddedAcquirerControl(platform.dataDir);
     /** The retry job's pass `ms` later. */
@@ -425,6 +480,8 @@ describe("POS settlements and the card settlement exchange", () => {
       { status: "retrying", attempts: 1 },
     ]);
     expect(await retriedAfter(10)).toMatchObject([{ settlement_id: settlementId, status: "mismatch", attempts: 2 }]);
+    // Exchanged again, the day's file is compared anew: the resolution of the last comparison no longer stands.
+    expect((await settlementOf(settlementId)).card_exchange).toMatchObject({ status: "mismatch", resolved_at: null });
 
     control.refuseNextLogins(4);
     let outcomes: unknown;
@@ -594,5 +651,62 @@ describe("POS settlements and the card settlement exchange", () => {
     // Recorded and alerted only: no money moved either way.
     expect(await intentOf(unpaid.intent)).toMatchObject({ status: "cancelled" });
     expect(await platform.payments.prisma.refund.count({ where: { payment_intent_id: paid.intent } })).toBe(0);
+  });
+  it("resolves a QR difference over REST: merchant admins and above who reach it, once, with a note", async () => {
+    const QR_DIFFERENCES = `query ($store_id: Int, $date: String) { storeDay(store_id: $store_id, date: $date) {
+      store { qr_differences(date: $date) { id field resolved_at resolved_by resolution_note } } } }`;
+    const differences = async () =>
+      (await postGraphQL(platform.baseUrl, QR_DIFFERENCES, { store_id: store.id, date: today() }, manager)).body.data
+        .storeDay.store.qr_differences;
+    const QR_ALERTS = "query ($store_id: Int) { paymentsAlerts(store_id: $store_id) { qr_differences } }";
+    const open = async (token: string) =>
+      (await postGraphQL(platform.baseUrl, QR_ALERTS, { store_id: store.id }, token)).body.data.paymentsAlerts
+        .qr_differences;
+    const other = await seed(platform).store();
+    const [merchantAdmin, otherAdmin] = await Promise.all([
+      humanToken(platform.portal, { role: "MERCHANT_ADMIN", psp_id: store.psp_id, merchant_id: store.merchant_id }),
+      humanToken(platform.portal, { role: "MERCHANT_ADMIN", psp_id: other.psp_id, merchant_id: other.merchant_id }),
+    ]);
+    const resolve = (token: string, id: string, body: unknown) =>
+      call("POST", `/api/v1/qr-differences/${id}/resolve`, token, body);
+    // The two differences the reconciliation above recorded, both open.
+    const [status, refunded] = await differences();
+    expect([status, refunded].map((difference) => difference.resolved_at)).toEqual([null, null]);
+    expect(await open(merchantAdmin)).toBe(2);
+    const note = "the customer's refund was made by hand at the provider's console";
+
+    expect(await resolve(manager, refunded.id, { note })).toMatchObject({ status: 403, body: { code: "forbidden" } });
+    expect(await resolve(otherAdmin, refunded.id, { note })).toMatchObject({
+      status: 403,
+      body: { code: "forbidden" },
+    });
+    expect(await resolve(merchantAdmin, refunded.id, { note: "x".repeat(501) })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request", details: { field: "note" } },
+    });
+    expect(await resolve(merchantAdmin, "pdf_unknown", { note })).toMatchObject({
+      status: 404,
+      body: { code: "not_found" },
+    });
+    expect(await open(merchantAdmin)).toBe(2);
+
+    const resolved = await resolve(merchantAdmin, refunded.id, { note });
+    expect(resolved).toMatchObject({
+      status: 200,
+      body: {
+        id: refunded.id,
+        field: "refunded_amount",
+        resolved_at: expect.any(String),
+        resolved_by: expect.stringMatching(/^user:/),
+        resolution_note: note,
+      },
+    });
+    expect(await open(merchantAdmin)).toBe(1);
+    expect(await resolve(operator, refunded.id, { note: "again" })).toMatchObject({
+      status: 409,
+      body: { code: "invalid_state", details: { resolved_by: resolved.body.resolved_by } },
+    });
+    const { id, field, resolved_at, resolved_by, resolution_note } = resolved.body;
+    expect(await differences()).toEqual([status, { id, field, resolved_at, resolved_by, resolution_note }]);
   });
 });

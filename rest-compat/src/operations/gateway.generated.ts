@@ -933,6 +933,17 @@ export type ProcessingMode =
   /** The gateway completes it with the provider (QR payments). */
   | 'pgw_processed';
 
+/** What a provider difference is about. */
+export type ProviderDifferenceField =
+  /** The payment's amount. */
+  | 'amount'
+  /** One side has no such payment. */
+  | 'payment'
+  /** What was refunded of it. */
+  | 'refunded_amount'
+  /** Whether the payment was taken: the ledger and the provider disagree. */
+  | 'status';
+
 /** The public half of a device's P-256 signing key, as a JWK (RFC 7517); a private key (`d`) is refused. */
 export type PublicKeyJwkInput = {
   /** ES256. */
@@ -1062,6 +1073,22 @@ export type ResendAccountingExportInput = {
   date: string;
   /** The store. */
   store_id: number;
+};
+
+/** A settlement's card differences closed, with what was done about them. */
+export type ResolveCardSettlementDifferencesInput = {
+  /** What was done, 1 to 500 printable characters: refunded by hand, the acquirer corrected the file. */
+  note: string;
+  /** The settlement whose card exchange ended in a mismatch. */
+  settlement_id: string | number;
+};
+
+/** A QR difference closed, with what was done about it. */
+export type ResolveQrDifferenceInput = {
+  /** The difference (pdf_...). */
+  id: string | number;
+  /** What was done, 1 to 500 printable characters: refunded by hand, the provider corrected its record. */
+  note: string;
 };
 
 /** A human user's role, one per tier (the number in brackets). */
@@ -2105,14 +2132,14 @@ export type PosReceiptQueryVariables = Exact<{
 
 export type PosReceiptQuery = { posReceipt: { text?: string } & { receipt_number?: string, type?: ReceiptType, payment_id?: string, merchant_id?: number, store_id?: number, bill_id?: string, bill_number?: string, issued_at?: string, currency?: string, subtotal?: number, discount_amount?: number, tax_amount?: number, total_amount?: number, amount?: number, tip_amount?: number, charged_amount?: number, card_brand?: string | null, masked_card_number?: string | null, approval_code?: string | null, cash_received?: number | null, change_amount?: number | null, status?: PosPaymentStatus, refund_amount?: number, net_amount?: number, issuer?: { store_name: string, name: string, address: string | null, phone: string | null, registration_number: string | null, header: string | null, footer: string | null }, items?: Array<{ item_name: string, quantity: number, unit_price: number, subtotal: number, tax_rate: number }>, split?: { sequence: number, count: number } | null, tax_lines?: Array<{ rate: number, taxable_amount: number, tax_amount: number }>, payment_method?: { type: PosPaymentMethodType, provider: string | null, brand: EmoneyBrand | null } } };
 
-export type SettlementFieldsFragment = { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null };
+export type SettlementFieldsFragment = { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, resolved_at: string | null, resolved_by: string | null, resolution_note: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null };
 
 export type CreateSettlementMutationVariables = Exact<{
   input: CreateSettlementInput;
 }>;
 
 
-export type CreateSettlementMutation = { createSettlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
+export type CreateSettlementMutation = { createSettlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, resolved_at: string | null, resolved_by: string | null, resolution_note: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
 
 export type SettlementsQueryVariables = Exact<{
   store_id?: number | null | undefined;
@@ -2124,14 +2151,14 @@ export type SettlementsQueryVariables = Exact<{
 }>;
 
 
-export type SettlementsQuery = { settlements: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null }> } };
+export type SettlementsQuery = { settlements: { total_count: number, page_info: { has_next_page: boolean, end_cursor: string | null }, nodes: Array<{ id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, resolved_at: string | null, resolved_by: string | null, resolution_note: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null }> } };
 
 export type SettlementQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type SettlementQuery = { settlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
+export type SettlementQuery = { settlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, resolved_at: string | null, resolved_by: string | null, resolution_note: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
 
 export type CloseSettlementMutationVariables = Exact<{
   id: string | number;
@@ -2139,7 +2166,21 @@ export type CloseSettlementMutationVariables = Exact<{
 }>;
 
 
-export type CloseSettlementMutation = { closeSettlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
+export type CloseSettlementMutation = { closeSettlement: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, resolved_at: string | null, resolved_by: string | null, resolution_note: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
+
+export type ResolveCardSettlementDifferencesMutationVariables = Exact<{
+  input: ResolveCardSettlementDifferencesInput;
+}>;
+
+
+export type ResolveCardSettlementDifferencesMutation = { resolveCardSettlementDifferences: { id: string, merchant_id: number, store_id: number, date: string, timezone: string, status: SettlementStatus, auto_close: boolean, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number, carried_over_count: number, created_by: string, staff_code: string | null, closed_by: string | null, closed_staff_code: string | null, closed_at: string | null, created_at: string, updated_at: string, totals: Array<{ payment_method: PosPaymentMethodType, gross_amount: number, tip_amount: number, refund_amount: number, net_amount: number, payment_count: number, refund_count: number }>, card_exchange: { status: CardExchangeStatus, attempts: number, last_error: string | null, upload_file: string | null, upload_count: number | null, upload_amount: number | null, uploaded_at: string | null, resolved_at: string | null, resolved_by: string | null, resolution_note: string | null, updated_at: string, report: { file: string, content: string, merchant_id: string, date: string, transaction_count: number, gross_amount: number, fees: number, net_amount: number, received_at: string } | null, differences: Array<{ field: string, expected: number, actual: number }> } | null } };
+
+export type ResolveQrDifferenceMutationVariables = Exact<{
+  input: ResolveQrDifferenceInput;
+}>;
+
+
+export type ResolveQrDifferenceMutation = { resolveQrDifference: { id: string, provider: string, business_date: string, payment_intent_id: string | null, provider_transaction_id: string, field: ProviderDifferenceField, expected: string, actual: string, detected_at: string, resolved_at: string | null, resolved_by: string | null, resolution_note: string | null } };
 
 export type SyncMerchantsMutationVariables = Exact<{
   input: SyncMerchantsInput;
@@ -2795,6 +2836,9 @@ export const SettlementFieldsFragmentDoc = new TypedDocumentString(`
       expected
       actual
     }
+    resolved_at
+    resolved_by
+    resolution_note
     updated_at
   }
 }
@@ -5209,6 +5253,9 @@ export const CreateSettlementDocument = new TypedDocumentString(`
       expected
       actual
     }
+    resolved_at
+    resolved_by
+    resolution_note
     updated_at
   }
 }`) as unknown as TypedDocumentString<CreateSettlementMutation, CreateSettlementMutationVariables>;
@@ -5287,6 +5334,9 @@ export const SettlementsDocument = new TypedDocumentString(`
       expected
       actual
     }
+    resolved_at
+    resolved_by
+    resolution_note
     updated_at
   }
 }`) as unknown as TypedDocumentString<SettlementsQuery, SettlementsQueryVariables>;
@@ -5351,6 +5401,9 @@ export const SettlementDocument = new TypedDocumentString(`
       expected
       actual
     }
+    resolved_at
+    resolved_by
+    resolution_note
     updated_at
   }
 }`) as unknown as TypedDocumentString<SettlementQuery, SettlementQueryVariables>;
@@ -5415,9 +5468,97 @@ export const CloseSettlementDocument = new TypedDocumentString(`
       expected
       actual
     }
+    resolved_at
+    resolved_by
+    resolution_note
     updated_at
   }
 }`) as unknown as TypedDocumentString<CloseSettlementMutation, CloseSettlementMutationVariables>;
+export const ResolveCardSettlementDifferencesDocument = new TypedDocumentString(`
+    mutation ResolveCardSettlementDifferences($input: ResolveCardSettlementDifferencesInput!) {
+  resolveCardSettlementDifferences(input: $input) {
+    ...SettlementFields
+  }
+}
+    fragment SettlementFields on Settlement {
+  id
+  merchant_id
+  store_id
+  date
+  timezone
+  status
+  auto_close
+  totals {
+    payment_method
+    gross_amount
+    tip_amount
+    refund_amount
+    net_amount
+    payment_count
+    refund_count
+  }
+  gross_amount
+  tip_amount
+  refund_amount
+  net_amount
+  payment_count
+  refund_count
+  carried_over_count
+  created_by
+  staff_code
+  closed_by
+  closed_staff_code
+  closed_at
+  created_at
+  updated_at
+  card_exchange {
+    status
+    attempts
+    last_error
+    upload_file
+    upload_count
+    upload_amount
+    uploaded_at
+    report {
+      file
+      content
+      merchant_id
+      date
+      transaction_count
+      gross_amount
+      fees
+      net_amount
+      received_at
+    }
+    differences {
+      field
+      expected
+      actual
+    }
+    resolved_at
+    resolved_by
+    resolution_note
+    updated_at
+  }
+}`) as unknown as TypedDocumentString<ResolveCardSettlementDifferencesMutation, ResolveCardSettlementDifferencesMutationVariables>;
+export const ResolveQrDifferenceDocument = new TypedDocumentString(`
+    mutation ResolveQrDifference($input: ResolveQrDifferenceInput!) {
+  resolveQrDifference(input: $input) {
+    id
+    provider
+    business_date
+    payment_intent_id
+    provider_transaction_id
+    field
+    expected
+    actual
+    detected_at
+    resolved_at
+    resolved_by
+    resolution_note
+  }
+}
+    `) as unknown as TypedDocumentString<ResolveQrDifferenceMutation, ResolveQrDifferenceMutationVariables>;
 export const SyncMerchantsDocument = new TypedDocumentString(`
     mutation SyncMerchants($input: SyncMerchantsInput!, $idempotency_key: String) {
   syncMerchants(input: $input, idempotency_key: $idempotency_key) {

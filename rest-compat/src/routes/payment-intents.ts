@@ -7,13 +7,8 @@ import {
   PaymentIntentsDocument,
 } from "../operations/gateway.generated";
 import { CancelPaymentIntentDocument, PaymentIntentByTokenDocument } from "../operations/payments.generated";
-import { pageParams } from "../params";
+import { bodyField, pageParams } from "../params";
 import type { RestRequest, RestResponse, RestRoute } from "../router";
-
-const bodyField = (fields: unknown, name: string) =>
-  fields && typeof fields === "object" && !Array.isArray(fields)
-    ? (fields as Record<string, unknown>)[name]
-    : undefined;
 
 const creation = (request: RestRequest) => ({ input: request.body.fields, idempotency_key: idempotencyKeyOf(request) });
 const capture = (request: RestRequest) => ({

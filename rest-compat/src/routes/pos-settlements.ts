@@ -2,9 +2,11 @@ import { operationRoute as route } from "../operation-route";
 import {
   CloseSettlementDocument,
   CreateSettlementDocument,
+  ResolveCardSettlementDifferencesDocument,
   SettlementDocument,
   SettlementsDocument,
 } from "../operations/gateway.generated";
+import { bodyField } from "../params";
 import type { RestRoute } from "../router";
 import { listFilters } from "./pos-orders";
 
@@ -32,4 +34,11 @@ export const posSettlementRoutes: RestRoute[] = [
     id: params.id,
     input: body.fields,
   })),
+  route(
+    "POST",
+    "/api/v1/settlements/:id/card-differences/resolve",
+    "resolveCardSettlementDifferences",
+    ResolveCardSettlementDifferencesDocument,
+    ({ params, body }) => ({ input: { settlement_id: params.id, note: bodyField(body.fields, "note") } }),
+  ),
 ];

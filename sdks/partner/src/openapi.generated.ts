@@ -1726,6 +1726,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settlements/{id}/card-differences/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolves every difference of a settlement's card exchange in a mismatch at once, with a note of what was done
+         * @description Resolves every difference of a settlement's card exchange in a mismatch at once, with a note of what was done
+         *     (system operators, the merchant's admin); final: a resolved one is refused with invalid_state.
+         */
+        post: operations["ResolveCardSettlementDifferences"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/qr-differences/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolves a QR difference with a note of what was done (merchant admins and above who reach its merchant, as its
+         * @description Resolves a QR difference with a note of what was done (merchant admins and above who reach its merchant, as its
+         *     open alert); final: a resolved one is refused with invalid_state.
+         */
+        post: operations["ResolveQrDifference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchants/{id}/accounting-export": {
         parameters: {
             query?: never;
@@ -13245,6 +13287,15 @@ export interface operations {
                             }[];
                             /**
                              * Format: date-time
+                             * @description When a person resolved the differences (all at once); null while they are open.
+                             */
+                            resolved_at: string | null;
+                            /** @description Who resolved them: user:<id>. */
+                            resolved_by: string | null;
+                            /** @description What was done about them, as the person who resolved them wrote it. */
+                            resolution_note: string | null;
+                            /**
+                             * Format: date-time
                              * @description When the exchange last changed.
                              */
                             updated_at: string;
@@ -13441,6 +13492,15 @@ export interface operations {
                             }[];
                             /**
                              * Format: date-time
+                             * @description When a person resolved the differences (all at once); null while they are open.
+                             */
+                            resolved_at: string | null;
+                            /** @description Who resolved them: user:<id>. */
+                            resolved_by: string | null;
+                            /** @description What was done about them, as the person who resolved them wrote it. */
+                            resolution_note: string | null;
+                            /**
+                             * Format: date-time
                              * @description When the exchange last changed.
                              */
                             updated_at: string;
@@ -13616,6 +13676,15 @@ export interface operations {
                                 /** @description The acquirer's value. */
                                 actual: number;
                             }[];
+                            /**
+                             * Format: date-time
+                             * @description When a person resolved the differences (all at once); null while they are open.
+                             */
+                            resolved_at: string | null;
+                            /** @description Who resolved them: user:<id>. */
+                            resolved_by: string | null;
+                            /** @description What was done about them, as the person who resolved them wrote it. */
+                            resolution_note: string | null;
                             /**
                              * Format: date-time
                              * @description When the exchange last changed.
@@ -13807,10 +13876,292 @@ export interface operations {
                             }[];
                             /**
                              * Format: date-time
+                             * @description When a person resolved the differences (all at once); null while they are open.
+                             */
+                            resolved_at: string | null;
+                            /** @description Who resolved them: user:<id>. */
+                            resolved_by: string | null;
+                            /** @description What was done about them, as the person who resolved them wrote it. */
+                            resolution_note: string | null;
+                            /**
+                             * Format: date-time
                              * @description When the exchange last changed.
                              */
                             updated_at: string;
                         } | null;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            405: components["responses"]["ApiError405"];
+            408: components["responses"]["ApiError408"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            415: components["responses"]["ApiError415"];
+            423: components["responses"]["ApiError423"];
+            429: components["responses"]["ApiError429"];
+            431: components["responses"]["ApiError431"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    ResolveCardSettlementDifferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["Api-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["Api-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["Api-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The settlement's id. */
+                        id: string;
+                        /** @description The merchant of the store. */
+                        merchant_id: number;
+                        /** @description The store settled. */
+                        store_id: number;
+                        /** @description The business day, YYYY-MM-DD in the store's time zone. */
+                        date: string;
+                        /** @description The time zone of the business day (Asia/Tokyo for every store). */
+                        timezone: string;
+                        /**
+                         * @description open: the totals follow payments as they come; closed: the totals are fixed.
+                         * @enum {string}
+                         */
+                        status: "open" | "closed";
+                        /** @description True when it was closed as it was created. */
+                        auto_close: boolean;
+                        /** @description Per payment method (cash, card, e-money, QR), each listed even when nothing was taken by it. */
+                        totals: {
+                            /**
+                             * @description The method.
+                             * @enum {string}
+                             */
+                            payment_method: "CASH" | "CREDIT_CARD" | "EMONEY" | "QR";
+                            /** @description Payments counted: what they charged, tips included. */
+                            gross_amount: number;
+                            /** @description The tips in gross_amount. */
+                            tip_amount: number;
+                            /** @description Refunds counted. */
+                            refund_amount: number;
+                            /** @description gross_amount - refund_amount. */
+                            net_amount: number;
+                            /** @description How many payments. */
+                            payment_count: number;
+                            /** @description How many refunds. */
+                            refund_count: number;
+                        }[];
+                        /** @description Payments counted, all methods: what they charged, tips included. */
+                        gross_amount: number;
+                        /** @description The tips in gross_amount, all methods (refunds are not split into tip and amount). */
+                        tip_amount: number;
+                        /** @description Refunds counted, all methods. */
+                        refund_amount: number;
+                        /** @description gross_amount - refund_amount. */
+                        net_amount: number;
+                        /** @description How many payments are counted. */
+                        payment_count: number;
+                        /** @description How many refunds are counted. */
+                        refund_count: number;
+                        /** @description Payments and refunds of an earlier business day, completed after that day was closed, counted here instead. */
+                        carried_over_count: number;
+                        /** @description Who created it: device:<id>, user:<id>, or system (the nightly card exchange). */
+                        created_by: string;
+                        /** @description The staff code given when it was created. */
+                        staff_code: string | null;
+                        /** @description Who closed it, as created_by. */
+                        closed_by: string | null;
+                        /** @description The staff code given when it was closed. */
+                        closed_staff_code: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was closed.
+                         */
+                        closed_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was created.
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When it last changed.
+                         */
+                        updated_at: string;
+                        /** @description The day's card settlement exchange with the acquirer; null until it ran. */
+                        card_exchange: {
+                            /**
+                             * @description running, matched, mismatch (the acquirer's file differs: see differences) or failed (every attempt failed).
+                             * @enum {string}
+                             */
+                            status: "running" | "matched" | "mismatch" | "failed";
+                            /** @description Attempts of the last run: the first and up to three retries. */
+                            attempts: number;
+                            /** @description Why the last attempt failed. */
+                            last_error: string | null;
+                            /** @description The file uploaded, in the merchant's folder at the acquirer. */
+                            upload_file: string | null;
+                            /** @description Card transactions uploaded: payments and refunds. */
+                            upload_count: number | null;
+                            /** @description What they came to: card payments less card refunds. */
+                            upload_amount: number | null;
+                            /**
+                             * Format: date-time
+                             * @description When the upload was made.
+                             */
+                            uploaded_at: string | null;
+                            /** @description The acquirer's settlement file, as received; null until one was. */
+                            report: {
+                                /** @description The file's path at the acquirer. */
+                                file: string;
+                                /** @description The file as received. */
+                                content: string;
+                                /** @description Merchant ID. */
+                                merchant_id: string;
+                                /** @description Date (YYYY-MM-DD). */
+                                date: string;
+                                /** @description Transaction Count: the transactions the acquirer settled. */
+                                transaction_count: number;
+                                /** @description Gross Amount: what they came to. */
+                                gross_amount: number;
+                                /** @description Fees: the acquirer's charge. */
+                                fees: number;
+                                /** @description Net Amount: what the acquirer pays out. */
+                                net_amount: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was received.
+                                 */
+                                received_at: string;
+                            } | null;
+                            /** @description Where the acquirer's file and the settlement disagree; empty when they match. */
+                            differences: {
+                                /** @description transaction_count or gross_amount. */
+                                field: string;
+                                /** @description The settlement's value. */
+                                expected: number;
+                                /** @description The acquirer's value. */
+                                actual: number;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description When a person resolved the differences (all at once); null while they are open.
+                             */
+                            resolved_at: string | null;
+                            /** @description Who resolved them: user:<id>. */
+                            resolved_by: string | null;
+                            /** @description What was done about them, as the person who resolved them wrote it. */
+                            resolution_note: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the exchange last changed.
+                             */
+                            updated_at: string;
+                        } | null;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            405: components["responses"]["ApiError405"];
+            408: components["responses"]["ApiError408"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            415: components["responses"]["ApiError415"];
+            423: components["responses"]["ApiError423"];
+            429: components["responses"]["ApiError429"];
+            431: components["responses"]["ApiError431"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    ResolveQrDifference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["Api-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["Api-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["Api-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description pdf_ followed by a ULID. */
+                        id: string;
+                        /** @description The provider's code. */
+                        provider: string;
+                        /** @description The business day whose reconciliation found it, YYYY-MM-DD. */
+                        business_date: string;
+                        /** @description The gateway's intent; null for a payment the provider took that the gateway never asked for. */
+                        payment_intent_id: string | null;
+                        /** @description The provider's id of the payment. */
+                        provider_transaction_id: string;
+                        /**
+                         * @description What disagrees.
+                         * @enum {string}
+                         */
+                        field: "status" | "amount" | "refunded_amount" | "payment";
+                        /** @description The ledger's value: an intent status, an amount in minor units, or none. */
+                        expected: string;
+                        /** @description The provider's value: its status, an amount in minor units, or none. */
+                        actual: string;
+                        /**
+                         * Format: date-time
+                         * @description When the reconciliation first found it.
+                         */
+                        detected_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When a person resolved it; null while it is open.
+                         */
+                        resolved_at: string | null;
+                        /** @description Who resolved it: user:<id>. */
+                        resolved_by: string | null;
+                        /** @description What was done about it, as the person who resolved it wrote it. */
+                        resolution_note: string | null;
                     };
                 };
             };

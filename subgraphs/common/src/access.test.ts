@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   canReach,
+  differencesReach,
   keyReachesStore,
   partnerIdOf,
   reachableStoreReference,
@@ -120,6 +121,24 @@ describe("checks", () => {
     expect(() => requireOperator(user("SYSTEM_OP"))).not.toThrow();
     expect(() => requireOperator(user("PSP_ADMIN", { pspId: 1 }))).toThrow(/system operator/);
     expect(() => requireOperator(partner)).toThrow(expect.objectContaining({ code: "forbidden" }));
+  });
+
+  it("differencesReach is a merchant admin's and above's reach, nobody else's", () => {
+    expect(differencesReach(user("SYSTEM_OP"))).toEqual({ level: "platform" });
+    expect(differencesReach(user("PSP_ADMIN", { pspId: 1 }))).toEqual({ level: "psp", pspId: 1 });
+    expect(differencesReach(user("MERCHANT_ADMIN", { pspId: 1, merchantId: 10 }))).toEqual({
+      level: "merchant",
+      merchantId: 10,
+    });
+    for (const caller of [
+      user("AREA_MANAGER", { merchantId: 10, areaId: "a" }),
+      user("STORE_MANAGER", { merchantId: 10, storeId: 100 }),
+      device({ merchantId: 10, storeId: 100 }),
+      partner,
+      service,
+      anonymous,
+    ])
+      expect(differencesReach(caller), JSON.stringify(caller)).toBeUndefined();
   });
 
   it("requireAccountingExportAdmin admits a system operator and the merchant's own admin only", () => {

@@ -219,15 +219,45 @@ export function requireAuditReader(caller: Caller): void {
 }
 
 /**
- * A merchant's accounting export (its SFTP server and credentials, a day sent again): a system operator, or that
- * merchant's own admin (docs/decisions/pos.md, "The accounting export").
+ * Where a person sees QR reconciliation differences counted in the open alerts and resolves them: merchant admins
+ * and above, over what they reach (docs/decisions/console.md, "A difference is closed by a resolution"); undefined
+ * for everyone else, devices and partners included.
  */
-export function requireAccountingExportAdmin(caller: Caller, merchantId: number): void {
+export function differencesReach(caller: Caller): Reach | undefined {
+  const tier = caller.type === "user" ? tierOf(caller) : undefined;
+  return tier === undefined || tier > roles.MERCHANT_ADMIN ? undefined : reachOf(caller);
+}
+
+/**
+ * What a system operator and a merchant's own admin alone see of a merchant (the operators' notifications, the card
+ * settlement differences they count): every merchant's for an operator, its own for a merchant admin; undefined for
+ * everyone else.
+ */
+export function ownMerchantScope(caller: Caller): { merchant_id?: number } | undefined {
+  if (caller.type !== "user") return undefined;
+  const reach = reachOf(caller);
+  if (reach.level === "platform") return {};
+  return reach.level === "merchant" ? { merchant_id: reach.merchantId } : undefined;
+}
+
+/** 403 unless the caller is a system operator or the merchant's own admin; `refusal` says who may. */
+export function requireOwnMerchantAdmin(caller: Caller, merchantId: number, refusal: string): void {
   requireTier(caller, roles.MERCHANT_ADMIN);
   const reach = reachOf(caller);
   if (reach.level === "platform" || (reach.level === "merchant" && reach.merchantId === merchantId)) return;
-  throw forbidden("the accounting export is configured by a system operator or the merchant's admin");
+  throw forbidden(refusal);
 }
+
+/**
+ * A merchant's accounting export (its SFTP server and credentials, a day sent again): a system operator, or that
+ * merchant's own admin (docs/decisions/pos.md, "The accounting export").
+ */
+export const requireAccountingExportAdmin = (caller: Caller, merchantId: number) =>
+  requireOwnMerchantAdmin(
+    caller,
+    merchantId,
+    "the accounting export is configured by a system operator or the merchant's admin",
+  );
 
 /** Platform operations (dead letters): the edge or the platform itself, or a system operator. */
 export function requireOperator(caller: Caller): void {

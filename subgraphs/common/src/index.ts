@@ -23,6 +23,7 @@ export * from "./payment-intent.machine";
 export * from "./printable";
 export * from "./readiness";
 export * from "./repository-root";
+export * from "./resolution";
 export * from "./roles";
 export * from "./scalars";
 export * from "./secrets";

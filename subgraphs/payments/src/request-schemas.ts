@@ -8,6 +8,7 @@ import {
   paymentIntentCreate,
   paymentIntentRefund,
 } from "./modules/payment-intents/payment-intent.inputs";
+import { qrDifferenceResolve } from "./modules/reconciliation/reconciliation.inputs";
 import { apiKeyWebhookSet, deliveryFilter, eventFilter, redeliverySince } from "./modules/webhooks/webhook.inputs";
 
 /**
@@ -32,6 +33,7 @@ export const bodyFields: Record<string, z.ZodObject> = {
   setApiKeyWebhook: apiKeyWebhookSet,
   confirmPaymentIntent: confirmBody,
   redeliverPartnerWebhooks: redeliverySince,
+  resolveQrDifference: qrDifferenceResolve,
 };
 
 /** The validator of a list's filters, by the query field that lists: its fields are the REST route's query parameters. */

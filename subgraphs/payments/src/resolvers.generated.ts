@@ -373,6 +373,11 @@ export type Mutation = {
   replayPartnerWebhook: PartnerWebhookDelivery;
   /** SYSTEM_OP only: processes a dead letter once more. */
   replayWebhookDeadLetter: WebhookReplay;
+  /**
+   * Resolves a QR difference with a note of what was done (merchant admins and above who reach its merchant, as its
+   * open alert); final: a resolved one is refused with invalid_state.
+   */
+  resolveQrDifference: ProviderDifference;
   /** System operators (L0): revokes a key at once. */
   revokeApiKey: ApiKey;
   /** L0, L1 of the merchant's PSP or L2 of the merchant: revokes a grant; a revoked grant is answered as it is. */
@@ -495,6 +500,11 @@ export type MutationReplayPartnerWebhookArgs = {
 
 export type MutationReplayWebhookDeadLetterArgs = {
   id: Scalars['String']['input'];
+};
+
+
+export type MutationResolveQrDifferenceArgs = {
+  input: ResolveQrDifferenceInput;
 };
 
 
@@ -915,7 +925,7 @@ export type PaymentsAlerts = {
   dead_letters?: Maybe<Scalars['Int']['output']>;
   /** Usable API keys that expire within 30 days: system operators only. */
   expiring_api_keys?: Maybe<Scalars['Int']['output']>;
-  /** QR payments where a provider's view differed from the ledger (daily reconciliation), of the stores the caller reaches: merchant admins and above. */
+  /** QR payments where a provider's view differed from the ledger (daily reconciliation), not resolved yet, of the stores the caller reaches: merchant admins and above. */
   qr_differences?: Maybe<Scalars['Int']['output']>;
 };
 
@@ -935,7 +945,7 @@ export type ProcessingMode =
   /** The gateway completes it with the provider (QR payments). */
   | 'pgw_processed';
 
-/** One disagreement between a QR provider and the gateway's ledger about one payment, recorded once; nothing is repaired. */
+/** One disagreement between a QR provider and the gateway's ledger about one payment, recorded once; nothing is repaired, a person resolves it with a note of what they did. */
 export type ProviderDifference = {
   __typename?: 'ProviderDifference';
   /** The provider's value: its status, an amount in minor units, or none. */
@@ -956,6 +966,12 @@ export type ProviderDifference = {
   provider: Scalars['String']['output'];
   /** The provider's id of the payment. */
   provider_transaction_id: Scalars['String']['output'];
+  /** What was done about it, as the person who resolved it wrote it. */
+  resolution_note?: Maybe<Scalars['String']['output']>;
+  /** When a person resolved it; null while it is open. */
+  resolved_at?: Maybe<Scalars['DateTime']['output']>;
+  /** Who resolved it: user:<id>. */
+  resolved_by?: Maybe<Scalars['String']['output']>;
 };
 
 /** What a provider difference is about. */
@@ -1240,6 +1256,14 @@ export type ReplayOutboxEventsInput = {
   all_failed?: InputMaybe<Scalars['Boolean']['input']>;
   /** One failed event. */
   id?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A QR difference closed, with what was done about it. */
+export type ResolveQrDifferenceInput = {
+  /** The difference (pdf_...). */
+  id: Scalars['ID']['input'];
+  /** What was done, 1 to 500 printable characters: refunded by hand, the provider corrected its record. */
+  note: Scalars['String']['input'];
 };
 
 export type Store = {
@@ -1654,6 +1678,7 @@ export type ResolversTypes = {
   RefundResult: ResolverTypeWrapper<any>;
   RefundStatus: ResolverTypeWrapper<any>;
   ReplayOutboxEventsInput: ResolverTypeWrapper<any>;
+  ResolveQrDifferenceInput: ResolverTypeWrapper<any>;
   Store: ResolverTypeWrapper<any>;
   StoreEvent: ResolverTypeWrapper<any>;
   StoreEventType: ResolverTypeWrapper<any>;
@@ -1725,6 +1750,7 @@ export type ResolversParentTypes = {
   RefundPaymentIntentInput: any;
   RefundResult: any;
   ReplayOutboxEventsInput: any;
+  ResolveQrDifferenceInput: any;
   Store: any;
   StoreEvent: any;
   Subscription: Record<PropertyKey, never>;
@@ -1857,6 +1883,7 @@ export type MutationResolvers<ContextType = PaymentsContext, ParentType extends 
   replayOutboxEvents?: Resolver<ResolversTypes['OutboxReplay'], ParentType, ContextType, RequireFields<MutationReplayOutboxEventsArgs, 'input'>>;
   replayPartnerWebhook?: Resolver<ResolversTypes['PartnerWebhookDelivery'], ParentType, ContextType, RequireFields<MutationReplayPartnerWebhookArgs, 'id'>>;
   replayWebhookDeadLetter?: Resolver<ResolversTypes['WebhookReplay'], ParentType, ContextType, RequireFields<MutationReplayWebhookDeadLetterArgs, 'id'>>;
+  resolveQrDifference?: Resolver<ResolversTypes['ProviderDifference'], ParentType, ContextType, RequireFields<MutationResolveQrDifferenceArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'client_partner_id' | 'id'>>;
   revokePartnerGrant?: Resolver<ResolversTypes['PartnerGrant'], ParentType, ContextType, RequireFields<MutationRevokePartnerGrantArgs, 'client_partner_id' | 'id'>>;
   rotateApiKey?: Resolver<ResolversTypes['IssuedApiKey'], ParentType, ContextType, RequireFields<MutationRotateApiKeyArgs, 'client_id'>>;
@@ -2051,6 +2078,9 @@ export type ProviderDifferenceResolvers<ContextType = PaymentsContext, ParentTyp
   payment_intent_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider_transaction_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  resolution_note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  resolved_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  resolved_by?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type QueryResolvers<ContextType = PaymentsContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {

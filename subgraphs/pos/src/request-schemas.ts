@@ -4,7 +4,12 @@ import { customerCreate, customerSearch, customerUpdate } from "./modules/custom
 import { orderCreate, orderFilter, orderUpdate, purchaseHistoryFilter } from "./modules/orders/order.inputs";
 import { cardResult, paymentCreate, paymentFilter } from "./modules/payments/payment.inputs";
 import { refundCreate } from "./modules/refunds/refund.inputs";
-import { settlementClose, settlementCreate, settlementFilter } from "./modules/settlements/settlement.inputs";
+import {
+  cardDifferencesResolve,
+  settlementClose,
+  settlementCreate,
+  settlementFilter,
+} from "./modules/settlements/settlement.inputs";
 
 /**
  * The validator each GraphQL input type of POS meets in its service, by the type's name: the API reference
@@ -24,6 +29,14 @@ export const requestSchemas: Record<string, z.ZodType> = {
   RefundPosPaymentInput: refundCreate,
   CreateSettlementInput: settlementCreate,
   CloseSettlementInput: settlementClose,
+};
+
+/**
+ * The validator of a body that is part of its input beside what the path gives (the settlement's id), by the mutation
+ * field: its fields are the REST route's body fields.
+ */
+export const bodyFields: Record<string, z.ZodObject> = {
+  resolveCardSettlementDifferences: cardDifferencesResolve,
 };
 
 /** The validator of a list's filters, by the query field that lists: its fields are the REST route's query parameters. */

@@ -308,6 +308,12 @@ export type CardSettlementExchange = {
   last_error?: Maybe<Scalars['String']['output']>;
   /** The acquirer's settlement file, as received; null until one was. */
   report?: Maybe<AcquirerSettlementReport>;
+  /** What was done about them, as the person who resolved them wrote it. */
+  resolution_note?: Maybe<Scalars['String']['output']>;
+  /** When a person resolved the differences (all at once); null while they are open. */
+  resolved_at?: Maybe<Scalars['DateTime']['output']>;
+  /** Who resolved them: user:<id>. */
+  resolved_by?: Maybe<Scalars['String']['output']>;
   /** running, matched, mismatch (the acquirer's file differs: see differences) or failed (every attempt failed). */
   status: CardExchangeStatus;
   /** When the exchange last changed. */
@@ -685,6 +691,11 @@ export type Mutation = {
   refundPosPayment: RefundPosPaymentResult;
   /** Builds a store's day's settlement file again and delivers it now, its attempts started over. */
   resendAccountingExport: AccountingExportDelivery;
+  /**
+   * Resolves every difference of a settlement's card exchange in a mismatch at once, with a note of what was done
+   * (system operators, the merchant's admin); final: a resolved one is refused with invalid_state.
+   */
+  resolveCardSettlementDifferences: Settlement;
   /** Splits a bill nothing was paid on, once, by amounts or by items. */
   splitBill: Bill;
   /** Changes a customer; merchant_id and customer_number never change. */
@@ -763,6 +774,11 @@ export type MutationRefundPosPaymentArgs = {
 
 export type MutationResendAccountingExportArgs = {
   input: ResendAccountingExportInput;
+};
+
+
+export type MutationResolveCardSettlementDifferencesArgs = {
+  input: ResolveCardSettlementDifferencesInput;
 };
 
 
@@ -943,7 +959,7 @@ export type PaymentOutcomes = {
  */
 export type PosAlerts = {
   __typename?: 'PosAlerts';
-  /** Business days whose acquirer settlement file differed from the card payments (system operators, merchant admins). */
+  /** Business days whose acquirer settlement file differed from the card payments, not resolved yet (system operators, merchant admins). */
   card_settlement_differences?: Maybe<Scalars['Int']['output']>;
   /** E-mails and SMS (receipts, operators' mails) given up on after every attempt: system operators only, of every store. */
   undeliverable_messages?: Maybe<Scalars['Int']['output']>;
@@ -1575,6 +1591,14 @@ export type ResendAccountingExportInput = {
   store_id: Scalars['Int']['input'];
 };
 
+/** A settlement's card differences closed, with what was done about them. */
+export type ResolveCardSettlementDifferencesInput = {
+  /** What was done, 1 to 500 printable characters: refunded by hand, the acquirer corrected the file. */
+  note: Scalars['String']['input'];
+  /** The settlement whose card exchange ended in a mismatch. */
+  settlement_id: Scalars['ID']['input'];
+};
+
 /**
  * The business of the stores a person reaches, at a glance, for a business day: its money as the stores' days count it,
  * sales by hour, how payments ended, and the stores where most failed.
@@ -2033,6 +2057,7 @@ export type ResolversTypes = {
   RefundPosPaymentInput: ResolverTypeWrapper<any>;
   RefundPosPaymentResult: ResolverTypeWrapper<any>;
   ResendAccountingExportInput: ResolverTypeWrapper<any>;
+  ResolveCardSettlementDifferencesInput: ResolverTypeWrapper<any>;
   SalesOverview: ResolverTypeWrapper<any>;
   Settlement: ResolverTypeWrapper<any>;
   SettlementMethodTotal: ResolverTypeWrapper<any>;
@@ -2108,6 +2133,7 @@ export type ResolversParentTypes = {
   RefundPosPaymentInput: any;
   RefundPosPaymentResult: any;
   ResendAccountingExportInput: any;
+  ResolveCardSettlementDifferencesInput: any;
   SalesOverview: any;
   Settlement: any;
   SettlementMethodTotal: any;
@@ -2218,6 +2244,9 @@ export type CardSettlementExchangeResolvers<ContextType = PosContext, ParentType
   differences?: Resolver<Array<ResolversTypes['ReconciliationDifference']>, ParentType, ContextType>;
   last_error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   report?: Resolver<Maybe<ResolversTypes['AcquirerSettlementReport']>, ParentType, ContextType>;
+  resolution_note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  resolved_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  resolved_by?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['CardExchangeStatus'], ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   upload_amount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -2310,6 +2339,7 @@ export type MutationResolvers<ContextType = PosContext, ParentType extends Resol
   recordCardResult?: Resolver<ResolversTypes['PosPayment'], ParentType, ContextType, RequireFields<MutationRecordCardResultArgs, 'id' | 'input'>>;
   refundPosPayment?: Resolver<ResolversTypes['RefundPosPaymentResult'], ParentType, ContextType, RequireFields<MutationRefundPosPaymentArgs, 'input' | 'payment_id'>>;
   resendAccountingExport?: Resolver<ResolversTypes['AccountingExportDelivery'], ParentType, ContextType, RequireFields<MutationResendAccountingExportArgs, 'input'>>;
+  resolveCardSettlementDifferences?: Resolver<ResolversTypes['Settlement'], ParentType, ContextType, RequireFields<MutationResolveCardSettlementDifferencesArgs, 'input'>>;
   splitBill?: Resolver<ResolversTypes['Bill'], ParentType, ContextType, RequireFields<MutationSplitBillArgs, 'id' | 'input'>>;
   updateCustomer?: Resolver<ResolversTypes['Customer'], ParentType, ContextType, RequireFields<MutationUpdateCustomerArgs, 'id' | 'input'>>;
   updateOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationUpdateOrderArgs, 'id' | 'input'>>;

@@ -14,6 +14,8 @@ import { PaymentsTable } from "../../components/PaymentsTable";
 import { StatusBadge } from "../../components/StatusBadge";
 import {
   CloseDaySettlementDocument,
+  ResolveDayCardDifferencesDocument,
+  ResolveDayQrDifferenceDocument,
   SettleDayDocument,
   StoreDayActivityDocument,
   type StoreDayActivityQuery,
@@ -28,6 +30,7 @@ import { useReadAgainOnReconnect } from "../../session/live";
 import { may } from "../../session/permissions";
 import { useSession } from "../../session/useSession";
 import { AccountingExportResend } from "./AccountingExportResend";
+import { DifferenceResolution } from "./DifferenceResolution";
 
 type Day = StoreDayQuery["storeDay"];
 type StoreEvent = StoreDayEventsSubscription["storeEvents"];
@@ -206,8 +209,10 @@ function DaySummary({ day, onChange }: { day: Day; onChange: () => void }) {
           Closed <DateTime value={settlement.closed_at} /> by {settlement.closed_by}
         </Text>
       )}
-      {settlement && <CardExchange exchange={settlement.card_exchange} />}
-      <QrDifferences differences={day.store.qr_differences} />
+      {settlement && (
+        <CardExchange settlementId={settlement.id} exchange={settlement.card_exchange} onChange={onChange} />
+      )}
+      <QrDifferences differences={day.store.qr_differences} onChange={onChange} />
       {identity && may.resendAccountingExport(identity) && (
         <AccountingExportResend merchantId={day.store.merchant_id} storeId={day.store_id} date={day.date} />
       )}
@@ -215,7 +220,17 @@ function DaySummary({ day, onChange }: { day: Day; onChange: () => void }) {
   );
 }
 
-function CardExchange({ exchange }: { exchange: NonNullable<Day["settlement"]>["card_exchange"] }) {
+function CardExchange({
+  settlementId,
+  exchange,
+  onChange,
+}: {
+  settlementId: string;
+  exchange: NonNullable<Day["settlement"]>["card_exchange"];
+  onChange: () => void;
+}) {
+  const { identity } = useSession();
+  const [resolve] = useMutation(ResolveDayCardDifferencesDocument, { onCompleted: onChange });
   if (!exchange) return <Text size="sm">The card settlement exchange has not run for this day yet.</Text>;
   return (
     <Stack gap="xs">
@@ -245,12 +260,32 @@ function CardExchange({ exchange }: { exchange: NonNullable<Day["settlement"]>["
           { header: "Acquirer's", field: "actual", cell: (difference) => difference.actual },
         ]}
       />
+      {exchange.status === "mismatch" && (
+        <DifferenceResolution
+          what="card differences"
+          resolution={exchange}
+          allowed={identity !== null && may.resolveCardDifferences(identity)}
+          resolve={(note) => resolve({ variables: { input: { settlement_id: settlementId, note } } })}
+        />
+      )}
     </Stack>
   );
 }
 
-/** Where a QR provider's view of the day differs from the ledger: recorded by the daily reconciliation, not repaired. */
-function QrDifferences({ differences }: { differences: Day["store"]["qr_differences"] }) {
+/**
+ * Where a QR provider's view of the day differs from the ledger: recorded by the daily reconciliation, not repaired;
+ * a person who dealt with one resolves it.
+ */
+function QrDifferences({
+  differences,
+  onChange,
+}: {
+  differences: Day["store"]["qr_differences"];
+  onChange: () => void;
+}) {
+  const { identity } = useSession();
+  const [resolve] = useMutation(ResolveDayQrDifferenceDocument, { onCompleted: onChange });
+  const allowed = identity !== null && may.resolveQrDifference(identity);
   return (
     <Stack gap="xs">
       <Title order={3}>QR provider reconciliation</Title>
@@ -269,6 +304,17 @@ function QrDifferences({ differences }: { differences: Day["store"]["qr_differen
           { header: "Ours", field: "expected", cell: (difference) => difference.expected },
           { header: "Provider's", field: "actual", cell: (difference) => difference.actual },
           { header: "Found", cell: (difference) => <DateTime value={difference.detected_at} /> },
+          {
+            header: "Resolution",
+            cell: (difference) => (
+              <DifferenceResolution
+                what={`QR difference ${difference.id}`}
+                resolution={difference}
+                allowed={allowed}
+                resolve={(note) => resolve({ variables: { input: { id: difference.id, note } } })}
+              />
+            ),
+          },
         ]}
       />
     </Stack>

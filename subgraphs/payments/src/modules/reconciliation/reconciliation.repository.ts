@@ -1,4 +1,4 @@
-import { newUlid } from "@pos-cloud/common";
+import { type AuditChange, auditOutboxRow, newUlid, type ResolutionWrite } from "@pos-cloud/common";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { LedgerPayment, ProviderDifference } from "./provider-differences.rules";
 
@@ -61,6 +61,23 @@ export function reconciliationRepository(prisma: PrismaClient) {
       });
       return count === 1;
     },
+
+    find: (id: string) => prisma.providerDifference.findUnique({ where: { id } }),
+
+    /**
+     * Closes a difference no one resolved yet, with its audit record in the same transaction; null when it was
+     * resolved already.
+     */
+    resolve: (id: string, resolution: ResolutionWrite, audit: AuditChange) =>
+      prisma.$transaction(async (tx) => {
+        const { count } = await tx.providerDifference.updateMany({
+          where: { id, resolved_at: null },
+          data: resolution,
+        });
+        if (count === 0) return null;
+        await tx.outboxEvent.create({ data: auditOutboxRow(audit, resolution.resolved_at) });
+        return tx.providerDifference.findUniqueOrThrow({ where: { id } });
+      }),
 
     /** How many differences were recorded where `where` says. */
     count: (where: Prisma.ProviderDifferenceWhereInput) => prisma.providerDifference.count({ where }),

@@ -1,18 +1,22 @@
 import {
   addDays,
+  alreadyResolved,
   businessDateOf,
   type Caller,
   dayWindow,
+  differencesReach,
+  forbidden,
   invalidField,
   isCalendarDate,
   logger,
+  notFound,
   parseEntityId,
+  parseInput,
   type ReachableStore,
-  reachOf,
+  requireCaller,
   requireTier,
   roles,
   STORE_TIME_ZONE,
-  tierOf,
 } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
 import { metrics } from "@pos-cloud/common/metrics";
@@ -26,6 +30,7 @@ import {
   type ProviderDifference,
   providerTook,
 } from "./provider-differences.rules";
+import { qrDifferenceResolve } from "./reconciliation.inputs";
 import type { ReconciliationRepository } from "./reconciliation.repository";
 
 export type ReconciliationService = ReturnType<typeof reconciliationService>;
@@ -61,25 +66,23 @@ const byStore = (payments: LedgerPayment[]) => {
 };
 
 /**
- * The merchants whose differences a person sees in the open alerts: merchant admins and above, over what they
- * reach; undefined for everyone else (docs/decisions/console.md, "Undeliverable messages and QR differences in the
- * open alerts").
+ * The merchants whose differences a person sees in the open alerts, and may resolve (`differencesReach`: merchant
+ * admins and above); undefined for everyone else (docs/decisions/console.md, "Undeliverable messages and QR
+ * differences in the open alerts").
  */
 async function alertScope(
   caller: Caller,
   merchants: Pick<MerchantSyncService, "merchantIdsOfPsp">,
 ): Promise<{ merchant_id?: { in: number[] } } | undefined> {
-  const tier = caller.type === "user" ? tierOf(caller) : undefined;
-  if (tier === undefined || tier > roles.MERCHANT_ADMIN) return undefined;
-  const reach = reachOf(caller);
-  if (reach.level === "platform") return {};
-  if (reach.level === "psp") return { merchant_id: { in: await merchants.merchantIdsOfPsp(reach.pspId) } };
-  return reach.level === "merchant" ? { merchant_id: { in: [reach.merchantId] } } : undefined;
+  const reach = differencesReach(caller);
+  if (reach?.level === "platform") return {};
+  if (reach?.level === "psp") return { merchant_id: { in: await merchants.merchantIdsOfPsp(reach.pspId) } };
+  return reach?.level === "merchant" ? { merchant_id: { in: [reach.merchantId] } } : undefined;
 }
 
 /**
- * The QR differences recorded over the stores the caller reaches (of one store when named), for the console's open
- * alerts; null for a role below merchant admin.
+ * The QR differences recorded and not resolved over the stores the caller reaches (of one store when named), for the
+ * console's open alerts; null for a role below merchant admin.
  */
 function differenceCounter(
   repository: ReconciliationRepository,
@@ -88,8 +91,56 @@ function differenceCounter(
   return async (caller: Caller, storeId: number | null | undefined) => {
     const store = storeId === null || storeId === undefined ? {} : { store_id: parseEntityId(storeId, "store_id") };
     const scope = await alertScope(caller, merchants);
-    return scope ? repository.count({ ...scope, ...store }) : null;
+    return scope ? repository.count({ ...scope, ...store, resolved_at: null }) : null;
   };
+}
+
+/**
+ * Closes a difference with what was done about it, for those who see it in the open alerts (docs/decisions/
+ * payments.md, "A QR difference is resolved with a note"); final: a second resolution is refused and names the first.
+ * A difference out of reach is refused as reading its store's is.
+ */
+function differenceResolver(
+  repository: ReconciliationRepository,
+  merchants: Pick<MerchantSyncService, "merchantIdsOfPsp">,
+  clock: () => Date,
+) {
+  return async (caller: Caller, input: unknown) => {
+    requireCaller(caller);
+    const { id, note } = parseInput(qrDifferenceResolve, input);
+    const difference = await repository.find(id);
+    if (!difference) throw notFound("QR difference");
+    const scope = await alertScope(caller, merchants);
+    if (!scope) throw forbidden("QR differences are resolved by merchant admins and above");
+    if (scope.merchant_id && !scope.merchant_id.in.includes(difference.merchant_id)) throw forbidden();
+    if (difference.resolved_at) throw alreadyResolved("QR difference", difference);
+    const resolution = { resolved_at: clock(), resolved_by: `user:${caller.id}`, resolution_note: note };
+    const { provider, business_date, provider_transaction_id, field, expected, actual } = difference;
+    const resolved = await repository.resolve(id, resolution, {
+      event: "reconciliation.qr_difference_resolved",
+      actor: caller,
+      target: { type: "provider_difference", id },
+      place: { merchant_id: difference.merchant_id, store_id: difference.store_id },
+      metadata: { provider, business_date, provider_transaction_id, field, expected, actual, note },
+    });
+    // Another resolution came between the read and the update.
+    if (!resolved) throw alreadyResolved("QR difference", (await repository.find(id))!);
+    return resolved;
+  };
+}
+
+/** What people do with recorded differences: count them in the open alerts, resolve them. */
+const differenceActions = (repository: ReconciliationRepository, deps: ReconciliationDeps) => ({
+  differenceCount: differenceCounter(repository, deps.merchants),
+  resolve: differenceResolver(repository, deps.merchants, deps.clock),
+});
+
+/** What the reconciliation works with: the providers and their credentials, the clock, the merchants of a PSP. */
+export interface ReconciliationDeps {
+  providers: Pick<ProviderDirectory, "get" | "codes">;
+  credentials: ProviderCredentialStore;
+  clock: () => Date;
+  merchants: Pick<MerchantSyncService, "merchantIdsOfPsp">;
 }
 
 /**
@@ -98,15 +149,7 @@ function differenceCounter(
  * ledger. Differences are recorded once each, logged with `alert: provider_reconciliation_mismatch` and counted in
  * `pgw_provider_reconciliation_differences_total`, as the card exchange flags its own; nothing moves money.
  */
-export function reconciliationService(
-  repository: ReconciliationRepository,
-  deps: {
-    providers: Pick<ProviderDirectory, "get" | "codes">;
-    credentials: ProviderCredentialStore;
-    clock: () => Date;
-    merchants: Pick<MerchantSyncService, "merchantIdsOfPsp">;
-  },
-) {
+export function reconciliationService(repository: ReconciliationRepository, deps: ReconciliationDeps) {
   const { providers, credentials, clock } = deps;
 
   async function reconcileStore(
@@ -202,7 +245,7 @@ export function reconciliationService(
       return repository.listForStore(store.id, day);
     },
 
-    differenceCount: differenceCounter(repository, deps.merchants),
+    ...differenceActions(repository, deps),
   };
   return service;
 }

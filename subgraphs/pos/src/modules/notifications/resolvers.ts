@@ -6,8 +6,8 @@ export const notificationResolvers: Resolvers = {
     posAlerts: (_, { store_id }) => ({ store_id }),
   },
   PosAlerts: {
-    card_settlement_differences: ({ store_id }: { store_id?: number | null }, _, { notifications, caller }) =>
-      notifications.differenceCount(caller, store_id),
+    card_settlement_differences: ({ store_id }: { store_id?: number | null }, _, { settlements, caller }) =>
+      settlements.cardDifferenceCount(caller, store_id),
     undeliverable_messages: (_, __, { notifications, caller }) => notifications.undeliverableCount(caller),
   },
 };

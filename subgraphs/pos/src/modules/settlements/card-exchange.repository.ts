@@ -1,3 +1,4 @@
+import { type AuditChange, auditOutboxRow, type ResolutionWrite } from "@pos-cloud/common";
 import { claimDue, onPrisma, type TaskCensus, type TaskTable } from "@pos-cloud/common/tasks";
 import { type CardSettlementExchange, Prisma, type PrismaClient } from "../../generated/prisma/client";
 
@@ -44,7 +45,7 @@ export function cardExchangeRepository(prisma: PrismaClient) {
     /**
      * Takes a settlement's exchange for `until`, or null when another worker holds it, or (unless `again`) it
      * already ended matched, mismatched or failed, or waits for its retry. One statement, so two workers never both
-     * take it.
+     * take it. Taken again, it compares a new file: a resolution of the last one no longer stands.
      */
     async claim(settlement_id: string, now: Date, until: Date, again: boolean): Promise<CardExchangeRow | null> {
       const rows = await prisma.$queryRaw<CardExchangeRow[]>`
@@ -52,7 +53,8 @@ export function cardExchangeRepository(prisma: PrismaClient) {
         VALUES (${settlement_id}::uuid, 'running', 0, ${until}, ${now})
         ON CONFLICT (settlement_id) DO UPDATE
           SET status = 'running', attempts = 0, claimed_until = EXCLUDED.claimed_until, last_error = NULL,
-            next_attempt_at = NULL, updated_at = EXCLUDED.updated_at
+            next_attempt_at = NULL, resolved_at = NULL, resolved_by = NULL, resolution_note = NULL,
+            updated_at = EXCLUDED.updated_at
           WHERE pos_card_settlement_exchanges.claimed_until <= ${now}
             AND (${again} OR (pos_card_settlement_exchanges.status = 'running'
               AND pos_card_settlement_exchanges.next_attempt_at IS NULL))
@@ -86,6 +88,30 @@ export function cardExchangeRepository(prisma: PrismaClient) {
 
     update: (settlement_id: string, data: Prisma.CardSettlementExchangeUpdateInput) =>
       prisma.cardSettlementExchange.update({ where: { settlement_id }, data }),
+
+    /**
+     * Closes a mismatch no one resolved yet, with its audit record in the same transaction; null when the exchange is
+     * not such a mismatch (any more).
+     */
+    resolve: (settlement_id: string, resolution: ResolutionWrite, audit: AuditChange) =>
+      prisma.$transaction(async (tx) => {
+        const where = { settlement_id, status: "mismatch", resolved_at: null };
+        const { count } = await tx.cardSettlementExchange.updateMany({ where, data: resolution });
+        if (count === 0) return null;
+        await tx.outboxEvent.create({ data: auditOutboxRow(audit, resolution.resolved_at) });
+        return tx.cardSettlementExchange.findUniqueOrThrow({ where: { settlement_id } });
+      }),
+
+    /** The mismatched exchanges no one resolved, of a merchant's settlements (every one's when absent), or a store's. */
+    async openMismatchCount(scope: { merchant_id?: number; store_id?: number }) {
+      const [{ count }] = await prisma.$queryRaw<[{ count: number }]>`
+        SELECT count(*)::int AS count
+        FROM pos_card_settlement_exchanges x JOIN pos_settlements s ON s.id = x.settlement_id
+        WHERE x.status = 'mismatch' AND x.resolved_at IS NULL
+          AND (${scope.merchant_id ?? null}::int IS NULL OR s.merchant_id = ${scope.merchant_id ?? null}::int)
+          AND (${scope.store_id ?? null}::int IS NULL OR s.store_id = ${scope.store_id ?? null}::int)`;
+      return count;
+    },
 
     find: (settlement_id: string) => prisma.cardSettlementExchange.findUnique({ where: { settlement_id } }),
     findMany: (ids: string[]) => prisma.cardSettlementExchange.findMany({ where: { settlement_id: { in: ids } } }),

@@ -10,6 +10,8 @@ export const settlementResolvers: Resolvers = {
   Mutation: {
     createSettlement: (_, { input }, { settlements, caller }) => settlements.create(caller, input),
     closeSettlement: (_, { id, input }, { settlements, caller }) => settlements.close(caller, id, input),
+    resolveCardSettlementDifferences: (_, { input }, { settlements, caller }) =>
+      settlements.resolveCardDifferences(caller, input),
   },
   Settlement: {
     store: ({ store_id }: { store_id: number }) => ({ id: store_id }),

@@ -1,4 +1,4 @@
-import { isCalendarDate } from "@pos-cloud/common";
+import { isCalendarDate, resolutionNote } from "@pos-cloud/common";
 import { z } from "zod";
 
 /** A business date, YYYY-MM-DD, that exists. */
@@ -47,3 +47,9 @@ export const settlementFilter = z
   });
 
 export type SettlementFilter = z.output<typeof settlementFilter>;
+
+/** A store's day's card settlement differences closed, all at once, with what was done. */
+export const cardDifferencesResolve = z.strictObject({
+  settlement_id: z.string(),
+  note: resolutionNote,
+});

@@ -72,6 +72,9 @@ export function presentExchange(row: CardExchangeRow | undefined) {
             received_at: row.received_at,
           },
     differences: (row.differences as unknown[] | null) ?? [],
+    resolved_at: row.resolved_at,
+    resolved_by: row.resolved_by,
+    resolution_note: row.resolution_note,
     updated_at: row.updated_at,
   };
 }

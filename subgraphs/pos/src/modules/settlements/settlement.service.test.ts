@@ -360,6 +360,81 @@ describe("settlements of a store's business day", () => {
     expect(await deps.cardExchange.run(D, { storeId })).toMatchObject([{ status: "skipped" }]);
   });
 
+  describe("the day's card differences, resolved", () => {
+    const admin = user("MERCHANT_ADMIN", {});
+    const otherAdmin: Caller = { ...user("MERCHANT_ADMIN", {}), merchantId: merchantId + 1 };
+    const note = "the acquirer declined the 1013 payment: refunded by hand";
+    let day: { id: string };
+    const exchange = () => deps.prisma.cardSettlementExchange.findUniqueOrThrow({ where: { settlement_id: day.id } });
+    const resolve = (caller: Caller, input: object) =>
+      failure(deps.settlements.resolveCardDifferences(caller, { settlement_id: day.id, ...input }));
+    const audits = () =>
+      deps.prisma.outboxEvent.findMany({
+        where: { event_type: "audit.recorded", aggregate_id: `settlement:${day.id}` },
+      });
+
+    beforeAll(async () => {
+      // The exchange above left D's settlement in a mismatch.
+      day = await deps.prisma.settlement.findFirstOrThrow({ where: { store_id: storeId, business_date: D } });
+    });
+
+    it("refuses a bad note naming the field, a store manager, a merchant out of reach, a day without a mismatch", async () => {
+      const before = await exchange();
+      for (const bad of ["", "   ", "x".repeat(501), "ESC\u001b[1m"]) {
+        expect(await resolve(admin, { note: bad }), JSON.stringify(bad)).toMatchObject({
+          code: "invalid_request",
+          details: { field: "note" },
+        });
+      }
+      expect(await resolve(admin, {})).toMatchObject({ code: "invalid_request", details: { field: "note" } });
+      expect(await resolve(manager, { note })).toMatchObject({ code: "forbidden" });
+      // Out of reach: not found, as reading the settlement is.
+      expect(await resolve(otherAdmin, { note })).toMatchObject({ code: "not_found" });
+      expect(await failure(deps.settlements.get(otherAdmin, day.id))).toMatchObject({ code: "not_found" });
+      const unknown = { settlement_id: randomUUID(), note };
+      expect(await failure(deps.settlements.resolveCardDifferences(admin, unknown))).toMatchObject({
+        code: "not_found",
+      });
+      const quiet = await deps.settlements.create(operator, { store_id: storeId, date: "2031-03-01" });
+      expect(
+        await failure(deps.settlements.resolveCardDifferences(admin, { settlement_id: quiet.id, note })),
+      ).toMatchObject({ code: "invalid_state", details: { status: null } });
+      expect(await exchange()).toEqual(before);
+      expect(await audits()).toEqual([]);
+    });
+
+    it("resolves every difference of the day at once, once, and the open alerts stop counting it", async () => {
+      const counted = () => deps.settlements.cardDifferenceCount(admin, storeId);
+      expect(await counted()).toBe(1);
+      expect(await deps.settlements.cardDifferenceCount(manager, storeId)).toBeNull();
+      const shown = await deps.settlements.resolveCardDifferences(admin, { settlement_id: day.id, note: ` ${note} ` });
+      expect(shown.card_exchange).toMatchObject({
+        status: "mismatch",
+        differences: [{ field: "transaction_count" }, { field: "gross_amount" }],
+        resolved_at: clock.now,
+        resolved_by: `user:${admin.id}`,
+        resolution_note: note,
+      });
+      expect(await counted()).toBe(0);
+      expect((await audits()).map((row) => row.payload)).toEqual([
+        expect.objectContaining({
+          event: "reconciliation.card_differences_resolved",
+          user_id: admin.id,
+          place: { merchant_id: merchantId, store_id: storeId },
+          metadata: expect.objectContaining({ business_date: D, note }),
+        }),
+      ]);
+
+      const resolved = await exchange();
+      expect(await resolve(operator, { note: "again" })).toMatchObject({
+        code: "invalid_state",
+        details: { resolved_at: clock.now.toISOString(), resolved_by: `user:${admin.id}` },
+      });
+      expect(await exchange()).toEqual(resolved);
+      expect(await audits()).toHaveLength(1);
+    });
+  });
+
   it("retries a refused login three times, then alerts and records a notification for operators", async () => {
     /** The retry job's pass `ms` later. */
     const retriedAfter = (ms: number) => {

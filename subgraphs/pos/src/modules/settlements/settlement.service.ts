@@ -3,6 +3,7 @@ import type { PaymentsInFlight } from "../../payments-in-flight";
 import { givenArguments } from "../list-arguments";
 import type { StoreAccess, StorePlace } from "../stores";
 import type { CardExchangeRepository } from "./card-exchange.repository";
+import { cardResolutions } from "./card-resolution.service";
 import { settlementFilter } from "./settlement.inputs";
 import { presentSettlement } from "./settlement.presenter";
 import type { SettlementRepository, SettlementRow } from "./settlement.repository";
@@ -14,7 +15,7 @@ export type SettlementService = ReturnType<typeof settlementService>;
 
 /**
  * A store's settlements, one per business day: read here; opened and closed by `settlementClosing`; a day's counts
- * read by `settlementDays`.
+ * read by `settlementDays`; its card exchange's differences resolved by `cardResolutions`.
  */
 export function settlementService(
   settlements: SettlementRepository,
@@ -68,6 +69,7 @@ export function settlementService(
     present: presentOne,
     ...closing,
     ...settlementDays(settlements, access, clock, presentOne),
+    ...cardResolutions(settlements, exchanges, access, clock, presentOne),
 
     /**
      * For the accounting export: the store's day closed as the system (`closeDay`), its totals as the settlement
