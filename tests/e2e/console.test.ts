@@ -11,8 +11,18 @@ import {
 } from "../support/browser";
 import { deviceToken } from "../support/device";
 import { PASSWORD } from "../support/identity";
-import { demoUser, getJson, postJson, readDemo, startTestPlatform, type TestPlatform } from "../support/platform";
+import {
+  demoUser,
+  getJson,
+  postGraphQL,
+  postJson,
+  readDemo,
+  startTestPlatform,
+  type TestPlatform,
+} from "../support/platform";
 import { operator } from "../support/portal-seed";
+
+const STORE_PAYMENT_CONFIG = "query StorePaymentConfig($id: Int!) { store(id: $id) { payment_config } }";
 
 // The operator console in a real browser (Debian's chromium) against the embedded platform. The platform's clock
 // runs ahead by 30 s at each login, so every TOTP login has a step of its own.
@@ -127,6 +137,47 @@ describe("operator console", () => {
     });
     expect(pinLogin.status).toBe(200);
     await context.close();
+  });
+
+  it("lets a merchant admin set a store's tip ceiling and give it back to the merchant's default, not a store manager", async () => {
+    const { context, page } = await loggedIn(demoUser(demo, "MERCHANT_ADMIN"));
+    await page.goto(storePage(demo.store.id));
+    const shown = (text: string | RegExp, on = page) =>
+      on.getByTestId("tip-ceiling").filter({ hasText: text }).waitFor();
+    await shown(/20 %.*\((inherited from .*|the platform default)\)/);
+    const input = page.getByLabel("Tip ceiling (%, 0 to 100)");
+    const save = page.getByRole("button", { name: "Save tip ceiling" });
+    await input.fill("");
+    await save.click();
+    const refusal = page.getByRole("alert").filter({ hasText: "Check the form" });
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain("payment_config.tip_ceiling_percent");
+
+    await input.fill("12");
+    await save.click();
+    await shown("12 % above its amount for a tip (this store's own)");
+    await page.reload();
+    await shown("12 % above its amount for a tip (this store's own)");
+    expect(await seriousViolations(page)).toEqual([]);
+    const token = String(
+      await page.evaluate(`JSON.parse(sessionStorage.getItem("pos-cloud-console-session")).access_token`),
+    );
+    const paymentConfig = async () =>
+      (await postGraphQL(platform.baseUrl, STORE_PAYMENT_CONFIG, { id: demo.store.id }, token)).body.data.store
+        .payment_config;
+    await expect(paymentConfig()).resolves.toMatchObject({ tip_ceiling_percent: 12 });
+
+    await page.getByRole("button", { name: "Use the merchant's default" }).click();
+    await shown(/20 %.*\((inherited from .*|the platform default)\)/);
+    await expect(paymentConfig()).resolves.not.toHaveProperty("tip_ceiling_percent");
+    await context.close();
+
+    const manager = await loggedIn(demoUser(demo, "STORE_MANAGER"));
+    await manager.page.goto(storePage(demo.store.id));
+    await shown(/20 %/, manager.page);
+    expect(await manager.page.getByLabel("Tip ceiling (%, 0 to 100)").count()).toBe(0);
+    expect(await manager.page.getByRole("button", { name: "Save tip ceiling" }).count()).toBe(0);
+    await manager.context.close();
   });
 
   it("lets a PSP admin grant a partner a store from the partner's page", async () => {

@@ -11,6 +11,8 @@ export const may = {
   manageDevices: (identity: Identity) => identity.tier <= 4,
   editStore: (identity: Identity) => identity.tier <= 4,
   setTerminalLimit: (identity: Identity) => identity.tier <= 2,
+  /** A store's payment config, as its status: merchant admins and above (`updateStore`). */
+  setTipCeiling: (identity: Identity) => identity.tier <= 2,
   manageUsers: (identity: Identity) => identity.tier <= 4,
   manageAppVersions: (identity: Identity) => identity.tier <= 1,
   /** The accounting export is the merchant's own. */

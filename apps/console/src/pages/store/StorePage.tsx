@@ -8,8 +8,9 @@ import { StorePageDocument } from "../../graphql/graphql";
 import { StoreDetails } from "./StoreDetails";
 import { StoreDevices } from "./StoreDevices";
 import { StoreStaff } from "./StoreStaff";
+import { StoreTipCeiling } from "./StoreTipCeiling";
 
-/** One store: details, terminals (with provisioning) and staff; the server refuses a store outside the caller's reach. */
+/** One store: details, tip ceiling, terminals (with provisioning) and staff; the server refuses a store outside the caller's reach. */
 export function StorePage() {
   const id = Number(useParams().id);
   // Terminals report and register on their own: the page reads the store again every few seconds.
@@ -35,6 +36,7 @@ export function StorePage() {
             {store.name} <StatusBadge status={store.status} />
           </Title>
           <StoreDetails store={store} />
+          <StoreTipCeiling store={store} />
           <StoreDevices store={store} />
           <StoreStaff store={store} />
         </>

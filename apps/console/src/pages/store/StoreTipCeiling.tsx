@@ -1,0 +1,97 @@
+import { useMutation } from "@apollo/client/react";
+import { Button, Group, Paper, Text, TextInput, Title } from "@mantine/core";
+import { type FormEvent, useState } from "react";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { notifyDone } from "../../components/notify";
+import { type StorePageQuery, UpdateStorePaymentConfigDocument } from "../../graphql/graphql";
+import { may } from "../../session/permissions";
+import { useSession } from "../../session/useSession";
+
+type Store = NonNullable<StorePageQuery["store"]>;
+type Config = Record<string, unknown>;
+
+const DEFAULT_TIP_CEILING_PERCENT = 20;
+
+const configOf = (value: unknown): Config => (value && typeof value === "object" ? (value as Config) : {});
+
+/** A config's own ceiling, if valid: the portal's sync skips a value stored before the check (portal.md). */
+function ceilingOf(config: Config): number | undefined {
+  const value = config.tip_ceiling_percent;
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 100 ? value : undefined;
+}
+
+/**
+ * The ceiling the portal's sync sends the gateway (docs/decisions/portal.md, "The tip ceiling in payment_config"):
+ * the store's own, else its merchant's, else 20; the API exposes no resolved value, so it is resolved here the same way.
+ */
+function effectiveCeiling(store: Store) {
+  const own = ceilingOf(configOf(store.payment_config));
+  if (own !== undefined) return { percent: own, source: "this store's own" };
+  const merchant = ceilingOf(configOf(store.merchant.payment_config));
+  if (merchant !== undefined) return { percent: merchant, source: `inherited from ${store.merchant.name}` };
+  return { percent: DEFAULT_TIP_CEILING_PERCENT, source: "the platform default" };
+}
+
+/**
+ * How far above its amount a card payment of the store may be captured for a tip; merchant admins and above set it
+ * or give it back to the merchant's default (a store's payment config is theirs, `updateStore`).
+ */
+export function StoreTipCeiling({ store }: { store: Store }) {
+  const { identity } = useSession();
+  const ceiling = effectiveCeiling(store);
+  const config = configOf(store.payment_config);
+  const [value, setValue] = useState(String(ceiling.percent));
+  const [update, state] = useMutation(UpdateStorePaymentConfigDocument);
+
+  async function write(payment_config: Config, done: string) {
+    const { data } = await update({ variables: { id: store.id, payment_config } }).catch(() => ({ data: undefined }));
+    if (data) notifyDone(done);
+    return data;
+  }
+  function save(event: FormEvent) {
+    event.preventDefault();
+    const percent = value.trim() === "" ? null : Number(value);
+    void write({ ...config, tip_ceiling_percent: percent }, "Tip ceiling saved");
+  }
+  async function inherit() {
+    const { tip_ceiling_percent: _, ...rest } = config;
+    const data = await write(rest, "The store follows its merchant's tip ceiling");
+    if (data) setValue(String(effectiveCeiling({ ...store, payment_config: rest }).percent));
+  }
+
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="tip-ceiling-title">
+      <Title order={3} id="tip-ceiling-title" mb="sm">
+        Tip ceiling
+      </Title>
+      <Text data-testid="tip-ceiling">
+        A card may be captured up to {ceiling.percent} % above its amount for a tip ({ceiling.source}).
+      </Text>
+      {identity && may.setTipCeiling(identity) && (
+        <form onSubmit={save}>
+          <Group mt="sm" align="end">
+            <TextInput
+              label="Tip ceiling (%, 0 to 100)"
+              type="number"
+              min={0}
+              max={100}
+              step={1}
+              value={value}
+              onChange={(e) => setValue(e.currentTarget.value)}
+              w={220}
+            />
+            <Button type="submit" loading={state.loading}>
+              Save tip ceiling
+            </Button>
+            {"tip_ceiling_percent" in config && (
+              <Button variant="default" onClick={inherit} loading={state.loading}>
+                Use the merchant's default
+              </Button>
+            )}
+          </Group>
+          {state.error && <ErrorAlert error={state.error} />}
+        </form>
+      )}
+    </Paper>
+  );
+}
