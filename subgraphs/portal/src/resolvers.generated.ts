@@ -1579,6 +1579,8 @@ export type Store = {
   table_assignments: Array<Scalars['String']['output']>;
   /** Percent, for example 10. */
   tax_rate?: Maybe<Scalars['Float']['output']>;
+  /** The tip ceiling the store's card payments are held to: its own payment_config's, else its merchant's, else 20. */
+  tip_ceiling: TipCeiling;
   /** When the store last changed. */
   updated_at: Scalars['DateTime']['output'];
 };
@@ -1600,6 +1602,24 @@ export type TenantStatus =
   | 'active'
   /** Deactivated; the record and its history stay. */
   | 'inactive';
+
+/** A store's tip ceiling and where it comes from. */
+export type TipCeiling = {
+  __typename?: 'TipCeiling';
+  /** How far above its amount a card payment may be captured for a tip, in percent. */
+  percent: Scalars['Int']['output'];
+  /** Whose payment_config sets it. */
+  source: TipCeilingSource;
+};
+
+/** Whose payment_config sets a store's tip ceiling. */
+export type TipCeilingSource =
+  /** Neither: the platform's default, 20. */
+  | 'default'
+  /** Its merchant's default. */
+  | 'merchant'
+  /** The store's own. */
+  | 'store';
 
 /** The tokens of a logged-in user. */
 export type TokenPair = {
@@ -2021,6 +2041,8 @@ export type ResolversTypes = {
   Store: ResolverTypeWrapper<any>;
   StorePage: ResolverTypeWrapper<any>;
   TenantStatus: ResolverTypeWrapper<any>;
+  TipCeiling: ResolverTypeWrapper<any>;
+  TipCeilingSource: ResolverTypeWrapper<any>;
   TokenPair: ResolverTypeWrapper<any>;
   TransferTerminalInput: ResolverTypeWrapper<any>;
   UpdateAppVersionInput: ResolverTypeWrapper<any>;
@@ -2098,6 +2120,7 @@ export type ResolversParentTypes = {
   SessionRevocation: any;
   Store: any;
   StorePage: any;
+  TipCeiling: any;
   TokenPair: any;
   TransferTerminalInput: any;
   UpdateAppVersionInput: any;
@@ -2458,6 +2481,7 @@ export type StoreResolvers<ContextType = PortalContext, ParentType extends Resol
   status?: Resolver<ResolversTypes['TenantStatus'], ParentType, ContextType>;
   table_assignments?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   tax_rate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  tip_ceiling?: Resolver<ResolversTypes['TipCeiling'], ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
@@ -2465,6 +2489,11 @@ export type StorePageResolvers<ContextType = PortalContext, ParentType extends R
   nodes?: Resolver<Array<ResolversTypes['Store']>, ParentType, ContextType>;
   page_info?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type TipCeilingResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['TipCeiling'] = ResolversParentTypes['TipCeiling']> = {
+  percent?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['TipCeilingSource'], ParentType, ContextType>;
 };
 
 export type TokenPairResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['TokenPair'] = ResolversParentTypes['TokenPair']> = {
@@ -2536,6 +2565,7 @@ export type Resolvers<ContextType = PortalContext> = {
   SessionRevocation?: SessionRevocationResolvers<ContextType>;
   Store?: StoreResolvers<ContextType>;
   StorePage?: StorePageResolvers<ContextType>;
+  TipCeiling?: TipCeilingResolvers<ContextType>;
   TokenPair?: TokenPairResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserPage?: UserPageResolvers<ContextType>;

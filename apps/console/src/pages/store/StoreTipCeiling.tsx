@@ -10,27 +10,13 @@ import { useSession } from "../../session/useSession";
 type Store = NonNullable<StorePageQuery["store"]>;
 type Config = Record<string, unknown>;
 
-const DEFAULT_TIP_CEILING_PERCENT = 20;
-
 const configOf = (value: unknown): Config => (value && typeof value === "object" ? (value as Config) : {});
 
-/** A config's own ceiling, if valid: the portal's sync skips a value stored before the check (portal.md). */
-function ceilingOf(config: Config): number | undefined {
-  const value = config.tip_ceiling_percent;
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 100 ? value : undefined;
-}
-
-/**
- * The ceiling the portal's sync sends the gateway (docs/decisions/portal.md, "The tip ceiling in payment_config"):
- * the store's own, else its merchant's, else 20; the API exposes no resolved value, so it is resolved here the same way.
- */
-function effectiveCeiling(store: Store) {
-  const own = ceilingOf(configOf(store.payment_config));
-  if (own !== undefined) return { percent: own, source: "this store's own" };
-  const merchant = ceilingOf(configOf(store.merchant.payment_config));
-  if (merchant !== undefined) return { percent: merchant, source: `inherited from ${store.merchant.name}` };
-  return { percent: DEFAULT_TIP_CEILING_PERCENT, source: "the platform default" };
-}
+const sources = (store: Store) => ({
+  store: "this store's own",
+  merchant: `inherited from ${store.merchant.name}`,
+  default: "the platform default",
+});
 
 /**
  * How far above its amount a card payment of the store may be captured for a tip; merchant admins and above set it
@@ -38,7 +24,7 @@ function effectiveCeiling(store: Store) {
  */
 export function StoreTipCeiling({ store }: { store: Store }) {
   const { identity } = useSession();
-  const ceiling = effectiveCeiling(store);
+  const ceiling = store.tip_ceiling;
   const config = configOf(store.payment_config);
   const [value, setValue] = useState(String(ceiling.percent));
   const [update, state] = useMutation(UpdateStorePaymentConfigDocument);
@@ -56,7 +42,7 @@ export function StoreTipCeiling({ store }: { store: Store }) {
   async function inherit() {
     const { tip_ceiling_percent: _, ...rest } = config;
     const data = await write(rest, "The store follows its merchant's tip ceiling");
-    if (data) setValue(String(effectiveCeiling({ ...store, payment_config: rest }).percent));
+    if (data) setValue(String(data.updateStore.tip_ceiling.percent));
   }
 
   return (
@@ -65,7 +51,7 @@ export function StoreTipCeiling({ store }: { store: Store }) {
         Tip ceiling
       </Title>
       <Text data-testid="tip-ceiling">
-        A card may be captured up to {ceiling.percent} % above its amount for a tip ({ceiling.source}).
+        A card may be captured up to {ceiling.percent} % above its amount for a tip ({sources(store)[ceiling.source]}).
       </Text>
       {identity && may.setTipCeiling(identity) && (
         <form onSubmit={save}>

@@ -1,4 +1,4 @@
-import { DEFAULT_TIP_CEILING_PERCENT, logger, type SecretBox, tipCeilingPercent } from "@pos-cloud/common";
+import { logger, type SecretBox, tipCeilingOf } from "@pos-cloud/common";
 import type { Job } from "@pos-cloud/common/jobs";
 import { countOutcome, type NextAttempt, nextAttempt, retryPolicies } from "@pos-cloud/common/tasks";
 import type { Clock } from "../../clock";
@@ -29,18 +29,6 @@ function reasonOf(error: unknown) {
 }
 
 /**
- * The store's tip ceiling: its own `payment_config` key over its merchant's, else the default, always sent, so a key
- * removed in the portal takes the gateway back to the default. A value saved before the key was checked is skipped.
- */
-function tipCeilingOf(...configs: unknown[]): number {
-  for (const config of configs) {
-    const parsed = tipCeilingPercent.safeParse((config as Record<string, unknown> | null)?.tip_ceiling_percent);
-    if (parsed.success) return parsed.data;
-  }
-  return DEFAULT_TIP_CEILING_PERCENT;
-}
-
-/**
  * Variant B: a store's credentials override the merchant's per provider; inactive tenants sync inactive, the store
  * itself (`is_active`, our addition) and each of its provider configurations. The merchant's `psp_id` (our addition)
  * tells the gateway whose PSP admins grant partners access to it.
@@ -66,7 +54,8 @@ function syncBody(
             store_id: store.id,
             store_code: store.code,
             is_active: active,
-            tip_ceiling_percent: tipCeilingOf(store.payment_config, merchant.payment_config),
+            // Always sent, so a key removed in the portal takes the gateway back to the default.
+            tip_ceiling_percent: tipCeilingOf(store.payment_config, merchant.payment_config).percent,
             provider_configs: Object.entries(credentials).map(([provider_code, fields]) => ({
               provider_code,
               credentials: fields,

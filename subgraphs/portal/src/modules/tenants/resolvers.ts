@@ -1,9 +1,9 @@
-import { askedFields, parseEntityId } from "@pos-cloud/common";
+import { askedFields, parseEntityId, tipCeilingOf } from "@pos-cloud/common";
 import { JSONObjectResolver } from "graphql-scalars";
 import type { Resolvers } from "../../resolvers.generated";
 
 type Parent = { id: number; psp_id: number; merchant_id: number };
-type StoreParent = Parent & { merchant: { psp_id: number } };
+type StoreParent = Parent & { merchant: { psp_id: number }; payment_config: unknown };
 
 export const tenantResolvers: Resolvers = {
   JSONObject: JSONObjectResolver,
@@ -41,5 +41,10 @@ export const tenantResolvers: Resolvers = {
     __resolveReference: ({ id }, { references }) => references.store.load(parseEntityId(id)),
     merchant: ({ merchant_id }: Parent, _, { loaders }) => loaders.tenants.merchant.load(merchant_id),
     psp_id: ({ merchant }: StoreParent) => merchant.psp_id,
+    tip_ceiling: async ({ merchant_id, payment_config }: StoreParent, _, { loaders }) => {
+      const merchant = await loaders.tenants.merchant.load(merchant_id);
+      if (merchant instanceof Error) throw merchant;
+      return tipCeilingOf(payment_config, merchant.payment_config);
+    },
   },
 };
