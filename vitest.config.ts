@@ -19,7 +19,7 @@ const clusterSuite = [
   "subgraphs/common/src/{storage,messaging,tasks}/*.test.ts",
   "rest-compat/src/rate-limit.test.ts",
   "subgraphs/payments/src/modules/{outbox,idempotency,confirm,refunds,provider-events,payment-intents,reconciliation,webhooks}/*.test.ts",
-  "subgraphs/portal/src/modules/{gateway-sync,tenants,provisioning,users,audit}/*.test.ts",
+  "subgraphs/portal/src/modules/{gateway-sync,tenants,provisioning,users,audit,messages}/*.test.ts",
   "subgraphs/pos/src/**/*.test.ts",
 ];
 

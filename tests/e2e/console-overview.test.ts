@@ -404,16 +404,13 @@ describe("operator console: the business at a glance", () => {
     await expect.poll(async () => Number(await card.getAttribute("data-value"))).toBe(before - 1);
   });
 
-  it("counts the e-mail and SMS given up on, POS's and the portal's, as one line for an operator only", async () => {
+  it("counts the e-mail and SMS given up on, POS's and the portal's, as one line for an operator only, linked to the messages page", async () => {
     // The sandbox relay refuses numbers ending in 13: the customer's SMS receipt fails all three attempts.
+    const phone = `+8190${String(Date.now()).slice(-8, -2)}13`;
     const customer = await fetch(`${platform.baseUrl}/api/v1/customers`, {
       method: "POST",
       headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        name: "Unreachable Guest",
-        phone: `+8190${String(Date.now()).slice(-8, -2)}13`,
-        preferences: { receipt_delivery: "sms" },
-      }),
+      body: JSON.stringify({ name: "Unreachable Guest", phone, preferences: { receipt_delivery: "sms" } }),
     });
     expect(customer.status).toBe(201);
     // A device token lasts 90 s, and the clock has run ahead at each login since the first sales.
@@ -433,7 +430,20 @@ describe("operator console: the business at a glance", () => {
     const [pos, portal] = await counts(operator);
     expect(portal).toEqual(expect.any(Number));
     expect(Number(await line.locator("[data-value]").getAttribute("data-value"))).toBe(pos + portal);
-    expect(await line.getByRole("link").count()).toBe(0);
+
+    // The count's link lists them: the receipt to the customer's phone, its number down to the last 4 digits.
+    await line.getByRole("link").click();
+    await operatorPage.getByRole("heading", { name: "Messages" }).waitFor();
+    const receipts = operatorPage.getByRole("table", { name: "Receipts and operators' mails (POS)" });
+    const receipt = receipts
+      .getByRole("row")
+      .filter({ hasText: `***${phone.slice(-4)}` })
+      .first();
+    await receipt.waitFor();
+    expect(await receipt.locator('[data-field="kind"]').textContent()).toBe("receipt");
+    expect(await receipt.locator('[data-field="channel"]').textContent()).toBe("sms");
+    expect(await operatorPage.locator("body").textContent()).not.toContain(phone.slice(1));
+    expect(await seriousViolations(operatorPage)).toEqual([]);
     await context.close();
   });
 });

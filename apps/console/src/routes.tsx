@@ -58,6 +58,12 @@ export const pages: Page[] = [
     lazy: async () => ({ Component: (await import("./pages/webhooks/WebhooksPage")).WebhooksPage }),
   },
   {
+    path: "messages",
+    label: "Messages",
+    shownTo: (identity: Identity) => identity.role === "SYSTEM_OP",
+    lazy: async () => ({ Component: (await import("./pages/messages/MessagesPage")).MessagesPage }),
+  },
+  {
     path: "partners",
     label: "Client partner",
     shownTo: (identity: Identity) => identity.tier <= 2,

@@ -1220,6 +1220,8 @@ export type Query = {
   merchants: MerchantPage;
   /** The portal's part of the console's open alerts, for the caller's role. */
   portalAlerts: PortalAlerts;
+  /** The portal's e-mails and SMS given up on after every attempt, newest first: system operators only. limit 1 to 100 (default 20). */
+  portalUndeliverableMessages: UndeliverableMessagePage;
   /** One PSP the caller may see. */
   psp: Psp;
   /** PSPs the caller may see; limit 1 to 100 (default 20), offset from 0. */
@@ -1316,6 +1318,13 @@ export type QueryMerchantsArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   offset?: InputMaybe<Scalars['Int']['input']>;
   psp_id?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** Reads: the tenant hierarchy, users, devices, app versions and payments the caller may see. */
+export type QueryPortalUndeliverableMessagesArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  offset?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1638,6 +1647,38 @@ export type TokenPair = {
 export type TransferTerminalInput = {
   /** A store of the device's merchant. */
   store_id: Scalars['Int']['input'];
+};
+
+/** An e-mail or SMS a subgraph gave up on after every attempt: what it was and to whom, never its text. */
+export type UndeliverableMessage = {
+  __typename?: 'UndeliverableMessage';
+  /** How many attempts were made. */
+  attempts: Scalars['Int']['output'];
+  /** email or sms. */
+  channel: Scalars['String']['output'];
+  /** When it was queued. */
+  created_at: Scalars['DateTime']['output'];
+  /** When the last attempt failed and it was given up on; null for rows given up on before this was recorded. */
+  given_up_at?: Maybe<Scalars['DateTime']['output']>;
+  /** The message's id. */
+  id: Scalars['ID']['output'];
+  /** What it was: mfa_code (a login code), receipt (a customer's receipt), card_exchange_failed (an operators' mail). */
+  kind: Scalars['String']['output'];
+  /** The last attempt's error. */
+  last_error?: Maybe<Scalars['String']['output']>;
+  /** To whom, masked: an e-mail address's first letter and domain (a***@example.com), a phone number's last 4 digits. */
+  recipient: Scalars['String']['output'];
+};
+
+/** A page of messages given up on, newest first. */
+export type UndeliverableMessagePage = {
+  __typename?: 'UndeliverableMessagePage';
+  /** The messages of this page. */
+  nodes: Array<UndeliverableMessage>;
+  /** Whether another page follows. */
+  page_info: PageInfo;
+  /** How many messages were given up on in all. */
+  total_count: Scalars['Int']['output'];
 };
 
 /** Changes to an app version: only the fields given change. */
@@ -2045,6 +2086,8 @@ export type ResolversTypes = {
   TipCeilingSource: ResolverTypeWrapper<any>;
   TokenPair: ResolverTypeWrapper<any>;
   TransferTerminalInput: ResolverTypeWrapper<any>;
+  UndeliverableMessage: ResolverTypeWrapper<any>;
+  UndeliverableMessagePage: ResolverTypeWrapper<any>;
   UpdateAppVersionInput: ResolverTypeWrapper<any>;
   UpdateMerchantInput: ResolverTypeWrapper<any>;
   UpdateStoreInput: ResolverTypeWrapper<any>;
@@ -2123,6 +2166,8 @@ export type ResolversParentTypes = {
   TipCeiling: any;
   TokenPair: any;
   TransferTerminalInput: any;
+  UndeliverableMessage: any;
+  UndeliverableMessagePage: any;
   UpdateAppVersionInput: any;
   UpdateMerchantInput: any;
   UpdateStoreInput: any;
@@ -2420,6 +2465,7 @@ export type QueryResolvers<ContextType = PortalContext, ParentType extends Resol
   merchant?: Resolver<ResolversTypes['Merchant'], ParentType, ContextType, RequireFields<QueryMerchantArgs, 'id'>>;
   merchants?: Resolver<ResolversTypes['MerchantPage'], ParentType, ContextType, Partial<QueryMerchantsArgs>>;
   portalAlerts?: Resolver<ResolversTypes['PortalAlerts'], ParentType, ContextType>;
+  portalUndeliverableMessages?: Resolver<ResolversTypes['UndeliverableMessagePage'], ParentType, ContextType, Partial<QueryPortalUndeliverableMessagesArgs>>;
   psp?: Resolver<ResolversTypes['Psp'], ParentType, ContextType, RequireFields<QueryPspArgs, 'id'>>;
   psps?: Resolver<ResolversTypes['PspPage'], ParentType, ContextType, Partial<QueryPspsArgs>>;
   receiptIssuer?: Resolver<Maybe<ResolversTypes['ReceiptIssuer']>, ParentType, ContextType, RequireFields<QueryReceiptIssuerArgs, 'store_id'>>;
@@ -2503,6 +2549,23 @@ export type TokenPairResolvers<ContextType = PortalContext, ParentType extends R
   token_type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type UndeliverableMessageResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['UndeliverableMessage'] = ResolversParentTypes['UndeliverableMessage']> = {
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  channel?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  given_up_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  last_error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  recipient?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type UndeliverableMessagePageResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['UndeliverableMessagePage'] = ResolversParentTypes['UndeliverableMessagePage']> = {
+  nodes?: Resolver<Array<ResolversTypes['UndeliverableMessage']>, ParentType, ContextType>;
+  page_info?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type UserResolvers<ContextType = PortalContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User'], FederationReferenceType extends FederationReferenceTypes['User'] = FederationReferenceTypes['User']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['User']> | FederationReferenceType, FederationReferenceType, ContextType>;
   area_id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
@@ -2567,6 +2630,8 @@ export type Resolvers<ContextType = PortalContext> = {
   StorePage?: StorePageResolvers<ContextType>;
   TipCeiling?: TipCeilingResolvers<ContextType>;
   TokenPair?: TokenPairResolvers<ContextType>;
+  UndeliverableMessage?: UndeliverableMessageResolvers<ContextType>;
+  UndeliverableMessagePage?: UndeliverableMessagePageResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserPage?: UserPageResolvers<ContextType>;
 };

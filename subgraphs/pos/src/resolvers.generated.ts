@@ -1318,6 +1318,8 @@ export type Query = {
   posReceipt: PosReceipt;
   /** A payment's refunds and what remains refundable; another store's payment is not found. */
   posRefundStatus: PosRefundStatusResult;
+  /** POS's e-mails and SMS (receipts, operators' mails) given up on after every attempt, newest first: system operators only, of every store. limit 1 to 100 (default 20). */
+  posUndeliverableMessages: UndeliverableMessagePage;
   /**
    * The business at a glance for people of tier L4 and above: the stores they reach (or the one named) on a business
    * day, today by default; a future day is 400 not_future.
@@ -1453,6 +1455,12 @@ export type QueryPosReceiptArgs = {
 
 export type QueryPosRefundStatusArgs = {
   payment_id: Scalars['ID']['input'];
+};
+
+
+export type QueryPosUndeliverableMessagesArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  offset?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1820,6 +1828,38 @@ export type StoreFailures = {
   store_id: Scalars['Int']['output'];
 };
 
+/** An e-mail or SMS a subgraph gave up on after every attempt: what it was and to whom, never its text. */
+export type UndeliverableMessage = {
+  __typename?: 'UndeliverableMessage';
+  /** How many attempts were made. */
+  attempts: Scalars['Int']['output'];
+  /** email or sms. */
+  channel: Scalars['String']['output'];
+  /** When it was queued. */
+  created_at: Scalars['DateTime']['output'];
+  /** When the last attempt failed and it was given up on; null for rows given up on before this was recorded. */
+  given_up_at?: Maybe<Scalars['DateTime']['output']>;
+  /** The message's id. */
+  id: Scalars['ID']['output'];
+  /** What it was: mfa_code (a login code), receipt (a customer's receipt), card_exchange_failed (an operators' mail). */
+  kind: Scalars['String']['output'];
+  /** The last attempt's error. */
+  last_error?: Maybe<Scalars['String']['output']>;
+  /** To whom, masked: an e-mail address's first letter and domain (a***@example.com), a phone number's last 4 digits. */
+  recipient: Scalars['String']['output'];
+};
+
+/** A page of messages given up on, newest first. */
+export type UndeliverableMessagePage = {
+  __typename?: 'UndeliverableMessagePage';
+  /** The messages of this page. */
+  nodes: Array<UndeliverableMessage>;
+  /** Whether another page follows. */
+  page_info: PageInfo;
+  /** How many messages were given up on in all. */
+  total_count: Scalars['Int']['output'];
+};
+
 /** Changes to a customer: only the fields given change, and null clears one (a phone or an email must remain). */
 export type UpdateCustomerInput = {
   /** Postal address: the fields given change; null removes the whole address. */
@@ -2067,6 +2107,8 @@ export type ResolversTypes = {
   Store: ResolverTypeWrapper<any>;
   StoreDay: ResolverTypeWrapper<any>;
   StoreFailures: ResolverTypeWrapper<any>;
+  UndeliverableMessage: ResolverTypeWrapper<any>;
+  UndeliverableMessagePage: ResolverTypeWrapper<any>;
   UpdateCustomerInput: ResolverTypeWrapper<any>;
   UpdateOrderInput: ResolverTypeWrapper<any>;
 };
@@ -2142,6 +2184,8 @@ export type ResolversParentTypes = {
   Store: any;
   StoreDay: any;
   StoreFailures: any;
+  UndeliverableMessage: any;
+  UndeliverableMessagePage: any;
   UpdateCustomerInput: any;
   UpdateOrderInput: any;
 };
@@ -2559,6 +2603,7 @@ export type QueryResolvers<ContextType = PosContext, ParentType extends Resolver
   posPayments?: Resolver<ResolversTypes['PosPaymentPage'], ParentType, ContextType, Partial<QueryPosPaymentsArgs>>;
   posReceipt?: Resolver<ResolversTypes['PosReceipt'], ParentType, ContextType, RequireFields<QueryPosReceiptArgs, 'payment_id'>>;
   posRefundStatus?: Resolver<ResolversTypes['PosRefundStatusResult'], ParentType, ContextType, RequireFields<QueryPosRefundStatusArgs, 'payment_id'>>;
+  posUndeliverableMessages?: Resolver<ResolversTypes['UndeliverableMessagePage'], ParentType, ContextType, Partial<QueryPosUndeliverableMessagesArgs>>;
   salesOverview?: Resolver<ResolversTypes['SalesOverview'], ParentType, ContextType, Partial<QuerySalesOverviewArgs>>;
   settlement?: Resolver<ResolversTypes['Settlement'], ParentType, ContextType, RequireFields<QuerySettlementArgs, 'id'>>;
   settlements?: Resolver<ResolversTypes['SettlementPage'], ParentType, ContextType, Partial<QuerySettlementsArgs>>;
@@ -2697,6 +2742,23 @@ export type StoreFailuresResolvers<ContextType = PosContext, ParentType extends 
   store_id?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type UndeliverableMessageResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['UndeliverableMessage'] = ResolversParentTypes['UndeliverableMessage']> = {
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  channel?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  given_up_at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  last_error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  recipient?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type UndeliverableMessagePageResolvers<ContextType = PosContext, ParentType extends ResolversParentTypes['UndeliverableMessagePage'] = ResolversParentTypes['UndeliverableMessagePage']> = {
+  nodes?: Resolver<Array<ResolversTypes['UndeliverableMessage']>, ParentType, ContextType>;
+  page_info?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  total_count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = PosContext> = {
   AccountingExport?: AccountingExportResolvers<ContextType>;
   AccountingExportDelivery?: AccountingExportDeliveryResolvers<ContextType>;
@@ -2744,4 +2806,6 @@ export type Resolvers<ContextType = PosContext> = {
   Store?: StoreResolvers<ContextType>;
   StoreDay?: StoreDayResolvers<ContextType>;
   StoreFailures?: StoreFailuresResolvers<ContextType>;
+  UndeliverableMessage?: UndeliverableMessageResolvers<ContextType>;
+  UndeliverableMessagePage?: UndeliverableMessagePageResolvers<ContextType>;
 };

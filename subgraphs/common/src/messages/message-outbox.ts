@@ -71,7 +71,8 @@ const MARK_SENT = `
 const MARK_FAILURE = `
   UPDATE outgoing_messages
   SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3,
-      status = CASE WHEN $4::boolean THEN 'failed' ELSE 'pending' END
+      status = CASE WHEN $4::boolean THEN 'failed' ELSE 'pending' END,
+      given_up_at = CASE WHEN $4::boolean THEN $5::timestamptz END
   WHERE id = $1`;
 
 export type MessageOutbox = ReturnType<typeof messageOutbox>;
@@ -126,7 +127,7 @@ function messageAttempts(deps: AttemptDeps, retryDue: () => void) {
     }
     const next = expired ? null : nextAttempt(policy, attempts, clock());
     const last = next === null || (row.expires_at !== null && next.at >= row.expires_at);
-    await deps.db.query(MARK_FAILURE, [row.id, error.slice(0, 1000), last ? null : next.at, last]);
+    await deps.db.query(MARK_FAILURE, [row.id, error.slice(0, 1000), last ? null : next.at, last, clock()]);
     countOutcome("message", last ? "dead" : "retried");
     const about = { message_id: row.id, kind: row.kind, channel: row.channel, attempts, error };
     if (last) {

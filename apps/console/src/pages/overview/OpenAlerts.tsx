@@ -48,11 +48,11 @@ export function OpenAlerts({
       count: paymentsAlerts.qr_differences,
       to: storeId === null ? undefined : `/day?store=${storeId}`,
     },
-    // No console page lists messages yet: the count stands without a link.
     {
       kind: "undeliverable_messages",
       label: "E-mails and SMS that could not be delivered",
       count: sum(posAlerts.undeliverable_messages, portalAlerts.undeliverable_messages),
+      to: "/messages",
     },
   ];
   const shown = alerts.filter((alert): alert is Alert & { count: number } => typeof alert.count === "number");

@@ -1,14 +1,17 @@
 import { type Page, readPage } from "@pos-cloud/common";
+import { undeliverableMessages } from "@pos-cloud/common/messages";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 
 export type NotificationRepository = ReturnType<typeof notificationRepository>;
 
 export function notificationRepository(prisma: PrismaClient) {
+  const undeliverable = undeliverableMessages(prisma.outgoingMessage);
   return {
     create: (data: Prisma.PosNotificationUncheckedCreateInput) => prisma.posNotification.create({ data }),
     count: (where: Prisma.PosNotificationWhereInput) => prisma.posNotification.count({ where }),
-    /** POS's e-mail and SMS given up on (`failed`: every attempt made, none left), as `MessageUndeliverable` counts them. */
-    undeliverableCount: () => prisma.outgoingMessage.count({ where: { status: "failed" } }),
+    /** POS's e-mail and SMS given up on, counted and read by `undeliverableMessages`. */
+    undeliverableCount: undeliverable.count,
+    listUndeliverable: undeliverable.page,
     list(where: Prisma.PosNotificationWhereInput, page: Page) {
       return readPage(page, {
         rows: (take) =>

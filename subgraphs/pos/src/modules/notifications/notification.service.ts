@@ -3,11 +3,14 @@ import {
   type Caller,
   forbidden,
   isOperator,
+  mapPage,
   ownMerchantScope,
   type PageArgs,
   parseInput,
   parsePage,
+  requireOperator,
 } from "@pos-cloud/common";
+import { presentUndeliverableMessage } from "@pos-cloud/common/messages";
 import { z } from "zod";
 import type { NotificationRepository } from "./notification.repository";
 
@@ -48,6 +51,12 @@ export function notificationService(notifications: NotificationRepository, clock
      * system operators see the count (null for others), whichever store the overview names.
      */
     undeliverableCount: (caller: Caller) => (isOperator(caller) ? notifications.undeliverableCount() : null),
+
+    /** The messages that count lists, newest first, their recipient masked and never their body. */
+    async listUndeliverable(caller: Caller, args: PageArgs) {
+      requireOperator(caller);
+      return mapPage(await notifications.listUndeliverable(parsePage(args)), presentUndeliverableMessage);
+    },
 
     async list(caller: Caller, args: { kind?: string | null; store_id?: number | null } & PageArgs) {
       const scope = ownMerchantScope(caller);
