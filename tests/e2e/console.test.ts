@@ -156,9 +156,11 @@ describe("operator console", () => {
     await input.fill("12");
     await save.click();
     await shown("12 % above its amount for a tip (this store's own)");
+    // With the success notification showing: its close button is named.
+    await page.getByText("Tip ceiling saved").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
     await page.reload();
     await shown("12 % above its amount for a tip (this store's own)");
-    expect(await seriousViolations(page)).toEqual([]);
     const token = String(
       await page.evaluate(`JSON.parse(sessionStorage.getItem("pos-cloud-console-session")).access_token`),
     );
