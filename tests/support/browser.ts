@@ -78,5 +78,7 @@ export async function seriousViolations(page: Page) {
 export async function documentationScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
   if (!process.env.CONSOLE_SCREENSHOTS) return;
   if (!options.fullPage) await page.setViewportSize({ width: 1280, height: 720 });
+  // Scrolled, a full-page capture draws the fixed header where the viewport was.
+  else await page.evaluate("window.scrollTo(0, 0)");
   await page.screenshot({ path: join(repositoryRoot, "docs", `${name}.png`), fullPage: options.fullPage });
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Caller } from "./caller";
 import { AppError } from "./errors";
 import { printable } from "./printable";
 
@@ -22,6 +23,13 @@ export interface ResolutionWrite {
   resolved_by: string;
   resolution_note: string;
 }
+
+/** The resolution a person writes now. */
+export const resolutionBy = (caller: Caller, note: string, at: Date): ResolutionWrite => ({
+  resolved_at: at,
+  resolved_by: `user:${caller.id}`,
+  resolution_note: note,
+});
 
 /** The refusal of a second resolution: it names the first, which stays. */
 export const alreadyResolved = (what: string, { resolved_at, resolved_by }: Resolution) =>

@@ -15,6 +15,7 @@ import {
   type ReachableStore,
   requireCaller,
   requireTier,
+  resolutionBy,
   roles,
   STORE_TIME_ZONE,
 } from "@pos-cloud/common";
@@ -108,13 +109,13 @@ function differenceResolver(
   return async (caller: Caller, input: unknown) => {
     requireCaller(caller);
     const { id, note } = parseInput(qrDifferenceResolve, input);
-    const difference = await repository.find(id);
-    if (!difference) throw notFound("QR difference");
     const scope = await alertScope(caller, merchants);
     if (!scope) throw forbidden("QR differences are resolved by merchant admins and above");
+    const difference = await repository.find(id);
+    if (!difference) throw notFound("QR difference");
     if (scope.merchant_id && !scope.merchant_id.in.includes(difference.merchant_id)) throw forbidden();
     if (difference.resolved_at) throw alreadyResolved("QR difference", difference);
-    const resolution = { resolved_at: clock(), resolved_by: `user:${caller.id}`, resolution_note: note };
+    const resolution = resolutionBy(caller, note, clock());
     const { provider, business_date, provider_transaction_id, field, expected, actual } = difference;
     const resolved = await repository.resolve(id, resolution, {
       event: "reconciliation.qr_difference_resolved",

@@ -8,7 +8,6 @@ export function notificationRepository(prisma: PrismaClient) {
   const undeliverable = undeliverableMessages(prisma.outgoingMessage);
   return {
     create: (data: Prisma.PosNotificationUncheckedCreateInput) => prisma.posNotification.create({ data }),
-    count: (where: Prisma.PosNotificationWhereInput) => prisma.posNotification.count({ where }),
     /** POS's e-mail and SMS given up on, counted and read by `undeliverableMessages`. */
     undeliverableCount: undeliverable.count,
     listUndeliverable: undeliverable.page,

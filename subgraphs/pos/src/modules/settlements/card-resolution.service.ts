@@ -6,6 +6,7 @@ import {
   parseEntityId,
   parseInput,
   requireOwnMerchantAdmin,
+  resolutionBy,
 } from "@pos-cloud/common";
 import { findReachable, type StoreAccess } from "../stores";
 import type { CardExchangeRepository, CardExchangeRow } from "./card-exchange.repository";
@@ -51,8 +52,7 @@ export function cardResolutions(
       );
       const exchange = await exchanges.find(settlement.id);
       if (exchange?.status !== "mismatch" || exchange.resolved_at) throw unresolvable(exchange);
-      const at = clock();
-      const resolution = { resolved_at: at, resolved_by: `user:${caller.id}`, resolution_note: note };
+      const resolution = resolutionBy(caller, note, clock());
       const resolved = await exchanges.resolve(settlement.id, resolution, {
         event: "reconciliation.card_differences_resolved",
         actor: caller,
