@@ -398,6 +398,7 @@ describe("operator console: the business at a glance", () => {
     expect(await resolution.textContent()).toMatch(new RegExp(`^Resolved by user:[0-9a-f-]{36}, .+: ${note}$`));
     expect(await open()).toBe(before - 1);
     expect(await seriousViolations(page)).toEqual([]);
+    await documentationScreenshot(page, "console/store-day-resolved", { fullPage: true });
 
     await page.goto(`${platform.baseUrl}/console/overview`);
     const card = page.getByTestId("alert-card_settlement_differences").locator("[data-value]");
@@ -444,6 +445,7 @@ describe("operator console: the business at a glance", () => {
     expect(await receipt.locator('[data-field="channel"]').textContent()).toBe("sms");
     expect(await operatorPage.locator("body").textContent()).not.toContain(phone.slice(1));
     expect(await seriousViolations(operatorPage)).toEqual([]);
+    await documentationScreenshot(operatorPage, "console/messages", { fullPage: true });
     await context.close();
   });
 });

@@ -159,6 +159,7 @@ describe("operator console", () => {
     // With the success notification showing: its close button is named.
     await page.getByText("Tip ceiling saved").waitFor();
     expect(await seriousViolations(page)).toEqual([]);
+    await documentationScreenshot(page, "console/store-tip-ceiling", { fullPage: true });
     await page.reload();
     await shown("12 % above its amount for a tip (this store's own)");
     const token = String(
